@@ -1,0 +1,5 @@
+import sys
+
+from kwdocs.cli import main
+
+sys.exit(main())

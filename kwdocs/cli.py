@@ -1,0 +1,62 @@
+"""The ``kwdocs`` command line: common options, configuration, dispatch."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from kwdocs import __version__
+from kwdocs.config import ConfigError, load_config
+
+COMMANDS = ("build", "clean")
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(
+        prog="kwdocs",
+        description="Keep a browsable documentation page and keyword index for every file of a "
+                    "source tree, rewriting only what changed.")
+    main.add_argument("--version", action="version", version=f"kwdocs {__version__}")
+    commands = main.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"kwdocs.commands.{name}")
+        sub = commands.add_parser(name, help=module.HELP, description=module.HELP[0].upper() + module.HELP[1:] + ".")
+        common = sub.add_argument_group("tree and settings (flags win over [tool.kwdocs] in pyproject.toml)")
+        common.add_argument("--src", default=".", metavar="DIR", help="the source tree (default: .)")
+        common.add_argument("--out", metavar="DIR", help="the output folder (default: <src>/kwdocs-out)")
+        common.add_argument("--config", metavar="FILE",
+                            help="a TOML file with the settings (default: <src>/pyproject.toml)")
+        common.add_argument("--project-name", metavar="NAME", help="the name pages give the project")
+        common.add_argument("--include", action="append", metavar="GLOB", help="document only matching files")
+        common.add_argument("--exclude", action="append", metavar="GLOB", help="skip matching files")
+        common.add_argument("--max-source-bytes", type=int, metavar="N",
+                            help="largest source embedded in a page (default: 262144)")
+        common.add_argument("--templates", metavar="DIR", help="templates overriding the shipped ones by name")
+        common.add_argument("-j", "--jobs", type=int, metavar="N", help="parallel jobs (default: one per core)")
+        module.add_arguments(sub)
+        sub.set_defaults(module=module)
+    return main
+
+
+def overrides(args: argparse.Namespace) -> dict:
+    """Flags as configuration keys; paths typed on the command line are relative to the shell."""
+    absolute = lambda path: str(Path(path).resolve()) if path else None  # noqa: E731
+    return {"output": absolute(args.out), "project_name": args.project_name, "include": args.include,
+            "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
+            "templates": absolute(args.templates), "jobs": args.jobs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        config = load_config(args.src, args.config, overrides(args))
+    except ConfigError as error:
+        for problem in error.problems:
+            print(f"kwdocs: {problem}", file=sys.stderr)
+        return 2
+    return args.module.run(config, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``kwdocs`` subcommand; ``kwdocs.cli`` wires them to the command line."""

@@ -1,0 +1,20 @@
+"""``kwdocs build``: bring the pages of a tree up to date."""
+from __future__ import annotations
+
+import argparse
+
+from kwdocs.config import Config
+from kwdocs.lock import locked
+from kwdocs.runner import run_build
+
+HELP = "write or update the documentation and keyword pages of a source tree"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+
+
+def run(config: Config, args: argparse.Namespace) -> int:
+    with locked(config.state):
+        code = run_build(config, jobs=args.jobs, quiet=args.quiet)
+    return 0 if code == 0 else 1

@@ -1,0 +1,168 @@
+"""Configuration: one place that reads, validates and defaults every setting.
+
+Settings come from ``[tool.kwdocs]`` in the source tree's ``pyproject.toml`` (or
+a file given with ``--config``), then command-line flags, which win.  Every
+problem is collected and reported at once, naming the key, before anything is
+written (exit code 2).
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_OUTPUT = "kwdocs-out"
+STATE_FOLDER = ".kwdocs"
+DEFAULT_SECRET_FILES = [
+    ".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+    "*.p12", "*.pfx", ".netrc", "_netrc", "credentials*", "*.kdbx", ".pgpass",
+    "*.keystore", "*.jks",
+]
+
+
+class ConfigError(Exception):
+    """Bad configuration; ``problems`` holds one message per bad key."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Config:
+    """Validated settings. Paths are absolute; everything else is plain data."""
+
+    src: Path
+    out: Path
+    project_name: str
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    max_source_bytes: int = 256 * 1024
+    templates: Path | None = None
+    rules: tuple[Path, ...] = ()
+    replace_rules: bool = False
+    include_roots: tuple[str, ...] = ()
+    skip_secret_files: bool = True
+    secret_files: tuple[str, ...] = tuple(DEFAULT_SECRET_FILES)
+    jobs: int = 0
+    config_file: Path | None = field(default=None, compare=False)
+
+    @property
+    def state(self) -> Path:
+        """kwdocs' own bookkeeping lives inside the output folder: nothing else is written."""
+        return self.out / STATE_FOLDER
+
+    def fingerprint_data(self) -> dict[str, Any]:
+        """The settings that shape page content (not where pages go)."""
+        data = asdict(self)
+        for key in ("src", "out", "jobs", "config_file"):
+            data.pop(key)
+        data["templates"] = str(self.templates) if self.templates else None
+        data["rules"] = [str(path) for path in self.rules]
+        return data
+
+
+# key -> (expected type(s), description used in error messages)
+_KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "output": (str, "a folder path"),
+    "project_name": (str, "a string"),
+    "include": (list, "a list of glob strings"),
+    "exclude": (list, "a list of glob strings"),
+    "max_source_bytes": (int, "a whole number of bytes, 0 or more"),
+    "templates": (str, "a folder path"),
+    "rules": (list, "a list of TOML file paths"),
+    "replace_rules": (bool, "true or false"),
+    "include_roots": (list, "a list of folder paths relative to the source root"),
+    "skip_secret_files": (bool, "true or false"),
+    "secret_files": (list, "a list of glob strings"),
+    "jobs": (int, "a whole number, 0 for one per core"),
+}
+CONFIG_KEYS = tuple(_KEYS)
+
+
+def read_table(src: Path, config_file: Path | None) -> tuple[dict[str, Any], dict[str, Any], Path | None]:
+    """Return (the kwdocs table, the whole document, the file it came from)."""
+    path = config_file or src / "pyproject.toml"
+    if not path.is_file():
+        if config_file is not None:
+            raise ConfigError([f"{config_file}: configuration file not found"])
+        return {}, {}, None
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError([f"{path}: not valid TOML: {error}"]) from error
+    if config_file is not None and "tool" not in document:
+        return document, document, path  # a bare kwdocs.toml
+    table = document.get("tool", {}).get("kwdocs", {})
+    if not isinstance(table, dict):
+        raise ConfigError([f"{path}: [tool.kwdocs] must be a table"])
+    return table, document, path
+
+
+def load_config(src: Path | str, config_file: Path | str | None = None,
+                overrides: dict[str, Any] | None = None) -> Config:
+    """Read, merge and validate; raises ConfigError listing every bad key."""
+    src = Path(src).resolve()
+    problems: list[str] = []
+    if not src.is_dir():
+        raise ConfigError([f"source folder not found: {src}"])
+    table, document, origin = read_table(src, Path(config_file).resolve() if config_file else None)
+    where = f"{origin}" if origin else "configuration"
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in _KEYS:
+            problems.append(f"{where}: unknown key '{key}' (known: {', '.join(CONFIG_KEYS)})")
+            continue
+        values[key] = value
+    values.update({key: value for key, value in (overrides or {}).items() if value is not None})
+    for key, value in values.items():
+        expected, description = _KEYS[key]
+        bad_type = not isinstance(value, expected) or (expected is int and isinstance(value, bool))
+        if bad_type or (expected is list and not all(isinstance(item, str) for item in value)):
+            problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
+        elif expected is int and value < 0:
+            problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
+    if problems:
+        raise ConfigError(problems)
+
+    base = origin.parent if origin else src
+    if (overrides or {}).get("output") is not None:
+        out = Path(overrides["output"]).resolve()  # a flag is relative to where it was typed
+    elif "output" in table:
+        out = (base / table["output"]).resolve()
+    else:
+        out = src / DEFAULT_OUTPUT
+    templates = values.get("templates")
+    templates_path = None
+    if templates:
+        templates_path = Path(templates) if Path(templates).is_absolute() else (base / templates)
+        templates_path = templates_path.resolve()
+        if not templates_path.is_dir():
+            problems.append(f"{where}: 'templates' folder not found: {templates_path}")
+    rules = tuple((base / rule).resolve() for rule in values.get("rules", []))
+    problems += [f"{where}: 'rules' file not found: {rule}" for rule in rules if not rule.is_file()]
+    if out == src or src.is_relative_to(out):
+        problems.append(f"{where}: 'output' ({out}) must not be the source folder or contain it")
+    if problems:
+        raise ConfigError(problems)
+
+    name = values.get("project_name") or document.get("project", {}).get("name") or src.name
+    return Config(
+        src=src,
+        out=out,
+        project_name=str(name),
+        include=tuple(values.get("include", ())),
+        exclude=tuple(values.get("exclude", ())),
+        max_source_bytes=values.get("max_source_bytes", 256 * 1024),
+        templates=templates_path,
+        rules=rules,
+        replace_rules=values.get("replace_rules", False),
+        include_roots=tuple(values.get("include_roots", ())),
+        skip_secret_files=values.get("skip_secret_files", True),
+        secret_files=tuple(values.get("secret_files", DEFAULT_SECRET_FILES)),
+        jobs=values.get("jobs", 0) or (os.cpu_count() or 1),
+        config_file=origin,
+    )
+

@@ -1,0 +1,79 @@
+"""The facts record: what extraction learns about one file, as plain JSON data.
+
+Extraction (scan -> extract) produces one ``Facts`` dict per file; everything
+downstream (page models, templates, the keyword index, links between files)
+reads only these records, so they can be cached as JSON and compared for
+early cut-off.  Nothing here depends on how pages look.
+"""
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class Symbol(TypedDict, total=False):
+    name: str          # the keyword as written (``Linear``, ``NCCL_DEBUG``)
+    kind: str          # one of KIND_GROUPS' keys
+    line: int          # 1-based line of the definition
+    signature: str     # ``(self, x: int) -> int``; ``class Foo(Base)``; optional
+    parent: str        # enclosing class or namespace (``Linear`` for a method)
+    detail: str        # sub-kind shown to the reader (``struct``, ``enum``, ``async``)
+    decorators: list[str]
+
+
+class Import(TypedDict, total=False):
+    module: str        # absolute dotted module, or the header as written for includes
+    names: list[str]   # names imported by ``from m import a, b``
+    line: int
+    kind: str          # ``import`` | ``from`` | ``include``
+    level: int         # leading dots of a relative Python import (0 = absolute)
+    system: bool       # ``#include <...>``
+
+
+class Problem(TypedDict, total=False):
+    line: int
+    message: str
+
+
+class Finding(TypedDict, total=False):
+    line: int
+    message: str
+    rule: str
+
+
+class Facts(TypedDict, total=False):
+    path: str           # POSIX path relative to the source root
+    size: int
+    lines: int
+    sha256: str
+    language: str       # registry id: python, markdown, rst, cpp, text, binary ...
+    type_label: str     # ``Python Source``
+    fence: str          # info string of the source fence (``python``)
+    binary: bool
+    encoding: str       # how the text was decoded (``utf-8``, ``latin-1`` ...)
+    parsed: bool        # False when the parser failed and a fallback was used
+    docstring: str      # module docstring or leading comment
+    symbols: list[Symbol]
+    imports: list[Import]
+    problems: list[Problem]
+    findings: dict[str, list]   # rule results: purpose, role, patterns, performance, security
+
+
+# Keyword kinds and the ``###`` group each is listed under on a keyword page,
+# in the order the groups appear.
+KIND_GROUPS: dict[str, str] = {
+    "namespace": "Namespaces",
+    "class": "Classes",
+    "function": "Functions",
+    "method": "Functions",
+    "macro": "Macros",
+    "type": "Types",
+    "constant": "Constants",
+    "import": "Imports",
+    "include": "Includes",
+    "key": "Keys",
+    "target": "Targets",
+    "heading": "Headings",
+    "identifier": "Identifiers",
+}
+
+GROUP_ORDER: list[str] = list(dict.fromkeys(KIND_GROUPS.values()))

@@ -1,0 +1,58 @@
+"""Where each page lives in the output tree, and links between pages.
+
+The output mirrors the source tree: ``a/b/c.py`` gets ``a/b/c.py_docs.md`` and
+``a/b/c.py_kw.md``; every folder gets ``index.md`` and ``doc.md``; the root gets
+``keywords.md`` (or per-letter pages).  Mirrored pages always end in
+``_docs.md``/``_kw.md`` or are ``index.md``/``doc.md``, so no two can clash.
+"""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+from urllib.parse import quote
+
+DOCS_SUFFIX = "_docs.md"
+KW_SUFFIX = "_kw.md"
+
+
+def docs_page(rel: str) -> str:
+    return rel + DOCS_SUFFIX
+
+
+def kw_page(rel: str) -> str:
+    return rel + KW_SUFFIX
+
+
+def index_page(folder: str) -> str:
+    return posixpath.join(folder, "index.md") if folder else "index.md"
+
+
+def doc_page(folder: str) -> str:
+    return posixpath.join(folder, "doc.md") if folder else "doc.md"
+
+
+def keywords_page(letter: str | None = None) -> str:
+    return f"keywords-{letter}.md" if letter else "keywords.md"
+
+
+def link(from_page: str, to_path: str, anchor: str = "") -> str:
+    """A relative, URL-quoted Markdown link target from one output page to another path."""
+    target = posixpath.relpath(to_path, posixpath.dirname(from_page) or ".")
+    if not target.startswith("."):
+        target = "./" + target
+    return quote(target, safe="/.-_~") + (f"#{anchor}" if anchor else "")
+
+
+_SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def anchor(kind: str, name: str, line: int) -> str:
+    """A stable anchor for one definition: unique per (name, line), readable, URL-safe."""
+    slug = _SLUG.sub("-", name).strip("-").lower()[:60] or "x"
+    return f"l{line}-{kind}-{slug}"
+
+
+def state_name(folder: str) -> str:
+    """A flat, safe file name for a folder's state shard (folder names can be anything)."""
+    return hashlib.sha1(folder.encode("utf-8", "surrogateescape")).hexdigest()[:20] + ".json"

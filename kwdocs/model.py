@@ -1,0 +1,258 @@
+"""Page models: the plain data each template renders, built from facts.
+
+Everything a page shows is decided here (what to list, in which order, which
+link goes where); the templates only lay it out.  Models are plain dicts, so a
+page's inputs can be hashed to decide whether it must be rendered again.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+from kwdocs import layout
+from kwdocs.facts import GROUP_ORDER, KIND_GROUPS, Facts
+
+RELATED_LIMIT = 10
+MAIN_DEFINITIONS_LIMIT = 40
+DEFINITION_KINDS = ("namespace", "class", "function", "method", "macro", "type",
+                    "constant", "heading", "key", "target")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_LINK_TARGETS = re.compile(r"\]\([^)\s]*\)|<a id=\"[^\"]*\"></a>")  # not words a reader sees
+
+
+def folder_display(folder: str) -> str:
+    return folder or "."
+
+
+@dataclass(frozen=True)
+class SourceView:
+    """The part of a file's text a page embeds, and what was left out."""
+
+    text: str | None
+    shown_lines: int = 0
+    shown_bytes: int = 0
+    omitted_bytes: int = 0
+    masked_lines: tuple[int, ...] = ()
+
+
+def source_view(text: str | None, size: int, limit: int, masked_lines: tuple[int, ...] = ()) -> SourceView:
+    """Cut text at ``limit`` bytes (at a line end), saying how much was left out."""
+    if text is None:
+        return SourceView(None)
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return SourceView(text, text.count("\n"), len(data), 0, masked_lines)
+    cut = data[:limit].decode("utf-8", "ignore")
+    if "\n" in cut:
+        cut = cut[: cut.rindex("\n") + 1]
+    shown = len(cut.encode("utf-8", "surrogatepass"))
+    return SourceView(cut, cut.count("\n"), shown, max(size - shown, len(data) - shown), masked_lines)
+
+
+def related_files(name: str, names: list[str], limit: int = RELATED_LIMIT) -> list[str]:
+    """Siblings worth a link: same stem first, then the nearest names in sorted order.
+
+    Choosing neighbours (not the whole folder) keeps pages small in folders of
+    thousands of files and means adding a file changes only a few pages.
+    """
+    others = [other for other in names if other != name]
+    stem = name.split(".", 1)[0].lower().removeprefix("test_")
+    chosen = [other for other in others
+              if other.split(".", 1)[0].lower().removeprefix("test_") == stem][:limit]
+    position = sorted(names).index(name) if name in names else 0
+    ordered = sorted(names)
+    step = 1
+    while len(chosen) < min(limit, len(others)):
+        for index in (position - step, position + step):
+            if 0 <= index < len(ordered) and ordered[index] != name and ordered[index] not in chosen:
+                chosen.append(ordered[index])
+        step += 1
+    return sorted(chosen[:limit])
+
+
+def kind_label(symbol: dict) -> str:
+    detail = symbol.get("detail")
+    if not detail:
+        return symbol["kind"]
+    return detail if symbol["kind"] == "class" else f"{detail} {symbol['kind']}"
+
+
+def _depth(symbol: dict) -> int:
+    parent = symbol.get("parent")
+    if not parent:
+        return 0
+    return min(4, 1 + parent.count(".") + parent.count("::"))
+
+
+def is_test(facts: Facts) -> bool:
+    return "test" in facts.get("findings", {}).get("tags", [])
+
+
+def file_docs_model(facts: Facts, *, project: str, siblings: list[str], links: dict | None,
+                    view: SourceView, src_link: str) -> dict:
+    """The model of ``<file>_docs.md``."""
+    path = facts["path"]
+    folder = posixpath.dirname(path)
+    name = posixpath.basename(path)
+    page = layout.docs_page(path)
+    findings = facts.get("findings", {})
+    symbols = facts.get("symbols", [])
+    entries = [dict(anchor=layout.anchor(s["kind"], s["name"], s["line"]), kind_label=kind_label(s),
+                    name=s["name"], signature=s.get("signature", ""), line=s["line"],
+                    depth=_depth(s), decorators=s.get("decorators", []), definition=s["kind"] in DEFINITION_KINDS)
+               for s in symbols]
+    deps = _dependencies(facts, links, page)
+    used_by = [dict(path=user, link=layout.link(page, layout.docs_page(user)))
+               for user in (links or {}).get("used_by", [])]
+    tests_using = [item for item, user in zip(used_by, (links or {}).get("used_by", []))
+                   if user in (links or {}).get("test_users", ())]
+    suffix = posixpath.splitext(name)[1]
+    parse_note = "" if facts.get("parsed", True) else (
+        "This file did not parse; the definitions below were found by a tolerant fallback and may be incomplete.")
+    return dict(
+        project=project, path=path, folder_display=folder_display(folder),
+        size=facts["size"], type_label=facts["type_label"], extension=suffix,
+        lines=facts.get("lines", 0), sha256=facts["sha256"],
+        encoding_note=(f"decoded as {facts['encoding']} (not UTF-8)"
+                       if facts.get("encoding") not in ("", "utf-8", "ascii", None) else ""),
+        problems=[dict(line=p.get("line"), message=p["message"]) for p in facts.get("problems", [])],
+        purpose=findings.get("purpose", []) or ["This file is part of the **source code**."],
+        binary=facts.get("binary", False), source_text=view.text, fence_info=facts.get("fence", ""),
+        shown=view.shown_bytes, omitted=view.omitted_bytes, masked_lines=list(view.masked_lines),
+        overview=_paragraphs(facts.get("docstring", "")),
+        parse_note=parse_note, structure=[e for e in entries if e["definition"]],
+        other_keywords=[e for e in entries if not e["definition"]],
+        role=findings.get("role", []) or [f"This file is located in `{folder_display(folder)}`."],
+        deps=deps, patterns=findings.get("patterns", []), performance=findings.get("performance", []),
+        security=findings.get("security", []),
+        test_command=f"python -m pytest {path}" if is_test(facts) and facts.get("language") == "python" else "",
+        tests_using=tests_using, used_by=used_by,
+        related=[dict(name=other, link=layout.link(page, layout.docs_page(posixpath.join(folder, other))))
+                 for other in related_files(name, siblings)],
+        docs_name=posixpath.basename(page), docs_link=layout.link(page, page),
+        kw_name=posixpath.basename(layout.kw_page(path)), kw_link=layout.link(page, layout.kw_page(path)),
+        index_link=layout.link(page, layout.index_page(folder)),
+        doc_link=layout.link(page, layout.doc_page(folder)),
+        src_link=src_link,
+    )
+
+
+def _paragraphs(text: str, limit: int = 1500) -> list[str]:
+    text = text.strip()
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " …"
+    return [" ".join(block.split()) for block in re.split(r"\n\s*\n", text) if block.strip()]
+
+
+def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
+    if facts.get("binary") or (not facts.get("imports") and facts.get("language") not in ("python", "cpp", "cuda")):
+        return None
+    resolved = (links or {}).get("deps")
+    if resolved is None:  # links not computed: everything unresolved, unclassified
+        resolved = [dict(imp, target=None, category="third_party") for imp in facts.get("imports", [])]
+    groups: dict[str, list] = {"repo": [], "stdlib": [], "third_party": []}
+    for dep in resolved:
+        target = dep.get("target")
+        groups[dep.get("category", "third_party")].append(dict(
+            module=dep["module"], line=dep["line"], names=dep.get("names", []),
+            link=layout.link(page, layout.docs_page(target)) if target else ""))
+    return groups
+
+
+def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dict[str, list[str]]) -> dict:
+    """The model of ``<file>_kw.md``: keywords grouped by kind, each linked to its anchor."""
+    path = facts["path"]
+    page = layout.kw_page(path)
+    docs = layout.docs_page(path)
+    groups: dict[str, list] = {}
+    for symbol in facts.get("symbols", []):
+        title = KIND_GROUPS.get(symbol["kind"], "Identifiers")
+        groups.setdefault(title, []).append(dict(
+            name=symbol["name"], kind=kind_label(symbol), line=symbol["line"],
+            link=layout.link(page, docs, layout.anchor(symbol["kind"], symbol["name"], symbol["line"]))))
+    ordered = [dict(title=title, keywords=sorted(groups[title], key=lambda k: (k["name"].lower(), k["name"], k["line"])))
+               for title in GROUP_ORDER if title in groups]
+    names = sorted({symbol["name"] for symbol in facts.get("symbols", [])}, key=lambda n: (n.lower(), n))
+    return dict(
+        project=project, path=path, folder_display=folder_display(posixpath.dirname(path)),
+        source_link=src_link, docs_name=posixpath.basename(docs), docs_link=layout.link(page, docs),
+        groups=ordered,
+        section_map=[dict(name=name, sections=section_map.get(name, [])) for name in names
+                     if section_map.get(name)],
+    )
+
+
+def section_map(docs_markdown: str, names: list[str]) -> dict[str, list[str]]:
+    """For each keyword, the ``##`` sections of the rendered docs page that mention it."""
+    sections: list[tuple[str, str]] = []
+    for chunk in re.split(r"^## ", docs_markdown, flags=re.M)[1:]:
+        title, _, body = chunk.partition("\n")
+        sections.append((title.strip(), body))
+    words = [set(_WORD.findall(_LINK_TARGETS.sub("", body))) for _, body in sections]
+    found: dict[str, list[str]] = {}
+    for name in names:
+        simple = _WORD.fullmatch(name) is not None
+        found[name] = [title for (title, body), vocabulary in zip(sections, words)
+                       if (name in vocabulary if simple else name in body)]
+    return found
+
+
+def folder_summary(folder: str, facts_list: list[Facts]) -> dict:
+    """The per-folder numbers other folders' pages need (kept small: it is cached)."""
+    return dict(folder=folder, files=len(facts_list),
+                size=sum(f["size"] for f in facts_list), lines=sum(f.get("lines", 0) for f in facts_list))
+
+
+def folder_index_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],
+                       has_keyword_index: bool) -> dict:
+    page = layout.index_page(folder)
+    return dict(
+        project=project, folder=folder,
+        parent_link=layout.link(page, layout.index_page(posixpath.dirname(folder))) if folder else "",
+        parent_display=folder_display(posixpath.dirname(folder)) if folder else "",
+        doc_link=layout.link(page, layout.doc_page(folder)),
+        keywords_link=layout.link(page, layout.keywords_page()) if has_keyword_index and not folder else "",
+        folders=[dict(name=posixpath.basename(sub["folder"]), files=sub["total_files"], folders=sub["total_folders"],
+                      link=layout.link(page, layout.index_page(sub["folder"]))) for sub in subfolders],
+        files=[dict(name=posixpath.basename(f["path"]), type_label=f["type_label"], size=f["size"],
+                    lines=f.get("lines", 0), keywords=f.get("keyword_count", len(f.get("symbols", []))),
+                    docs_link=layout.link(page, layout.docs_page(f["path"])),
+                    kw_link=layout.link(page, layout.kw_page(f["path"]))) for f in files],
+    )
+
+
+def folder_doc_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],
+                     total_files: int) -> dict:
+    page = layout.doc_page(folder)
+    languages: dict[str, dict] = {}
+    for facts in files:
+        entry = languages.setdefault(facts["type_label"], dict(type_label=facts["type_label"], files=0, lines=0, size=0))
+        entry["files"] += 1
+        entry["lines"] += facts.get("lines", 0)
+        entry["size"] += facts["size"]
+    definitions = [
+        dict(kind=kind_label(symbol), name=symbol["name"], file=posixpath.basename(facts["path"]), line=symbol["line"],
+             link=layout.link(page, layout.docs_page(facts["path"]), layout.anchor(symbol["kind"], symbol["name"], symbol["line"])))
+        for facts in files for symbol in facts.get("symbols", [])
+        if symbol["kind"] in ("class", "function", "namespace") and not symbol.get("parent")
+        and not symbol["name"].startswith("_")
+    ]
+    definitions.sort(key=lambda d: (d["kind"] != "class", d["name"].lower(), d["file"], d["line"]))
+    readme = next((f for f in files if posixpath.basename(f["path"]).lower().startswith("readme")
+                   and f.get("docstring")), None)
+    return dict(
+        project=project, folder=folder,
+        readme=dict(name=posixpath.basename(readme["path"]), text=_paragraphs(readme["docstring"], 800)[0])
+        if readme else None,
+        file_count=len(files), total_files=total_files, folder_count=len(subfolders),
+        total_size=sum(f["size"] for f in files), total_lines=sum(f.get("lines", 0) for f in files),
+        languages=sorted(languages.values(), key=lambda item: (-item["files"], item["type_label"])),
+        definitions=definitions[:MAIN_DEFINITIONS_LIMIT],
+        more_definitions=max(0, len(definitions) - MAIN_DEFINITIONS_LIMIT),
+        index_link=layout.link(page, layout.index_page(folder)),
+        parent_link=layout.link(page, layout.doc_page(posixpath.dirname(folder))) if folder else "",
+        parent_display=folder_display(posixpath.dirname(folder)) if folder else "",
+        subfolders=[dict(name=posixpath.basename(sub["folder"]), link=layout.link(page, layout.doc_page(sub["folder"])))
+                    for sub in subfolders],
+    )

@@ -1,0 +1,107 @@
+"""Rendering: page models into Markdown through Jinja2 templates.
+
+Templates hold layout only; this module gives them the Markdown-safe filters
+(inline code, fences, escaping) and finds them: a project's templates folder
+first, then the ones shipped with kwdocs, by file name.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+import jinja2.meta
+
+_BACKTICKS = re.compile(r"`+")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
+
+
+def shipped_templates() -> Path:
+    """The templates installed with the package (``templates/`` in the source tree)."""
+    return Path(str(resources.files("kwdocs.templates")))
+
+
+def inline_code(text: object) -> str:
+    """An inline code span that holds any text, backticks included."""
+    text = str(text).replace("\n", " ")
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def fenced(text: str, info: str = "") -> str:
+    """A fenced block that embedded fences cannot break out of."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{fence}{info}\n{body}{fence}"
+
+
+def escape_md(text: object) -> str:
+    """Plain text that Markdown shows as written, and HTML cannot be smuggled through."""
+    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+
+
+def human_size(size: int) -> str:
+    """``5,314 bytes (5.19 KB)``, the seeds' format."""
+    if size < 1024:
+        return f"{size:,} bytes"
+    for unit, scale in (("GB", 1024 ** 3), ("MB", 1024 ** 2), ("KB", 1024)):
+        if size >= scale:
+            return f"{size:,} bytes ({size / scale:.2f} {unit})"
+    return f"{size:,} bytes"
+
+
+def short_size(size: int) -> str:
+    for unit, scale in (("GB", 1024 ** 3), ("MB", 1024 ** 2), ("KB", 1024)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
+
+
+class Renderer:
+    """A Jinja2 environment over the override folder and the shipped templates."""
+
+    def __init__(self, override: Path | None = None):
+        folders = ([str(override)] if override else []) + [str(shipped_templates())]
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(folders),
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            autoescape=False,  # Markdown, not HTML: escaping is explicit through the filters
+        )
+        self.env.filters.update(code=inline_code, fence=fenced, md=escape_md,
+                                size=human_size, short_size=short_size,
+                                num=lambda value: f"{value:,}")
+
+    def render(self, template: str, model: dict) -> str:
+        return self.env.get_template(template).render(model)
+
+    def fingerprint(self, template: str) -> str:
+        """Hash of a template and every template it includes, extends or imports."""
+        digest = hashlib.sha256()
+        seen: set[str] = set()
+        pending = [template]
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            source, _, _ = self.env.loader.get_source(self.env, name)
+            digest.update(name.encode() + b"\0" + source.encode() + b"\0")
+            referenced = jinja2.meta.find_referenced_templates(self.env.parse(source))
+            pending.extend(sorted(ref for ref in referenced if ref))
+        return digest.hexdigest()
+
+
+@lru_cache(maxsize=4)
+def renderer_for(override: Path | None) -> Renderer:
+    """One environment per process and templates folder (templates compile once)."""
+    return Renderer(override)

@@ -1,0 +1,212 @@
+"""Scanning: which files of the source tree are inputs.
+
+Skips what must never become an input (the output and state folders, version
+control folders, what ``.gitignore`` files ignore, files that commonly hold
+secrets) and what cannot be read safely (special files, links leaving the
+tree).  Everything skipped for a reason the user may not expect is reported.
+The result is sorted, so the order of work never changes the output.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import pathspec
+
+from kwdocs.config import Config
+
+VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
+_SPECIAL = {stat.S_IFIFO: "a named pipe", stat.S_IFSOCK: "a socket",
+            stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
+
+
+@dataclass(frozen=True, order=True)
+class SourceFile:
+    rel: str            # POSIX path relative to the source root
+    size: int
+    mtime_ns: int
+
+    @property
+    def folder(self) -> str:
+        return folder_of(self.rel)
+
+
+@dataclass
+class ScanResult:
+    files: list[SourceFile]
+    problems: list[tuple[str, str]] = field(default_factory=list)   # (path, message)
+    skipped: int = 0
+
+    def by_folder(self) -> dict[str, list[SourceFile]]:
+        """Files grouped by their folder ('' is the root), folders in sorted order."""
+        groups: dict[str, list[SourceFile]] = {}
+        for source in self.files:
+            groups.setdefault(source.folder, []).append(source)
+        return dict(sorted(groups.items()))
+
+    def folders(self) -> list[str]:
+        """Every folder that holds a documented file somewhere below it, root included."""
+        found = {""}
+        for folder in self.by_folder():
+            while folder and folder not in found:
+                found.add(folder)
+                folder = folder_of(folder)
+        return sorted(found)
+
+
+def folder_of(rel: str) -> str:
+    parent = str(PurePosixPath(rel).parent)
+    return "" if parent == "." else parent
+
+
+class GlobSet:
+    """Gitignore-style globs, fast for the common case of patterns without a slash.
+
+    Such a pattern matches a file's name in any folder, so one combined regex
+    over the name answers for all of them; the rest go through pathspec.
+    """
+
+    def __init__(self, patterns: tuple[str, ...] | list[str]):
+        by_name = [p for p in patterns if "/" not in p and not p.startswith("!")]
+        by_path = [p for p in patterns if p not in by_name]
+        self.name_regex = re.compile("|".join(fnmatch.translate(p) for p in by_name)) if by_name else None
+        self.path_spec = pathspec.PathSpec.from_lines("gitwildmatch", by_path) if by_path else None
+
+    def __bool__(self) -> bool:
+        return bool(self.name_regex or self.path_spec)
+
+    def match(self, rel: str) -> bool:
+        name = rel.rstrip("/").rpartition("/")[2]
+        if self.name_regex is not None and self.name_regex.match(name):
+            return True
+        return self.path_spec is not None and self.path_spec.match_file(rel)
+
+
+class _Rules:
+    """The config's include, exclude and secret-file globs."""
+
+    def __init__(self, config: Config):
+        self.include = GlobSet(config.include)
+        self.exclude = GlobSet(config.exclude)
+        self.secrets = GlobSet(config.secret_files if config.skip_secret_files else ())
+
+    @staticmethod
+    def ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
+        """Git semantics: the deepest .gitignore that has an opinion decides."""
+        for base, spec in reversed(specs):
+            sub = rel[len(base) + 1:] if base else rel
+            result = spec.check_file(sub + "/" if is_dir else sub)
+            if result.include is not None:
+                return result.include
+        return False
+
+
+def _read_gitignore(path: Path) -> pathspec.GitIgnoreSpec | None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def scan(config: Config) -> ScanResult:
+    """Walk ``config.src`` and return the documented files, sorted by path."""
+    walker = _Walker(config)
+    root_specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
+    exclude_file = config.src / ".git" / "info" / "exclude"
+    if exclude_file.is_file() and (spec := _read_gitignore(exclude_file)):
+        root_specs.append(("", spec))
+    walker.walk(config.src, "", root_specs)
+    walker.result.files.sort()
+    walker.result.problems.sort()
+    return walker.result
+
+
+class _Walker:
+    def __init__(self, config: Config):
+        self.root = config.src.resolve()
+        self.rules = _Rules(config)
+        self.skip_dirs = {str(config.out), str(config.state)}  # src and out are resolved
+        self.result = ScanResult(files=[])
+
+    def problem(self, rel: str, message: str) -> None:
+        self.result.problems.append((rel, message))
+
+    def walk(self, folder: Path, rel_folder: str, specs: list) -> None:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as error:
+            self.problem(rel_folder or ".", f"folder skipped: {error.strerror}")
+            return
+        if any(entry.name == ".gitignore" for entry in entries):
+            spec = _read_gitignore(folder / ".gitignore")
+            if spec is not None:
+                specs = specs + [(rel_folder, spec)]
+        for entry in entries:
+            rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
+            self.visit(entry, rel, specs)
+
+    def visit(self, entry: os.DirEntry, rel: str, specs: list) -> None:
+        rules = self.rules
+        if not _printable_name(entry.name):
+            self.problem(rel.encode("utf-8", "backslashreplace").decode(),
+                         "skipped: the file name is not valid UTF-8 or has control characters")
+            return
+        try:
+            is_link = entry.is_symlink()
+            info = entry.stat(follow_symlinks=False)
+        except OSError as error:
+            self.problem(rel, f"skipped: {error.strerror}")
+            return
+        if stat.S_ISDIR(info.st_mode):
+            if entry.name in VCS_FOLDERS or entry.path in self.skip_dirs:
+                return
+            if _Rules.ignored(specs, rel, True) or (rules.exclude and rules.exclude.match(rel + "/")):
+                return
+            self.walk(Path(entry.path), rel, specs)
+            return
+        if is_link:
+            info = self.follow_link(Path(entry.path), rel)
+            if info is None:
+                return
+        if not stat.S_ISREG(info.st_mode):
+            kind = _SPECIAL.get(stat.S_IFMT(info.st_mode), "not a regular file")
+            self.problem(rel, f"skipped: {kind}, never opened")
+            return
+        if entry.name == ".gitignore" or _Rules.ignored(specs, rel, False):
+            return
+        if rules.include and not rules.include.match(rel):
+            return
+        if rules.exclude and rules.exclude.match(rel):
+            return
+        if rules.secrets and rules.secrets.match(rel):
+            self.problem(rel, "skipped: may hold secrets (see 'secret_files' in the configuration)")
+            return
+        self.result.files.append(SourceFile(rel, info.st_size, info.st_mtime_ns))
+
+    def follow_link(self, path: Path, rel: str) -> os.stat_result | None:
+        """Stat a symlink's target if it stays inside the tree and is a file; else report it."""
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            self.problem(rel, "skipped: dangling or looping symlink")
+            return None
+        if not target.is_relative_to(self.root):
+            self.problem(rel, "skipped: symlink points outside the source tree")
+            return None
+        info = target.stat()
+        if stat.S_ISDIR(info.st_mode):
+            return None  # a folder link inside the tree: its files are documented where they live
+        return info
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]|[\ud800-\udfff]")
+
+
+def _printable_name(name: str) -> bool:
+    """Names we can put in a page: valid UTF-8 (no surrogate escapes), no control characters."""
+    return _CONTROL.search(name) is None

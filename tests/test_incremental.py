@@ -1,0 +1,116 @@
+"""End-to-end builds of a temporary tree: which pages each kind of change rewrites."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import changed_files, run_kwdocs, snapshot
+
+FILE_PAGES = ("_docs.md", "_kw.md")
+
+
+@pytest.fixture
+def built(golden_tree: Path):
+    """A tree built once; returns (tree, out, build function)."""
+    out = golden_tree.parent / "out"
+
+    def build(*extra: str) -> dict:
+        before = snapshot(out) if out.exists() else {}
+        time.sleep(0.01)  # distinct mtimes for pages rewritten now
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q", *extra) == 0
+        return changed_files(before, snapshot(out))
+
+    build()
+    return golden_tree, out, build
+
+
+def test_first_build_writes_every_page(built):
+    tree, out, _ = built
+    pages = {p.relative_to(out).as_posix() for p in out.rglob("*.md")}
+    for source in ("README.md", "geometry/__init__.py", "geometry/shapes/circle.py", "docs/guide.rst",
+                   "docs/notes.txt", "docs/logo.png", "tools/make_shapes.py", "pyproject.toml"):
+        assert source + "_docs.md" in pages and source + "_kw.md" in pages
+    for folder in ("", "geometry/", "geometry/shapes/", "docs/", "tools/", "tests/"):
+        assert folder + "index.md" in pages and folder + "doc.md" in pages
+    assert not any(page.startswith(("build/", "debug.log")) for page in pages), "ignored files documented"
+
+
+def test_noop_and_touch_write_nothing(built):
+    tree, out, build = built
+    assert build() == set()
+    os.utime(tree / "geometry/shapes/circle.py")
+    assert build() == set()
+
+
+def test_edit_changing_keywords_rewrites_own_pages_and_folder_pages(built):
+    tree, out, build = built
+    with open(tree / "geometry/shapes/circle.py", "a") as handle:
+        handle.write("\n\ndef unit_circle() -> Circle:\n    return Circle()\n")
+    assert build() == {"geometry/shapes/circle.py_docs.md", "geometry/shapes/circle.py_kw.md",
+                       "geometry/shapes/index.md", "geometry/shapes/doc.md"}
+    assert "unit_circle" in (out / "geometry/shapes/circle.py_kw.md").read_text()
+
+
+def test_edit_changing_no_keyword_keeps_keyword_page(built):
+    tree, out, build = built
+    path = tree / "geometry/shapes/circle.py"
+    path.write_text(path.read_text().replace('"""Circles."""', '"""Circles of any radius."""'))
+    written = build()
+    assert "geometry/shapes/circle.py_docs.md" in written
+    assert "geometry/shapes/circle.py_kw.md" not in written
+    assert not {page for page in written if page.endswith(FILE_PAGES)} - {"geometry/shapes/circle.py_docs.md"}
+
+
+def test_adding_deleting_renaming(built):
+    tree, out, build = built
+    (tree / "tools/extra.py").write_text('"""More tools."""\n\ndef helper():\n    pass\n')
+    written = build()
+    assert {"tools/extra.py_docs.md", "tools/extra.py_kw.md", "tools/index.md"} <= written
+    assert not any(page.startswith(("geometry/", "docs/")) for page in written)
+
+    (tree / "tools/extra.py").rename(tree / "tools/renamed.py")
+    written = build()
+    assert not (out / "tools/extra.py_docs.md").exists() and not (out / "tools/extra.py_kw.md").exists()
+    assert (out / "tools/renamed.py_docs.md").exists()
+
+    (tree / "tools/renamed.py").unlink()
+    build()
+    assert not (out / "tools/renamed.py_docs.md").exists()
+    assert "renamed.py" not in (out / "tools/index.md").read_text()
+
+    shutil.rmtree(tree / "docs")
+    build()
+    assert not (out / "docs").exists(), "pages of a deleted folder must go"
+    assert "docs/" not in (out / "index.md").read_text()
+
+
+def test_template_edit_rewrites_only_pages_of_that_template(built, tmp_path):
+    tree, out, build = built
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    shipped = Path(__file__).parent.parent / "templates" / "file_kw.md.j2"
+    (templates / "file_kw.md.j2").write_text(shipped.read_text().replace("## File Information", "## About This File"))
+    written = build("--templates", str(templates))
+    kw_pages = {p.relative_to(out).as_posix() for p in out.rglob("*_kw.md")}
+    assert written == kw_pages
+    assert "## About This File" in (out / "README.md_kw.md").read_text()
+
+
+def test_configuration_change_rewrites_affected_pages(built):
+    tree, out, build = built
+    written = build("--project-name", "Renamed Geometry")
+    assert (out / "README.md_docs.md").read_text().count("Renamed Geometry") >= 1
+    assert "index.md" in written and "README.md_docs.md" in written
+
+
+def test_output_inside_source_is_never_an_input(golden_tree):
+    out = golden_tree / "kwdocs-out"
+    for _ in range(2):
+        assert run_kwdocs("build", "--src", str(golden_tree), "-q") == 0
+    names = [p.name for p in out.rglob("*")]
+    assert not [n for n in names if n.endswith(("_docs.md_docs.md", "_kw.md_docs.md", "_docs.md_kw.md"))]
+    assert not (out / "kwdocs-out").exists()
