@@ -57,15 +57,23 @@ def rules_for(config: Config) -> RuleSet:
     return RuleSet.load(extra_files=list(config.rules), replace=config.replace_rules)
 
 
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of kwdocs' own code: a new kwdocs rebuilds everything, released or not."""
+    package = Path(__file__).parent
+    return digest(__version__, [(path.relative_to(package).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest())
+                                for path in sorted(package.rglob("*.py"))])
+
+
 def extraction_key(config: Config) -> str:
-    """What facts depend on besides the file itself: kwdocs' version and the rules."""
-    return digest(__version__, rules_for(config).fingerprint(), ANALYSE_LIMIT)
+    """What facts depend on besides the file itself: kwdocs' code and the rules."""
+    return digest(code_fingerprint(), rules_for(config).fingerprint(), ANALYSE_LIMIT)
 
 
 def render_key(config: Config, template: str) -> str:
-    """What a page depends on besides its model: its templates and the settings."""
+    """What a page depends on besides its model: its templates, kwdocs' code and the settings."""
     renderer = renderer_for(config.templates)
-    return digest(__version__, renderer.fingerprint(template), config.fingerprint_data())
+    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data())
 
 
 # ---------------------------------------------------------------- reading
@@ -266,7 +274,7 @@ def assemble(config: Config, folders: list[str], all_folders: list[str], changed
         if page_keys.get(folder) == key:
             continue
         index = renderer.render("folder_index.md.j2", model.folder_index_model(
-            folder, project=config.project_name, files=files, subfolders=subfolders, has_keyword_index=False))
+            folder, project=config.project_name, files=files, subfolders=subfolders, has_keyword_index=True))
         doc = renderer.render("folder_doc.md.j2", model.folder_doc_model(
             folder, project=config.project_name, files=files, subfolders=subfolders,
             total_files=totals[folder][0]))
@@ -328,4 +336,84 @@ def written_pages(config: Config) -> set[str]:
             pages.update((layout.docs_page(rel), layout.kw_page(rel)))
     for folder in (output.read_json(config.state / "folders.json", {}) or {}).get("pages", {}):
         pages.update((layout.index_page(folder), layout.doc_page(folder)))
+    pages.update((output.read_json(config.state / "keywords" / "meta.json", {}) or {}).get("pages", []))
     return pages
+
+
+def index_keywords(config: Config, folders: list[str], changed: list[str]) -> dict:
+    """Update the repository-wide keyword pages whose letters gained, lost or moved entries."""
+    from kwdocs import keywords
+
+    root = config.state / "keywords"
+    renderer = renderer_for(config.templates)
+    key = render_key(config, "keywords.md.j2")
+    meta = output.read_json(root / "meta.json", {}) or {}
+    fresh = meta.get("key") != key
+    known: dict[str, list[str]] = {} if fresh else meta.get("folders", {})
+    counts: dict[str, int] = {} if fresh else meta.get("counts", {})
+    changed_set = set(changed or ())
+    dirty: set[str] = set()
+    updates: dict[str, dict[str, list]] = {}   # letter -> folder -> entries (empty: drop)
+    for folder in folders:
+        if folder in known and str(shard(config, FACTS, folder)) not in changed_set:
+            continue
+        entries = keywords.folder_entries(load_shard(config, FACTS, folder).get("files", {}))
+        by_letter: dict[str, list] = {}
+        for entry in entries:
+            by_letter.setdefault(keywords.letter_of(entry[0]), []).append(entry)
+        for letter in set(by_letter) | set(known.get(folder, [])):
+            updates.setdefault(letter, {})[folder] = by_letter.get(letter, [])
+        known[folder] = sorted(by_letter)
+    for folder in sorted(set(known) - set(folders)):
+        for letter in known.pop(folder):
+            updates.setdefault(letter, {})[folder] = []
+    tables: dict[str, dict[str, list]] = {}
+    for letter, folder_entries in sorted(updates.items()):
+        path = root / f"letter-{letter}.json"
+        table = {} if fresh else output.read_json(path, {}) or {}
+        before = table.copy()
+        for folder, entries in folder_entries.items():
+            if entries:
+                table[folder] = entries
+            else:
+                table.pop(folder, None)
+        if table != before or fresh:
+            dirty.add(letter)
+        counts[letter] = sum(len(entries) for entries in table.values())
+        if not counts[letter]:
+            counts.pop(letter)
+        tables[letter] = table
+        output.write_json(config.out, path, table)
+    all_letters = keywords.sorted_letters(set(counts))
+    split = sum(counts.values()) > keywords.SPLIT_THRESHOLD
+    wanted: dict[str, str] = {}   # page -> letter ('' for the single page or the bar)
+    written = 0
+
+    def letter_entries(letter: str) -> list:
+        table = tables.get(letter) or output.read_json(root / f"letter-{letter}.json", {}) or {}
+        return [entry for folder in sorted(table) for entry in table[folder]]
+
+    mode_changed = meta.get("split") != split or meta.get("letters") != all_letters
+    if split:
+        for letter in all_letters:
+            page = layout.keywords_page(letter)
+            wanted[page] = letter
+            if letter in dirty or mode_changed or fresh:
+                written += output.write_if_changed(config.out, config.out / page, renderer.render(
+                    "keywords.md.j2", keywords.letter_model(letter, letter_entries(letter), project=config.project_name,
+                                                            all_letters=all_letters, counts=counts)))
+        bar = keywords.bar_model(project=config.project_name, all_letters=all_letters, counts=counts)
+        written += output.write_if_changed(config.out, config.out / layout.keywords_page(),
+                                           renderer.render("keywords.md.j2", bar))
+    elif dirty or mode_changed or fresh or not (config.out / layout.keywords_page()).exists():
+        everything = [entry for letter in all_letters for entry in letter_entries(letter)]
+        written += output.write_if_changed(config.out, config.out / layout.keywords_page(), renderer.render(
+            "keywords.md.j2", keywords.letter_model(None, everything, project=config.project_name,
+                                                    all_letters=[], counts=counts)))
+    wanted[layout.keywords_page()] = ""
+    removed = sum(output.remove(config.out, config.out / page)
+                  for page in sorted(set(meta.get("pages", [])) - set(wanted)))
+    output.write_json(config.out, root / "meta.json", {"key": key, "folders": known, "counts": counts,
+                                                      "split": split, "letters": all_letters,
+                                                      "pages": sorted(wanted)})
+    return {"written": written, "removed": removed}

@@ -22,7 +22,7 @@ def doit_config(config: Config) -> dict:
         "dep_file": str(config.state / "doit.sqlite3"),
         "backend": "sqlite3",
         "check_file_uptodate": "md5",
-        "default_tasks": ["extract", "link", "render", "assemble"],
+        "default_tasks": ["extract", "link", "render", "keywords", "assemble"],
         "verbosity": 0,
     }
 
@@ -72,13 +72,22 @@ def namespace(config: Config, scanned: ScanResult | None = None) -> dict:
                 "verbosity": 0,
             }
 
+    def task_keywords():
+        """Update the repository-wide keyword index (keywords.md, one page per letter when large)."""
+        return {
+            "actions": [(build.index_keywords, [config, folders])],
+            "file_dep": shards,
+            "uptodate": [config_changed({"folders": folders, "key": build.render_key(config, "keywords.md.j2")})],
+            "verbosity": 0,
+        }
+
     def task_assemble():
         """Assemble every folder's index.md and doc.md, and prune pages of deleted files."""
         keys = [build.render_key(config, name) for name in ("folder_index.md.j2", "folder_doc.md.j2")]
         return {
             "actions": [(build.assemble, [config, folders, all_folders])],
             "file_dep": shards,
-            "task_dep": ["render"],
+            "task_dep": ["render", "keywords"],
             "uptodate": [config_changed({"folders": all_folders, "keys": keys})],
             "verbosity": 0,
         }
@@ -88,5 +97,6 @@ def namespace(config: Config, scanned: ScanResult | None = None) -> dict:
         "task_extract": task_extract,
         "task_link": task_link,
         "task_render": task_render,
+        "task_keywords": task_keywords,
         "task_assemble": task_assemble,
     }

@@ -51,8 +51,9 @@ def test_edit_changing_keywords_rewrites_own_pages_and_folder_pages(built):
     with open(tree / "geometry/shapes/circle.py", "a") as handle:
         handle.write("\n\ndef unit_circle() -> Circle:\n    return Circle()\n")
     assert build() == {"geometry/shapes/circle.py_docs.md", "geometry/shapes/circle.py_kw.md",
-                       "geometry/shapes/index.md", "geometry/shapes/doc.md"}
+                       "geometry/shapes/index.md", "geometry/shapes/doc.md", "keywords.md"}
     assert "unit_circle" in (out / "geometry/shapes/circle.py_kw.md").read_text()
+    assert "unit_circle" in (out / "keywords.md").read_text()
 
 
 def test_edit_changing_no_keyword_keeps_keyword_page(built):
