@@ -1,0 +1,399 @@
+"""Links between files: which file of the tree each import or include names.
+
+Works on path lists and the facts' ``imports`` only (never the disk), so it is
+cheap enough to recompute for the whole tree on every build: every lookup goes
+through an index built once (module name -> candidate files, header name ->
+files), and each distinct import is resolved once.
+
+Python: ``a.b.c`` is ``a/b/c/__init__.py``, ``a/b/c.py``, or their ``.pyi``
+stubs, found at the tree root or below a deeper folder that is not itself a
+package (src-layout, a package kept in a subfolder, a folder of scripts).
+C/C++: an include is looked up beside the including file (quoted only), in the
+include roots (configured ones, then every folder named ``include``), in the
+tree root, and finally, for a header written with a folder (``ATen/Tensor.h``),
+as the tail of any path in the tree, which finds roots nobody configured
+(``aten/src``).  Shell ``source`` lines resolve like quoted includes; CMake's
+``include``/``add_subdirectory``/``find_package`` by CMake's own rules.
+"""
+from __future__ import annotations
+
+import gc
+import posixpath
+import sys
+from collections import defaultdict
+from typing import Any, Mapping, Sequence
+
+PYTHON_STDLIB: frozenset[str] = frozenset(sys.stdlib_module_names) | {"__future__"}
+
+# Headers of the C and C++ standard libraries, POSIX, the common operating
+# system SDKs and compiler intrinsics: none of them is third party.  The C
+# names are lower case: Windows and Apple SDK headers match case-insensitively.
+_C_HEADERS = """
+assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp signal
+stdalign stdarg stdatomic stdbit stdbool stdckdint stddef stdint stdio stdlib stdnoreturn
+string tgmath threads time uchar wchar wctype
+aio cpio dirent dlfcn fcntl fmtmsg fnmatch ftw glob grp iconv langinfo libgen monetary
+mqueue ndbm netdb nl_types poll pthread pwd regex sched search semaphore spawn strings
+stropts syslog tar termios trace ulimit unistd utime utmpx wordexp alloca malloc memory
+execinfo getopt endian byteswap features elf link sysexits err error paths ucontext
+cxxabi unwind
+windows winsock winsock2 ws2tcpip windef winbase winnt winerror winreg shlobj shellapi
+direct io process conio intrin tchar objbase psapi dbghelp crtdbg mmsystem
+immintrin x86intrin xmmintrin emmintrin pmmintrin tmmintrin smmintrin nmmintrin
+wmmintrin avxintrin avx2intrin avx512fintrin ammintrin cpuid arm_neon arm_sve arm_fp16
+arm_acle arm_neon_sve_bridge altivec vecintrin riscv_vector mmintrin omp
+xlocale yvals crtdefs basetsd winapifamily targetconditionals availability availabilitymacros
+"""
+_CPP_HEADERS = """
+algorithm any array atomic barrier bit bitset cassert ccomplex cctype cerrno cfenv cfloat
+charconv chrono cinttypes ciso646 climits clocale cmath codecvt compare complex concepts
+condition_variable coroutine csetjmp csignal cstdalign cstdarg cstdbool cstddef cstdint
+cstdio cstdlib cstring ctgmath ctime cuchar cwchar cwctype debugging deque exception
+execution expected filesystem flat_map flat_set format forward_list fstream functional
+future generator hazard_pointer initializer_list inplace_vector iomanip ios iosfwd
+iostream istream iterator latch limits linalg list locale map mdspan memory
+memory_resource mutex new numbers numeric optional ostream print queue random ranges
+ratio rcu regex scoped_allocator semaphore set shared_mutex simd source_location span
+spanstream sstream stack stacktrace stdexcept stdfloat stop_token streambuf string
+string_view strstream syncstream system_error text_encoding thread tuple type_traits
+typeindex typeinfo unordered_map unordered_set utility valarray variant vector version
+"""
+STANDARD_HEADERS: frozenset[str] = frozenset(
+    [f"{name}.h" for name in _C_HEADERS.split()] + _CPP_HEADERS.split()
+)
+# Folders whose headers belong to the system (``<sys/types.h>``, ``<linux/perf_event.h>``).
+SYSTEM_HEADER_FOLDERS: tuple[str, ...] = (
+    "sys/", "bits/", "linux/", "asm/", "asm-generic/", "netinet/", "netinet6/", "arpa/",
+    "net/", "mach/", "mach-o/", "machine/", "libkern/", "os/", "ext/", "tr1/", "experimental/",
+    "dispatch/", "sanitizer/", "android/",
+)
+
+_PY_SUFFIX_RANK = {".py": 1, ".pyw": 2, ".pyi": 4}  # package __init__ ranks one lower
+
+
+def is_standard_header(header: str) -> bool:
+    """True for C/C++/POSIX/system headers: ``<vector>``, ``<stdio.h>``, ``<sys/mman.h>``."""
+    return (header in STANDARD_HEADERS or header.lower() in STANDARD_HEADERS  # <Windows.h>
+            or header.startswith(SYSTEM_HEADER_FOLDERS))
+
+
+def is_python_stdlib(module: str) -> bool:
+    """True when the top-level name of a dotted module is in Python's standard library."""
+    return module.partition(".")[0] in PYTHON_STDLIB
+
+
+def resolve_links(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
+                  include_roots: Sequence[str] = ()) -> dict[str, dict]:
+    """For every path in ``languages``: its resolved ``deps`` and its ``used_by`` list.
+
+    ``deps`` keeps the order of the file's imports: each import record with
+    ``target`` (a path of the tree, or None) and ``category`` added, plus
+    ``name_targets`` ({name: path}) when ``from m import a, b`` names
+    submodules.  ``category`` is ``repo`` for every resolved import, and also
+    for an unresolved one that is plainly the project's own (a relative import,
+    a generated header in one of the tree's folders: ``target`` stays None);
+    else ``stdlib`` (Python's, or a C/C++/POSIX/system header) or
+    ``third_party``.  ``used_by`` lists, sorted, the other files whose imports
+    target this one (or name it in ``name_targets``).
+    """
+    collecting = gc.isenabled()
+    gc.disable()  # the ~100k new dicts would set off full collections: a third of the time
+    try:
+        return _resolve(languages, imports, include_roots)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
+             include_roots: Sequence[str]) -> dict[str, dict]:
+    python_dep = _PythonIndex([path for path, language in languages.items()
+                               if language == "python"]).dep
+    files = _FileIndex(languages.keys(), include_roots)
+    # Each distinct include is resolved once: <...> per header, "..." per folder and header.
+    angle_answers: dict[str, tuple[str | None, str]] = {}
+    quoted_answers: dict[str, dict[str, tuple[str | None, str]]] = defaultdict(dict)
+    result: dict[str, dict] = {path: {"deps": [], "used_by": []} for path in sorted(languages)}
+    used_by: dict[str, list[str]] = defaultdict(list)  # filled in path order: sorted
+    for path in sorted(path for path in imports if path in result):
+        file_imports = imports[path]
+        if not isinstance(file_imports, list):
+            continue
+        deps = result[path]["deps"]
+        folder = path.rpartition("/")[0]
+        python = languages[path] == "python"
+        cmake = languages[path] == "cmake"
+        quoted = quoted_answers[folder]
+        users: set[str | None] = set()
+        for entry in file_imports:
+            if not isinstance(entry, dict):
+                continue
+            module = entry.get("module")
+            kind = entry.get("kind")
+            if not isinstance(module, str):
+                entry = {**entry, "module": ""}
+                module = ""
+            if kind == "include" and not cmake:
+                if entry.get("system"):
+                    answer = angle_answers.get(module)
+                    if answer is None:
+                        answer = angle_answers[module] = files.answer(module, folder, True)
+                else:
+                    answer = quoted.get(module)
+                    if answer is None:
+                        answer = quoted[module] = files.answer(module, folder, False)
+                dep = {**entry, "target": answer[0], "category": answer[1]}
+            elif (kind == "from" or kind == "import") and python:
+                dep = python_dep(entry, module, path, folder)
+                if "name_targets" in dep:
+                    users.update(dep["name_targets"].values())
+            elif cmake:
+                target, category = files.cmake_answer(module, kind, folder)
+                dep = {**entry, "target": target, "category": category}
+            else:
+                dep = {**entry, "target": None, "category": "third_party"}
+            deps.append(dep)
+            users.add(dep["target"])
+        users.discard(None)
+        users.discard(path)
+        for target in users:
+            used_by[target].append(path)
+    for target, users_of_target in used_by.items():
+        result[target]["used_by"] = users_of_target
+    return result
+
+
+class _PythonIndex:
+    """Dotted module name -> the files that can be that module, best first."""
+
+    def __init__(self, python_paths: Sequence[str]):
+        packages = set()
+        for path in python_paths:
+            folder, _, name = path.rpartition("/")
+            if name in ("__init__.py", "__init__.pyi"):
+                packages.add(folder)
+        found: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
+        self._top_names: set[str] = set()  # first names of the modules at the tree root
+        for path in python_paths:
+            parts = path.split("/")
+            stem, dot, suffix = parts[-1].rpartition(".")
+            rank = _PY_SUFFIX_RANK.get(dot + suffix)
+            if rank is None or not stem:
+                continue
+            if stem == "__init__":
+                module_parts, rank = parts[:-1], rank - 1
+            else:
+                module_parts = parts[:-1] + [stem]
+            # The module name may start at any folder whose parts (and what
+            # follows) are identifiers and which is not inside a package.
+            start = len(module_parts)
+            while start > 0 and module_parts[start - 1].isidentifier():
+                start -= 1
+            for depth in range(start, len(module_parts)):
+                prefix = "/".join(parts[:depth])
+                if depth and prefix in packages:
+                    continue
+                found[".".join(module_parts[depth:])].append((depth, rank, path, prefix))
+            if start == 0 and module_parts:
+                self._top_names.add(module_parts[0])
+        # Modules found at the tree root need no further thought; the others
+        # depend on where the importer is.
+        self._rooted: dict[str, str] = {}
+        self._deep: dict[str, list[tuple[int, int, str, str]]] = {}
+        for module, entries in found.items():
+            entries.sort()
+            if entries[0][0] == 0:
+                self._rooted[module] = entries[0][2]
+            else:
+                self._deep[module] = entries
+        self._deep_answers: dict[tuple[str, str], str | None] = {}
+
+    def find(self, module: str, importer: str, folder: str) -> str | None:
+        """The file that ``module`` names for ``importer`` (in ``folder``), or None.
+
+        A candidate under the tree root, or under a folder that holds the
+        importer, wins over one elsewhere (shortest prefix first, then the
+        package over the module, code over stub, then by path); a standard
+        library name is never taken from a folder the importer cannot see.
+        """
+        target = self._rooted.get(module)
+        if target is not None or module not in self._deep:
+            return target
+        key = (module, folder)
+        if key not in self._deep_answers:
+            candidates = self._deep[module]
+            visible = [path for _, _, path, prefix in candidates if importer.startswith(prefix + "/")]
+            if visible:
+                self._deep_answers[key] = visible[0]
+            else:
+                self._deep_answers[key] = None if is_python_stdlib(module) else candidates[0][2]
+        return self._deep_answers[key]
+
+    def dep(self, entry: dict[str, Any], module: str, importer: str, folder: str) -> dict[str, Any]:
+        """``entry`` with ``target``/``category`` (and ``name_targets`` for submodules).
+
+        ``from a.b import c`` targets the submodule ``a/b/c.py`` when every
+        imported name is a submodule, else the package ``a.b``; the submodules
+        it names are listed in ``name_targets`` either way.  ``import a.b.c``
+        with no ``a/b/c`` in the tree targets the nearest package that is.
+        """
+        rooted, deep, find = self._rooted, self._deep, self.find
+        target = None
+        name_targets = None
+        names = entry.get("names")
+        if names and entry.get("kind") == "from" and isinstance(names, list):
+            prefix = module + "." if module else ""
+            for name in names:
+                if name != "*" and isinstance(name, str):
+                    submodule = prefix + name
+                    submodule = rooted.get(submodule) or (
+                        find(submodule, importer, folder) if submodule in deep else None)
+                    if submodule is not None:
+                        if name_targets is None:
+                            name_targets = {}
+                        name_targets[name] = submodule
+            if name_targets and all(name in name_targets for name in names):
+                target = next(iter(name_targets.values()))
+        parent = module
+        while target is None and parent:
+            target = rooted.get(parent) or find(parent, importer, folder)
+            parent = parent.rpartition(".")[0]
+        if target is None and name_targets:
+            target = next(iter(name_targets.values()))
+        top = module.partition(".")[0]
+        if target is not None or (entry.get("level") or 0) > 0:
+            category = "repo"  # an unresolved relative import is still ours
+        elif top in PYTHON_STDLIB:
+            category = "stdlib"
+        elif top in self._top_names:
+            category = "repo"  # a module of ours missing from the tree (generated, left out)
+        else:
+            category = "third_party"
+        if name_targets:
+            return {**entry, "target": target, "category": category, "name_targets": name_targets}
+        return {**entry, "target": target, "category": category}
+
+
+class _FileIndex:
+    """Resolves includes (C/C++, shell ``source``, CMake) against the tree's paths."""
+
+    def __init__(self, paths: Sequence[str] | Any, include_roots: Sequence[str]):
+        self._paths = frozenset(paths)
+        roots = [_normalise(root.strip("/")) for root in include_roots if isinstance(root, str)]
+        folders = {path.rpartition("/")[0] + "/" for path in self._paths}
+        self._folders = set()
+        for folder in folders:
+            while folder and folder not in self._folders:
+                self._folders.add(folder)
+                folder = folder[:-1].rpartition("/")[0] + "/" if "/" in folder[:-1] else ""
+        detected = set()
+        for folder in folders:
+            start = folder.find("include/")
+            while start != -1:
+                if start == 0 or folder[start - 1] == "/":
+                    detected.add(folder[:start + len("include")])
+                start = folder.find("include/", start + 1)
+        roots += sorted(detected, key=lambda root: (root.count("/"), root))
+        self.roots = [root for root in dict.fromkeys(roots) if root]
+        self._by_name: dict[str, list[str]] | None = None
+
+    def answer(self, header: str, folder: str, system: bool) -> tuple[str | None, str]:
+        """(target, category) of one include written in a file of ``folder``."""
+        target = self._find(header, folder, system)
+        if target is not None:
+            return target, "repo"
+        if is_standard_header(header):
+            return None, "stdlib"
+        return None, "repo" if self._ours(header, folder, system) else "third_party"
+
+    def cmake_answer(self, argument: str, kind: Any, folder: str) -> tuple[str | None, str]:
+        """(target, category) of a CMake ``include``/``add_subdirectory`` or ``find_package``.
+
+        The extractor reports the first two as kind ``include``, the last as
+        ``import``.
+        """
+        if kind == "import":
+            found = self._by_names([f"Find{argument}.cmake", f"{argument}Config.cmake",
+                                    f"{argument.lower()}-config.cmake"])
+            return (found, "repo") if found else (None, "third_party")
+        for variable in ("${CMAKE_CURRENT_LIST_DIR}/", "${CMAKE_CURRENT_SOURCE_DIR}/"):
+            argument = argument.removeprefix(variable)
+        if not argument or "${" in argument or argument.startswith("/"):
+            return None, "third_party"
+        for base in ([folder] if folder else []) + [""]:
+            path = _normalise(f"{base}/{argument}" if base else argument)
+            for candidate in (path, f"{path}/CMakeLists.txt"):
+                if candidate in self._paths:
+                    return candidate, "repo"
+        if "/" in argument or "." in argument:
+            return None, "third_party"
+        found = self._by_names([f"{argument}.cmake"])  # a module of CMAKE_MODULE_PATH
+        return (found, "repo") if found else (None, "stdlib")  # else one of CMake's own
+
+    def _by_names(self, names: list[str]) -> str | None:
+        """The shortest path of the tree whose file name is one of ``names``."""
+        by_name = self._names()
+        matches = [path for name in names for path in by_name.get(name, ())]
+        return min(matches, key=lambda path: (path.count("/"), path)) if matches else None
+
+    def _names(self) -> dict[str, list[str]]:
+        if self._by_name is None:
+            self._by_name = defaultdict(list)
+            for path in self._paths:
+                self._by_name[path.rpartition("/")[2]].append(path)
+        return self._by_name
+
+    def _find(self, header: str, folder: str, system: bool) -> str | None:
+        if not header or header.startswith("/"):
+            return None
+        paths = self._paths
+        clean = not _needs_normalising(header)  # then no joined candidate does either
+        candidates = [] if system else [f"{folder}/{header}" if folder else header]
+        candidates += [f"{root}/{header}" for root in self.roots]
+        for candidate in candidates:
+            if not clean:
+                candidate = _normalise(candidate)
+            if candidate in paths:
+                return candidate
+        if is_standard_header(header):
+            return None if system else self._existing(header)
+        return self._existing(header) or self._by_tail(header)
+
+    def _ours(self, header: str, folder: str, system: bool) -> bool:
+        """True when a header missing from the tree sits in one of its folders.
+
+        Generated headers (``ATen/ops/abs_meta.h``) are the project's own even
+        though no file of the tree is them.
+        """
+        first = _normalise(header).partition("/")[0]
+        if not first or first == ".." or "/" not in header:
+            return False
+        bases = ([folder] if folder and not system else []) + self.roots + [""]
+        return any((f"{base}/{first}/" if base else f"{first}/") in self._folders for base in bases)
+
+    def _existing(self, path: str) -> str | None:
+        path = _normalise(path)
+        return path if path in self._paths else None
+
+    def _by_tail(self, header: str) -> str | None:
+        """The shortest path of the tree ending in ``header`` when it names a folder."""
+        header = _normalise(header)
+        if "/" not in header or header.startswith("../"):
+            return None
+        tail = "/" + header
+        matches = [path for path in self._names().get(header.rpartition("/")[2], ())
+                   if path.endswith(tail)]
+        return min(matches, key=lambda path: (path.count("/"), path)) if matches else None
+
+
+def _needs_normalising(path: str) -> bool:
+    return "/." in path or path.startswith(".") or "//" in path
+
+
+def _normalise(path: str) -> str:
+    """Collapse ``.``/``..`` segments; a path leaving the tree becomes ``..`` (never found)."""
+    if _needs_normalising(path):
+        path = posixpath.normpath(path)
+        if path == ".":
+            return ""
+    return path
