@@ -65,11 +65,13 @@ def code_fingerprint() -> str:
                                 for path in sorted(package.rglob("*.py"))])
 
 
+@lru_cache(maxsize=8)
 def extraction_key(config: Config) -> str:
     """What facts depend on besides the file itself: kwdocs' code and the rules."""
     return digest(code_fingerprint(), rules_for(config).fingerprint(), ANALYSE_LIMIT)
 
 
+@lru_cache(maxsize=32)
 def render_key(config: Config, template: str) -> str:
     """What a page depends on besides its model: its templates, kwdocs' code and the settings."""
     renderer = renderer_for(config.templates)
@@ -201,7 +203,7 @@ def source_link(config: Config, page: str, rel: str) -> str:
     """Link from a page in the output tree to the source file in the repository."""
     page_folder = (config.out / page).parent
     target = Path(os.path.relpath(config.src / rel, page_folder)).as_posix()
-    return layout.link("x", target)  # already relative to the page: only quote it
+    return layout.quote_path(target)
 
 
 def link_tree(config: Config, folders: list[str], changed: list[str]) -> dict:

@@ -143,6 +143,12 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
             problems.append(f"{where}: 'templates' folder not found: {templates_path}")
     rules = tuple((base / rule).resolve() for rule in values.get("rules", []))
     problems += [f"{where}: 'rules' file not found: {rule}" for rule in rules if not rule.is_file()]
+    if not problems and rules:
+        from kwdocs.rules import RuleError, RuleSet
+        try:
+            RuleSet.load(extra_files=list(rules), replace=values.get("replace_rules", False))
+        except RuleError as error:
+            problems.append(f"{where}: 'rules': {error}")
     if out == src or src.is_relative_to(out):
         problems.append(f"{where}: 'output' ({out}) must not be the source folder or contain it")
     if problems:

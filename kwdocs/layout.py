@@ -37,11 +37,28 @@ def keywords_page(letter: str | None = None) -> str:
 
 
 def link(from_page: str, to_path: str, anchor: str = "") -> str:
-    """A relative, URL-quoted Markdown link target from one output page to another path."""
-    target = posixpath.relpath(to_path, posixpath.dirname(from_page) or ".")
-    if not target.startswith("."):
-        target = "./" + target
-    return quote(target, safe="/.-_~") + (f"#{anchor}" if anchor else "")
+    """A relative, URL-quoted Markdown link target from one output page to another path.
+
+    Both paths are relative to the output root and normalised, so the common
+    folder prefix is all there is to strip (``posixpath.relpath`` would stat
+    nothing but costs ten times as much, and pages hold thousands of links).
+    """
+    start = from_page.split("/")[:-1]
+    parts = to_path.split("/")
+    common = 0
+    limit = min(len(start), len(parts) - 1)
+    while common < limit and start[common] == parts[common]:
+        common += 1
+    ups = len(start) - common
+    target = "/".join([".."] * ups + parts[common:]) if ups else "./" + "/".join(parts[common:])
+    return quote_path(target) + (f"#{anchor}" if anchor else "")
+
+
+_SAFE_PATH = re.compile(r"[A-Za-z0-9/._~-]*")
+
+
+def quote_path(target: str) -> str:
+    return target if _SAFE_PATH.fullmatch(target) else quote(target, safe="/.-_~")
 
 
 _SLUG = re.compile(r"[^A-Za-z0-9_.-]+")

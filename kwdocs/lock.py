@@ -49,3 +49,13 @@ def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Itera
         yield
     finally:
         handle.close()
+
+
+def hold_for_process(state: Path) -> None:
+    """Take the lock until this process exits (for ``doit`` runs through ``dodo.py``)."""
+    global _HELD
+    _HELD = locked(state)
+    _HELD.__enter__()
+
+
+_HELD = None

@@ -15,6 +15,7 @@ from kwdocs.facts import GROUP_ORDER, KIND_GROUPS, Facts
 
 RELATED_LIMIT = 10
 MAIN_DEFINITIONS_LIMIT = 40
+USED_BY_LIMIT = 300   # a core header has thousands of users: list this many, count the rest
 DEFINITION_KINDS = ("namespace", "class", "function", "method", "macro", "type",
                     "constant", "heading", "key", "target")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -103,10 +104,11 @@ def file_docs_model(facts: Facts, *, project: str, siblings: list[str], links: d
                     depth=_depth(s), decorators=s.get("decorators", []), definition=s["kind"] in DEFINITION_KINDS)
                for s in symbols]
     deps = _dependencies(facts, links, page)
-    used_by = [dict(path=user, link=layout.link(page, layout.docs_page(user)))
-               for user in (links or {}).get("used_by", [])]
-    tests_using = [item for item, user in zip(used_by, (links or {}).get("used_by", []))
-                   if user in (links or {}).get("test_users", ())]
+    users = (links or {}).get("used_by", [])
+    test_users = (links or {}).get("test_users", [])
+    used_by = [dict(path=user, link=layout.link(page, layout.docs_page(user))) for user in users[:USED_BY_LIMIT]]
+    tests_using = [dict(path=user, link=layout.link(page, layout.docs_page(user)))
+                   for user in test_users[:USED_BY_LIMIT]]
     suffix = posixpath.splitext(name)[1]
     parse_note = "" if facts.get("parsed", True) else (
         "This file did not parse; the definitions below were found by a tolerant fallback and may be incomplete.")
@@ -127,7 +129,8 @@ def file_docs_model(facts: Facts, *, project: str, siblings: list[str], links: d
         deps=deps, patterns=findings.get("patterns", []), performance=findings.get("performance", []),
         security=findings.get("security", []),
         test_command=f"python -m pytest {path}" if is_test(facts) and facts.get("language") == "python" else "",
-        tests_using=tests_using, used_by=used_by,
+        tests_using=tests_using, more_tests=max(0, len(test_users) - USED_BY_LIMIT),
+        used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT),
         related=[dict(name=other, link=layout.link(page, layout.docs_page(posixpath.join(folder, other))))
                  for other in related_files(name, siblings)],
         docs_name=posixpath.basename(page), docs_link=layout.link(page, page),

@@ -1,0 +1,848 @@
+"""Rules as data: what a file is for, its role, its idioms, and what to review.
+
+The sections File Purpose, Architecture & Design, Code Patterns & Idioms,
+Performance Considerations and Security & Safety are computed from a rule set
+read from TOML (``rules.toml`` ships with kwdocs; a project can add, override
+or disable rules by id).  Each ``[[rule]]`` table says *where* to look (path
+globs, imports, decorators, class bases, symbol names, called names with
+argument conditions, regular expressions over the text) and *what to say*
+(a short Markdown sentence).  Keeping this as data means a project tunes its
+pages by editing configuration, not kwdocs.
+
+Rules are compiled once per ``RuleSet`` (globs and regexes) and name lookups
+are memoised, because ``evaluate`` runs on every file of a large tree.  Secret
+patterns are rules too (``secret = true``); ``mask_secrets`` uses them so that
+no page ever shows a credential in full.
+"""
+from __future__ import annotations
+
+import bisect
+import difflib
+import functools
+import hashlib
+import importlib.resources
+import json
+import posixpath
+import re
+import string
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+SECTIONS: tuple[str, ...] = ("purpose", "role", "patterns", "performance", "security")
+
+ENGINE_VERSION = "1"
+"""Bumped when evaluation changes meaning, so cached findings are recomputed."""
+
+LABEL_LIMIT = 5
+"""How many matched names ``{matches}`` lists before saying how many more there are."""
+
+LABEL_WIDTH = 48
+"""Longest matched text shown in a message (longer text is cut with an ellipsis)."""
+
+SECRET_LABEL_WIDTH = 20
+"""Longest masked secret shown in a finding: its kept prefix and some stars are enough."""
+
+TRIGGERS: tuple[str, ...] = ("paths", "imports", "decorators", "bases", "symbols", "calls", "text")
+
+PLACEHOLDERS: frozenset[str] = frozenset(
+    {"path", "name", "folder", "folder_name", "where", "project", "type", "language", "match", "matches"})
+
+
+class RuleError(ValueError):
+    """A rule file or table that cannot be used; the message names file, rule id and key."""
+
+
+# ---------------------------------------------------------------- schema
+
+def _string_list(value: Any) -> list[str] | None:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value)
+    return None
+
+
+def _string_table(value: Any) -> dict[str, str] | None:
+    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        return dict(value)
+    return None
+
+
+def _of_type(kind: type) -> Any:
+    def check(value: Any) -> Any:
+        # bool is an int in Python; a TOML ``keep = true`` is still a mistake
+        return value if isinstance(value, kind) and not (kind is int and isinstance(value, bool)) else None
+    return check
+
+
+# key -> (converter returning None when the value is the wrong shape, what is expected)
+SCHEMA: dict[str, tuple[Any, str]] = {
+    "id": (_of_type(str), "a string"),
+    "section": (_of_type(str), "one of " + ", ".join(SECTIONS)),
+    "message": (_of_type(str), "a string (Markdown)"),
+    "disable": (_of_type(bool), "true or false"),
+    "fallback": (_of_type(bool), "true or false"),
+    "match": (_of_type(str), '"any" or "all"'),
+    "tags": (_string_list, "a list of strings"),
+    "languages": (_string_list, "a list of language ids"),
+    "paths": (_string_list, "a list of path globs"),
+    "exclude_paths": (_string_list, "a list of path globs"),
+    "imports": (_string_list, "a list of module names"),
+    "decorators": (_string_list, "a list of decorator names"),
+    "bases": (_string_list, "a list of base class names"),
+    "symbols": (_string_list, "a list of symbol names"),
+    "calls": (_string_list, "a list of called names"),
+    "if_args": (_string_table, "a table of argument = regex"),
+    "unless_args": (_string_table, "a table of argument = regex"),
+    "text": (_string_list, "a list of regular expressions"),
+    "text_ignore": (_string_list, "a list of regular expressions"),
+    "text_requires": (_string_list, "a list of strings"),
+    "secret": (_of_type(bool), "true or false"),
+    "keep": (_of_type(int), "a whole number"),
+}
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+@functools.lru_cache(maxsize=1)
+def _known_languages() -> frozenset[str]:
+    """Language ids of the extraction registry, so a typo in ``languages`` is caught."""
+    from kwdocs import extract  # local import: rules stay usable if the registry moves
+
+    found = {language.id for language in (*extract.BY_SUFFIX.values(), *extract.BY_NAME.values())}
+    return frozenset(found | {extract.TEXT.id, extract.BINARY.id, "unreadable"})
+
+
+def _validate(raw: Any, source: str) -> dict[str, Any]:
+    """Check one rule table and return it normalised (strings become lists)."""
+    if not isinstance(raw, dict):
+        raise RuleError(f"{source}: a rule must be a table, got {type(raw).__name__}")
+    rule_id = raw.get("id")
+    if not isinstance(rule_id, str) or not _ID.fullmatch(rule_id):
+        raise RuleError(f"{source}: a rule needs an 'id' of letters, digits, '.', '_' or '-'"
+                        f" (got {rule_id!r})")
+    where = f"{source}: rule '{rule_id}'"
+    rule: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in SCHEMA:
+            close = difflib.get_close_matches(key, SCHEMA, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise RuleError(f"{where}: unknown key '{key}'{hint}")
+        converted = SCHEMA[key][0](value)
+        if converted is None:
+            raise RuleError(f"{where}: key '{key}' must be {SCHEMA[key][1]}, got {value!r}")
+        rule[key] = converted
+    if rule.get("disable"):
+        return rule
+    for key in ("section", "message"):
+        if key not in rule:
+            raise RuleError(f"{where}: key '{key}' is missing")
+    if rule["section"] not in SECTIONS:
+        raise RuleError(f"{where}: key 'section' must be {SCHEMA['section'][1]}, got {rule['section']!r}")
+    if rule.get("match", "any") not in ("any", "all"):
+        raise RuleError(f"{where}: key 'match' must be \"any\" or \"all\", got {rule['match']!r}")
+    for key in ("if_args", "unless_args"):
+        if key in rule and not rule.get("calls"):
+            raise RuleError(f"{where}: key '{key}' needs 'calls'")
+    if not rule.get("fallback") and not any(rule.get(key) for key in TRIGGERS):
+        raise RuleError(f"{where}: nothing to match on; give one of " + ", ".join(TRIGGERS)
+                        + " (or mark it 'fallback = true')")
+    for key in ("secret", "text_ignore", "text_requires"):
+        if rule.get(key) and not rule.get("text"):
+            raise RuleError(f"{where}: key '{key}' needs 'text' (the regular expressions)")
+    if "keep" in rule and not rule.get("secret"):
+        raise RuleError(f"{where}: key 'keep' needs 'secret = true'")
+    if rule.get("keep", 0) < 0:
+        raise RuleError(f"{where}: key 'keep' must be 0 or more, got {rule['keep']}")
+    unknown = sorted(set(rule.get("languages", [])) - _known_languages())
+    if unknown:
+        raise RuleError(f"{where}: key 'languages' names unknown language(s) {', '.join(unknown)};"
+                        f" known: {', '.join(sorted(_known_languages()))}")
+    try:
+        fields = [name for _, name, _, _ in string.Formatter().parse(rule["message"]) if name is not None]
+    except ValueError as error:
+        raise RuleError(f"{where}: key 'message': {error} (write '{{{{' for a literal brace)") from None
+    for name in fields:
+        if name not in PLACEHOLDERS:
+            raise RuleError(f"{where}: key 'message' uses unknown placeholder {{{name}}};"
+                            f" known: {', '.join('{' + p + '}' for p in sorted(PLACEHOLDERS))}")
+    return rule
+
+
+# ---------------------------------------------------------------- compiled rules
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule, compiled: every glob and regex built once."""
+
+    id: str
+    section: str
+    message: str
+    fallback: bool
+    match_all: bool
+    tags: tuple[str, ...]
+    languages: frozenset[str] | None
+    paths: re.Pattern | None
+    exclude_paths: re.Pattern | None
+    imports: re.Pattern | None
+    decorators: re.Pattern | None
+    bases: re.Pattern | None
+    symbols: re.Pattern | None
+    calls: re.Pattern | None
+    if_args: tuple[tuple[str, re.Pattern], ...]
+    unless_args: tuple[tuple[str, re.Pattern], ...]
+    text: tuple[re.Pattern, ...]
+    text_ignore: tuple[re.Pattern, ...]
+    text_requires: tuple[str, ...]
+    secret: bool
+    keep: int
+    folder_paths: bool = False   # every glob is ``.../**``: the answer depends on the folder alone
+    triggers: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "triggers", tuple(key for key in TRIGGERS if getattr(self, key)))
+
+    @property
+    def folder_only(self) -> bool:
+        """Whether the folder alone decides this rule (most role rules): then it is memoised per folder."""
+        return (self.folder_paths and self.triggers == ("paths",) and self.exclude_paths is None
+                and not self.fallback)
+
+
+def _regex(pattern: str, where: str, key: str) -> re.Pattern:
+    try:
+        return re.compile(pattern, re.MULTILINE)
+    except re.error as error:
+        raise RuleError(f"{where}: key '{key}': bad regular expression {pattern!r}: {error}") from None
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+def _glob_regex(globs: list[str], where: str, key: str) -> re.Pattern | None:
+    """One regex for a list of gitignore-style globs (a folder glob matches the files under it)."""
+    parts = []
+    for glob in globs:
+        if glob.startswith("!"):
+            raise RuleError(f"{where}: key '{key}': {glob!r}: negated globs are not supported;"
+                            " use 'exclude_paths'")
+        try:
+            regex, _include = GitIgnoreSpecPattern.pattern_to_regex(glob)
+        except ValueError as error:
+            raise RuleError(f"{where}: key '{key}': bad glob {glob!r}: {error}") from None
+        if regex is None:
+            raise RuleError(f"{where}: key '{key}': glob {glob!r} matches nothing")
+        part = "(?:" + _NAMED_GROUP.sub("(?:", regex) + ")"
+        try:
+            re.compile(part)
+        except re.error as error:
+            raise RuleError(f"{where}: key '{key}': bad glob {glob!r}: {error}") from None
+        parts.append(part)
+    return re.compile("|".join(parts)) if parts else None
+
+
+def _wildcards(pattern: str) -> str:
+    """``*`` matches any run of characters, ``?`` one; everything else is literal."""
+    return re.escape(pattern).replace(r"\*", ".*").replace(r"\?", ".")
+
+
+def _module_regex(patterns: list[str]) -> re.Pattern | None:
+    """Imports match by prefix on whole components: ``torch.cuda`` matches ``torch.cuda.amp``
+    and ``pybind11`` matches the include ``pybind11/pybind11.h``."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{_wildcards(p)}(?:[./].*)?)" for p in patterns), re.DOTALL)
+
+
+def _name_regex(patterns: list[str]) -> re.Pattern | None:
+    """Names match on whole dotted components from the right: ``dataclass`` matches
+    ``dataclasses.dataclass``, and ``torch.jit.script`` matches ``jit.script``."""
+    if not patterns:
+        return None
+    alternatives = []
+    for pattern in patterns:
+        parts = pattern.replace("::", ".").split(".")
+        for start in range(max(1, len(parts) - 1)):
+            alternatives.append(_wildcards(".".join(parts[start:])))
+    return re.compile(r"(?:.*\.)?(?:" + "|".join(alternatives) + ")", re.DOTALL)
+
+
+def _call_regex(patterns: list[str]) -> re.Pattern | None:
+    """Called names are resolved dotted names, matched whole (``subprocess.*``)."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{_wildcards(p)})" for p in patterns), re.DOTALL)
+
+
+def _compile(spec: dict[str, Any], source: str) -> Rule:
+    where = f"{source}: rule '{spec['id']}'"
+
+    def args(key: str) -> tuple[tuple[str, re.Pattern], ...]:
+        return tuple((name, _regex(value, where, key)) for name, value in sorted(spec.get(key, {}).items()))
+
+    languages = spec.get("languages")
+    return Rule(
+        id=spec["id"], section=spec["section"], message=spec["message"],
+        fallback=spec.get("fallback", False), match_all=spec.get("match", "any") == "all",
+        tags=tuple(spec.get("tags", ())),
+        languages=frozenset(languages) if languages else None,
+        paths=_glob_regex(spec.get("paths", []), where, "paths"),
+        exclude_paths=_glob_regex(spec.get("exclude_paths", []), where, "exclude_paths"),
+        imports=_module_regex(spec.get("imports", [])),
+        decorators=_name_regex(spec.get("decorators", [])),
+        bases=_name_regex(spec.get("bases", [])),
+        symbols=_name_regex(spec.get("symbols", [])),
+        calls=_call_regex(spec.get("calls", [])),
+        if_args=args("if_args"), unless_args=args("unless_args"),
+        text=tuple(_regex(p, where, "text") for p in spec.get("text", [])),
+        text_ignore=tuple(_regex(p, where, "text_ignore") for p in spec.get("text_ignore", [])),
+        text_requires=tuple(word.lower() for word in spec.get("text_requires", [])),
+        secret=spec.get("secret", False), keep=spec.get("keep", 4),
+        folder_paths=bool(spec.get("paths")) and all(glob.endswith("/**") for glob in spec["paths"]),
+    )
+
+
+# ---------------------------------------------------------------- loading
+
+def _rule_tables(text: str, source: str) -> list[Any]:
+    """The ``[[rule]]`` tables of a rule file."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RuleError(f"{source}: not valid TOML: {error}") from None
+    extra = sorted(set(document) - {"rule"})
+    if extra:
+        raise RuleError(f"{source}: unknown top-level key(s) {', '.join(extra)}; rules go in [[rule]] tables")
+    rules = document.get("rule", [])
+    if not isinstance(rules, list):
+        raise RuleError(f"{source}: 'rule' must be an array of tables ([[rule]])")
+    return rules
+
+
+def _read_rule_file(path: Path) -> list[Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise RuleError(f"{path}: cannot read rule file: {error}") from None
+    return _rule_tables(text, str(path))
+
+
+def _shipped_text() -> str:
+    return importlib.resources.files("kwdocs").joinpath("rules.toml").read_text(encoding="utf-8")
+
+
+def _merge(layers: Iterable[tuple[str, list[Any]]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Apply rule layers in order: a known id is replaced in place, ``disable`` removes it."""
+    merged: dict[str, dict[str, Any]] = {}
+    sources: dict[str, str] = {}
+    for source, raws in layers:
+        seen: set[str] = set()
+        for index, raw in enumerate(raws, 1):
+            spec = _validate(raw, f"{source} (rule #{index})")
+            rule_id = spec["id"]
+            if rule_id in seen:
+                raise RuleError(f"{source}: rule '{rule_id}' is defined twice")
+            seen.add(rule_id)
+            if spec.get("disable"):
+                if rule_id not in merged:
+                    raise RuleError(f"{source}: rule '{rule_id}': key 'disable': no earlier rule has this id")
+                del merged[rule_id]
+                continue
+            merged[rule_id] = spec
+            sources[rule_id] = source
+    return list(merged.values()), [sources[spec["id"]] for spec in merged.values()]
+
+
+# ---------------------------------------------------------------- evaluation helpers
+
+@dataclass
+class _Hit:
+    line: int | None
+    label: str
+
+
+@dataclass
+class _Span:
+    start: int
+    end: int
+    keep: int
+    rule: Rule
+    order: int
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+class _Text:
+    """One file's text with what rules ask of it, each computed once and only if asked:
+    line numbers of offsets, and the lines holding a ``text_requires`` word."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] | None = None
+        self._lowered: str | None = None
+        self._lines_with: dict[str, list[tuple[int, int]]] = {}
+
+    def line_of(self, offset: int) -> int:
+        if self._starts is None:
+            self._starts = [match.end() for match in re.finditer("\n", self.text)]
+        return bisect.bisect_right(self._starts, offset) + 1
+
+    def ranges(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
+        """Where the regexes of a rule run: the whole text, or only the lines holding a word."""
+        if not words:
+            return [(0, len(self.text))]
+        found: set[tuple[int, int]] = set()
+        for word in words:
+            found.update(self._lines_holding(word))
+        return sorted(found)
+
+    def _lines_holding(self, word: str) -> list[tuple[int, int]]:
+        lines = self._lines_with.get(word)
+        if lines is None:
+            if self._lowered is None:
+                lowered = self.text.lower()
+                # a few characters lower-case to two; offsets must stay those of the text
+                self._lowered = lowered if len(lowered) == len(self.text) else self.text.translate(_ASCII_LOWER)
+            lines = []
+            text, lowered = self.text, self._lowered
+            position = lowered.find(word)
+            while position != -1:
+                start = text.rfind("\n", 0, position) + 1
+                end = text.find("\n", position)
+                end = len(text) if end == -1 else end
+                lines.append((start, end))
+                position = lowered.find(word, end)
+            self._lines_with[word] = lines
+        return lines
+
+    def matches(self, rule: "Rule") -> Iterator[re.Match]:
+        """Every match of the rule's regexes, in the parts of the text it asks for."""
+        ranges = self.ranges(rule.text_requires)
+        for regex in rule.text:
+            for start, end in ranges:
+                yield from regex.finditer(self.text, start, end)
+
+
+def _short(text: str) -> str:
+    """Text made safe and short for a Markdown code span."""
+    text = " ".join(text.replace("`", "'").split())
+    return text if len(text) <= LABEL_WIDTH else text[: LABEL_WIDTH - 1] + "…"
+
+
+def _code_list(labels: list[str]) -> str:
+    unique = sorted({_short(label) for label in labels})
+    shown = ", ".join(f"`{label}`" for label in unique[:LABEL_LIMIT])
+    more = len(unique) - LABEL_LIMIT
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _normal_decorator(text: str) -> str:
+    return text.lstrip("@").split("(", 1)[0].strip()
+
+
+_BASE_SPLIT = re.compile(r",(?![^\[(<]*[\])>])")
+
+
+_CPP_BASES = re.compile(r"(?<!:):(?!:)")
+
+
+def _base_names(signature: str) -> list[str]:
+    """Base class names from a Python ``(A, b.B[T], metaclass=M)`` or a C++
+    ``class Foo : public a::B<T>`` signature; C++ ``::`` reads as ``.``."""
+    signature = signature.strip()
+    if signature.startswith("("):
+        inner = signature[1: signature.rfind(")") if ")" in signature else len(signature)]
+    elif found := _CPP_BASES.search(signature):
+        inner = signature[found.end():]
+    else:
+        return []
+    names = []
+    for part in _BASE_SPLIT.split(inner):
+        part = part.strip()
+        if not part or "=" in part or part.startswith("*"):
+            continue
+        part = re.split(r"[\[<(]", part, maxsplit=1)[0]  # drop template or subscript arguments
+        words = [w for w in part.split() if w not in ("public", "protected", "private", "virtual")]
+        if words:
+            names.append(words[-1].replace("::", "."))
+    return names
+
+
+def _tables(value: Any) -> list[dict]:
+    """The dict items of a facts list; anything else is skipped, never raised on."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _arg(call: dict, name: str) -> str | None:
+    if name.isdigit():
+        args = call.get("args")
+        index = int(name)
+        return str(args[index]) if isinstance(args, list) and index < len(args) else None
+    kwargs = call.get("kwargs")
+    value = kwargs.get(name) if isinstance(kwargs, dict) else None
+    return None if value is None else str(value)
+
+
+# ---------------------------------------------------------------- the rule set
+
+@dataclass
+class RuleSet:
+    """The effective rules: shipped rules, then each project layer on top."""
+
+    rules: tuple[Rule, ...]
+    specs: tuple[dict[str, Any], ...]
+    project: str = "this project"
+    _by_language: dict[str, tuple[tuple[Rule, ...], ...]] = field(
+        default_factory=dict, repr=False, compare=False)
+    _memo: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._secret_rules = tuple(rule for rule in self.rules if rule.secret)
+
+    @classmethod
+    def load(cls, extra_files: Iterable[Path] = (), extra_rules: Iterable[dict] = (),
+             replace: bool = False, project: str = "") -> "RuleSet":
+        """Shipped rules, then each extra file, then configuration tables.
+
+        A rule with an id already defined replaces it; ``disable = true`` removes
+        it; ``replace=True`` starts from nothing instead of the shipped set.
+        ``project`` fills ``{project}`` in messages.  Raises ``RuleError``.
+        """
+        layers: list[tuple[str, list[Any]]] = []
+        if not replace:
+            layers.append(("kwdocs/rules.toml", _rule_tables(_shipped_text(), "kwdocs/rules.toml")))
+        for path in extra_files:
+            layers.append((str(path), _read_rule_file(Path(path))))
+        extra = list(extra_rules)
+        if extra:
+            layers.append(("configuration", extra))
+        specs, sources = _merge(layers)
+        rules = tuple(_compile(spec, source) for spec, source in zip(specs, sources))
+        return cls(rules=rules, specs=tuple(specs), project=project or "this project")
+
+    def fingerprint(self) -> str:
+        """Stable hash of the effective rules, for cache keys."""
+        document = {"engine": ENGINE_VERSION, "project": self.project, "rules": list(self.specs)}
+        return hashlib.sha256(json.dumps(document, sort_keys=True).encode()).hexdigest()
+
+    # ------------------------------------------------------------ evaluation
+
+    def evaluate(self, facts: dict, text: str | None, calls: list[dict]) -> dict[str, list]:
+        """Findings of one file: a sorted list of Markdown sentences per section,
+        security findings as ``{"line", "message", "rule"}`` sorted by line, the
+        ``tags`` of the rules that matched, and ``secret_lines``.  Never raises
+        on odd facts: what is not the expected shape is skipped."""
+        path = str(facts.get("path", ""))
+        language = str(facts.get("language", ""))
+        by_folder, ordinary, fallbacks = self._rules_for(language)
+        context = _Context(self, facts, text, calls or [])
+        out: dict[str, list] = {section: [] for section in SECTIONS}
+        tags: set[str] = set()
+        matched_sections: set[str] = set()
+        folder_ids = context.folder_rules
+        for rule in by_folder:
+            if rule.id in folder_ids:
+                out[rule.section].append(context.format(rule, []))
+                matched_sections.add(rule.section)
+                tags.update(rule.tags)
+        for rule in ordinary:
+            if self._apply(rule, path, context, out):
+                matched_sections.add(rule.section)
+                tags.update(rule.tags)
+        for rule in fallbacks:
+            if rule.section not in matched_sections and self._apply(rule, path, context, out):
+                matched_sections.add(rule.section)
+                tags.update(rule.tags)
+        result: dict[str, list] = {section: sorted(set(out[section])) for section in SECTIONS if section != "security"}
+        unique = {(f["line"], f["rule"], f["message"]): f for f in out["security"]}
+        result["security"] = [unique[key] for key in sorted(unique)]
+        result["tags"] = sorted(tags)
+        # the same lines mask_secrets() reports: a page of a file without any needs no masking pass
+        result["secret_lines"] = sorted({context.scanned.line_of(span.start) for span in context.spans()})
+        return result
+
+    def _rules_for(self, language: str) -> tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]:
+        """The rules for a language: decided by folder alone, other ordinary rules, fallbacks."""
+        cached = self._by_language.get(language)
+        if cached is None:
+            usable = [r for r in self.rules if r.languages is None or language in r.languages]
+            cached = (tuple(r for r in usable if r.folder_only),
+                      tuple(r for r in usable if not r.fallback and not r.folder_only),
+                      tuple(r for r in usable if r.fallback))
+            self._by_language[language] = cached
+        return cached
+
+    def _apply(self, rule: Rule, path: str, context: "_Context", out: dict[str, list]) -> bool:
+        """Add the rule's message(s) to ``out`` if it matches; say whether it did."""
+        if rule.exclude_paths is not None and rule.exclude_paths.match(path):
+            return False
+        hits: list[_Hit] = []
+        triggered = 0
+        for key in rule.triggers:
+            found = context.hits(rule, key)
+            if found:
+                triggered += 1
+                hits.extend(found)
+            elif rule.match_all:
+                return False
+        if not triggered and not (rule.fallback and not rule.triggers):
+            return False
+        if rule.section == "security":
+            for hit in hits:
+                message = context.format(rule, [hit.label] if hit.label else [])
+                line = hit.line if isinstance(hit.line, int) and not isinstance(hit.line, bool) else 0
+                out["security"].append({"line": line, "message": message, "rule": rule.id})
+        else:
+            out[rule.section].append(context.format(rule, [hit.label for hit in hits if hit.label]))
+        return True
+
+    def _folder_rules(self, folder: str) -> frozenset[str]:
+        """Ids of the folder-glob rules that match files in ``folder``; memoised, folders hold many files."""
+        key = ("folder", folder)
+        found = self._memo.get(key)
+        if found is None:
+            probe = folder + "/" if folder else ""
+            found = frozenset(rule.id for rule in self.rules
+                              if rule.folder_paths and rule.paths is not None and rule.paths.match(probe))
+            self._memo[key] = found
+        return found
+
+    def _matching(self, kind: str, value: str) -> tuple[Rule, ...]:
+        """Rules whose ``kind`` patterns match ``value``; memoised, names repeat across files."""
+        key = (kind, value)
+        found = self._memo.get(key)
+        if found is None:
+            found = tuple(rule for rule in self.rules
+                          if (pattern := getattr(rule, kind)) is not None and pattern.fullmatch(value))
+            self._memo[key] = found
+        return found
+
+    # ------------------------------------------------------------ secrets
+
+    def _secret_spans(self, text: _Text) -> list[_Span]:
+        """Where secrets are, overlaps resolved (the earlier rule wins a tie)."""
+        candidates: list[_Span] = []
+        for order, rule in enumerate(self._secret_rules):
+            for match in text.matches(rule):
+                group = "secret" if "secret" in match.re.groupindex and match.group("secret") else 0
+                secret = match.group(group)
+                if not secret or any(ignore.search(secret) for ignore in rule.text_ignore):
+                    continue
+                start, end = match.span(group)
+                candidates.append(_Span(start, end, rule.keep, rule, order))
+        candidates.sort(key=lambda span: (span.start, -span.end, span.order))
+        spans: list[_Span] = []
+        for span in candidates:
+            if not spans or span.start >= spans[-1].end:
+                spans.append(span)
+        return spans
+
+    def mask_secrets(self, text: str) -> tuple[str, list[int]]:
+        """The text with each secret masked (a short prefix kept) and the lines where secrets were."""
+        scanned = _Text(text)
+        spans = self._secret_spans(scanned)
+        if not spans:
+            return text, []
+        pieces: list[str] = []
+        position = 0
+        for span in spans:
+            pieces.append(text[position:span.start])
+            pieces.append(_mask(text[span.start:span.end], span.keep))
+            position = span.end
+        pieces.append(text[position:])
+        return "".join(pieces), sorted({scanned.line_of(span.start) for span in spans})
+
+
+def _mask(secret: str, keep: int) -> str:
+    """Keep at most a quarter of the secret; stars for the rest, newlines kept so lines stay put."""
+    keep = min(keep, len(secret) // 4)
+    return secret[:keep] + re.sub(r"[^\n]", "*", secret[keep:])
+
+
+_EMPTY_LIST = re.compile(r"\s*\(\{match(?:es)?\}\)")
+"""A parenthesised ``({matches})`` is left out of a message when there is nothing to list."""
+
+
+class _Context:
+    """One file under evaluation: the facts indexed once, then shared by every rule."""
+
+    def __init__(self, ruleset: RuleSet, facts: dict, text: str | None, calls: list[dict]) -> None:
+        self.ruleset = ruleset
+        self.facts = facts
+        self.text = text
+        self.calls = calls
+        self.path = str(facts.get("path", ""))
+        self.folder_rules = ruleset._folder_rules(posixpath.dirname(self.path))
+        self._index: dict[str, dict[str, list[_Hit]]] = {}
+        self.scanned = _Text(text or "")
+        self._spans: list[_Span] | None = None
+        self._secret_hits: dict[str, list[_Hit]] | None = None
+
+    # -- per-kind indexes: rule id -> hits, built on the first rule that asks
+
+    def hits(self, rule: Rule, key: str) -> list[_Hit]:
+        if key == "paths":
+            if rule.folder_paths:
+                matched = rule.id in self.folder_rules
+            else:
+                matched = rule.paths is not None and rule.paths.match(self.path) is not None
+            return [_Hit(None, "")] if matched else []
+        if key == "text":
+            return self._text_hits(rule)
+        if key == "calls":
+            return [_Hit(hit.line, self._call_label(rule, call))
+                    for call, hit in self._indexed("calls").get(rule.id, []) if self._args_ok(rule, call)]
+        return self._indexed(key).get(rule.id, [])
+
+    def _indexed(self, key: str) -> dict[str, list]:
+        index = self._index.get(key)
+        if index is None:
+            index = {}
+            for value, make_hit in getattr(self, f"_{key}")():
+                matching = self.ruleset._matching(key, value)
+                if matching:
+                    hit = make_hit()
+                    for rule in matching:
+                        index.setdefault(rule.id, []).append(hit)
+            self._index[key] = index
+        return index
+
+    # Each yields (name to match, how to make the hit): hits are made only for the few that match.
+
+    def _imports(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+        for item in _tables(self.facts.get("imports")):
+            module = str(item.get("module") or "")
+            if not module:
+                continue
+            line = item.get("line")
+            yield module, lambda line=line, module=module: _Hit(line, module)
+            for name in item.get("names") or []:
+                if isinstance(name, str) and name != "*":
+                    dotted = f"{module}.{name}"
+                    yield dotted, lambda line=line, dotted=dotted: _Hit(line, dotted)
+
+    def _decorators(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+        for symbol in _tables(self.facts.get("symbols")):
+            for decorator in symbol.get("decorators") or []:
+                yield _normal_decorator(str(decorator)), lambda symbol=symbol: _Hit(
+                    symbol.get("line"), str(symbol.get("name", "")))
+
+    def _bases(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+        for symbol in _tables(self.facts.get("symbols")):
+            if symbol.get("kind") == "class" and symbol.get("signature"):
+                for base in _base_names(str(symbol["signature"])):
+                    yield base, lambda symbol=symbol: _Hit(symbol.get("line"), str(symbol.get("name", "")))
+
+    def _symbols(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+        for symbol in _tables(self.facts.get("symbols")):
+            if symbol.get("kind") not in ("import", "include"):
+                yield str(symbol.get("name", "")), lambda symbol=symbol: _Hit(
+                    symbol.get("line"), str(symbol.get("parent") or symbol.get("name", "")))
+
+    def _calls(self) -> Iterator[tuple[str, Callable[[], tuple[dict, _Hit]]]]:
+        for call in _tables(self.calls):
+            name = call.get("name")
+            if name and isinstance(name, str):
+                yield name, lambda call=call, name=name: (call, _Hit(call.get("line"), name))
+
+    @staticmethod
+    def _args_ok(rule: Rule, call: dict) -> bool:
+        for name, regex in rule.if_args:
+            value = _arg(call, name)
+            if value is None or not regex.search(value):
+                return False
+        return not any((value := _arg(call, name)) is not None and regex.search(value)
+                       for name, regex in rule.unless_args)
+
+    @staticmethod
+    def _call_label(rule: Rule, call: dict) -> str:
+        """The called name, with the arguments the rule looked at (``subprocess.run(..., shell=True)``)."""
+        shown = [f"{name}={value}" for name, _ in (*rule.if_args, *rule.unless_args)
+                 if not name.isdigit() and (value := _arg(call, name)) is not None]
+        name = str(call.get("name", ""))
+        return f"{name}(..., {', '.join(shown)})" if shown else name
+
+    def _text_hits(self, rule: Rule) -> list[_Hit]:
+        if self.text is None:
+            return []
+        if rule.secret:
+            return self._secrets().get(rule.id, [])
+        every = rule.section == "security"
+        # a sentence needs one match, or a few to list; only security reports every one
+        enough = LABEL_LIMIT + 1 if "{match" in rule.message else 1
+        hits: list[_Hit] = []
+        for match in self.scanned.matches(rule):
+            group = "name" if "name" in match.re.groupindex and match.group("name") else 0
+            if any(ignore.search(match.group(group)) for ignore in rule.text_ignore):
+                continue
+            line = self.scanned.line_of(match.start()) if every else None
+            hits.append(_Hit(line, self._masked(*match.span(group))))
+            if not every and len(hits) >= enough:
+                break
+        return hits
+
+    def spans(self) -> list[_Span]:
+        if self._spans is None:
+            self._spans = self.ruleset._secret_spans(self.scanned)
+        return self._spans
+
+    def _masked(self, start: int, end: int) -> str:
+        """``text[start:end]`` with any secret inside it masked, as on the page."""
+        piece = self.text[start:end]
+        for span in self.spans():
+            if span.start < end and span.end > start:
+                secret = self.text[span.start:span.end]
+                masked = _mask(secret, span.keep)
+                low, high = max(start, span.start), min(end, span.end)
+                piece = piece[:low - start] + masked[low - span.start:high - span.start] + piece[high - start:]
+        return piece
+
+    def _secrets(self) -> dict[str, list[_Hit]]:
+        if self._secret_hits is None:
+            self._secret_hits = {}
+            for span in self.spans():
+                masked = _mask(self.text[span.start:span.end], span.keep)
+                shown = next((line.strip() for line in masked.split("\n") if line.strip()), masked)
+                if len(shown) > SECRET_LABEL_WIDTH:
+                    shown = shown[:SECRET_LABEL_WIDTH] + "…"
+                self._secret_hits.setdefault(span.rule.id, []).append(
+                    _Hit(self.scanned.line_of(span.start), shown))
+        return self._secret_hits
+
+    # -- messages
+
+    def format(self, rule: Rule, labels: list[str]) -> str:
+        folder = posixpath.dirname(self.path)
+        values = {
+            "path": self.path,
+            "name": posixpath.basename(self.path),
+            "folder": folder or ".",
+            "folder_name": posixpath.basename(folder) or ".",
+            "where": f"the `{folder}` folder" if folder else "the root folder",
+            "project": self.ruleset.project,
+            "type": str(self.facts.get("type_label") or self.facts.get("language") or "file"),
+            "language": str(self.facts.get("language") or ""),
+            "match": f"`{_short(min(labels))}`" if labels else "",
+            "matches": _code_list(labels),
+        }
+        message = rule.message if labels else _EMPTY_LIST.sub("", rule.message)
+        return message.format_map(values)
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> RuleSet:
+    return RuleSet.load()
+
+
+def mask_secrets(text: str, rules: RuleSet | None = None) -> tuple[str, list[int]]:
+    """``text`` with every secret-looking string masked, and the lines where secrets were.
+
+    Uses the shipped secret rules unless a ``RuleSet`` (with a project's own
+    secret rules) is given.
+    """
+    return (rules or _shipped()).mask_secrets(text)

@@ -1,0 +1,247 @@
+"""The Python extractor: what a reader of a keyword page checks against the source."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from kwdocs.extract import extract_bytes
+from kwdocs.extract import python as python_extractor
+from kwdocs.extract.python import extract, resolve_relative
+
+FIXTURES = Path(__file__).parent / "fixtures" / "python"
+CORPUS = Path("/work/corpus/full")
+REAL_FILES = ["torch/nn/modules/linear.py", "functorch/dim/magic_trace.py", "functorch/dim/_tensor_info.py"]
+
+
+def extract_fixture(relative: str, path: str | None = None) -> dict:
+    return extract((FIXTURES / relative).read_text(encoding="utf-8"), path or relative)
+
+
+def by_name(facts: dict, kind: str) -> dict[str, dict]:
+    return {symbol["name"]: symbol for symbol in facts["symbols"] if symbol["kind"] == kind}
+
+
+def definitions_by_ast_walk(text: str) -> set[tuple[str, str, int, str]]:
+    """Independent truth: (kind, name, line, parent) of every def/class not local to a function."""
+    tree = ast.parse(text)
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        classes, ancestor, local = [], parents.get(node), False
+        while ancestor is not None:
+            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                local = True
+            elif isinstance(ancestor, ast.ClassDef):
+                classes.append(ancestor.name)
+            ancestor = parents.get(ancestor)
+        if local:
+            continue
+        kind = "class" if isinstance(node, ast.ClassDef) else ("method" if classes else "function")
+        found.add((kind, node.name, node.lineno, ".".join(reversed(classes))))
+    return found
+
+
+def definitions_extracted(facts: dict) -> set[tuple[str, str, int, str]]:
+    return {(s["kind"], s["name"], s["line"], s.get("parent", "")) for s in facts["symbols"]
+            if s["kind"] in ("class", "function", "method")}
+
+
+@pytest.mark.parametrize("relative", REAL_FILES + ["features.py"])
+def test_definitions_agree_with_an_independent_ast_walk(relative):
+    text = (FIXTURES / relative).read_text(encoding="utf-8")
+    assert definitions_extracted(extract(text, relative)) == definitions_by_ast_walk(text)
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="the PyTorch corpus is not on this machine")
+def test_definitions_agree_with_ast_walk_on_a_corpus_sample():
+    paths = sorted(CORPUS.rglob("*.py"))[::25]
+    assert len(paths) > 50
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        facts = extract(text, path.relative_to(CORPUS).as_posix())
+        if facts["parsed"]:
+            assert definitions_extracted(facts) == definitions_by_ast_walk(text), path
+
+
+def test_classes_methods_and_signatures_of_linear():
+    facts = extract_fixture("torch/nn/modules/linear.py")
+    classes = by_name(facts, "class")
+    assert {name: (s["line"], s["signature"]) for name, s in classes.items()} == {
+        "Identity": (22, "(Module)"),
+        "Linear": (53, "(Module)"),
+        "NonDynamicallyQuantizableLinear": (148, "(Linear)"),
+        "Bilinear": (162, "(Module)"),
+        "LazyLinear": (259, "(LazyModuleMixin, Linear)"),
+    }
+    init = next(s for s in facts["symbols"] if s["name"] == "__init__" and s.get("parent") == "Linear")
+    assert init == {"name": "__init__", "kind": "method", "line": 96, "parent": "Linear",
+                    "signature": "(self, in_features: int, out_features: int, bias: bool = True, "
+                                 "device=None, dtype=None) -> None"}
+    assert facts["parsed"] is True and "problems" not in facts
+
+
+def test_nested_classes_async_decorators_and_constants():
+    facts = extract_fixture("features.py", "jobs/features.py")
+    symbols = {(s["kind"], s["name"]): s for s in facts["symbols"]}
+    assert symbols[("class", "Scheduler")]["signature"] == "(Base, metaclass=Registry)"
+    assert symbols[("class", "Job")]["parent"] == "Scheduler"
+    assert symbols[("class", "Result")]["parent"] == "Scheduler.Job"
+    assert symbols[("method", "ok")]["parent"] == "Scheduler.Job.Result"
+    assert symbols[("method", "state")]["decorators"] == ["property"]
+    parse = symbols[("method", "parse")]
+    assert parse["decorators"] == ["staticmethod", "functools.lru_cache(maxsize=8)"]
+    assert parse["signature"] == "(text: str, *, strict: bool = False, **options: Any) -> dict[str, Any]"
+    run = symbols[("method", "run")]
+    assert (run["detail"], run["signature"]) == ("async", "(self, command, /, retries=MAX_RETRIES, *args) -> int")
+    assert symbols[("function", "main")]["detail"] == "async"
+    assert symbols[("function", "fallback_device")]["line"] == 27  # defined under except ImportError
+    assert ("function", "helper") not in symbols  # local to a method
+    constants = sorted(name for kind, name in symbols if kind == "constant")
+    assert constants == ["DEFAULT_TIMEOUT", "HAS_TORCH", "LOG_LEVEL", "MAX_RETRIES", "_CACHE_DIR"]
+    assert symbols[("type", "T")]["line"] == 16
+    assert facts["docstring"].startswith("Scheduling helpers for a job runner.")
+
+
+def test_imports_as_dependencies_and_keywords():
+    facts = extract_fixture("features.py", "jobs/features.py")
+    imports = [(i["module"], i.get("names"), i["line"], i["kind"]) for i in facts["imports"]]
+    assert ("numpy", None, 8, "import") in imports
+    assert ("os.path", None, 9, "import") in imports
+    assert ("typing", ["Any", "TypeVar"], 10, "from") in imports
+    assert ("yaml", ["load"], 14, "from") in imports
+    assert ("pickle", None, 60, "import") in imports  # a lazy import is a dependency too
+    keywords = by_name(facts, "import")
+    assert keywords["np"] == {"name": "np", "kind": "import", "line": 8, "signature": "numpy"}
+    assert keywords["os.path"]["line"] == 9
+    assert keywords["TypeVar"]["line"] == 12  # the line of the name in a parenthesised import
+    assert keywords["yaml_load"]["signature"] == "yaml.load"
+    assert "annotations" not in keywords  # __future__ switches are not keywords
+
+
+def test_relative_imports_resolve_against_the_package():
+    linear = extract_fixture("torch/nn/modules/linear.py")
+    assert {"module": "torch.nn.modules.module", "names": ["Module"], "line": 11, "kind": "from",
+            "level": 1} in linear["imports"]
+    assert by_name(linear, "import")["Module"]["signature"] == "torch.nn.modules.module.Module"
+    info = extract_fixture("functorch/dim/_tensor_info.py")
+    modules = {(i["module"], tuple(i["names"]), i["level"]) for i in info["imports"] if i["kind"] == "from"}
+    assert ("functorch.dim._dim_entry", ("DimEntry",), 1) in modules
+    assert ("functorch.dim", ("Dim", "DimEntry", "Tensor"), 1) in modules
+
+    parent = extract("from .. import init\nfrom ..utils import fuse\n", "torch/nn/modules/__init__.py")
+    assert [(i["module"], i["names"], i["level"]) for i in parent["imports"]] == [
+        ("torch.nn", ["init"], 2), ("torch.nn.utils", ["fuse"], 2)]
+
+
+@pytest.mark.parametrize("module, level, expected", [
+    ("module", 1, "torch.nn.modules.module"),
+    (None, 1, "torch.nn.modules"),
+    (None, 2, "torch.nn"),
+    ("utils.fusion", 2, "torch.nn.utils.fusion"),
+    ("x", 4, "....x"),  # above the source root: kept as written
+    ("os", 0, "os"),
+])
+def test_resolve_relative(module, level, expected):
+    assert resolve_relative(module, level, ["torch", "nn", "modules"]) == expected
+
+
+def test_calls_resolve_aliases_and_keep_keyword_arguments():
+    facts = extract_fixture("features.py", "jobs/features.py")
+    calls = {(c["name"], c["line"]): c for c in facts["calls"]}
+    assert calls[("subprocess.run", 54)]["kwargs"] == {"shell": "True", "check": "False"}
+    assert calls[("yaml.load", 51)]["kwargs"] == {"Loader": "yaml.SafeLoader"}  # via `load as yaml_load`
+    assert calls[("numpy.load", 55)]["args"] == ["'weights.npy'"]  # np -> numpy
+    assert ("eval", 56) in calls and ("pickle.loads", 61) in calls
+    magic = extract_fixture("functorch/dim/magic_trace.py")
+    popen = next(c for c in magic["calls"] if c["name"] == "subprocess.Popen")
+    assert popen["kwargs"] == {"stderr": "subprocess.PIPE", "encoding": "'utf-8'"}
+
+
+def test_licence_header_is_not_the_overview():
+    assert extract_fixture("functorch/dim/magic_trace.py")["docstring"] == ""
+    assert extract("# mypy: allow-untyped-defs\n# Helpers for tensor layouts.\nx = 1\n", "m.py")[
+        "docstring"] == "Helpers for tensor layouts."
+
+
+def test_syntax_error_falls_back_and_still_lists_definitions():
+    facts = extract_fixture("torch/testing/_internal/py312_intrinsics.py")
+    assert facts["parsed"] is False
+    assert facts["problems"][0]["line"] == 11
+    assert facts["problems"][0]["message"].startswith("syntax error at line 11:")
+    assert definitions_extracted(facts) == {
+        ("class", "Foo", 8, ""), ("method", "_default_update", 10, "Foo"),
+        ("method", "test_default_update", 22, "Foo")}
+    assert by_name(facts, "method")["_default_update"]["decorators"] == ["classmethod"]
+    compile_call = next(c for c in facts["calls"] if c["name"] == "torch.compile")
+    assert compile_call["kwargs"] == {"backend": '"eager"', "fullgraph": "True"}
+
+
+def test_pep695_file_through_the_tolerant_parser():
+    facts = extract_fixture("pep695.py", "geometry/pep695.py")
+    assert facts["parsed"] is False
+    symbols = {(s["kind"], s["name"]): s for s in facts["symbols"]}
+    assert symbols[("type", "Point")]["line"] == 5
+    assert symbols[("constant", "ORIGIN")]["line"] == 6
+    assert symbols[("function", "midpoint")]["signature"] == "(a: T, b: T) -> T"
+    assert symbols[("class", "Box")] == {"name": "Box", "kind": "class", "line": 14, "signature": "(Shape)",
+                                         "decorators": ["dataclass"]}
+    area = symbols[("method", "area")]
+    assert (area["parent"], area["detail"], area["signature"]) == (
+        "Box", "async", "(self, scale: float = 1.0) -> float")
+    assert {"module": "geometry.base", "names": ["Shape"], "line": 3, "kind": "from", "level": 1} in facts["imports"]
+    assert facts["docstring"] == "Geometry types written with Python 3.12 syntax."
+    assert any(c["name"] == "eval" for c in facts["calls"])
+
+
+def test_line_regex_when_tree_sitter_is_unusable(monkeypatch):
+    monkeypatch.setattr(python_extractor, "_tree_sitter_parser", lambda: None)
+    facts = extract_fixture("pep695.py", "geometry/pep695.py")
+    assert facts["parsed"] is False
+    assert definitions_extracted(facts) == {
+        ("function", "midpoint", 9, ""), ("class", "Box", 14, ""), ("method", "area", 17, "Box")}
+    assert by_name(facts, "method")["area"]["detail"] == "async"
+    assert [(i["module"], i["level"]) for i in facts["imports"]] == [("dataclasses", 0), ("geometry.base", 1)]
+
+
+@pytest.mark.parametrize("text", [
+    "x = " + "+".join(["1"] * 100_000) + "\ndef after(): pass\n",    # RecursionError in the parser
+    "x = " + "-" * 100_000 + "1\ndef after(): pass\n",             # MemoryError in the parser
+    "def after(x=" + "-" * 1_000 + "1): pass\n",                   # parses, too deep to unparse
+    "def after(): pass\n" + "".join(" " * i + "if x:\n" for i in range(120)) + " " * 120 + "pass\n",
+    "def after(): pass\nx = '\0'\n",
+])
+def test_pathological_code_is_a_problem_not_a_crash(text):
+    facts = extract(text, "m.py")
+    assert facts["parsed"] is False and facts["problems"]
+    assert "after" in by_name(facts, "function")
+
+
+def test_latin1_file_through_extract_bytes():
+    data = (FIXTURES / "latin1.py").read_bytes()
+    facts, text, _ = extract_bytes("pkg/latin1.py", data)
+    assert facts["encoding"] == "iso8859-1"
+    assert facts["docstring"] == "Café: un module écrit en Latin-1."
+    assert [(s["kind"], s["name"], s["line"]) for s in facts["symbols"]] == [
+        ("constant", "GREETING", 4), ("function", "café", 7)]
+    assert by_name(facts, "function")["café"]["signature"] == "(crème: str) -> str"
+
+
+@pytest.mark.parametrize("relative", REAL_FILES + ["features.py", "pep695.py",
+                                                   "torch/testing/_internal/py312_intrinsics.py"])
+def test_symbols_are_on_their_lines_sorted_and_unique(relative):
+    text = (FIXTURES / relative).read_text(encoding="utf-8")
+    facts = extract(text, relative)
+    lines = text.split("\n")
+    for symbol in facts["symbols"]:
+        assert symbol["name"] in lines[symbol["line"] - 1], symbol
+    keys = [(s["line"], s["name"]) for s in facts["symbols"]]
+    assert keys == sorted(keys)
+    assert len({repr(s) for s in facts["symbols"]}) == len(facts["symbols"])
+    assert extract(text, relative) == facts

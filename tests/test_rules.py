@@ -1,0 +1,469 @@
+"""The rule set behind File Purpose, Architecture & Design, Code Patterns,
+Performance and Security: what it finds, what it must not find, that secrets
+never show in full, and that a project can extend it."""
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from kwdocs.rules import RuleError, RuleSet, mask_secrets
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rules"
+
+
+@pytest.fixture(scope="module")
+def rules() -> RuleSet:
+    return RuleSet.load(project="Acme")
+
+
+def facts_for(path: str, language: str = "python", **extra) -> dict:
+    return {"path": path, "language": language, "imports": [], "symbols": [], **extra}
+
+
+def call(name: str, line: int = 3, args: list[str] | None = None, **kwargs: str) -> dict:
+    """A call record as the Python extractor writes it (names resolved through imports)."""
+    return {"name": name, "line": line, "kwargs": kwargs, "args": args or []}
+
+
+def security(rules: RuleSet, calls: list[dict], path: str = "tools/job.py", language: str = "python",
+             text: str = "") -> list[dict]:
+    return rules.evaluate(facts_for(path, language), text, calls)["security"]
+
+
+# ---------------------------------------------------------------- security: calls
+
+FLAGGED_CALLS = [
+    ("security.eval", call("eval", args=["expression"])),
+    ("security.eval", call("builtins.eval")),
+    ("security.exec", call("exec", args=["source"])),
+    ("security.pickle", call("pickle.loads")),        # also `from pickle import loads; loads(x)`
+    ("security.pickle", call("pickle.load")),
+    ("security.pickle", call("pickle.Unpickler")),
+    ("security.torch-load", call("torch.load", args=["path"])),
+    ("security.torch-load", call("torch.load", weights_only="False")),
+    ("security.numpy-pickle", call("numpy.load", allow_pickle="True")),
+    ("security.shell-true", call("subprocess.run", args=["cmd"], shell="True")),
+    ("security.shell-true", call("subprocess.check_output", shell="use_shell")),
+    ("security.os-shell", call("os.system", args=["'make'"])),
+    ("security.os-shell", call("os.popen")),
+    ("security.yaml-load", call("yaml.load", args=["stream"])),
+    ("security.yaml-load", call("yaml.load", args=["stream"], Loader="yaml.FullLoader")),
+    ("security.yaml-load", call("yaml.unsafe_load", args=["stream"])),
+    ("security.mktemp", call("tempfile.mktemp")),
+    ("security.tls-verify", call("requests.get", args=["url"], verify="False")),
+]
+
+SAFE_CALLS = [
+    call("model.eval"),                                   # nn.Module.eval, not builtins.eval
+    call("self.exec"),
+    call("pickle.dumps"),
+    call("torch.load", args=["path"], weights_only="True"),
+    call("torch.save"),
+    call("numpy.load", args=["path"]),
+    call("subprocess.run", args=["cmd"]),
+    call("subprocess.run", args=["cmd"], shell="False"),
+    call("os.path.join"),
+    call("yaml.load", args=["stream"], Loader="yaml.SafeLoader"),
+    call("yaml.load", args=["stream"], Loader="yaml.CSafeLoader"),
+    call("yaml.load", args=["stream", "yaml.SafeLoader"]),  # the loader given by position
+    call("yaml.safe_load", args=["stream"]),
+    call("tempfile.mkstemp"),
+    call("tempfile.NamedTemporaryFile"),
+    call("requests.get", args=["url"], verify="True"),
+]
+
+
+@pytest.mark.parametrize("rule_id, flagged", FLAGGED_CALLS, ids=lambda item: item if isinstance(item, str) else "")
+def test_risky_calls_are_reported_with_their_line(rules, rule_id, flagged):
+    found = security(rules, [dict(flagged, line=17)])
+    assert [(f["rule"], f["line"]) for f in found] == [(rule_id, 17)]
+    assert f"`{flagged['name']}" in found[0]["message"]
+
+
+@pytest.mark.parametrize("harmless", SAFE_CALLS, ids=lambda item: f"{item['name']}{sorted(item['kwargs'].items())}")
+def test_safe_calls_are_not_reported(rules, harmless):
+    assert security(rules, [harmless]) == []
+
+
+def test_a_call_finding_shows_the_argument_that_made_it_risky(rules):
+    [finding] = security(rules, [call("torch.load", weights_only="False")])
+    assert "`torch.load(..., weights_only=False)`" in finding["message"]
+    [finding] = security(rules, [call("subprocess.Popen", shell="True")])
+    assert "`subprocess.Popen(..., shell=True)`" in finding["message"]
+
+
+def test_call_rules_apply_to_python_only(rules):
+    assert security(rules, [call("eval"), call("os.system")], path="src/eval.cpp", language="cpp") == []
+
+
+def test_each_call_is_one_finding_in_line_order(rules):
+    found = security(rules, [call("eval", line=40), call("os.system", line=5), call("eval", line=12)])
+    assert [(f["line"], f["rule"]) for f in found] == [(5, "security.os-shell"), (12, "security.eval"),
+                                                         (40, "security.eval")]
+
+
+# ---------------------------------------------------------------- security: text (C++, shell)
+
+def test_unbounded_string_copies_and_shell_calls_in_cpp(rules):
+    text = (FIXTURES / "socket_util.h").read_text()
+    found = security(rules, [], path="torch/lib/libshm/socket_util.h", language="cpp", text=text)
+    lines = text.splitlines()
+    reported = {(f["rule"], lines[f["line"] - 1].strip()) for f in found}
+    assert reported == {
+        ("security.c-unbounded-copy", "strcpy(dst, src);"),
+        ("security.c-unbounded-copy", 'std::strcat(dst, "/");'),
+        ("security.c-shell", "return system(command);"),
+    }  # and not safe_strcpy(...)
+
+
+def test_a_download_piped_into_a_shell(rules):
+    text = (FIXTURES / "install_deps.sh").read_text()
+    found = security(rules, [], path="scripts/install_deps.sh", language="shell", text=text)
+    assert [(f["rule"], f["line"]) for f in found] == [("security.pipe-to-shell", 5)]
+
+
+# ---------------------------------------------------------------- secrets
+
+LEAKY = (FIXTURES / "leaky_settings.py").read_text()
+PLANTED = {  # secret -> the rule that must report it
+    "AKIAIOSFODNN7EXAMPLE": "security.secret.aws-access-key",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": "security.secret.aws-secret-key",
+    "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d": "security.secret.github-token",
+    "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":
+        "security.secret.github-token",
+    "xoxb-321223307924-4026859952890-D53X83RZJzzzzgEOzdmenCkh": "security.secret.slack-token",
+    "AIzaJKY40uvSwMFLZDe1f8rESQedUStPKR0CsTy": "security.secret.google-api-key",
+    "sk_live_vMdgaKjIg8xNbe3nNyjOq9wM": "security.secret.stripe-key",
+    "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": "security.secret.huggingface-token",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIy"
+    "fQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": "security.secret.jwt",
+    "s3cr3t-Hunter2!": "security.secret.assignment",
+    "Tr0ub4dor&3": "security.secret.url-credentials",
+    "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c": "security.secret.assignment",
+    "9bArPcZm9FveqizK7c0rUVdBDk3uSvKzT0MKBzRH3mNsDoBslXumhNZDH7Xq10JNCeFdAkxYSPI9":
+        "security.secret.private-key",
+}
+
+
+def line_of(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def test_every_planted_secret_is_found_on_its_line(rules):
+    found = security(rules, [], path="deploy/leaky_settings.py", text=LEAKY)
+    by_line = {(f["line"], f["rule"]) for f in found}
+    for secret, rule_id in PLANTED.items():
+        line = line_of(LEAKY, "-----BEGIN") if rule_id.endswith("private-key") else line_of(LEAKY, secret)
+        assert (line, rule_id) in by_line, secret
+    assert len(found) == len(PLANTED)  # one finding each, the key block included
+
+
+def test_mask_secrets_leaves_no_secret_in_full():
+    masked, lines = mask_secrets(LEAKY)
+    for secret in PLANTED:
+        assert secret not in masked
+    assert masked.count("\n") == LEAKY.count("\n")  # line numbers on the page stay right
+    assert 'AWS_ACCESS_KEY_ID = "AKIA****************"' in masked
+    assert "-----BEGIN RSA PRIVATE KEY-----\n****" in masked
+    assert 'RESULTS_DIR = os.path.join(os.path.dirname(__file__), "results")' in masked
+    assert lines == sorted({line_of(LEAKY, "-----BEGIN") if rule.endswith("private-key") else line_of(LEAKY, s)
+                            for s, rule in PLANTED.items()})
+
+
+def test_findings_show_secrets_masked_only(rules):
+    findings = rules.evaluate(facts_for("deploy/leaky_settings.py"), LEAKY, [])
+    dumped = json.dumps(findings)
+    for secret in PLANTED:
+        assert secret not in dumped
+        assert secret[4:] not in dumped  # not even without the kept prefix
+    messages = [f["message"] for f in findings["security"]]
+    assert "Contains an **AWS access key id** (`AKIA****************`)." in messages
+    assert findings["secret_lines"] == mask_secrets(LEAKY)[1]
+
+
+def test_placeholders_and_environment_lookups_are_not_secrets(rules):
+    text = (FIXTURES / "safe_settings.py").read_text()
+    assert mask_secrets(text) == (text, [])
+    assert security(rules, [], path="deploy/safe_settings.py", text=text) == []
+
+
+def test_a_secret_inside_another_rules_match_is_masked_too():
+    custom = RuleSet.load(extra_rules=[{
+        "id": "patterns.upload-config", "section": "patterns", "message": "Configures uploads ({matches}).",
+        "text": ['"api_key": "[^"]*"']}])
+    [message] = custom.evaluate(facts_for("deploy/leaky_settings.py"), LEAKY, [])["patterns"]
+    assert "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c" not in message
+    assert '"api_key": "3f******' in message
+
+
+def test_a_project_secret_pattern_is_masked_when_its_rule_set_is_given():
+    custom = RuleSet.load(extra_rules=[{
+        "id": "security.secret.acme-token", "section": "security", "secret": True,
+        "message": "Contains an **Acme token** ({match}).", "text": ["acme_[0-9a-f]{24}"]}])
+    text = 'TOKEN_FOR_CI = "acme_0123456789abcdef01234567"\n'
+    masked, lines = mask_secrets(text, custom)
+    assert "acme_0123456789abcdef01234567" not in masked and lines == [1]
+
+
+# ---------------------------------------------------------------- purpose and role
+
+def purpose(rules: RuleSet, path: str, language: str = "python", **extra) -> list[str]:
+    return rules.evaluate(facts_for(path, language, **extra), "", [])["purpose"]
+
+
+def test_the_seeds_sentences(rules):
+    assert purpose(rules, "docs/source/distributed.md", "markdown") == [
+        "This file is part of the **documentation**."]
+    assert purpose(rules, "torch/distributed/benchmarks/README.md", "markdown") == [
+        "This file contains **examples or benchmarks**.", "This file is part of the **documentation**."]
+
+
+@pytest.mark.parametrize("path, language, expected", [
+    ("test/test_nn.py", "python", "This file is part of the **tests**."),
+    ("torch/testing/_internal/test_utils.py", "python", "This file is part of the **tests**."),
+    ("caffe2/core/net_test.py", "python", "This file is part of the **tests**."),
+    ("examples/mnist/main.py", "python", "This file contains **examples or benchmarks**."),
+    ("benchmark_matmul.py", "python", "This file contains **examples or benchmarks**."),
+    (".github/workflows/lint.yml", "yaml", "This file holds **configuration or data**."),
+    ("setup.cfg", "text", "This file holds **configuration or data**."),
+    ("CMakeLists.txt", "cmake", "This file is part of the **build system**."),
+    ("cmake/public/cuda.cmake", "cmake", "This file is part of the **build system**."),
+    ("scripts/build_android.sh", "shell", "This file is part of the **build system**."),
+    ("torch/include/ATen/Tensor.h", "cpp",
+     "This file is a **public C/C++ header**, installed for code that builds against it."),
+    ("torch/nn/modules/linear.py", "python", "This file is **core source** code."),
+    ("LICENSE", "text", "This file is a **supporting file** (Text File)."),
+])
+def test_purpose_from_path(rules, path, language, expected):
+    found = rules.evaluate(facts_for(path, language, type_label="Text File"), "", [])["purpose"]
+    assert expected in found
+
+
+def test_a_file_importing_pytest_is_a_test_and_tagged_so(rules):
+    found = rules.evaluate(facts_for("torch/utils/checks.py", imports=[{"module": "pytest", "line": 1}]), "", [])
+    assert "This file is part of the **tests**." in found["purpose"]
+    assert "This file is **core source** code." not in found["purpose"]  # the fallback only stands alone
+    assert found["tags"] == ["test"]
+
+
+@pytest.mark.parametrize("path, words", [
+    ("torch/distributed/fsdp/api.py", "**distributed training**"),
+    ("torch/csrc/distributed/c10d/Work.hpp", "**distributed training**"),
+    ("torch/nn/modules/conv.py", "**neural network building blocks**"),
+    ("torch/csrc/autograd/engine.cpp", "**C++ core**"),
+    ("torch/_inductor/codegen/triton.py", "**TorchInductor**"),
+    ("torch/cuda/memory.py", "**CUDA backend**"),
+    ("test/distributed/test_c10d.py", "**test suite**"),
+    ("docs/source/conf.py", "**documentation sources**"),
+    ("benchmarks/dynamo/huggingface.py", "**benchmarks**"),
+    ("tools/setup_helpers/env.py", "**developer tools**"),
+    ("torch/utils/data/dataloader.py", "**`torch.utils`**"),
+    ("torch/optim/adam.py", "**optimizers**"),
+    ("torch/autograd/function.py", "**automatic differentiation**"),
+    ("torch/jit/_script.py", "**TorchScript**"),
+    ("torch/fx/graph.py", "**FX**"),
+    ("torch/onnx/utils.py", "**ONNX exporter**"),
+    ("torch/testing/_comparison.py", "**testing utilities**"),
+    ("torch/include/fmt/format.h", "**Third-party code**"),
+])
+def test_role_from_folder(rules, path, words):
+    role = rules.evaluate(facts_for(path), "", [])["role"]
+    assert any(words in sentence for sentence in role), role
+
+
+def test_role_falls_back_to_the_folder(rules):
+    assert rules.evaluate(facts_for("acme/widgets/knob.py"), "", [])["role"] == [
+        "This file is in the `acme/widgets` folder."]
+    assert rules.evaluate(facts_for("setup.py"), "", [])["role"] == ["This file is in the root folder."]
+
+
+def test_no_shipped_message_names_a_project():
+    shipped = tomllib.loads((Path(__file__).parents[1] / "kwdocs" / "rules.toml").read_text())
+    for rule in shipped["rule"]:
+        assert "PyTorch" not in rule["message"], rule["id"]
+
+
+# ---------------------------------------------------------------- patterns and performance
+
+def sections(rules: RuleSet, path: str, language: str = "python", text: str = "", calls=(), **extra) -> dict:
+    return rules.evaluate(facts_for(path, language, **extra), text, list(calls))
+
+
+def test_python_patterns_name_what_they_found(rules):
+    symbols = [
+        {"name": "Point", "kind": "class", "line": 5, "decorators": ["dataclass(frozen=True)"]},
+        {"name": "Config", "kind": "class", "line": 9, "decorators": ["dataclasses.dataclass"]},
+        {"name": "timer", "kind": "function", "line": 14, "decorators": ["contextlib.contextmanager"]},
+        {"name": "Lock", "kind": "class", "line": 20, "signature": ""},
+        {"name": "__enter__", "kind": "method", "line": 21, "parent": "Lock", "signature": "(self)"},
+        {"name": "MLP", "kind": "class", "line": 30, "signature": "(nn.Module)"},
+        {"name": "Head", "kind": "class", "line": 40, "signature": "(torch.nn.Module, metaclass=Registry)"},
+        {"name": "Plain", "kind": "class", "line": 50, "signature": "(object)"},
+        {"name": "fused", "kind": "function", "line": 60, "decorators": ["torch.jit.script"]},
+        {"name": "area", "kind": "method", "line": 70, "parent": "Point", "decorators": ["property"]},
+    ]
+    text = "import asyncio\n\nasync def fetch(url):\n    return url\n"
+    found = sections(rules, "acme/model.py", text=text, symbols=symbols,
+                     imports=[{"module": "typing", "names": ["Any"], "line": 1, "kind": "from"}])
+    assert found["patterns"] == [
+        "Defines **`nn.Module` subclasses** (`Head`, `MLP`).",
+        "Defines **context managers** (`Lock`, `timer`).",
+        "Defines **dataclasses** (`Config`, `Point`).",
+        "Exposes **properties** (`area`).",
+        "Uses **TorchScript decorators** (`fused`).",
+        "Uses **async** code (`fetch`).",
+        "Uses **type hints** (`typing`, `typing.Any`).",
+    ]
+    assert found["performance"] == ["Uses **compilation** to speed up execution (`fused`)."]
+
+
+def test_cpp_patterns_and_performance(rules):
+    text = (FIXTURES / "socket_util.h").read_text()
+    imports = [{"module": name, "line": line, "kind": "include", "system": True}
+               for line, name in ((3, "cstring"), (4, "immintrin.h"), (5, "torch/extension.h"))]
+    found = sections(rules, "csrc/socket_util.h", "cpp", text=text, imports=imports)
+    assert found["patterns"] == [
+        "Binds C++ to Python with **pybind11**.",
+        "Exports symbols from a shared library with **visibility macros** (`TORCH_API`).",
+        "Uses **C++ templates**.",
+    ]
+    assert found["performance"] == ["Uses **SIMD vector instructions** (`immintrin.h`)."]
+
+
+@pytest.mark.parametrize("path, language, text, imports, calls, expected", [
+    ("acme/pool.py", "python", "", ["concurrent.futures"], [], "Runs work **in parallel** (`concurrent.futures`)."),
+    ("acme/gpu.py", "python", "", [], [call("torch.cuda.synchronize")], "Runs work on **GPUs** (`torch.cuda.synchronize`)."),
+    ("acme/kernels.cu", "cuda", "__global__ void k() {}\n", [], [], "Contains or launches **CUDA kernels** that run on the GPU."),
+    ("acme/fast.py", "python", "", [], [call("torch.compile")], "Uses **compilation** to speed up execution (`torch.compile`)."),
+    ("acme/jit.py", "python", "", ["numba"], [], "Compiles Python to machine code with **Numba**."),
+    ("acme/loop.cpp", "cpp", "#pragma omp parallel for\nfor (;;) {}\n", [], [], "Parallelizes loops with **OpenMP**."),
+    ("benchmarks/bench_add.py", "python", "", [], [], "Measures **speed** (a benchmark): results depend on the machine it runs on."),
+])
+def test_performance_notes(rules, path, language, text, imports, calls, expected):
+    found = sections(rules, path, language, text=text, calls=calls,
+                     imports=[{"module": name, "line": 1, "kind": "import"} for name in imports])
+    assert expected in found["performance"]
+
+
+def test_a_binary_file_gets_a_purpose_and_nothing_from_its_text(rules):
+    found = rules.evaluate({"path": "torch/lib/libc10.so", "language": "binary", "type_label": "Binary File"},
+                           None, [])
+    assert found["purpose"] == ["This file is a **supporting file** (Binary File)."]
+    assert found["security"] == [] and found["patterns"] == [] and found["secret_lines"] == []
+
+
+def test_odd_facts_are_skipped_not_raised_on(rules):
+    odd = {"path": "acme/x.py", "language": "python", "imports": ["torch", {"module": None}],
+           "symbols": [None, {"name": "A", "kind": "class", "signature": 3, "decorators": [None]}]}
+    found = rules.evaluate(odd, "x = 1\n", [None, {"name": 5}, {"name": "eval", "line": "?", "kwargs": []}])
+    assert [f["rule"] for f in found["security"]] == ["security.eval"]
+
+
+# ---------------------------------------------------------------- a project's own rules
+
+def test_a_project_adds_overrides_and_disables_rules():
+    base = RuleSet.load(project="Acme")
+    extended = RuleSet.load(extra_files=[FIXTURES / "project_rules.toml"], project="Acme")
+    symbols = [{"name": "main", "kind": "function", "line": 8, "decorators": ['hydra.main(config_path="conf")']}]
+    imports = [{"module": "logging", "line": 1, "kind": "import"}]
+    found = extended.evaluate(facts_for("train.py", symbols=symbols, imports=imports), "", [])
+    assert "Is configured with **Hydra** (`main`)." in found["patterns"]               # added
+    assert not any("logging" in sentence for sentence in found["patterns"])             # disabled
+    assert any("logging" in s for s in base.evaluate(facts_for("train.py", imports=imports), "", [])["patterns"])
+    handbook = extended.evaluate(facts_for("handbook/setup.rst", "rst"), "", [])["purpose"]
+    assert handbook == ["This file is part of the **Acme handbook**."]                  # replaced, by id
+    assert base.evaluate(facts_for("handbook/setup.rst", "rst"), "", [])["purpose"] == [
+        "This file is part of the **documentation**."]
+
+
+def test_configuration_tables_layer_on_top_of_rule_files():
+    extended = RuleSet.load(extra_files=[FIXTURES / "project_rules.toml"],
+                            extra_rules=[{"id": "patterns.hydra-config", "disable": True}])
+    assert "patterns.hydra-config" not in {rule.id for rule in extended.rules}
+
+
+def test_replace_drops_the_shipped_rules():
+    only = RuleSet.load(extra_files=[FIXTURES / "project_rules.toml"], replace=False)
+    replaced = RuleSet.load(extra_rules=[
+        {"id": "purpose.all", "section": "purpose", "message": "Part of the product.", "fallback": True}],
+        replace=True)
+    assert len(only.rules) > 50
+    assert [rule.id for rule in replaced.rules] == ["purpose.all"]
+    found = replaced.evaluate(facts_for("src/eval.py"), "password = 'hunter2hunter2'\n", [call("eval")])
+    assert found["purpose"] == ["Part of the product."] and found["security"] == []
+
+
+# ---------------------------------------------------------------- bad rule files
+
+def test_a_bad_rule_file_names_the_file_rule_and_key():
+    with pytest.raises(RuleError) as error:
+        RuleSet.load(extra_files=[FIXTURES / "bad_rules.toml"])
+    message = str(error.value)
+    assert "bad_rules.toml" in message and "'security.requests-timeout'" in message
+    assert "unknown key 'unles_args'" in message and "did you mean 'unless_args'" in message
+
+
+def test_a_rule_without_an_id():
+    with pytest.raises(RuleError, match=r"configuration \(rule #2\): a rule needs an 'id'"):
+        RuleSet.load(extra_rules=[{"id": "acme.ok", "section": "role", "message": "x", "paths": ["a/**"]},
+                                  {"section": "purpose", "message": "x", "paths": ["*"]}])
+
+
+@pytest.mark.parametrize("table, complaint", [
+    ({"section": "purpose", "paths": ["*"]}, "key 'message' is missing"),
+    ({"section": "purpos", "message": "x", "paths": ["*"]}, "key 'section' must be one of"),
+    ({"section": "purpose", "message": "x"}, "nothing to match on"),
+    ({"section": "patterns", "message": "x", "text": ["(unclosed"]}, "key 'text': bad regular expression"),
+    ({"section": "patterns", "message": "x", "paths": "[z-a]"}, "key 'paths'"),
+    ({"section": "patterns", "message": "x", "paths": ["!vendor/**"]}, "use 'exclude_paths'"),
+    ({"section": "patterns", "message": "In {folder_path}", "paths": ["*"]}, "unknown placeholder {folder_path}"),
+    ({"section": "patterns", "message": "x", "calls": "eval", "languages": ["pyhton"]}, "unknown language(s) pyhton"),
+    ({"section": "security", "message": "x", "unless_args": {"a": "b"}}, "key 'unless_args' needs 'calls'"),
+    ({"section": "security", "message": "x", "calls": ["eval"], "keep": 2}, "key 'keep' needs 'secret = true'"),
+    ({"section": "security", "message": "x", "calls": 7}, "key 'calls' must be a list"),
+    ({"disable": True}, "key 'disable': no earlier rule has this id"),
+])
+def test_bad_rules_are_reported_with_id_and_key(table, complaint):
+    with pytest.raises(RuleError) as error:
+        RuleSet.load(extra_rules=[{"id": "acme.rule", **table}])
+    message = str(error.value)
+    assert complaint in message
+    assert message.startswith("configuration (rule #1): rule 'acme.rule': ") or "'acme.rule'" in message
+
+
+def test_a_rule_file_that_is_not_toml(tmp_path):
+    broken = tmp_path / "rules.toml"
+    broken.write_text('[[rule]]\nid = "acme.x"\nmessage = "unterminated\n')
+    with pytest.raises(RuleError, match=re.escape(str(broken)) + ": not valid TOML"):
+        RuleSet.load(extra_files=[broken])
+
+
+# ---------------------------------------------------------------- determinism and the cache key
+
+def test_results_are_sorted_and_the_same_every_time(rules):
+    text = (FIXTURES / "leaky_settings.py").read_text()
+    calls = [call("os.system", line=30), call("eval", line=2)]
+    first = rules.evaluate(facts_for("tools/deploy.py"), text, calls)
+    again = RuleSet.load(project="Acme").evaluate(facts_for("tools/deploy.py"), text, list(reversed(calls)))
+    assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
+    for section in ("purpose", "role", "patterns", "performance", "tags"):
+        assert first[section] == sorted(set(first[section]))
+    assert first["security"] == sorted(first["security"], key=lambda f: (f["line"], f["rule"], f["message"]))
+
+
+def test_the_fingerprint_follows_the_rules():
+    shipped = RuleSet.load().fingerprint()
+    assert RuleSet.load().fingerprint() == shipped
+    added = RuleSet.load(extra_files=[FIXTURES / "project_rules.toml"]).fingerprint()
+    reworded = RuleSet.load(extra_rules=[{"id": "security.eval", "section": "security", "calls": ["eval"],
+                                          "message": "Uses `eval`."}]).fingerprint()
+    disabled = RuleSet.load(extra_rules=[{"id": "security.eval", "disable": True}]).fingerprint()
+    renamed = RuleSet.load(project="Acme").fingerprint()
+    assert len({shipped, added, reworded, disabled, renamed}) == 5
+    same_rule_keys_reordered = RuleSet.load(extra_rules=[{"message": "Uses `eval`.", "calls": ["eval"],
+                                                          "section": "security", "id": "security.eval"}])
+    assert same_rule_keys_reordered.fingerprint() == reworded
