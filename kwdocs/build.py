@@ -27,7 +27,7 @@ from kwdocs.extract import extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.render import renderer_for
-from kwdocs.rules import RuleSet, mask_secrets
+from kwdocs.rules import RuleSet
 
 ANALYSE_LIMIT = 8 * 1024 * 1024   # larger files get metadata and an excerpt, not keywords
 FACTS, LINKS, PAGES = "facts", "links", "pages"
@@ -54,7 +54,7 @@ def digest(*parts: object) -> str:
 
 @lru_cache(maxsize=4)
 def rules_for(config: Config) -> RuleSet:
-    return RuleSet.load(extra_files=list(config.rules), replace=config.replace_rules)
+    return RuleSet.load(extra_files=list(config.rules), replace=config.replace_rules, project=config.project_name)
 
 
 @lru_cache(maxsize=1)
@@ -157,17 +157,16 @@ def render_folder(config: Config, folder: str) -> dict:
     manifest = load_shard(config, PAGES, folder).get("files", {})
     renderer = renderer_for(config.templates)
     keys = (render_key(config, "file_docs.md.j2"), render_key(config, "file_kw.md.j2"))
-    names = sorted(posixpath.basename(rel) for rel in facts_by_file)
+    siblings = model.Siblings([posixpath.basename(rel) for rel in facts_by_file])
     written = removed = 0
     new_manifest: dict[str, str] = {}
     for rel, facts in sorted(facts_by_file.items()):
-        name = posixpath.basename(rel)
-        related = model.related_files(name, names)
+        related = siblings.related(posixpath.basename(rel))
         key = digest(facts, links.get(rel), related, keys)
         new_manifest[rel] = key
         if manifest.get(rel) == key:
             continue
-        written += render_file(config, renderer, facts, links.get(rel), names)
+        written += render_file(config, renderer, facts, links.get(rel), related)
     for rel in sorted(set(manifest) - set(new_manifest)):
         removed += output.remove(config.out, config.out / layout.docs_page(rel))
         removed += output.remove(config.out, config.out / layout.kw_page(rel))
@@ -175,7 +174,7 @@ def render_folder(config: Config, folder: str) -> dict:
     return {"written": written, "removed": removed}
 
 
-def render_file(config: Config, renderer, facts: Facts, links: dict | None, siblings: list[str]) -> int:
+def render_file(config: Config, renderer, facts: Facts, links: dict | None, related: list[str]) -> int:
     """Render and write one file's two pages; returns how many were written."""
     rel = facts["path"]
     view = model.SourceView(None)
@@ -186,12 +185,14 @@ def render_file(config: Config, renderer, facts: Facts, links: dict | None, sibl
             data = None
         if data is not None and not is_binary(data):
             text, _ = decode(data[: config.max_source_bytes + 4])
-            masked, lines = mask_secrets(text)
+            masked, lines = text, []
+            if facts.get("findings", {}).get("secret_lines") or config.max_source_bytes > ANALYSE_LIMIT:
+                masked, lines = rules_for(config).mask_secrets(text)
             view = model.source_view(masked, facts["size"], config.max_source_bytes, tuple(lines))
     docs_path, kw_path = layout.docs_page(rel), layout.kw_page(rel)
     src_link = source_link(config, kw_path, rel)
     docs = renderer.render("file_docs.md.j2", model.file_docs_model(
-        facts, project=config.project_name, siblings=siblings, links=links, view=view, src_link=src_link))
+        facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link))
     names = [symbol["name"] for symbol in facts.get("symbols", [])]
     kw = renderer.render("file_kw.md.j2", model.file_kw_model(
         facts, project=config.project_name, src_link=src_link, section_map=model.section_map(docs, names)))

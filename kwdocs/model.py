@@ -51,25 +51,38 @@ def source_view(text: str | None, size: int, limit: int, masked_lines: tuple[int
     return SourceView(cut, cut.count("\n"), shown, max(size - shown, len(data) - shown), masked_lines)
 
 
-def related_files(name: str, names: list[str], limit: int = RELATED_LIMIT) -> list[str]:
-    """Siblings worth a link: same stem first, then the nearest names in sorted order.
+class Siblings:
+    """The files of one folder, indexed once so each file's related list is cheap.
 
-    Choosing neighbours (not the whole folder) keeps pages small in folders of
-    thousands of files and means adding a file changes only a few pages.
+    Related files are siblings worth a link: same stem first, then the nearest
+    names in sorted order.  Neighbours (not the whole folder) keep pages small in
+    folders of thousands of files and mean adding a file changes only a few pages.
     """
-    others = [other for other in names if other != name]
-    stem = name.split(".", 1)[0].lower().removeprefix("test_")
-    chosen = [other for other in others
-              if other.split(".", 1)[0].lower().removeprefix("test_") == stem][:limit]
-    position = sorted(names).index(name) if name in names else 0
-    ordered = sorted(names)
-    step = 1
-    while len(chosen) < min(limit, len(others)):
-        for index in (position - step, position + step):
-            if 0 <= index < len(ordered) and ordered[index] != name and ordered[index] not in chosen:
-                chosen.append(ordered[index])
-        step += 1
-    return sorted(chosen[:limit])
+
+    def __init__(self, names: list[str]):
+        self.names = sorted(names)
+        self.position = {name: index for index, name in enumerate(self.names)}
+        self.by_stem: dict[str, list[str]] = {}
+        for name in self.names:
+            self.by_stem.setdefault(_stem(name), []).append(name)
+
+    def related(self, name: str, limit: int = RELATED_LIMIT) -> list[str]:
+        chosen = [other for other in self.by_stem.get(_stem(name), []) if other != name][:limit]
+        taken = set(chosen) | {name}
+        position = self.position.get(name, 0)
+        available = len(self.names) - (1 if name in self.position else 0)
+        step = 1
+        while len(chosen) < min(limit, available):
+            for index in (position - step, position + step):
+                if 0 <= index < len(self.names) and self.names[index] not in taken:
+                    chosen.append(self.names[index])
+                    taken.add(self.names[index])
+            step += 1
+        return sorted(chosen[:limit])
+
+
+def _stem(name: str) -> str:
+    return name.split(".", 1)[0].lower().removeprefix("test_")
 
 
 def kind_label(symbol: dict) -> str:
@@ -90,7 +103,7 @@ def is_test(facts: Facts) -> bool:
     return "test" in facts.get("findings", {}).get("tags", [])
 
 
-def file_docs_model(facts: Facts, *, project: str, siblings: list[str], links: dict | None,
+def file_docs_model(facts: Facts, *, project: str, related: list[str], links: dict | None,
                     view: SourceView, src_link: str) -> dict:
     """The model of ``<file>_docs.md``."""
     path = facts["path"]
@@ -132,7 +145,7 @@ def file_docs_model(facts: Facts, *, project: str, siblings: list[str], links: d
         tests_using=tests_using, more_tests=max(0, len(test_users) - USED_BY_LIMIT),
         used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT),
         related=[dict(name=other, link=layout.link(page, layout.docs_page(posixpath.join(folder, other))))
-                 for other in related_files(name, siblings)],
+                 for other in related],
         docs_name=posixpath.basename(page), docs_link=layout.link(page, page),
         kw_name=posixpath.basename(layout.kw_page(path)), kw_link=layout.link(page, layout.kw_page(path)),
         index_link=layout.link(page, layout.index_page(folder)),

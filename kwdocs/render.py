@@ -27,6 +27,8 @@ def shipped_templates() -> Path:
 def inline_code(text: object) -> str:
     """An inline code span that holds any text, backticks included."""
     text = str(text).replace("\n", " ")
+    if "`" not in text and text.strip() == text and text:
+        return f"`{text}`"
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""

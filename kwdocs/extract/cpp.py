@@ -1,0 +1,961 @@
+"""C, C++ and CUDA: namespaces, classes, functions, macros, types and includes.
+
+tree-sitter gives a tolerant parse (headers full of macros rarely parse
+cleanly); the C++ grammar serves C as well, CUDA files get the CUDA grammar.
+Two things make the trees usable on real code such as PyTorch:
+
+* export and attribute macros (``class C10_API Foo``, ``TORCH_API void f()``,
+  ``C10_HOST_DEVICE inline int g()``) are blanked with spaces before parsing,
+  so line numbers stay the same but the parser no longer mistakes the macro
+  for the class name or the return type;
+* macro invocations that tree-sitter reads as functions without a return type
+  (``TORCH_LIBRARY(aten, m) { ... }``) are left out.
+
+Files too large to parse quickly fall back to a line scan for ``#define`` and
+``#include`` and say so in ``problems``.
+"""
+from __future__ import annotations
+
+import re
+import time
+from functools import lru_cache
+from typing import Any, Iterator
+
+from tree_sitter import Language, Node, Parser, Tree
+
+MAX_PARSE_BYTES = 4_000_000
+"""Beyond this a file is scanned, not parsed: parse time grows with size and
+the largest generated headers (2 MB) already take a quarter of a second."""
+PARSE_SECONDS = 5.0
+"""Budget for one parse; past it the file is scanned like a too large one."""
+
+MAX_SIGNATURE = 240
+DAMAGE_LINES = 20
+"""A parse error spanning this many lines is reported as a problem; smaller
+ones (a macro the parser took for a type) lose nothing worth a warning."""
+MAX_DOCSTRING = 600
+CUDA_SUFFIXES = (".cu", ".cuh")
+
+# --- grammars: one Language and Parser per grammar per process -------------
+
+
+@lru_cache(maxsize=None)
+def _parser(cuda: bool) -> Parser:
+    """Build the parser once; building a Language costs more than a small parse."""
+    if cuda:
+        import tree_sitter_cuda as grammar
+    else:
+        import tree_sitter_cpp as grammar
+    return Parser(Language(grammar.language()))
+
+
+# --- preparing the text: macros and #if branches the parser cannot see through --
+
+# Patterns start with a literal (``\n``, ``_``, ``#``) where they can: Python's
+# ``re`` then skips ahead quickly, where a leading ``\b`` or alternation costs
+# a full attempt at every character (measured: 0.05 s against 0.7 s a pattern
+# over the corpus).
+_MACRO_WORD = r"[A-Z][A-Z0-9]*_[A-Z0-9_]*"
+# The C++ grammar does not know CUDA's qualifiers; the CUDA grammar does.
+_CUDA_QUALIFIER = r"|__(?:host|device|global|forceinline|noinline)__"
+_MACRO_ARGS = r"(?:[ \t]*\([^()\n]*\))?"
+_BALANCED = r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"
+# Attribute-like macros named for what they do (``TORCH_API``,
+# ``C10_HOST_DEVICE``, ``FMT_CONSTEXPR``, ``PROTOBUF_FINAL``): never a type or a
+# name, so blanked wherever a declaration goes on after them.  Found from the
+# ``_`` that precedes the telling word, then widened to the whole word.
+_ATTRIBUTE_TAIL = re.compile(
+    r"_[A-Z0-9_]*?(?:API|EXPORT|IMPORT|HIDDEN|VISIBLE|VISIBILITY|HOST|DEVICE|INLINE|CONSTEXPR"
+    r"|ALIGNAS|ALIGNED|CONSTEVAL|NODISCARD|DEPRECATED|NOEXCEPT|UNUSED|ATTRIBUTE|NORETURN|FINAL"
+    r"|OVERRIDE|INTRINSIC|FUNC)[A-Z0-9_]*(?![\w])"
+    # with arguments, a name must follow (``F_INLINE(x) {`` would be a function) ...
+    r"(?:[ \t]*" + _BALANCED + r"(?=[ \t\n]+(?:[A-Za-z_~:]|/\*))"
+    # ... without, also a class body or base list (``class A PROTOBUF_FINAL :``)
+    r"|(?=[ \t\n]+(?:[A-Za-z_~:{]|/\*)|[ \t\n]*:[^:]))")
+_WORD_BEFORE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+# ``class GOOGLE_PROTOBUF_CAPABILITY("mutex") WrappedMutex {``: any ALL_CAPS
+# words between the keyword and a name followed by what only follows a class
+# name.  One pattern per keyword: each starts with a literal, which is fast.
+_CLASS_MACROS = [
+    re.compile(keyword + r"[ \t]+((?:[A-Z][A-Z0-9_]*(?:\([^()\n]*\))?[ \t]+)+)"
+               r"(?=[A-Za-z_]\w*[ \t\n]*(?:final\b|:(?!:)|\{))")
+    for keyword in ("class", "struct", "union")
+]
+# ``__itt_domain* ITTAPI __itt_domain_create(``: a calling-convention macro
+# between the return type and the name.
+_CALLING_CONVENTION = re.compile(r"API(?=[ \t]+[A-Za-z_]\w*[ \t]*\()")
+# Macro words at the start of a declaration (``PREFILL_CONST int f(``):
+# blanked only when a type and a name still follow, so that
+# ``MY_TYPE_T f(int);`` keeps its ALL_CAPS return type.
+_DECL_PREFIX = (r"\n[ \t]*(?=[A-Z_tsicvef])"  # cheap first test: most lines fail here
+                r"(?:(?:template[ \t]*<[^;{}()\n]*>|static|inline|constexpr|virtual"
+                r"|explicit|extern|friend)[ \t]+)*")
+_DECL_MACROS = {
+    cuda: re.compile(_DECL_PREFIX + r"((?:(?:" + _MACRO_WORD + ("" if cuda else _CUDA_QUALIFIER)
+                     + r")" + _MACRO_ARGS + r"[ \t]+)+)(?=[A-Za-z_~:])")
+    for cuda in (False, True)
+}
+# A macro invocation alone on its lines (``PROTOBUF_NAMESPACE_OPEN``,
+# ``C10_DEPRECATED_MESSAGE("...")``, ``AT_FORALL_SCALAR_TYPES(DEFINE)``,
+# ``PYBIND11_TYPE_CASTER(T, name);``): it expands to declarations or
+# attributes the parser cannot know; without a semicolon it swallows what
+# follows, and a multi-line one confuses a class body.  Not before ``{``
+# (``TORCH_LIBRARY(aten, m) {`` has a body that must stay balanced).
+_MACRO_LINE = re.compile(
+    r"\n[ \t]*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:[ \t]*" + _BALANCED + r")?"
+    r"(?:[ \t]*(?:=[^;\n]*)?;[ \t]*(?=\n|//|\Z)"  # ``TORCH_ARG(int, n) = 1;`` has its end
+    r"|[ \t]*(?://[^\n]*)?(?=\n\s*(?:[A-Za-z_~}#\[]|/[/*])|\n?\Z)))")
+# ``f(std::optional<T> x = {})``: tree-sitter reads a declaration with a
+# ``= {}`` default as a variable initialised by a call; without the default
+# it is the function it is.
+_EMPTY_BRACE_DEFAULT = re.compile(r"=[ \t]*\{[ \t]*\}(?=[ \t\n]*[,)])")
+# ``f(Half a) __ubsan_ignore_float_divide_by_zero__ {``, ``g() const C10_NOEXCEPT;``:
+# an attribute macro after the parameters.
+_TRAILING_MACRO = re.compile(
+    r"\)[ \t\n]*(?:const[ \t\n]+)?(__[a-z_]+__|[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:[ \t]*" + _BALANCED
+    + r")?(?=[ \t\n]*(?:[{;:]|override\b|final\b|noexcept\b|->|const\b))")
+# ``/* Singular accessors */ \`` inside a multi-line ``#define``: tree-sitter
+# ends the macro's body at such a comment and parses the rest as code.
+_COMMENT_IN_MACRO = re.compile(r"/\*[^\n]*?\*/(?=[ \t]*\\\n)")
+_IDENTIFIER = re.compile(r"[A-Za-z_~]\w*")
+_DECLARATION_KEYWORDS = frozenset(
+    "class struct union enum typename template static inline constexpr virtual explicit extern"
+    " friend const volatile unsigned signed void bool char short int long float double auto"
+    " operator".split())
+_CONDITIONAL = re.compile(
+    r"\n[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(?:[^\n]*\\\n)*[^\n]*")
+_NOT_BRACES = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
+
+
+def prepare(text: str, cuda: bool = False) -> str:
+    """The text the parser sees: same lines, with macros and branches blanked.
+
+    Blanking replaces characters by spaces (newlines stay), so every line
+    number and name found in the prepared text is valid in the original.
+    """
+    return _prepare(text, cuda)[0]
+
+
+def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
+    """``prepare``, plus the ``#if 0`` stretches (offsets in ``"\n" + text``)."""
+    padded = "\n" + text  # lets line-start patterns begin with a literal
+    dead: list[tuple[int, int]] = []
+    spans: list[tuple[int, int]] = []
+    for match in _ATTRIBUTE_TAIL.finditer(padded):
+        word = _WORD_BEFORE.search(padded, max(0, match.start() - 80), match.start())
+        start = word.start() if word else match.start()
+        if start and (padded[start - 1].isalnum() or padded[start - 1] == "_"):
+            continue  # the tail of a lower-case name (``my_API``)
+        if _in_directive(padded, start):
+            continue  # ``#define TORCH_API ...``, ``#if defined(C10_API)``: keep directives
+        spans.append((start, match.end()))
+    for pattern in _CLASS_MACROS:
+        spans += [m.span(1) for m in pattern.finditer(padded)
+                  if not (padded[m.start() - 1].isalnum() or padded[m.start() - 1] == "_")]
+    for match in _CALLING_CONVENTION.finditer(padded):
+        word = _WORD_BEFORE.search(padded, max(0, match.start() - 40), match.start())
+        start = word.start() if word else match.start()
+        if (padded[start - 1] in " \t*&" and padded[start - 2] not in " \t\n(,"
+                and not _in_directive(padded, start)):
+            spans.append((start, match.end()))  # after a type, not at a line's start
+    spans += [m.span(1) for m in _DECL_MACROS[cuda].finditer(padded)
+              if _names_follow(padded, m.end(1))]
+    spans += [m.span(1) for m in _MACRO_LINE.finditer(padded)
+              if padded[m.start() - 1:m.start()] != "\\"]  # a ``#define`` body's last line
+    if "{" in text:
+        spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
+    spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
+    if "#" in text:
+        spans += _unbalanced_branches(padded, dead)
+        spans += [m.span() for m in _COMMENT_IN_MACRO.finditer(padded)]
+    return _blank_spans(padded, spans)[1:], dead
+
+
+def _in_directive(text: str, position: int) -> bool:
+    """Is ``position`` on a ``#`` line (after the ``#``)?"""
+    return "#" in text[text.rfind("\n", 0, position):position]
+
+
+def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """Spaces for everything but newlines inside the (possibly overlapping) spans."""
+    if not spans:
+        return text
+    pieces: list[str] = []
+    position = 0
+    for start, end in sorted(spans):
+        start = max(start, position)
+        if end <= start:
+            continue
+        pieces.append(text[position:start])
+        chunk = text[start:end]
+        pieces.append(_SPACES.sub(" ", chunk) if "\n" in chunk else " " * len(chunk))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+_SPACES = re.compile(r"[^\n]")
+
+
+def _names_follow(text: str, start: int) -> bool:
+    """Does a declaration (a type and a name, or a keyword) follow ``start``?"""
+    stop = min(len(text), start + 400)
+    for char in "(;{=":
+        found = text.find(char, start, stop)
+        if found != -1:
+            stop = found
+    words = _IDENTIFIER.findall(text, start, stop)
+    if any(word in _DECLARATION_KEYWORDS for word in words):
+        return True
+    return len(words) >= 2
+
+
+_NON_SPACE = re.compile(r"\S")
+_IF_ZERO = re.compile(r"\n[ \t]*#[ \t]*if[ \t]+0[ \t]*(?://|/\*|$)")
+
+
+class _Conditional:
+    """One ``#if`` ... ``#endif`` group while scanning."""
+
+    __slots__ = ("directives", "first_end", "braces", "last_code", "disabled")
+
+    def __init__(self, span: tuple[int, int]) -> None:
+        self.directives = [span]
+        self.disabled = False              # ``#if 0``
+        self.first_end: int | None = None  # where the first branch stops
+        self.braces = 0                    # ``{`` minus ``}`` in the first branch
+        self.last_code = (0, 0)            # span of its last stretch of code
+
+    def add_code(self, text: str, start: int, end: int) -> None:
+        opened, closed = text.count("{", start, end), text.count("}", start, end)
+        if opened != closed:  # exact count only where it can matter
+            self.braces += _brace_balance(text[start:end])
+        if _NON_SPACE.search(text, start, end):
+            self.last_code = (start, end)
+
+    def first_branch_only(self, text: str) -> bool:
+        """Would the parser stumble over the branches side by side?"""
+        if self.braces:
+            return True
+        start, end = self.last_code
+        return _last_code_character(text[start:end]) not in ("", ";", "}")
+
+
+def _unbalanced_branches(text: str, dead: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans to blank so that some ``#if`` groups read as their first branch
+    alone, which is what Universal Ctags does too: groups whose first branch
+    opens or closes a brace (``#ifdef _WIN32 struct A : B { #else struct A :
+    C { #endif``, ``#ifdef __cplusplus extern "C" { #endif``) or stops in the
+    middle of a declaration (``#if X template <class T, class U> #else
+    template <class T> #endif struct V {``).  Other groups stay as they are.
+    The first branch of ``#if 0`` is dead: blanked and added to ``dead``.
+    """
+    spans: list[tuple[int, int]] = []
+    stack: list[_Conditional] = []
+    position = 0
+    for match in _CONDITIONAL.finditer(text):
+        if stack and stack[-1].first_end is None and match.start() > position:
+            stack[-1].add_code(text, position, match.start())
+        position = match.end()
+        directive = match.group(1)
+        if directive.startswith("if"):
+            stack.append(_Conditional(match.span()))
+            stack[-1].disabled = directive == "if" and bool(_IF_ZERO.match(match.group()))
+        elif not stack:
+            continue  # an #else or #endif without its #if: leave it
+        elif directive == "endif":
+            group = stack.pop()
+            group.directives.append(match.span())
+            if group.disabled:  # ``#if 0``: the first branch is not code at all
+                dead.append((group.directives[0][0], group.first_end or match.start()))
+                spans.append(dead[-1])
+                spans.extend(group.directives)
+                continue
+            if group.first_branch_only(text):
+                spans.extend(group.directives)
+                if group.first_end is not None:
+                    spans.append((group.first_end, match.start()))
+            if stack and stack[-1].first_end is None:
+                stack[-1].braces += group.braces
+                if group.last_code != (0, 0):
+                    stack[-1].last_code = group.last_code
+        else:
+            group = stack[-1]
+            group.directives.append(match.span())
+            if group.first_end is None:
+                group.first_end = match.start()
+    return spans
+
+
+def _brace_balance(code: str) -> int:
+    if "{" not in code and "}" not in code:
+        return 0
+    code = _NOT_BRACES.sub("", code)
+    return code.count("{") - code.count("}")
+
+
+_NOT_CODE = re.compile(r"(?m)^[ \t]*#(?:[^\n]*\\\n)*[^\n]*|//[^\n]*|/\*.*?\*/", re.S)
+
+
+def _last_code_character(code: str) -> str:
+    """Last character that is neither comment nor directive, read line by line
+    from the end (most branches end in a plain line of code)."""
+    end = len(code)
+    while end > 0:
+        start = code.rfind("\n", 0, end) + 1
+        line = code[start:end].strip()
+        end = start - 1
+        continued = code[max(0, end - 200):end].rstrip(" \t").endswith("\\")
+        if not line or line.startswith(("#", "//")) or continued:
+            continue  # blank, a directive, a comment, or a directive's continuation
+        if "/*" in line or "*/" in line:
+            tail = _NOT_CODE.sub("", code[-2000:]).rstrip()
+            return tail[-1:]
+        if "//" in line:
+            line = line[:line.index("//")].rstrip()
+        return line[-1:]
+    return ""
+
+
+# --- the tree walk ------------------------------------------------------------
+
+_CLASS_TYPES = {
+    "class_specifier": "class",
+    "struct_specifier": "struct",
+    "union_specifier": "union",
+    "enum_specifier": "enum",
+}
+# Nodes whose children are declarations in the same scope.
+_TRANSPARENT = frozenset({
+    "translation_unit", "declaration_list", "field_declaration_list", "preproc_if",
+    "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef", "template_declaration",
+    "linkage_specification", "export_declaration",
+})
+_OPENERS = frozenset({"class", "struct", "union", "namespace"})
+_NAMES = frozenset({"identifier", "type_identifier", "namespace_identifier"})
+_DECLARATIONS = frozenset({"function_definition", "declaration", "field_declaration"})
+_DECLARATOR_WRAPPERS = frozenset({
+    "pointer_declarator", "reference_declarator", "attributed_declarator", "init_declarator",
+})
+_FUNCTION_NAMES = frozenset({
+    "identifier", "field_identifier", "destructor_name", "operator_name", "operator_cast",
+})
+_SPECIFIER_WORDS = frozenset(
+    "static inline constexpr consteval constinit virtual explicit extern friend __global__"
+    " __device__ __host__ __forceinline__ __noinline__ typename".split())
+_ATTRIBUTES = re.compile(r"__(?:launch_bounds|attribute|declspec)__?\s*" + _BALANCED
+                         + r"|\[\[.*?\]\]", re.S)
+_LICENSE = re.compile(r"copyright|licen[cs]e|all rights reserved|spdx|permission is hereby", re.I)
+
+
+class _Scope:
+    """Where a declaration sits: enclosing namespace or class (by simple name)."""
+
+    __slots__ = ("name", "is_class")
+
+    def __init__(self, name: str, is_class: bool) -> None:
+        self.name = name
+        self.is_class = is_class
+
+
+_FILE_SCOPE = _Scope("", False)
+
+
+class _Walker:
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.symbols: list[dict[str, Any]] = []
+        self.imports: list[dict[str, Any]] = []
+        self.namespaces: set[str] = set()
+        self.classes: set[str] = set()
+        # Out-of-line ``A::b`` definitions: method or namespace function is
+        # decided once every namespace and class of the file is known.
+        self.qualified: list[tuple[dict[str, Any], str]] = []
+        self.preproc_lines: set[int] = set()
+        # First line of a parse error that swallowed a large part of the file.
+        self.damage: int | None = None
+
+    def text(self, node: Node) -> str:
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def walk(self, root: Node) -> None:
+        stack: list[tuple[Node, _Scope]] = [(root, _FILE_SCOPE)]
+        while stack:
+            node, scope = stack.pop()
+            kind = node.type
+            if kind in _TRANSPARENT:
+                stack.extend((child, scope) for child in reversed(node.named_children))
+            elif kind == "friend_declaration":  # a friend is no member: a function
+                friend_scope = _Scope(scope.name, False)
+                stack.extend((child, friend_scope) for child in node.named_children)
+            elif kind == "ERROR":
+                stack.extend(reversed(self.error(node, scope)))
+            elif kind == "namespace_definition":
+                stack.extend(self.namespace(node, scope))
+            elif kind in _CLASS_TYPES:
+                stack.extend(self.class_(node, scope))
+            elif kind in _DECLARATIONS:
+                stack.extend(self.declaration(node, scope))
+            elif kind == "type_definition":
+                stack.extend(self.typedef(node, scope))
+            elif kind == "alias_declaration":
+                self.alias(node, scope)
+            elif kind in ("preproc_def", "preproc_function_def"):
+                self.macro(node)
+            elif kind == "preproc_include":
+                self.include(node)
+
+    def add(self, name: str, kind: str, node: Node, scope: _Scope, detail: str = "",
+            signature: str = "") -> dict[str, Any]:
+        symbol: dict[str, Any] = {"name": name, "kind": kind, "line": node.start_point[0] + 1}
+        if scope.name:
+            symbol["parent"] = scope.name
+        if signature:
+            symbol["signature"] = signature
+        if detail:
+            symbol["detail"] = detail
+        self.symbols.append(symbol)
+        return symbol
+
+    def error(self, node: Node, scope: _Scope) -> list[tuple[Node, _Scope]]:
+        """Recover declarations from a stretch the parser could not place.
+
+        The children of an ERROR node are loose tokens (``class``, a name,
+        ``{``, ``}``) and whole declarations; following the braces gives the
+        declarations their class or namespace back.
+        """
+        if self.damage is None and node.end_point[0] - node.start_point[0] >= DAMAGE_LINES:
+            self.damage = node.start_point[0] + 1
+        children = node.children
+        scopes = [scope]
+        pending: tuple[str, Node] | None = None  # ``class Name`` waiting for its ``{``
+        previous_type: Node | None = None
+        found: list[tuple[Node, _Scope]] = []
+        for index, child in enumerate(children):
+            kind = child.type
+            if not child.is_named:
+                following = children[index + 1] if index + 1 < len(children) else None
+                if kind in _OPENERS and following is not None and following.type in _NAMES:
+                    pending = ("enum" if pending and pending[0] == "enum" else kind, following)
+                elif kind == "enum":
+                    pending = ("enum", child)
+                elif kind == "{":
+                    scopes.append(self.opened(pending, scopes[-1]) if pending else scopes[-1])
+                    pending = None
+                elif kind == "}":
+                    if len(scopes) > 1:
+                        scopes.pop()
+                    pending = None
+                elif kind in (";", "(", ")", ">", "="):
+                    pending = None
+                continue
+            if pending is not None and child == pending[1]:
+                continue
+            if kind == "function_declarator" and previous_type is not None:
+                self.function(child, child, previous_type, scopes[-1])
+            previous_type = child if node.field_name_for_child(index) == "type" else None
+            found.append((child, scopes[-1]))
+        return found
+
+    def opened(self, pending: tuple[str, Node], scope: _Scope) -> _Scope:
+        """The scope a recovered ``class Name {`` or ``namespace name {`` opens."""
+        kind, name_node = pending
+        name = self.text(name_node)
+        if kind == "namespace":
+            self.add(name, "namespace", name_node, scope)
+            self.namespaces.add(name)
+            return _Scope(name, False)
+        if kind == "enum" and name_node.type == "enum":
+            return scope  # ``enum {`` without a name
+        self.add(name, "class", name_node, scope, detail=kind)
+        self.classes.add(name)
+        return _Scope(name, True)
+
+    # namespaces and classes
+
+    def namespace(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+        name_node = node.child_by_field_name("name")
+        if name_node is not None:
+            for part in _namespace_parts(name_node):
+                name = self.text(part)
+                if name == "inline" or not name:
+                    continue
+                self.add(name, "namespace", part, scope)
+                self.namespaces.add(name)
+                scope = _Scope(name, False)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            yield body, scope
+
+    def class_(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+        body = node.child_by_field_name("body")
+        name_node = node.child_by_field_name("name")
+        if body is None:
+            return  # forward declaration or elaborated type: not a definition
+        if name_node is None:
+            yield body, scope  # anonymous: members belong to the enclosing scope
+            return
+        owner = scope
+        if name_node.type == "qualified_identifier":  # ``struct A::B {``
+            qualifiers, name_node = self.split_qualified(name_node)
+            if qualifiers:
+                owner = _Scope(qualifiers[-1], True)
+        if name_node.type == "template_type":  # ``struct hash<Foo> {`` specialisation
+            name_node = name_node.child_by_field_name("name") or name_node
+        name = self.text(name_node)
+        detail = _CLASS_TYPES[node.type]
+        header = self.source[node.start_byte:body.start_byte].decode("utf-8", "replace")
+        self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header))
+        self.classes.add(name)
+        if detail != "enum":
+            yield body, _Scope(name, True)
+
+    # functions, methods and prototypes
+
+    def declaration(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+        type_node = node.child_by_field_name("type")
+        if type_node is not None and type_node.type in _CLASS_TYPES:
+            yield type_node, scope
+        for declarator in node.children_by_field_name("declarator"):
+            self.function(node, declarator, type_node, scope)
+
+    def function(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
+        declarator = _callable_declarator(declarator)
+        if declarator is None:
+            return
+        if declarator.type == "operator_cast":  # ``operator bool() const``
+            name_node, params_owner = declarator, _parameters_owner(declarator)
+        else:
+            name_node, params_owner = declarator.child_by_field_name("declarator"), declarator
+        if name_node is None:
+            return
+        name_start = name_node.start_byte
+        qualifiers: list[str] = []
+        if name_node.type == "qualified_identifier":
+            qualifiers, name_node = self.split_qualified(name_node)
+        if name_node is not None and name_node.type == "template_function":
+            name_node = name_node.child_by_field_name("name")
+        if name_node is None or name_node.type not in _FUNCTION_NAMES:
+            return  # function pointers and other non-names
+        name = self.function_name(name_node)
+        if not name:
+            return
+        if (type_node is not None and type_node.type == "qualified_identifier"
+                and not qualifiers and self.text(type_node).endswith("::operator")):
+            # ``inline Half::operator float() const``: read as type ``Half::operator``
+            qualifiers, _operator = self.split_qualified(type_node)
+            name, name_start = f"operator {name}", type_node.start_byte
+            type_node = None
+        guide = (type_node is None and not qualifiers and not scope.is_class
+                 and not _is_macro_name(name) and _has_child(declarator, "trailing_return_type"))
+        if type_node is None and not guide and not name.startswith("operator ") and not (
+                self.may_lack_type(name, name_node, qualifiers, scope)):
+            return  # a macro invocation such as ``TORCH_LIBRARY(aten, m) {``
+        signature = self.signature(node, name_start, params_owner)
+        detail = "declaration" if node.type != "function_definition" else ""
+        if guide:
+            detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
+        if b"__global__" in self.source[node.start_byte:name_start] and any(
+                child.type == "__global__" for child in node.children):
+            detail = "kernel"
+        if qualifiers:
+            owner = qualifiers[-1]
+            symbol = self.add(name, "method", name_node, _Scope(owner, True),
+                              signature=signature, detail=detail)
+            self.qualified.append((symbol, owner))
+        elif scope.is_class:
+            self.add(name, "method", name_node, scope, signature=signature, detail=detail)
+        else:
+            self.add(name, "function", name_node, scope, signature=signature, detail=detail)
+
+    def function_name(self, name_node: Node) -> str:
+        """The name as written; ``operator bool`` for a conversion."""
+        if name_node.type == "operator_cast":  # up to its parameters: ``operator Type&``
+            owner = _parameters_owner(name_node)
+            params = owner.child_by_field_name("parameters") if owner is not None else None
+            stop = params.start_byte if params is not None else name_node.end_byte
+            name = self.source[name_node.start_byte:stop].decode("utf-8", "replace").strip()
+            return name.split("\n", 1)[0].rstrip()  # a name is what its first line shows
+        return self.text(name_node)
+
+    @staticmethod
+    def may_lack_type(name: str, name_node: Node, qualifiers: list[str], scope: _Scope) -> bool:
+        """Constructors, destructors and conversions have no return type; macros neither."""
+        if name_node.type in ("destructor_name", "operator_cast", "operator_name"):
+            return True
+        if qualifiers:
+            return not _is_macro_name(name) or name == qualifiers[-1]
+        if scope.is_class:
+            return name == scope.name or not _is_macro_name(name)
+        return False
+
+    def split_qualified(self, node: Node) -> tuple[list[str], Node]:
+        """``a::B<T>::c`` -> (["a", "B"], node of ``c``)."""
+        qualifiers: list[str] = []
+        while node.type == "qualified_identifier":
+            scope_node = node.child_by_field_name("scope")
+            if scope_node is not None:
+                if scope_node.type == "template_type":
+                    scope_node = scope_node.child_by_field_name("name") or scope_node
+                qualifiers.append(self.text(scope_node))
+            name = node.child_by_field_name("name")
+            if name is None:
+                break
+            node = name
+        return qualifiers, node
+
+    def signature(self, node: Node, name_start: int, params_owner: Node | None) -> str:
+        """``(params) trailing -> return type``, whitespace squeezed."""
+        params = params_owner.child_by_field_name("parameters") if params_owner else None
+        if params is None:
+            return ""
+        text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
+        head = self.source[node.start_byte:name_start].decode("utf-8", "replace")
+        if "__" in head or "[[" in head:
+            head = _ATTRIBUTES.sub(" ", head)
+        words = [word for word in _squeeze(head).split(" ") if word not in _SPECIFIER_WORDS]
+        result = _squeeze(text)
+        returns = " ".join(words).strip()
+        if returns and not returns.startswith("["):
+            result += " -> " + returns
+        return result[:MAX_SIGNATURE]
+
+    # types
+
+    def typedef(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+        type_node = node.child_by_field_name("type")
+        if type_node is not None and type_node.type in _CLASS_TYPES:
+            yield type_node, scope
+        for declarator in node.children_by_field_name("declarator"):
+            name_node = _declared_name(declarator)
+            if name_node is not None:
+                self.add(self.text(name_node), "type", name_node, scope, detail="typedef")
+
+    def alias(self, node: Node, scope: _Scope) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is not None:
+            self.add(self.text(name_node), "type", name_node, scope, detail="using")
+
+    # preprocessor
+
+    def macro(self, node: Node) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        params = node.child_by_field_name("parameters")
+        signature = _squeeze(self.text(params)) if params is not None else ""
+        self.add(self.text(name_node), "macro", name_node, _FILE_SCOPE, signature=signature)
+        self.preproc_lines.add(name_node.start_point[0] + 1)
+
+    def include(self, node: Node) -> None:
+        path_node = node.child_by_field_name("path")
+        if path_node is None:
+            return
+        line = node.start_point[0] + 1
+        self.preproc_lines.add(line)
+        written = self.text(path_node).strip()
+        system = path_node.type == "system_lib_string"
+        header = written[1:-1] if written[:1] in '<"' and len(written) > 1 else written
+        if path_node.type not in ("system_lib_string", "string_literal") or not header:
+            return  # ``#include MACRO``: nothing to link to
+        self.imports.append({"module": header, "line": line, "kind": "include", "system": system})
+        self.symbols.append({"name": header, "kind": "include", "line": line})
+
+    def finish(self) -> None:
+        """Out-of-line ``ns::f`` is a function of a namespace, ``A::f`` a method of ``A``."""
+        for symbol, owner in self.qualified:
+            if owner in self.classes:
+                continue
+            if owner in self.namespaces or not re.search(r"[A-Z]", owner):
+                symbol["kind"] = "function"
+
+
+def _has_child(node: Node, kind: str) -> bool:
+    return any(child.type == kind for child in node.named_children)
+
+
+def _parameters_owner(operator_cast: Node) -> Node | None:
+    """The abstract declarator holding a conversion operator's ``()``."""
+    node = operator_cast.child_by_field_name("declarator")
+    for _ in range(8):
+        if node is None or node.child_by_field_name("parameters") is not None:
+            return node
+        node = node.child_by_field_name("declarator") or (
+            node.named_children[0] if node.named_children else None)
+    return None
+
+
+def _namespace_parts(node: Node) -> list[Node]:
+    """``a::b::c`` (nested specifiers nest to the right) as its three names."""
+    parts: list[Node] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        if current.type == "nested_namespace_specifier":
+            pending.extend(reversed(current.named_children))
+        else:
+            parts.append(current)
+    return parts
+
+
+def _callable_declarator(declarator: Node) -> Node | None:
+    """The function declarator under ``*``/``&``/attributes; None for variables."""
+    for _ in range(16):
+        if declarator.type in ("function_declarator", "operator_cast"):
+            return declarator
+        if declarator.type not in _DECLARATOR_WRAPPERS:
+            return None
+        inner = declarator.child_by_field_name("declarator")
+        if inner is None:
+            named = declarator.named_children
+            inner = named[-1] if named else None
+        if inner is None or (declarator.type == "init_declarator"
+                             and inner.type != "function_declarator"):
+            return None
+        declarator = inner
+    return None
+
+
+def _declared_name(declarator: Node) -> Node | None:
+    """The name a (possibly nested) typedef declarator introduces."""
+    node: Node | None = declarator
+    for _ in range(16):
+        if node is None:
+            return None
+        if node.type in ("type_identifier", "identifier", "primitive_type"):
+            return node if node.type != "primitive_type" else None
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            named = [child for child in node.named_children if child.type not in (
+                "parameter_list", "type_qualifier", "attribute_specifier", "ERROR")]
+            inner = named[0] if named else None
+        node = inner
+    return None
+
+
+def _is_macro_name(name: str) -> bool:
+    return name.isupper() or (name.upper() == name and "_" in name)
+
+
+def _squeeze(text: str) -> str:
+    squeezed = " ".join(text.split())
+    return squeezed.replace("( ", "(").replace(" )", ")")
+
+
+# --- without a parse tree -----------------------------------------------------
+
+_DIRECTIVE = re.compile(
+    r'\n[ \t]*(?P<hash>#)[ \t]*(?:define[ \t]+(?P<macro>[A-Za-z_]\w*)(?P<params>\([^)\n]*\))?'
+    r'|include[ \t]*(?P<header><[^>\n]+>|"[^"\n]+"))')
+
+
+def scan_preprocessor(text: str, dead: list[tuple[int, int]] | None = None
+                      ) -> Iterator[tuple[int, int, re.Match[str]]]:
+    """``#define``/``#include`` found line by line, as ``(line, column of #,
+    match)``: the fallback for unparsed files, and the directives inside
+    function bodies that the tree walk does not enter.  Those inside ``dead``
+    stretches (offsets in ``"\n" + text``) are skipped."""
+    padded = "\n" + text
+    line, position = 0, 0
+    for match in _DIRECTIVE.finditer(padded):
+        line += padded.count("\n", position, match.start() + 1)
+        position = match.start() + 1
+        if dead and any(start <= position < end for start, end in dead):
+            continue
+        yield line, match.start("hash") - position, match
+
+
+def _directive_facts(line: int, match: re.Match[str]) -> tuple[dict, dict | None]:
+    """The symbol (and for an include, the import) of one scanned directive."""
+    if match.group("macro"):
+        symbol = {"name": match.group("macro"), "kind": "macro", "line": line}
+        if match.group("params"):
+            symbol["signature"] = _squeeze(match.group("params"))
+        return symbol, None
+    header = match.group("header")[1:-1]
+    return {"name": header, "kind": "include", "line": line}, {
+        "module": header, "line": line, "kind": "include",
+        "system": match.group("header").startswith("<")}
+
+
+# --- the leading comment ------------------------------------------------------
+
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def leading_comment(text: str) -> str:
+    """First comment before the code that is not a licence notice, cleaned.
+
+    Preprocessor lines (include guards, ``#pragma once``, includes) may come
+    between comments; a run of ``//`` lines ends at a blank line or where the
+    comment style changes (``//`` licence lines followed by ``///`` docs).
+    """
+    lines = text.split("\n", 400)[:400]
+    index = 0
+    while index < len(lines):
+        stripped = lines[index].strip()
+        if not stripped or stripped.startswith("#"):
+            while stripped.endswith("\\") and index + 1 < len(lines):
+                index += 1
+                stripped = lines[index].strip()
+            index += 1
+            continue
+        if stripped.startswith("/*"):
+            match = _BLOCK_COMMENT.match("\n".join(lines[index:]).lstrip())
+            if not match:
+                return ""
+            comment = match.group()
+            index += comment.count("\n") + 1
+        elif stripped.startswith("//"):
+            style = _line_comment_style(stripped)
+            run = []
+            while index < len(lines):
+                stripped = lines[index].strip()
+                if not stripped.startswith("//") or _line_comment_style(stripped) != style:
+                    break
+                run.append(stripped)
+                index += 1
+            comment = "\n".join(run)
+        else:
+            return ""
+        cleaned = _clean_comment(comment)
+        if cleaned and not _LICENSE.search(cleaned):
+            return cleaned
+    return ""
+
+
+def _line_comment_style(line: str) -> str:
+    return line[:3] if line[:3] in ("///", "//!") else "//"
+
+
+_NOT_OVERVIEW = re.compile(r"(?:TODO|FIXME|XXX|HACK|NOLINT|clang-format|@lint|\$\{)", re.I)
+_DOXYGEN_LINE = re.compile(r"^[@\\](?:file|author|date|copyright|version)\b|^Author:", re.I)
+_DOXYGEN_TAG = re.compile(r"^[@\\](?:brief|short|details)\s+")
+_BANNER = re.compile(r"-\*-.*?-\*-|^[=\-]+|[=\-]+(?://)?$")
+
+
+def _clean_comment(comment: str) -> str:
+    """The comment's first paragraph as plain text; empty for tool notes
+    (``TODO``, ``clang-format off``) that say nothing about the file."""
+    paragraph: list[str] = []
+    for line in comment.strip().split("\n"):
+        line = re.sub(r"^(?:/\*+!?|//[/!]?|\*+/?)", "", line.strip())
+        line = re.sub(r"\*+/$", "", line).strip()
+        line = _BANNER.sub("", line).strip()
+        if not line:
+            if paragraph:
+                break
+            continue
+        if _DOXYGEN_LINE.match(line) or re.fullmatch(r"[-=*/#~_ ]+", line):
+            continue
+        paragraph.append(_DOXYGEN_TAG.sub("", line))
+    cleaned = " ".join(paragraph)
+    if not cleaned or _NOT_OVERVIEW.match(cleaned):
+        return ""
+    if len(cleaned) > MAX_DOCSTRING:
+        cleaned = cleaned[:MAX_DOCSTRING - 3].rstrip() + "..."
+    return cleaned
+
+
+# --- entry point ----------------------------------------------------------------
+
+
+def extract(text: str, path: str) -> dict[str, Any]:
+    """Symbols, includes and the leading comment of one C/C++/CUDA file."""
+    result: dict[str, Any] = {"docstring": leading_comment(text), "problems": [], "parsed": True}
+    cuda = path.lower().endswith(CUDA_SUFFIXES)
+    prepared, dead = _prepare(text, cuda)
+    source = prepared.encode("utf-8", "surrogatepass")
+    symbols: list[dict] = []
+    imports: list[dict] = []
+    tree = None
+    if len(source) > MAX_PARSE_BYTES:
+        reason = f"too large to parse ({len(source):,} bytes)"
+    else:
+        tree = _parse(_parser(cuda), source)
+        reason = f"parsing took over {PARSE_SECONDS:g} s"
+    if tree is None:
+        for line, _column, match in scan_preprocessor(text, dead):
+            symbol, include = _directive_facts(line, match)
+            symbols.append(symbol)
+            if include:
+                imports.append(include)
+        result["problems"].append(
+            {"message": f"{reason}; only #define and #include were scanned"})
+        result["parsed"] = False
+        return _finish(result, symbols, imports)
+    root = tree.root_node
+    walker = _Walker(source)
+    walker.walk(root)
+    walker.finish()
+    symbols, imports = walker.symbols, walker.imports
+    for line, column, match in scan_preprocessor(text, dead):
+        if line in walker.preproc_lines or not _is_directive(root, line, column):
+            continue
+        symbol, include = _directive_facts(line, match)
+        symbols.append(symbol)
+        if include:
+            imports.append(include)
+    if root.type == "ERROR" or walker.damage is not None:
+        line = walker.damage or _first_error_line(root)
+        result["problems"].append({"line": line, "message": "C/C++ syntax not understood from"
+                                   " here on; some declarations may be missing"})
+    return _finish(result, symbols, imports)
+
+
+def _parse(parser: Parser, source: bytes) -> Tree | None:
+    """The tree, or None when parsing runs past ``PARSE_SECONDS`` (some inputs
+    make the parser's error recovery crawl)."""
+    view = memoryview(source)
+    deadline = time.monotonic() + PARSE_SECONDS
+    try:
+        return parser.parse(lambda offset, _point: view[offset:offset + 65536],
+                            progress_callback=lambda _offset, _error: time.monotonic() > deadline)
+    except ValueError:  # cancelled
+        parser.reset()
+        return None
+
+
+def _is_directive(root: Node, line: int, column: int) -> bool:
+    """Is the ``#`` at this place a directive, not text in a comment or string?"""
+    node: Node | None = root.descendant_for_point_range((line - 1, column), (line - 1, column))
+    while node is not None:
+        if node.type in ("comment", "string_literal", "raw_string_literal", "char_literal"):
+            return False
+        if node.type.startswith("preproc_"):
+            return True
+        node = node.parent
+    return True
+
+
+def _first_error_line(root: Node) -> int:
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node is not None and (node.is_error or node.is_missing):
+            return node.start_point[0] + 1
+        if node is not None and node.has_error and cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return 1
+
+
+def _finish(result: dict[str, Any], symbols: list[dict], imports: list[dict]) -> dict[str, Any]:
+    # A name the parser invented to repair the tree (zero width) is no name.
+    result["symbols"] = _unique_sorted([s for s in symbols if s["name"].strip()])
+    result["imports"] = _unique_sorted(imports, key="module")
+    return result
+
+
+def _unique_sorted(items: list[dict], key: str = "name") -> list[dict]:
+    seen: set[tuple] = set()
+    unique = []
+    for item in items:
+        identity = (item["line"], item[key], item.get("kind"), item.get("parent"))
+        if identity not in seen:
+            seen.add(identity)
+            unique.append(item)
+    unique.sort(key=lambda item: (item["line"], item[key], item.get("kind", ""),
+                                  item.get("parent", "")))
+    return unique

@@ -1,0 +1,355 @@
+"""C, C++ and CUDA extraction: what a reader of a PyTorch-like tree expects to find."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kwdocs.extract import cpp, extract_bytes
+from kwdocs.extract.cpp import extract, prepare
+
+FIXTURES = Path(__file__).parent / "fixtures" / "cpp"
+ALL_FIXTURES = sorted(p.relative_to(FIXTURES).as_posix()
+                      for p in FIXTURES.rglob("*") if p.is_file())
+
+
+def run(name: str) -> dict:
+    """Extract a fixture through the registry, as the build does."""
+    facts, _, _ = extract_bytes(name, (FIXTURES / name).read_bytes())
+    return facts
+
+
+def symbol(facts: dict, name: str, kind: str, line: int | None = None) -> dict:
+    """The one symbol of that name and kind (on that line, when given)."""
+    found = [s for s in facts["symbols"] if s["name"] == name and s["kind"] == kind
+             and line in (None, s["line"])]
+    assert len(found) == 1, (name, kind, line, found)
+    return found[0]
+
+
+def names(facts: dict, *kinds: str) -> set[str]:
+    return {s["name"] for s in facts["symbols"] if s["kind"] in kinds}
+
+
+# --- every fixture: the interface's promises ----------------------------------
+
+@pytest.mark.parametrize("name", ALL_FIXTURES)
+def test_symbols_are_on_their_line_sorted_and_unique(name: str) -> None:
+    facts = run(name)
+    lines = (FIXTURES / name).read_text().split("\n")
+    assert facts["symbols"], name
+    for found in facts["symbols"]:
+        assert found["name"] in lines[found["line"] - 1], found
+    order = [(s["line"], s["name"], s["kind"]) for s in facts["symbols"]]
+    assert order == sorted(set(order))
+    assert facts["parsed"] is True and facts["problems"] == []
+
+
+@pytest.mark.parametrize("name", ALL_FIXTURES)
+def test_output_is_deterministic(name: str) -> None:
+    assert run(name) == run(name)
+
+
+def test_registry_sends_cuda_and_c_here() -> None:
+    assert run("kernels.cu")["language"] == "cuda"
+    assert run("legacy.c")["type_label"] == "C Source"
+    assert run("demo.hpp")["type_label"] == "C++ Header"
+
+
+# --- real PyTorch headers -----------------------------------------------------
+
+def test_export_macro_does_not_hide_structs() -> None:
+    facts = run("c10/core/GradMode.h")
+    for name, line in [("GradMode", 9), ("AutoGradMode", 16), ("NoGradGuard", 32),
+                       ("AutoFwGradMode", 38)]:
+        found = symbol(facts, name, "class", line)
+        assert found["parent"] == "c10" and found["detail"] == "struct"
+    assert symbol(facts, "NoGradGuard", "class")["signature"] == (
+        "struct NoGradGuard : public AutoGradMode")
+    assert "C10_API" not in names(facts, "class", "function", "method", "type")
+
+
+def test_methods_belong_to_their_struct() -> None:
+    facts = run("c10/core/GradMode.h")
+    enabled = symbol(facts, "is_enabled", "method", 10)
+    assert enabled["parent"] == "GradMode"
+    assert enabled["signature"] == "() -> bool"
+    assert enabled["detail"] == "declaration"
+    assert symbol(facts, "~AutoGradMode", "method")["parent"] == "AutoGradMode"
+    assert [s["line"] for s in facts["symbols"] if s["name"] == "operator="
+            and s["parent"] == "AutoFwGradMode"] == [45, 46]
+
+
+def test_includes_are_imports_and_symbols() -> None:
+    facts = run("c10/core/GradMode.h")
+    assert facts["imports"] == [
+        {"module": "c10/core/AutogradState.h", "line": 4, "kind": "include", "system": True},
+        {"module": "c10/macros/Export.h", "line": 5, "kind": "include", "system": True},
+    ]
+    assert symbol(facts, "c10/macros/Export.h", "include")["line"] == 5
+
+
+def test_nested_namespace_and_exported_free_functions() -> None:
+    facts = run("c10/util/DeadlockDetection.h")
+    assert "parent" not in symbol(facts, "c10", "namespace", 25)
+    assert symbol(facts, "impl", "namespace", 25)["parent"] == "c10"
+    gil = symbol(facts, "check_python_gil", "function", 27)
+    assert gil["parent"] == "impl" and gil["signature"] == "() -> bool"
+    assert symbol(facts, "check_python_gil", "method", 33)["parent"] == "PythonGILHooks"
+    assert symbol(facts, "SetPythonGILHooks", "function", 36)["signature"] == (
+        "(PythonGILHooks* factory) -> void")
+
+
+def test_function_like_macro_and_doc_comment() -> None:
+    facts = run("c10/util/DeadlockDetection.h")
+    macro = symbol(facts, "TORCH_ASSERT_NO_GIL_WITHOUT_PYTHON_DEP", "macro", 20)
+    assert macro["signature"] == "()"
+    assert facts["docstring"].startswith(
+        "This file provides some simple utilities for detecting common deadlocks in PyTorch.")
+
+
+def test_cuda_header_kernels() -> None:
+    facts = run("ATen/native/cuda/Randperm.cuh")
+    kernel = symbol(facts, "randperm_handle_duplicate_keys_kernel", "function", 14)
+    assert kernel["detail"] == "kernel" and "parent" not in kernel  # anonymous namespace
+    host = symbol(facts, "randperm_handle_duplicate_keys", "function", 44)
+    assert "detail" not in host
+    assert "C10_CUDA_KERNEL_LAUNCH_CHECK" not in names(facts, "function")
+
+
+# --- the hand-written C++ header ------------------------------------------------
+
+def test_licence_is_skipped_for_the_overview() -> None:
+    assert run("demo.hpp")["docstring"] == "Shape utilities for the demo tensor library."
+
+
+def test_overview_skips_tool_notes_and_doxygen_tags() -> None:
+    text = ("// clang-format off\n#pragma once\n// TODO: split this file\n\n"
+            "/**\n * @file shape.h\n * @brief Shapes and strides.\n *\n * More detail.\n */\n"
+            "int x;\n")
+    assert extract(text, "shape.h")["docstring"] == "Shapes and strides."
+    assert extract("int x; // not an overview\n", "x.h")["docstring"] == ""
+
+
+def test_macros_object_like_function_like_and_inside_a_body() -> None:
+    facts = run("demo.hpp")
+    assert "signature" not in symbol(facts, "DEMO_MAX_DIMS", "macro", 13)
+    assert symbol(facts, "DEMO_CHECK", "macro", 14)["signature"] == "(cond, ...)"
+    assert symbol(facts, "DEMO_LOCAL_PRODUCT", "macro")["line"] == 80
+
+
+def test_macro_invocations_are_not_functions() -> None:
+    facts = run("demo.hpp")
+    callables = names(facts, "function", "method")
+    for macro_call in ("C10_DEFINE_REGISTRY", "DEMO_DECLARE_FLAG", "AT_FORALL_SCALAR_TYPES",
+                       "C10_DISABLE_COPY_AND_ASSIGN", "TORCH_LIBRARY"):
+        assert macro_call not in callables
+
+
+def test_types_enums_and_unions() -> None:
+    facts = run("demo.hpp")
+    assert symbol(facts, "dim_t", "type", 28)["parent"] == "shape"
+    assert symbol(facts, "DimVector", "type", 29)["detail"] == "using"
+    layout = symbol(facts, "Layout", "class", 31)
+    assert layout["detail"] == "enum" and layout["parent"] == "shape"
+    assert symbol(facts, "Bits", "class", 33)["detail"] == "union"
+
+
+def test_class_members_nested_class_and_templates() -> None:
+    facts = run("demo.hpp")
+    shape = symbol(facts, "Shape", "class", 38)
+    assert shape["parent"] == "shape"
+    assert shape["signature"] == "class Shape final : public ShapeBase"
+    assert symbol(facts, "Iterator", "class", 40)["parent"] == "Shape"
+    assert symbol(facts, "operator*", "method", 41)["parent"] == "Iterator"
+    constructors = [s["line"] for s in facts["symbols"]
+                    if s["name"] == "Shape" and s["kind"] == "method"]
+    assert constructors == [43, 44]
+    assert symbol(facts, "~Shape", "method", 45)["signature"] == "() override"
+    assert symbol(facts, "cast_to", "method", 48)["signature"] == "(const T& other) const -> T"
+    assert symbol(facts, "operator bool", "method", 50)["parent"] == "Shape"
+
+
+def test_class_head_split_by_ifdef_reads_as_first_branch() -> None:
+    facts = run("demo.hpp")
+    assert symbol(facts, "Options", "class")["line"] == 58
+    sizes = symbol(facts, "sizes", "method", 64)
+    assert sizes["parent"] == "Options"
+
+
+def test_free_functions_behind_export_and_device_macros() -> None:
+    facts = run("demo.hpp")
+    broadcast = symbol(facts, "broadcast", "function", 67)
+    assert broadcast["signature"] == "(const Shape& a, const Shape& b) -> Shape"
+    assert symbol(facts, "ceil_div", "function", 68)["signature"] == "(dim_t a, dim_t b) -> dim_t"
+    assert symbol(facts, "detail", "namespace", 74)["parent"] == "shape"
+    assert symbol(facts, "check_dims", "function", 75)["parent"] == "detail"
+
+
+def test_out_of_line_definitions_are_methods_of_their_class() -> None:
+    facts = run("demo.hpp")
+    numel = symbol(facts, "numel", "method", 79)
+    assert numel["parent"] == "Shape" and "detail" not in numel
+    assert symbol(facts, "~Shape", "method", 84)["parent"] == "Shape"
+
+
+def test_out_of_line_namespace_function_is_a_function() -> None:
+    text = "namespace at { namespace native {\nvoid relu(int);\n} }\n" \
+           "void at::native::relu(int x) {}\n"
+    relu = [s for s in extract(text, "relu.cpp")["symbols"] if s["line"] == 4]
+    assert relu == [{"name": "relu", "kind": "function", "line": 4, "parent": "native",
+                     "signature": "(int x) -> void"}]
+
+
+SNIPPETS = [
+    # (source, expected (name, kind, line, parent) among the symbols)
+    ("class PROTOBUF_EXPORT Any PROTOBUF_FINAL :\n    public Message {\n};\n",
+     ("Any", "class", 1, None)),
+    ('class GOOGLE_CAPABILITY("mutex") PROTOBUF_EXPORT WrappedMutex {\n};\n',
+     ("WrappedMutex", "class", 1, None)),
+    ("inline uint16 GOOGLE_UNALIGNED_LOAD16(const void *p) {\n  return 0;\n}\n",
+     ("GOOGLE_UNALIGNED_LOAD16", "function", 1, None)),
+    ("__itt_domain* ITTAPI __itt_domain_create(const char* name);\n",
+     ("__itt_domain_create", "function", 1, None)),
+    ("struct Half {};\ninline C10_HOST_DEVICE Half::operator float() const {\n  return 0;\n}\n",
+     ("operator float", "method", 2, "Half")),
+    ("template <class T>\nArrayRef(const T*, size_t) -> ArrayRef<T>;\n",
+     ("ArrayRef", "function", 2, None)),
+    ("typedef void (Class::*MethodType)(int arg);\n", ("MethodType", "type", 1, None)),
+    ("PROTOBUF_NAMESPACE_OPEN\nnamespace internal {\nclass AnyMetadata {};\n}\n",
+     ("AnyMetadata", "class", 3, "internal")),
+    ("class Graph {\n  friend void Lint(const Graph* g);\n};\n", ("Lint", "function", 2, "Graph")),
+    ("#if defined(__s390x__)\ntemplate <class T, class U = void>\n#else\ntemplate <class T>\n"
+     "#endif\nstruct Vectorized {\n  int size() const;\n};\n", ("size", "method", 7, "Vectorized")),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), SNIPPETS)
+def test_constructs_seen_in_pytorch(source: str, expected: tuple) -> None:
+    name, kind, line, parent = expected
+    found = symbol(extract(source, "snippet.h"), name, kind, line)
+    assert found.get("parent") == parent
+
+
+def test_if_0_is_dead_code() -> None:
+    text = "#if 0\nbroken {{ junk\n#define NOPE 1\n#else\nstruct Yes {};\n#endif\nstruct After {};\n"
+    result = extract(text, "dead.h")
+    assert [(s["name"], s["line"]) for s in result["symbols"]] == [("Yes", 5), ("After", 7)]
+
+
+def test_macro_bodies_are_not_code() -> None:
+    text = ("#define ACCESSORS(C) \\\n  inline int f() const { \\\n    return 1; \\\n  } \\\n"
+            " \\\n  /* Singular accessors */ \\\n  inline int g() { \\\n    return 2; \\\n  }\n"
+            "int after();\n")
+    assert names(extract(text, "m.h"), "function", "macro") == {"ACCESSORS", "after"}
+
+
+# --- CUDA and C ---------------------------------------------------------------------
+
+def test_cuda_kernels_device_functions_and_launches() -> None:
+    facts = run("kernels.cu")
+    assert symbol(facts, "demo", "namespace", 5)
+    assert symbol(facts, "cuda", "namespace", 5)["parent"] == "demo"
+    assert "detail" not in symbol(facts, "square", "function", 7)
+    kernel = symbol(facts, "square_kernel", "function", 10)
+    assert kernel["detail"] == "kernel"
+    assert kernel["signature"] == "(const scalar_t* in, scalar_t* out, int n) -> void"
+    assert symbol(facts, "fill_kernel", "function", 17)["detail"] == "kernel"
+    assert symbol(facts, "launch_square", "function", 19)["parent"] == "cuda"
+
+
+def test_plain_c_structs_typedefs_and_functions() -> None:
+    facts = run("legacy.c")
+    assert symbol(facts, "buffer", "class", 7)["detail"] == "struct"
+    assert symbol(facts, "buffer_t", "type", 10)["detail"] == "typedef"
+    assert symbol(facts, "buffer_visitor", "type", 12)
+    assert symbol(facts, "buffer_list", "class", 14)
+    assert symbol(facts, "buffer_list_size", "function", 19)["signature"] == (
+        "(const struct buffer_list* list) -> size_t")
+    assert symbol(facts, "buffer_list_visit", "function", 23)["detail"] == "declaration"
+    assert facts["docstring"] == "Plain C helpers: a list of named buffers."
+    assert [i["system"] for i in facts["imports"]] == [True, False]
+
+
+# --- bad input -------------------------------------------------------------------
+
+def test_unbalanced_braces_keep_what_parses_and_say_so() -> None:
+    text = "namespace a {\nclass Open {\n  void f();\n" + "int x = (;\n" * 30 + "void g() {}\n"
+    result = extract(text, "broken.h")
+    assert symbol(result, "Open", "class", 2)
+    assert symbol(result, "f", "method", 3)
+    assert result["problems"] and result["problems"][0]["line"] >= 1
+    assert result["parsed"] is True
+
+
+def test_small_parse_errors_are_not_reported() -> None:
+    result = extract("int f(int a = {}, int b);\nvoid g();\n", "small.h")
+    assert result["problems"] == []
+    assert names(result, "function") == {"f", "g"}
+
+
+def test_huge_file_falls_back_to_directives(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cpp, "MAX_PARSE_BYTES", 100)
+    text = "#include <vector>\n#define BIG(x) x\nclass Big {\n" + "  int field;\n" * 20 + "};\n"
+    result = extract(text, "big.h")
+    assert result["parsed"] is False
+    assert "too large" in result["problems"][0]["message"]
+    assert [(s["name"], s["kind"], s["line"]) for s in result["symbols"]] == [
+        ("vector", "include", 1), ("BIG", "macro", 2)]
+    assert result["imports"] == [{"module": "vector", "line": 1, "kind": "include",
+                                  "system": True}]
+
+
+def test_directives_in_comments_are_not_symbols() -> None:
+    text = "/*\n#define NOT_A_MACRO 1\n#include <nothing.h>\n*/\nvoid f() {\n#define REAL 1\n}\n"
+    result = extract(text, "comment.c")
+    assert names(result, "macro", "include") == {"REAL"}
+
+
+def test_binary_looking_text_does_not_raise() -> None:
+    text = bytes(range(1, 256)).decode("latin-1") * 4 + "\nstruct S {\n"
+    result = extract(text, "weird.h")
+    assert isinstance(result["symbols"], list)
+
+
+def test_preparing_keeps_every_line_and_offset() -> None:
+    text = (FIXTURES / "demo.hpp").read_text()
+    prepared = prepare(text)
+    assert len(prepared) == len(text)
+    assert [len(line) for line in prepared.split("\n")] == [len(line) for line in text.split("\n")]
+    assert "class          Shape final : public ShapeBase {" in prepared  # DEMO_API blanked
+    assert "#define DEMO_MAX_DIMS 8" in prepared  # directives kept
+
+
+C_TOKENS = st.sampled_from([
+    "class", "struct", "union", "enum", "namespace", "template", "<", ">", "typename", "T",
+    "TORCH_API", "C10_API", "Foo", "bar", "::", "(", ")", "{", "}", ";", ",", "=", "{}", "*",
+    "&", "operator", "==", "~", "int", "void", "\n", "\n#define X(a) a\n", "\n#include <x.h>\n",
+    "\n#ifdef A\n", "\n#else\n", "\n#endif\n", "//", "/*", "*/", '"', "\\\n", "é", "\t",
+])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(C_TOKENS, max_size=60).map(" ".join))
+def test_any_token_soup_gives_well_formed_facts(text: str) -> None:
+    result = extract(text, "soup.hpp")
+    lines = text.split("\n")
+    for found in result["symbols"]:
+        assert 1 <= found["line"] <= len(lines)
+        assert found["name"] and found["kind"] in {
+            "namespace", "class", "function", "method", "macro", "type", "include"}
+    order = [(s["line"], s["name"], s["kind"], s.get("parent", "")) for s in result["symbols"]]
+    assert order == sorted(set(order))
+
+
+def test_parse_running_past_its_budget_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cpp, "PARSE_SECONDS", -1.0)
+    result = extract("#define SLOW 1\n" + "struct Slow { int x; };\n" * 2000, "slow.h")
+    assert result["parsed"] is False
+    assert "parsing took over" in result["problems"][0]["message"]
+    assert [s["name"] for s in result["symbols"]] == ["SLOW"]
+    # the shared parser is usable again afterwards
+    monkeypatch.setattr(cpp, "PARSE_SECONDS", 5.0)
+    assert symbol(extract("struct Fast {};\n", "fast.h"), "Fast", "class", 1)
