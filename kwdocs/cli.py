@@ -9,7 +9,7 @@ from pathlib import Path
 from kwdocs import __version__
 from kwdocs.config import ConfigError, load_config
 
-COMMANDS = ("build", "clean")
+COMMANDS = ("build", "clean", "serve")
 
 
 def parser() -> argparse.ArgumentParser:

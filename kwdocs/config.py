@@ -47,6 +47,7 @@ class Config:
     skip_secret_files: bool = True
     secret_files: tuple[str, ...] = tuple(DEFAULT_SECRET_FILES)
     jobs: int = 0
+    html: bool = False
     config_file: Path | None = field(default=None, compare=False)
 
     @property
@@ -57,7 +58,7 @@ class Config:
     def fingerprint_data(self) -> dict[str, Any]:
         """The settings that shape page content (not where pages go)."""
         data = asdict(self)
-        for key in ("src", "out", "jobs", "config_file"):
+        for key in ("src", "out", "jobs", "html", "config_file"):
             data.pop(key)
         data["templates"] = str(self.templates) if self.templates else None
         data["rules"] = [str(path) for path in self.rules]
@@ -78,6 +79,7 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "skip_secret_files": (bool, "true or false"),
     "secret_files": (list, "a list of glob strings"),
     "jobs": (int, "a whole number, 0 for one per core"),
+    "html": (bool, "true or false"),
 }
 CONFIG_KEYS = tuple(_KEYS)
 
@@ -169,6 +171,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         skip_secret_files=values.get("skip_secret_files", True),
         secret_files=tuple(values.get("secret_files", DEFAULT_SECRET_FILES)),
         jobs=values.get("jobs", 0) or (os.cpu_count() or 1),
+        html=values.get("html", False),
         config_file=origin,
     )
 

@@ -14,6 +14,7 @@ from kwdocs import layout
 from kwdocs.facts import GROUP_ORDER, KIND_GROUPS, Facts
 
 RELATED_LIMIT = 10
+SOURCE_SECTION = "Original Source"
 MAIN_DEFINITIONS_LIMIT = 40
 USED_BY_LIMIT = 300   # a core header has thousands of users: list this many, count the rest
 DEFINITION_KINDS = ("namespace", "class", "function", "method", "macro", "type",
@@ -199,18 +200,27 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     )
 
 
-def section_map(docs_markdown: str, names: list[str]) -> dict[str, list[str]]:
-    """For each keyword, the ``##`` sections of the rendered docs page that mention it."""
+def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None) -> dict[str, list[str]]:
+    """For each keyword, the ``##`` sections of the rendered docs page that mention it.
+
+    Every keyword is read from the file's text, on its line, so it appears in
+    Original Source exactly when its line is shown (``shown_lines`` None: no
+    source is embedded); that section, by far the largest, is not searched.
+    """
     sections: list[tuple[str, str]] = []
     for chunk in re.split(r"^## ", docs_markdown, flags=re.M)[1:]:
         title, _, body = chunk.partition("\n")
-        sections.append((title.strip(), body))
+        sections.append((title.strip(), "" if title.strip() == SOURCE_SECTION else body))
     words = [set(_WORD.findall(_LINK_TARGETS.sub("", body))) for _, body in sections]
+    first_line: dict[str, int] = {}
+    for symbol in symbols:
+        first_line[symbol["name"]] = min(symbol["line"], first_line.get(symbol["name"], symbol["line"]))
     found: dict[str, list[str]] = {}
-    for name in names:
+    for name, line in first_line.items():
         simple = _WORD.fullmatch(name) is not None
         found[name] = [title for (title, body), vocabulary in zip(sections, words)
-                       if (name in vocabulary if simple else name in body)]
+                       if (shown_lines is not None and line <= shown_lines if title == SOURCE_SECTION
+                           else name in vocabulary if simple else name in body)]
     return found
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 import jinja2
@@ -21,7 +20,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
 
 def shipped_templates() -> Path:
     """The templates installed with the package (``templates/`` in the source tree)."""
-    return Path(str(resources.files("kwdocs.templates")))
+    from kwdocs import templates
+    return templates.folder()
 
 
 def inline_code(text: object) -> str:

@@ -12,7 +12,7 @@ import time
 
 from doit.reporter import ConsoleReporter
 
-from kwdocs import output
+from kwdocs import summary
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
 
@@ -75,21 +75,8 @@ class BuildReporter(ConsoleReporter):
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
 
-    def problems(self) -> list[str]:
-        lines = [f"{path}: {message}" for path, message in self.scanned.problems]
-        for path, line, message in output.read_json(self.config.state / "problems.json", []) or []:
-            lines.append(f"{path}:{line}: {message}" if line else f"{path}: {message}")
-        return lines
-
     def complete_run(self):
         self._clear()
         super().complete_run()
-        problems = self.problems()
-        if not self.quiet:
-            for line in problems:
-                self.write(f"problem: {line}\n")
-        files_with_problems = len({line.split(":", 1)[0] for line in problems})
-        seconds = time.monotonic() - self.started
-        self.write(f"kwdocs: {len(self.scanned.files):,} files scanned, "
-                   f"{self.counts['written']:,} pages written, {self.counts['removed']:,} removed, "
-                   f"{files_with_problems:,} files with problems ({seconds:.2f} s)\n")
+        summary.report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
+                       time.monotonic() - self.started, self.quiet)

@@ -1,25 +1,26 @@
 """Run the doit rule set for a configuration, in this process.
 
 ``kwdocs build`` and friends come through here; ``doit`` at the repository
-root loads the same namespace from ``dodo.py``.
+root loads the same namespace from ``dodo.py``.  A build whose snapshot (see
+``kwdocs.snapshot``) matches the last successful one stops after the scan.
 """
 from __future__ import annotations
 
 import gc
 import sys
+import time
 
-from doit.cmd_base import ModuleTaskLoader
-from doit.doit_cmd import DoitMain
-
+from kwdocs import snapshot, summary
 from kwdocs.config import Config
-from kwdocs.reporter import BuildReporter
 from kwdocs.scan import ScanResult, scan
-from kwdocs.tasks import namespace
 
 
 def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bool = False,
                     stream=None) -> dict:
     """The dodo namespace with kwdocs' reporter attached."""
+    from kwdocs.reporter import BuildReporter
+    from kwdocs.tasks import namespace
+
     scanned = scanned if scanned is not None else scan(config)
     tasks = namespace(config, scanned)
     tasks["DOIT_CONFIG"]["reporter"] = BuildReporter(stream or sys.stdout, {}, config=config,
@@ -30,9 +31,21 @@ def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bo
 def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stream=None) -> int:
     """One build; returns doit's exit code (0 ok, 1 a task failed, 2+ doit errors)."""
     gc.freeze()  # FINDINGS: the collector costs a third of a no-op build
-    tasks = build_namespace(config, quiet=quiet, stream=stream)
+    started = time.monotonic()
+    stream = stream or sys.stdout
+    scanned = scan(config)
+    current = snapshot.tree_snapshot(config, scanned)
+    if snapshot.unchanged(config, current):
+        summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet)
+        return 0
+    from doit.cmd_base import ModuleTaskLoader
+    from doit.doit_cmd import DoitMain
+
+    snapshot.forget(config)
+    tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
     jobs = jobs or config.jobs
-    argv = ["run"]
-    if jobs > 1:
-        argv += ["-n", str(jobs), "-P", "process"]
-    return DoitMain(ModuleTaskLoader(tasks)).run(argv)
+    argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
+    code = DoitMain(ModuleTaskLoader(tasks)).run(argv)
+    if code == 0:
+        snapshot.save(config, current)
+    return code

@@ -8,6 +8,7 @@ The result is sorted, so the order of work never changes the output.
 """
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -169,6 +170,13 @@ class _Walker:
                 return
             self.walk(Path(entry.path), rel, specs)
             return
+        # what the user left out is left out silently, odd files and links included
+        if entry.name == ".gitignore" or _Rules.ignored(specs, rel, False):
+            return
+        if rules.include and not rules.include.match(rel):
+            return
+        if rules.exclude and rules.exclude.match(rel):
+            return
         if is_link:
             info = self.follow_link(Path(entry.path), rel)
             if info is None:
@@ -176,12 +184,6 @@ class _Walker:
         if not stat.S_ISREG(info.st_mode):
             kind = _SPECIAL.get(stat.S_IFMT(info.st_mode), "not a regular file")
             self.problem(rel, f"skipped: {kind}, never opened")
-            return
-        if entry.name == ".gitignore" or _Rules.ignored(specs, rel, False):
-            return
-        if rules.include and not rules.include.match(rel):
-            return
-        if rules.exclude and rules.exclude.match(rel):
             return
         if rules.secrets and rules.secrets.match(rel):
             self.problem(rel, "skipped: may hold secrets (see 'secret_files' in the configuration)")
@@ -192,13 +194,17 @@ class _Walker:
         """Stat a symlink's target if it stays inside the tree and is a file; else report it."""
         try:
             target = path.resolve(strict=True)
-        except (OSError, RuntimeError):
-            self.problem(rel, "skipped: dangling or looping symlink")
+            info = target.stat()
+        except RuntimeError:  # how Python before 3.13 reports a loop
+            self.problem(rel, "skipped: symlink loop")
+            return None
+        except OSError as error:
+            reason = {errno.ELOOP: "symlink loop", errno.ENOENT: "dangling symlink (its target does not exist)"}
+            self.problem(rel, f"skipped: {reason.get(error.errno, f'symlink not followed: {error.strerror}')}")
             return None
         if not target.is_relative_to(self.root):
             self.problem(rel, "skipped: symlink points outside the source tree")
             return None
-        info = target.stat()
         if stat.S_ISDIR(info.st_mode):
             return None  # a folder link inside the tree: its files are documented where they live
         return info

@@ -1,94 +1,101 @@
 """The doit rule set: task generators over a scanned tree.
 
-One task per *folder*, not per file: FINDINGS.md measured doit's per-task
-overhead as what limits a no-op build (24,120 per-file tasks: 1.85 s; one per
-folder: 0.2 s).  Each folder task takes doit's ``changed`` list and redoes only
-those files.  ``dodo.py`` and ``kwdocs build`` both load this namespace, so
-there is one code path.
+Tasks are per *unit* (a folder, or a bucket of a very large folder), not per
+file: FINDINGS.md measured doit's per-task overhead as what limits a no-op
+build (24,120 per-file tasks: 1.85 s; one per folder: 0.2 s).  Each unit task
+takes doit's ``changed`` list and redoes only those files.  ``dodo.py`` and
+``kwdocs build`` both load this namespace, so there is one code path.
 """
 from __future__ import annotations
 
-from pathlib import Path
+import hashlib
+import posixpath
 
 from doit.tools import config_changed
 
 from kwdocs import build
+from kwdocs.checker import checker_for
 from kwdocs.config import Config
-from kwdocs.scan import ScanResult, scan
+from kwdocs.scan import ScanResult
 
 
 def doit_config(config: Config) -> dict:
     return {
         "dep_file": str(config.state / "doit.sqlite3"),
         "backend": "sqlite3",
-        "check_file_uptodate": "md5",
+        "check_file_uptodate": checker_for(config.out),  # md5, safe for sources changing mid-build
         "default_tasks": ["extract", "link", "render", "keywords", "assemble"],
         "verbosity": 0,
     }
 
 
-def namespace(config: Config, scanned: ScanResult | None = None) -> dict:
+def namespace(config: Config, scanned: ScanResult) -> dict:
     """A dodo-module namespace (``task_*`` callables and ``DOIT_CONFIG``) for one tree."""
-    result = scanned if scanned is not None else scan(config)
-    by_folder = result.by_folder()
-    folders = list(by_folder)
-    all_folders = result.folders()
-    shards = [str(build.shard(config, build.FACTS, folder)) for folder in folders]
+    folder_names = {folder: [posixpath.basename(f.rel) for f in files]
+                    for folder, files in scanned.by_folder().items()}
+    folder_units = {folder: build.units_of(folder, names) for folder, names in folder_names.items()}
+    units = {unit: (folder, [posixpath.join(folder, name) for name in names])
+             for folder, split in folder_units.items() for unit, names in split.items()}
+    shards = [str(build.shard(config, build.FACTS, unit)) for unit in units]
+    all_folders = scanned.folders()
 
     def task_extract():
         """Extract facts (definitions, imports, findings) from the files that changed."""
         key = build.extraction_key(config)
-        for folder, files in by_folder.items():
+        for unit, (_, rels) in units.items():
             yield {
-                "name": folder or ".",
-                "actions": [(build.extract_folder, [config, folder, [Path(f.rel).name for f in files]])],
-                "file_dep": [str(config.src / f.rel) for f in files],
-                "targets": [str(build.shard(config, build.FACTS, folder))],
+                "name": unit or ".",
+                "actions": [(build.extract_unit, [config, unit, rels])],
+                "file_dep": [str(config.src / rel) for rel in rels],
+                "targets": [str(build.shard(config, build.FACTS, unit))],
                 "uptodate": [config_changed(key)],
-                "meta": {"files": len(files)},
                 "verbosity": 0,
             }
 
     def task_link():
         """Resolve imports and includes across the tree (who uses whom)."""
         return {
-            "actions": [(build.link_tree, [config, folders])],
+            "actions": [(build.link_tree, [config, list(units)])],
             "file_dep": shards,
-            "targets": [str(build.shard(config, build.LINKS, folder)) for folder in folders],
-            "uptodate": [config_changed({"folders": folders, "roots": list(config.include_roots)})],
+            "targets": [str(build.shard(config, build.LINKS, unit)) for unit in units],
+            "uptodate": [config_changed({"units": list(units), "roots": list(config.include_roots)})],
             "verbosity": 0,
         }
 
     def task_render():
-        """Render the documentation and keyword pages of changed files."""
+        """Render the documentation and keyword pages of files whose inputs changed."""
         keys = [build.render_key(config, name) for name in ("file_docs.md.j2", "file_kw.md.j2")]
-        for folder in folders:
+        for unit, (folder, _) in units.items():
+            names = folder_names[folder]
             yield {
-                "name": folder or ".",
-                "actions": [(build.render_folder, [config, folder])],
-                "file_dep": [str(build.shard(config, build.FACTS, folder)),
-                             str(build.shard(config, build.LINKS, folder))],
-                "uptodate": [config_changed({"templates": keys})],
+                "name": unit or ".",
+                "actions": [(build.render_unit, [config, unit, names])],
+                "file_dep": [str(build.shard(config, build.FACTS, unit)), str(build.shard(config, build.LINKS, unit))],
+                # siblings decide each page's Related Files: a file added next door re-checks the unit
+                "uptodate": [config_changed({"templates": keys,
+                                             "siblings": hashlib.sha1("\0".join(names).encode(
+                                                 "utf-8", "surrogateescape")).hexdigest()})],
                 "verbosity": 0,
             }
 
     def task_keywords():
         """Update the repository-wide keyword index (keywords.md, one page per letter when large)."""
         return {
-            "actions": [(build.index_keywords, [config, folders])],
+            "actions": [(build.index_keywords, [config, list(units)])],
             "file_dep": shards,
-            "uptodate": [config_changed({"folders": folders, "key": build.render_key(config, "keywords.md.j2")})],
+            "uptodate": [config_changed({"units": list(units), "key": build.render_key(config, "keywords.md.j2")})],
             "verbosity": 0,
         }
 
     def task_assemble():
-        """Assemble every folder's index.md and doc.md, and prune pages of deleted files."""
+        """Write every folder's index.md and doc.md that changed, and prune pages of deleted files."""
         keys = [build.render_key(config, name) for name in ("folder_index.md.j2", "folder_doc.md.j2")]
         return {
-            "actions": [(build.assemble, [config, folders, all_folders])],
+            "actions": [(build.assemble, [config, {folder: list(split) for folder, split in folder_units.items()},
+                                          all_folders])],
             "file_dep": shards,
             "task_dep": ["render", "keywords"],
-            "uptodate": [config_changed({"folders": all_folders, "keys": keys})],
+            "uptodate": [config_changed({"folders": all_folders, "units": list(units), "keys": keys})],
             "verbosity": 0,
         }
 

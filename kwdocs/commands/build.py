@@ -12,9 +12,14 @@ HELP = "write or update the documentation and keyword pages of a source tree"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    parser.add_argument("--html", action="store_true",
+                        help="also write the browsable HTML site to <out>/site (config key: html)")
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
     with locked(config.state):
         code = run_build(config, jobs=args.jobs, quiet=args.quiet)
+        if code == 0 and (args.html or config.html):
+            from kwdocs.html import build_site
+            build_site(config)
     return 0 if code == 0 else 1

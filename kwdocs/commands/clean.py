@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from kwdocs import build, output
+from kwdocs import build, html, output
 from kwdocs.config import Config
 from kwdocs.lock import locked
 
@@ -22,6 +22,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     with locked(config.state):
         pages = build.written_pages(config)
         removed = sum(output.remove(config.out, config.out / page) for page in sorted(pages))
+        removed += html.remove_site(config)
     shutil.rmtree(config.state, ignore_errors=True)
     try:
         config.out.rmdir()  # only if nothing else is left in it

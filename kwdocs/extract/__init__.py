@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Callable
 
-from kwdocs.extract.decode import decode, is_binary
+from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
 from kwdocs.facts import Facts
 
 
@@ -94,11 +94,15 @@ def extract_bytes(path: str, data: bytes) -> tuple[Facts, str | None, list[dict]
     if is_binary(data):
         facts.update(language="binary", type_label=BINARY.label, fence="", binary=True,
                      lines=0, encoding="")
+        if language is not TEXT:  # a .png is binary by nature; a .py holding NUL bytes is damaged
+            facts["problems"].append({"message": "holds NUL bytes: documented as a binary file, "
+                                                 f"not as {language.label}"})
         return facts, None, []
     text, encoding = decode(data)
     facts.update(language=language.id, type_label=language.label, fence=language.fence,
                  binary=False, encoding=encoding, lines=count_lines(text))
-    if encoding not in ("utf-8", "ascii"):
+    if encoding not in ("utf-8", "ascii") and encoding != (bom_encoding(data) or coding_line(data)):
+        # a guess (Latin-1 never fails) is worth a line; a BOM or coding line the file declares is not
         facts["problems"].append({"message": f"not UTF-8; decoded as {encoding}"})
     calls: list[dict] = []
     module = language.module or "text"

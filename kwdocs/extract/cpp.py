@@ -656,8 +656,9 @@ class _Walker:
         written = self.text(path_node).strip()
         system = path_node.type == "system_lib_string"
         header = written[1:-1] if written[:1] in '<"' and len(written) > 1 else written
-        if path_node.type not in ("system_lib_string", "string_literal") or not header:
-            return  # ``#include MACRO``: nothing to link to
+        if path_node.type not in ("system_lib_string", "string_literal") or not header or "\n" in header:
+            return  # ``#include MACRO``, or an unterminated name running into the next line
+        line = path_node.start_point[0] + 1  # after a ``\`` continuation the name is on a later line
         self.imports.append({"module": header, "line": line, "kind": "include", "system": system})
         self.symbols.append({"name": header, "kind": "include", "line": line})
 

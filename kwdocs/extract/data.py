@@ -24,6 +24,7 @@ An empty file has no keys and no problem in any of the three formats.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import tomllib
@@ -91,6 +92,7 @@ def _yaml_keys(text: str, keys: list[dict[str, Any]]) -> None:
     # One entry per open collection: True for a mapping expecting a key,
     # False for a mapping expecting a value, None for a sequence.
     stack: list[bool | None] = []
+    line_of = _yaml_lines(text)
     for event in yaml.parse(text, Loader=_YAML_LOADER):
         if isinstance(event, _YAML_NODE_START):
             is_key = bool(stack) and stack[-1] is True
@@ -98,7 +100,7 @@ def _yaml_keys(text: str, keys: list[dict[str, Any]]) -> None:
                 stack[-1] = not stack[-1]
             if (is_key and len(stack) == 1 and isinstance(event, yaml.ScalarEvent)
                     and event.value and event.value != "<<"):
-                keys.append(_key(_yaml_written(event, text), _yaml_line(event)))
+                keys.append(_key(_yaml_written(event, text), line_of(event.start_mark)))
             if isinstance(event, yaml.MappingStartEvent):
                 stack.append(True)
             elif isinstance(event, yaml.SequenceStartEvent):
@@ -107,8 +109,17 @@ def _yaml_keys(text: str, keys: list[dict[str, Any]]) -> None:
             stack.pop()
 
 
-def _yaml_line(event: yaml.Event) -> int:
-    return event.start_mark.line + 1 if event.start_mark else 1
+# YAML also ends lines at NEL, LS and PS; kwdocs, like editors and every other
+# extractor, numbers lines at "\n" only (decode() has turned \r and \r\n into it).
+_YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _yaml_lines(text: str) -> Callable[[yaml.Mark | None], int]:
+    """The 1-based line of a parser mark, counted at "\n" only."""
+    if not _YAML_ONLY_BREAKS.search(text):
+        return lambda mark: mark.line + 1 if mark else 1
+    ends = [match.start() for match in re.finditer("\n", text)]
+    return lambda mark: bisect.bisect_left(ends, mark.index) + 1 if mark else 1
 
 
 def _yaml_written(event: yaml.ScalarEvent, text: str) -> str:
@@ -124,13 +135,14 @@ def _yaml_error(error: yaml.YAMLError, text: str) -> tuple[int | None, str]:
     """The line to report and a one-line message; the context mark is named in it."""
     mark = getattr(error, "problem_mark", None)
     if isinstance(error, yaml.MarkedYAMLError):
+        line_of = _yaml_lines(text)
         parts = []
         if error.context:
             context_mark = error.context_mark
-            where = f" started on line {context_mark.line + 1}" if context_mark else ""
+            where = f" started on line {line_of(context_mark)}" if context_mark else ""
             parts.append(f"{error.context}{where}")
         parts.append(error.problem or "invalid YAML")
-        line = mark.line + 1 if mark else None
+        line = line_of(mark) if mark else None
         return line, ": ".join(parts)
     if isinstance(error, yaml.reader.ReaderError):
         position = min(max(error.position, 0), len(text))

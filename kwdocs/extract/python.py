@@ -39,7 +39,9 @@ def extract(text: str, path: str) -> dict:
         if error.lineno:
             problem = {"line": error.lineno, **problem}
         return _fallback(text, path, problem)
-    except (ValueError, RecursionError, MemoryError) as error:  # NUL bytes, absurd nesting
+    except (RecursionError, MemoryError):  # absurd nesting: the parser's own stack runs out
+        return _fallback(text, path, {"message": "too deeply nested for Python's parser"})
+    except ValueError as error:  # NUL bytes
         return _fallback(text, path, {"message": f"Python parser failed: {_describe(error)}"})
     try:
         return _AstReader(path).read(tree, text)

@@ -1,0 +1,312 @@
+"""The browsable HTML site: every Markdown page as an HTML page, plus search.
+
+The site lives in its own folder, ``<out>/site/``, mirroring the Markdown tree
+(``a/b/c.py_docs.md`` -> ``site/a/b/c.py_docs.html``).  A separate folder keeps
+the HTML out of the Markdown pages a project commits, lets ``kwdocs serve``
+serve exactly the site (never the state or anything else), and cannot clash
+with a page: every Markdown page ends in ``.md`` and every site file in
+``.html``, ``.js`` or ``.css``, so even a source folder named ``site`` only
+shares a folder with it.
+
+A page is rendered from its Markdown alone (Python-Markdown, Pygments through
+``codehilite``, tables, heading anchors), then sanitized with nh3 as if the
+Markdown were hostile: only the tags and attributes the pages need survive.
+Navigation that depends on the whole tree (the folder tree, the search index)
+is data loaded by the site's script, so adding a file re-renders no other page.
+"""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import threading
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import jinja2
+import markdown
+import nh3
+from pygments.formatters import HtmlFormatter
+
+from kwdocs import layout, output, search
+from kwdocs.config import Config
+from kwdocs.render import shipped_templates
+
+SITE_FOLDER = "site"
+STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data
+MANIFEST = "html.json"             # in the state folder: what each HTML page was rendered from
+PAGE_TEMPLATE = "html/page.html.j2"
+STATIC_FILES = ("kwdocs.js", "kwdocs.css")
+PYGMENTS_CSS = "pygments.css"
+PYGMENTS_STYLE = "friendly"
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'none'; form-action 'none'")
+
+# What the pages need, and nothing more: no script, style, forms, frames or event handlers.
+ALLOWED_TAGS = {
+    "a", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "strong", "em", "b", "i",
+    "code", "pre", "span", "div", "blockquote", "table", "thead", "tbody", "tr", "th", "td",
+    "hr", "br", "del", "sup", "sub", "dl", "dt", "dd", "img",
+}
+ALLOWED_ATTRIBUTES = {
+    "a": {"href", "id", "title", "class"},
+    "h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
+    "span": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"},
+    "th": {"align"}, "td": {"align"},
+    "img": {"src", "alt", "title"},
+}
+URL_SCHEMES = {"http", "https", "mailto"}
+RESERVED_ID_PREFIX = "kwdocs"      # the layout's own element ids; content may not take them
+
+
+# ---------------------------------------------------------------- paths
+
+def site_root(config: Config) -> Path:
+    return config.out / SITE_FOLDER
+
+
+def html_page(md_page: str) -> str:
+    """The site path of a Markdown page: the same path with ``.html`` for ``.md``."""
+    return md_page[:-3] + ".html" if md_page.endswith(".md") else md_page + ".html"
+
+
+def root_prefix(page: str) -> str:
+    """The relative way from a page up to the site root (``./`` at the top)."""
+    depth = page.count("/")
+    return "../" * depth if depth else "./"
+
+
+def site_href(md_page: str, href: str) -> str:
+    """Where a link in a Markdown page points in the site.
+
+    Links to other pages (``x_docs.md#a``, ``index.md``) point at their HTML
+    page, anchor kept; links that leave the Markdown tree (to a source file in
+    the repository) gain one ``../`` because the site sits one folder deeper.
+    """
+    if not href or href.startswith(("#", "/")):
+        return href
+    parts = urlsplit(href)
+    if parts.scheme or parts.netloc or not parts.path:
+        return href
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(md_page), unquote(parts.path)))
+    if target == ".." or target.startswith("../") or not parts.path.endswith(".md"):
+        return "../" + href
+    rest = href[len(parts.path):]
+    return parts.path[:-3] + ".html" + rest
+
+
+# ---------------------------------------------------------------- Markdown to safe HTML
+
+_local = threading.local()
+
+
+def _converter() -> markdown.Markdown:
+    """One Markdown instance per thread (they keep state between calls; ``reset`` clears it)."""
+    converter = getattr(_local, "converter", None)
+    if converter is None:
+        converter = markdown.Markdown(
+            extensions=["fenced_code", "codehilite", "tables", "toc"],
+            extension_configs={
+                "codehilite": {"guess_lang": False, "css_class": "codehilite"},
+                "tables": {"use_align_attribute": True},   # align="", not style="" (CSP forbids inline style)
+                "toc": {"permalink": "¶", "permalink_title": "Link to this section"},
+            },
+            output_format="html")
+        _local.converter = converter
+    return converter.reset()
+
+
+def _attribute_filter(md_page: str):
+    def keep(tag: str, attribute: str, value: str) -> str | None:
+        if attribute == "href" and tag == "a":
+            return site_href(md_page, value)
+        if attribute == "id" and value.lower().startswith(RESERVED_ID_PREFIX):
+            return None
+        return value
+    return keep
+
+
+def sanitize(html: str, md_page: str) -> str:
+    """Keep only what the pages need; rewrite page links to the HTML pages on the way."""
+    return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES,
+                     attribute_filter=_attribute_filter(md_page), strip_comments=True,
+                     link_rel="noopener noreferrer")
+
+
+def markdown_to_html(markdown_text: str, md_page: str) -> str:
+    """The body of a page: Markdown converted, highlighted, anchored, sanitized, links rewritten."""
+    return sanitize(_converter().convert(markdown_text), md_page)
+
+
+# ---------------------------------------------------------------- the layout
+
+def describe(md_page: str) -> tuple[str, str, str]:
+    """(kind, subject, title) of a page, from its path alone."""
+    folder, name = posixpath.split(md_page)
+    if name.endswith(layout.DOCS_SUFFIX):
+        rel = md_page[: -len(layout.DOCS_SUFFIX)]
+        return "docs", rel, f"{rel} · documentation"
+    if name.endswith(layout.KW_SUFFIX):
+        rel = md_page[: -len(layout.KW_SUFFIX)]
+        return "kw", rel, f"{rel} · keywords"
+    if name == "index.md":
+        return "index", folder, f"{folder or '/'} · folder index"
+    if name == "doc.md":
+        return "doc", folder, f"{folder or '/'} · folder documentation"
+    if name.startswith("keywords"):
+        return "keywords", "", "keyword index"
+    return "page", folder, name
+
+
+def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
+    """Links from the root folder down to the page; the last crumb is the page itself."""
+    folder = posixpath.dirname(subject) if kind in ("docs", "kw") else subject
+    crumbs = [dict(label=project, href=layout.link(page, "index.html"))]
+    parts = folder.split("/") if folder else []
+    for depth, part in enumerate(parts):
+        crumbs.append(dict(label=part, href=layout.link(page, "/".join(parts[: depth + 1]) + "/index.html")))
+    if kind in ("docs", "kw"):
+        crumbs.append(dict(label=posixpath.basename(subject), href=""))
+    elif kind == "doc":
+        crumbs.append(dict(label="documentation", href=""))
+    elif kind == "keywords":
+        crumbs.append(dict(label="keyword index", href=""))
+    else:
+        crumbs[-1]["href"] = ""
+    return crumbs
+
+
+def _environment(override: Path | None) -> jinja2.Environment:
+    folders = ([str(override)] if override else []) + [str(shipped_templates())]
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                              trim_blocks=True, lstrip_blocks=True)
+
+
+@lru_cache(maxsize=4)
+def _template(override: Path | None) -> jinja2.Template:
+    return _environment(override).get_template(PAGE_TEMPLATE)
+
+
+def render_site_page(config: Config, md_page: str, markdown_text: str) -> str:
+    """The whole HTML page for one Markdown page (``md_page`` relative to the output root)."""
+    page = html_page(md_page)
+    kind, subject, title = describe(md_page)
+    tabs = []
+    if kind in ("docs", "kw"):
+        tabs = [dict(label="Documentation", href=layout.link(page, html_page(layout.docs_page(subject))),
+                     current=kind == "docs"),
+                dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
+                     current=kind == "kw")]
+    return _template(config.templates).render(
+        csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
+        root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
+        crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
+        body=markdown_to_html(markdown_text, md_page))
+
+
+def write_site_page(config: Config, md_page: str, markdown_text: str) -> bool:
+    """Render one page into the site; True if the file changed (the doit pipeline's per-page call)."""
+    return output.write_if_changed(config.out, site_root(config) / html_page(md_page),
+                                   render_site_page(config, md_page, markdown_text))
+
+
+def remove_site_page(config: Config, md_page: str) -> bool:
+    return output.remove(config.out, site_root(config) / html_page(md_page))
+
+
+def _static_source(config: Config, name: str) -> Path:
+    for folder in ([config.templates] if config.templates else []) + [shipped_templates()]:
+        path = folder / "html" / "static" / name
+        if path.is_file():
+            return path
+    raise FileNotFoundError(f"html/static/{name} is missing from the templates")
+
+
+def write_static(config: Config) -> int:
+    """The site's script and styles (Pygments' classes included); returns files written."""
+    folder = site_root(config) / STATIC_FOLDER
+    written = sum(output.write_if_changed(config.out, folder / name, _static_source(config, name).read_bytes())
+                  for name in STATIC_FILES)
+    css = HtmlFormatter(style=PYGMENTS_STYLE).get_style_defs(".codehilite")
+    return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, css + "\n")
+
+
+@lru_cache(maxsize=8)
+def render_key(config: Config) -> str:
+    """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    environment = _environment(config.templates)
+    digest.update(environment.loader.get_source(environment, PAGE_TEMPLATE)[0].encode())
+    for package in ("markdown", "pygments", "nh3"):
+        digest.update(f"{package}={metadata.version(package)}".encode())
+    digest.update(config.project_name.encode())
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- the whole site, incrementally
+
+def markdown_pages(config: Config) -> list[str]:
+    """Every Markdown page the build wrote, by the build's own records."""
+    from kwdocs.build import written_pages
+    return sorted(written_pages(config))
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def build_site(config: Config) -> dict:
+    """Bring ``<out>/site`` up to date with the Markdown pages; returns counts.
+
+    A page is rendered again only when its Markdown changed (size and mtime
+    first, then content hash) or the layout did; HTML of pages the build no
+    longer writes is removed; the tree and search data are rewritten only
+    when their content changes.
+    """
+    site = site_root(config)
+    manifest_path = config.state / MANIFEST
+    manifest = output.read_json(manifest_path, {}) or {}
+    key = render_key(config)
+    previous: dict[str, list] = manifest.get("pages", {}) if manifest.get("key") == key else {}
+    pages = markdown_pages(config)
+    recorded: dict[str, list] = {}
+    written = removed = 0
+    for md_page in pages:
+        source = config.out / md_page
+        stamp = _stamp(source)
+        if stamp is None:
+            continue
+        old = previous.get(md_page)
+        target_exists = (site / html_page(md_page)).is_file()
+        if old and tuple(old[:2]) == stamp and target_exists:
+            recorded[md_page] = old
+            continue
+        data = source.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+        if not (old and old[2] == sha and target_exists):
+            written += write_site_page(config, md_page, data.decode("utf-8", "replace"))
+        recorded[md_page] = [*stamp, sha]
+    for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
+        removed += remove_site_page(config, md_page)
+    assets = write_static(config)
+    data_written = search.write_site_data(config, pages, site / STATIC_FOLDER)
+    output.write_json(config.out, manifest_path, {"key": key, "pages": recorded})
+    return {"html_written": written, "html_removed": removed, "assets_written": assets + data_written}
+
+
+def remove_site(config: Config) -> int:
+    """Remove every file of the site that kwdocs wrote (for ``kwdocs clean``); returns how many."""
+    manifest = output.read_json(config.state / MANIFEST, {}) or {}
+    removed = sum(remove_site_page(config, md_page) for md_page in sorted(manifest.get("pages", {})))
+    folder = site_root(config) / STATIC_FOLDER
+    for name in (*STATIC_FILES, PYGMENTS_CSS, *search.DATA_FILES):
+        removed += output.remove(config.out, folder / name)
+    return removed
+

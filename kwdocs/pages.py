@@ -1,0 +1,107 @@
+"""Page texts from facts: the pure step between extraction and writing.
+
+Every function here returns ``{output-relative page path: Markdown}`` and
+writes nothing, so ``kwdocs build`` (which writes what changed) and
+``kwdocs check`` (which only compares) produce pages the same way.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kwdocs import keywords, layout, model
+from kwdocs.config import Config
+from kwdocs.extract.decode import decode, is_binary
+from kwdocs.facts import Facts
+from kwdocs.render import Renderer
+
+ANALYSE_LIMIT = 8 * 1024 * 1024   # larger files get metadata and an excerpt, not keywords
+FILE_TEMPLATES = ("file_docs.md.j2", "file_kw.md.j2")
+FOLDER_TEMPLATES = ("folder_index.md.j2", "folder_doc.md.j2")
+KEYWORDS_TEMPLATE = "keywords.md.j2"
+
+
+def source_link(config: Config, page: str, rel: str) -> str:
+    """Link from a page in the output tree to the source file in the repository."""
+    page_folder = (config.out / page).parent
+    return layout.quote_path(Path(os.path.relpath(config.src / rel, page_folder)).as_posix())
+
+
+def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model.SourceView:
+    """What the page embeds of the file: decoded, secrets masked, cut at the configured size."""
+    if data is None or facts.get("binary") or is_binary(data):
+        return model.SourceView(None)
+    text, _ = decode(data[: config.max_source_bytes + 4])
+    masked, lines = text, []
+    if facts.get("findings", {}).get("secret_lines") or config.max_source_bytes > ANALYSE_LIMIT:
+        masked, lines = mask(text)
+    return model.source_view(masked, facts["size"], config.max_source_bytes, tuple(lines))
+
+
+def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | None,
+               related: list[str], view: model.SourceView) -> dict[str, str]:
+    """The documentation page and the keyword page of one file."""
+    rel = facts["path"]
+    docs_path, kw_path = layout.docs_page(rel), layout.kw_page(rel)
+    src_link = source_link(config, kw_path, rel)
+    docs = renderer.render(FILE_TEMPLATES[0], model.file_docs_model(
+        facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link))
+    shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
+    section_map = model.section_map(docs, facts.get("symbols", []), shown)
+    kw = renderer.render(FILE_TEMPLATES[1], model.file_kw_model(
+        facts, project=config.project_name, src_link=src_link, section_map=section_map))
+    return {docs_path: docs, kw_path: kw}
+
+
+def summary_row(facts: Facts) -> dict:
+    """What folder pages need of a file."""
+    return dict(path=facts["path"], type_label=facts["type_label"], size=facts["size"],
+                lines=facts.get("lines", 0), docstring=facts.get("docstring", "")[:2000],
+                symbols=[s for s in facts.get("symbols", [])
+                         if s["kind"] in ("class", "function", "namespace") and not s.get("parent")],
+                keyword_count=len(facts.get("symbols", [])))
+
+
+def folder_pages(config: Config, renderer: Renderer, folder: str, rows: list[dict],
+                 subfolders: list[dict], total_files: int) -> dict[str, str]:
+    """``index.md`` and ``doc.md`` of one folder."""
+    index = renderer.render(FOLDER_TEMPLATES[0], model.folder_index_model(
+        folder, project=config.project_name, files=rows, subfolders=subfolders, has_keyword_index=True))
+    doc = renderer.render(FOLDER_TEMPLATES[1], model.folder_doc_model(
+        folder, project=config.project_name, files=rows, subfolders=subfolders, total_files=total_files))
+    return {layout.index_page(folder): index, layout.doc_page(folder): doc}
+
+
+def folder_tree(direct_counts: dict[str, int], all_folders: list[str]) -> tuple[dict[str, list[dict]], dict[str, int]]:
+    """Each folder's subfolder rows (files and folders below each), and files below each folder."""
+    children: dict[str, list[str]] = {folder: [] for folder in all_folders}
+    for folder in all_folders:
+        if folder:
+            children[os.path.dirname(folder)].append(folder)
+    totals: dict[str, tuple[int, int]] = {}
+    for folder in sorted(all_folders, key=lambda f: -f.count("/") if f else 1):
+        below = [totals[sub] for sub in children[folder]]
+        totals[folder] = (direct_counts.get(folder, 0) + sum(t[0] for t in below),
+                          len(below) + sum(t[1] for t in below))
+    rows = {folder: [dict(folder=sub, total_files=totals[sub][0], total_folders=totals[sub][1])
+                     for sub in sorted(children[folder])] for folder in all_folders}
+    return rows, {folder: total[0] for folder, total in totals.items()}
+
+
+def keyword_pages(config: Config, renderer: Renderer, by_letter: dict[str, list[list]],
+                  letters_to_render: set[str] | None = None) -> dict[str, str]:
+    """``keywords.md`` (and ``keywords-X.md`` per letter when large); ``letters_to_render``
+    limits which letter pages are rendered (None: all)."""
+    counts = {letter: len(entries) for letter, entries in by_letter.items() if entries}
+    all_letters = keywords.sorted_letters(set(counts))
+    if sum(counts.values()) <= keywords.SPLIT_THRESHOLD:
+        everything = [entry for letter in all_letters for entry in by_letter[letter]]
+        return {layout.keywords_page(): renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
+            None, everything, project=config.project_name, all_letters=[], counts=counts))}
+    pages = {layout.keywords_page(): renderer.render(KEYWORDS_TEMPLATE, keywords.bar_model(
+        project=config.project_name, all_letters=all_letters, counts=counts))}
+    for letter in all_letters:
+        if letters_to_render is None or letter in letters_to_render:
+            pages[layout.keywords_page(letter)] = renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
+                letter, by_letter[letter], project=config.project_name, all_letters=all_letters, counts=counts))
+    return pages

@@ -1,0 +1,280 @@
+"""``kwdocs serve``: the HTML site over HTTP on loopback, rebuilt and reloaded as sources change.
+
+Three small parts:
+
+- ``make_server``: a threading HTTP server that serves the site folder and
+  nothing else: no directory listings, no path that resolves outside it
+  (``..``, encoded or not, symbolic links), only Host headers that name this
+  server when bound to loopback (so a web page cannot reach it through DNS
+  rebinding), and the site's Content-Security-Policy as a header too.
+- ``LiveVersion``: a counter the pages poll at ``/__kwdocs_version``; a rebuild
+  that changed the site bumps it and open pages reload themselves.
+- ``SourceWatcher`` + ``Changes``: watchdog on the source tree, debounced. They
+  stand alone so that they can give way to ``kwdocs.watch`` later; all the
+  loop needs is "something may have changed".
+"""
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from kwdocs.config import Config
+from kwdocs.html import CSP, build_site, site_root
+from kwdocs.lock import locked
+
+VERSION_PATH = "/__kwdocs_version"
+DEBOUNCE_SECONDS = 0.15
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+IGNORED_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", "__pycache__"})
+
+
+class LiveVersion:
+    """The site's version as the pages see it; starts from the clock so a restarted server reloads pages too."""
+
+    def __init__(self) -> None:
+        self._value = time.time_ns() // 1_000_000
+        self._lock = threading.Lock()
+
+    @property
+    def value(self) -> int:
+        with self._lock:
+            return self._value
+
+    def bump(self) -> int:
+        with self._lock:
+            self._value += 1
+            return self._value
+
+
+class SiteHandler(SimpleHTTPRequestHandler):
+    """Serves files below ``site`` only; subclassed per server by ``make_server``."""
+
+    site: str = ""                                  # real path of the site folder
+    live: LiveVersion
+    allowed_hosts: frozenset[str] | None = None     # None: any Host (bound beyond loopback on purpose)
+    log_requests: bool = False
+    server_version = "kwdocs"
+    sys_version = ""
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".html": "text/html; charset=utf-8",
+                      ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory=self.site, **kwargs)
+
+    def do_GET(self) -> None:
+        if self._refused():
+            return
+        if urlsplit(self.path).path == VERSION_PATH:
+            self._send_version(head=False)
+            return
+        super().do_GET()
+
+    def do_HEAD(self) -> None:
+        if self._refused():
+            return
+        if urlsplit(self.path).path == VERSION_PATH:
+            self._send_version(head=True)
+            return
+        super().do_HEAD()
+
+    def _refused(self) -> bool:
+        host = self.headers.get("Host")
+        if self.allowed_hosts is not None and host is not None and host.lower() not in self.allowed_hosts:
+            self.send_error(HTTPStatus.FORBIDDEN, "Unknown host")
+            return True
+        return False
+
+    def _send_version(self, head: bool) -> None:
+        body = f"{self.live.value}\n".encode()
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(body)
+
+    def send_head(self):
+        """Refuse anything that does not resolve to a path inside the site (links included)."""
+        if not self._inside_site(self.translate_path(self.path)):
+            self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+            return None
+        return super().send_head()
+
+    def _inside_site(self, path: str) -> bool:
+        if "\x00" in path or "\x00" in unquote(self.path):
+            return False
+        real = os.path.realpath(path)
+        return real == self.site or real.startswith(self.site + os.sep)
+
+    def list_directory(self, path):
+        """No listings: a folder without ``index.html`` is simply not found."""
+        self.send_error(HTTPStatus.NOT_FOUND, "File not found")
+        return None
+
+    def end_headers(self) -> None:
+        self.send_header("Content-Security-Policy", CSP + "; frame-ancestors 'none'")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cache-Control", "no-cache")
+        super().end_headers()
+
+    def log_message(self, format: str, *args) -> None:
+        if self.log_requests:
+            super().log_message(format, *args)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+def is_loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def make_server(site: Path, host: str, port: int, live: LiveVersion, log_requests: bool = False) -> ThreadingHTTPServer:
+    """A server for ``site`` on ``host:port`` (port 0: any free port), not yet serving."""
+    server_class = _Server6 if ":" in host else _Server
+    handler = type("BoundSiteHandler", (SiteHandler,), {
+        "site": os.path.realpath(site), "live": live, "log_requests": log_requests})
+    server = server_class((host, port), handler)
+    bound_port = server.server_address[1]
+    if is_loopback(host):
+        names = set(LOOPBACK_NAMES) | {url_host(host)}
+        handler.allowed_hosts = frozenset(f"{name}:{bound_port}" for name in names) | (
+            frozenset(names) if bound_port == 80 else frozenset())
+    return server
+
+
+# ---------------------------------------------------------------- watching the sources
+
+class Changes:
+    """'Something may have changed', debounced: a burst of events is one rebuild."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._last = 0.0
+
+    def poke(self) -> None:
+        self._last = time.monotonic()
+        self._event.set()
+
+    def wait_quiet(self, quiet: float, timeout: float) -> bool:
+        """True once a change came and no other followed for ``quiet`` seconds; False on timeout."""
+        if not self._event.wait(timeout):
+            return False
+        while True:
+            self._event.clear()
+            remaining = self._last + quiet - time.monotonic()
+            if remaining <= 0:
+                return True
+            time.sleep(remaining)
+
+
+class SourceWatcher:
+    """watchdog on the source tree, ignoring the output folder and version control."""
+
+    def __init__(self, config: Config, on_change: Callable[[], None]) -> None:
+        from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
+                                     FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent,
+                                     FileSystemEventHandler)
+        from watchdog.observers import Observer
+
+        self.config = config
+        watcher = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event) -> None:
+                try:   # an exception here would kill watchdog's thread without a word
+                    paths = [event.src_path, getattr(event, "dest_path", "") or ""]
+                    if any(path and watcher.relevant(os.fsdecode(path)) for path in paths):
+                        on_change()
+                except Exception as error:   # noqa: BLE001
+                    print(f"kwdocs: watching failed on an event: {error}", file=sys.stderr)
+
+        # Not opened/closed_no_write: a build that only reads sources would wake itself up.
+        self._events = [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent,
+                        DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+        self._handler = Handler()
+        self._observer = Observer()
+
+    def relevant(self, path: str) -> bool:
+        resolved = Path(path)
+        if resolved == self.config.out or resolved.is_relative_to(self.config.out):
+            return False
+        try:
+            parts = resolved.relative_to(self.config.src).parts
+        except ValueError:
+            return False
+        return not any(part in IGNORED_FOLDERS for part in parts)
+
+    def start(self) -> None:
+        self._observer.schedule(self._handler, str(self.config.src), recursive=True, event_filter=self._events)
+        self._observer.start()
+
+    def stop(self) -> None:
+        self._observer.stop()
+        self._observer.join(timeout=5)
+
+
+# ---------------------------------------------------------------- the loop
+
+def rebuild(config: Config, quiet: bool = True) -> bool:
+    """Build the pages and the site in this process; True if the site changed."""
+    from kwdocs.runner import run_build
+
+    with locked(config.state):
+        code = run_build(config, jobs=1, quiet=quiet)
+        counts = build_site(config)
+    if code != 0:
+        print("kwdocs: the build failed; serving the last good pages", file=sys.stderr)
+    return any(counts.values())
+
+
+def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_requests: bool = False,
+          ready: Callable[[str], None] | None = None) -> int:
+    """Build, serve and keep the site fresh until interrupted (Ctrl-C or SIGTERM)."""
+    changes = Changes()
+    watcher = SourceWatcher(config, changes.poke)
+    watcher.start()     # before the first build, so an edit made during it is not missed
+    live = LiveVersion()
+    server = None
+    try:
+        rebuild(config)
+        server = make_server(site_root(config), host, port, live, log_requests)
+        threading.Thread(target=server.serve_forever, name="kwdocs-http", daemon=True).start()
+        url = f"http://{url_host(host)}:{server.server_address[1]}/"
+        if not is_loopback(host):
+            print(f"kwdocs: warning: serving beyond this machine on {host}: anyone who can reach it "
+                  "can read these pages and the sources they show", file=sys.stderr)
+        (ready or (lambda text: print(text, flush=True)))(f"kwdocs: serving {url} (Ctrl-C to stop)")
+        while True:
+            if changes.wait_quiet(DEBOUNCE_SECONDS, timeout=1.0):
+                started = time.monotonic()
+                if rebuild(config):
+                    version = live.bump()
+                    print(f"kwdocs: site updated in {time.monotonic() - started:.2f} s (version {version})",
+                          flush=True)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        watcher.stop()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+

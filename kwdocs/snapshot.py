@@ -1,0 +1,72 @@
+"""The no-op fast path: has anything that pages depend on changed since the last build?
+
+A snapshot is a hash of every source file's path, size and modification time,
+the settings, the templates and rule files in use, and kwdocs' own code.  When
+it equals the one saved after the last successful build, doit would find every
+task up to date (its md5 check looks at modification times first), so the
+build can stop right after the scan without loading doit, the templates or the
+rules.  Anything else goes through doit as usual.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from kwdocs import __version__, output
+from kwdocs.config import Config
+from kwdocs.scan import ScanResult
+
+SNAPSHOT_FILE = "snapshot.json"
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of kwdocs' own code: a new kwdocs rebuilds everything, released or not."""
+    package = Path(__file__).parent
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(package.rglob("*.py")) + sorted(package.glob("*.toml")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _stats(folder: Path | None) -> list:
+    if folder is None or not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            info = path.stat()
+            found.append([path.relative_to(folder).as_posix(), info.st_size, info.st_mtime_ns])
+    return found
+
+
+def tree_snapshot(config: Config, scanned: ScanResult) -> str:
+    """The hash that must match for a build to be a no-op."""
+    digest = hashlib.sha256()
+    for source in scanned.files:
+        digest.update(f"{source.rel}\0{source.size}\0{source.mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
+    from kwdocs import templates
+    digest.update(json.dumps([code_fingerprint(), config.fingerprint_data(), _stats(config.templates),
+                              _stats(templates.folder()), rules,
+                              sorted(scanned.problems)], sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def unchanged(config: Config, snapshot: str) -> bool:
+    return (output.read_json(config.state / SNAPSHOT_FILE, {}) or {}).get("snapshot") == snapshot
+
+
+def save(config: Config, snapshot: str) -> None:
+    output.write_json(config.out, config.state / SNAPSHOT_FILE, {"snapshot": snapshot})
+
+
+def forget(config: Config) -> None:
+    """Before a build starts: until it succeeds, no snapshot vouches for the output."""
+    try:
+        (config.state / SNAPSHOT_FILE).unlink()
+    except FileNotFoundError:
+        pass

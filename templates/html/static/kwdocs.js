@@ -1,0 +1,320 @@
+/* kwdocs site script: folder tree, search, live reload under `kwdocs serve`.
+ *
+ * Everything the page shows from data goes through textContent and
+ * setAttribute, never innerHTML, so no name or path can become markup.
+ * The data comes from scripts beside this one (tree.js, search-index.js)
+ * because browsers refuse fetch() from file://.
+ */
+(function () {
+  "use strict";
+
+  var MAX_RESULTS = 50;
+
+  function meta(name) {
+    var element = document.querySelector('meta[name="' + name + '"]');
+    return element ? element.getAttribute("content") || "" : "";
+  }
+
+  var root = meta("kwdocs-root") || "./";
+  var page = meta("kwdocs-page");
+
+  /* A global set by one of our data scripts: an own property of window,
+   * never an element that content named with the same id. */
+  function dataGlobal(name) {
+    if (!Object.prototype.hasOwnProperty.call(window, name)) return null;
+    var value = window[name];
+    return value && typeof value === "object" && !(value instanceof Node) ? value : null;
+  }
+
+  function quotePath(path) {
+    return path.split("/").map(encodeURIComponent).join("/");
+  }
+
+  function siteHref(path, anchor) {
+    return root + quotePath(path) + (anchor ? "#" + encodeURIComponent(anchor) : "");
+  }
+
+  function docsHref(file, anchor) { return siteHref(file + "_docs.html", anchor); }
+  function folderHref(folder) { return siteHref(folder ? folder + "/index.html" : "index.html"); }
+
+  function element(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function basename(path) { return path.slice(path.lastIndexOf("/") + 1); }
+  function dirname(path) { var at = path.lastIndexOf("/"); return at < 0 ? "" : path.slice(0, at); }
+
+  /* The source file or folder this page is about, to open the tree there. */
+  function currentSubject() {
+    var match = /^(.*)_(docs|kw)\.html$/.exec(page);
+    if (match) return { file: match[1], folder: dirname(match[1]) };
+    return { file: null, folder: dirname(page) };
+  }
+
+  // ------------------------------------------------------------ folder tree
+
+  function buildTree(data) {
+    var nodes = { "": { path: "", folders: [], files: [] } };
+    function folderNode(path) {
+      if (nodes[path]) return nodes[path];
+      var node = { path: path, folders: [], files: [] };
+      nodes[path] = node;
+      folderNode(dirname(path)).folders.push(node);
+      return node;
+    }
+    (data.folders || []).forEach(folderNode);
+    (data.files || []).forEach(function (file) { folderNode(dirname(file)).files.push(file); });
+    Object.keys(nodes).forEach(function (key) {
+      nodes[key].folders.sort(function (a, b) { return a.path < b.path ? -1 : 1; });
+      nodes[key].files.sort();
+    });
+    return nodes[""];
+  }
+
+  function renderFolder(node, list, subject) {
+    node.folders.forEach(function (child) {
+      var item = element("li", "folder");
+      var details = element("details");
+      var summary = element("summary");
+      var link = element("a", null, basename(child.path) + "/");
+      link.setAttribute("href", folderHref(child.path));
+      if (!subject.file && child.path === subject.folder) link.setAttribute("aria-current", "page");
+      summary.appendChild(link);
+      details.appendChild(summary);
+      var children = element("ul");
+      details.appendChild(children);
+      var filled = false;
+      function fill() {
+        if (!filled) { filled = true; renderFolder(child, children, subject); }
+      }
+      details.addEventListener("toggle", function () { if (details.open) fill(); });
+      if (subject.folder === child.path || subject.folder.indexOf(child.path + "/") === 0) {
+        fill();
+        details.open = true;
+      }
+      item.appendChild(details);
+      list.appendChild(item);
+    });
+    node.files.forEach(function (file) {
+      var item = element("li", "file");
+      var link = element("a", null, basename(file));
+      link.setAttribute("href", docsHref(file));
+      if (file === subject.file) link.setAttribute("aria-current", "page");
+      item.appendChild(link);
+      list.appendChild(item);
+    });
+  }
+
+  function showTree() {
+    var nav = document.getElementById("kwdocs-tree");
+    var data = dataGlobal("KWDOCS_TREE");
+    if (!nav || !data) return;
+    var heading = element("a", "tree-root", (data.project || "") + "/");
+    heading.setAttribute("href", folderHref(""));
+    nav.appendChild(heading);
+    var list = element("ul");
+    renderFolder(buildTree(data), list, currentSubject());
+    nav.appendChild(list);
+    var current = nav.querySelector('[aria-current="page"]');
+    if (current && current.scrollIntoView) current.scrollIntoView({ block: "center" });
+  }
+
+  // ------------------------------------------------------------ search
+
+  var keywordIndex = null;    // prepared rows, once search-index.js has loaded
+  var indexState = "absent";  // absent | loading | ready | failed
+  var pendingQuery = null;
+
+  function loadIndex() {
+    if (indexState !== "absent") return;
+    indexState = "loading";
+    var script = document.createElement("script");
+    script.src = root + "_kwdocs/search-index.js";
+    script.onload = function () {
+      var data = dataGlobal("KWDOCS_INDEX");
+      if (!data) { indexState = "failed"; return; }
+      keywordIndex = (data.keywords || []).map(function (row) {
+        return {
+          name: String(row[0]), lower: String(row[0]).toLowerCase(),
+          kind: data.kinds[row[1]] || "", file: data.files[row[2]] || "",
+          line: row[3], anchor: row[4], shown: row[5] || ""
+        };
+      });
+      indexState = "ready";
+      if (pendingQuery !== null) runSearch(pendingQuery);
+    };
+    script.onerror = function () { indexState = "failed"; if (pendingQuery !== null) runSearch(pendingQuery); };
+    document.head.appendChild(script);
+  }
+
+  /* 0 exact, 1 prefix, 2 substring, -1 no match (case-insensitive). */
+  function rank(text, query) {
+    if (text === query) return 0;
+    var at = text.indexOf(query);
+    return at < 0 ? -1 : (at === 0 ? 1 : 2);
+  }
+
+  function findKeywords(query) {
+    var found = [];
+    if (!keywordIndex) return found;
+    for (var i = 0; i < keywordIndex.length; i++) {
+      var entry = keywordIndex[i];
+      var score = rank(entry.lower, query);
+      if (score >= 0) found.push({ score: score, entry: entry });
+    }
+    found.sort(function (a, b) {
+      return a.score - b.score || a.entry.name.length - b.entry.name.length ||
+        (a.entry.lower < b.entry.lower ? -1 : a.entry.lower > b.entry.lower ? 1 : 0);
+    });
+    return found;
+  }
+
+  function findFiles(query) {
+    var data = dataGlobal("KWDOCS_TREE");
+    var found = [];
+    if (!data) return found;
+    (data.files || []).forEach(function (file) {
+      var lower = file.toLowerCase();
+      var score = rank(basename(lower), query);
+      if (score < 0 && lower.indexOf(query) >= 0) score = 3;
+      if (score >= 0) found.push({ score: score, file: file });
+    });
+    found.sort(function (a, b) { return a.score - b.score || a.file.length - b.file.length; });
+    return found;
+  }
+
+  function resultItem(href, name, kind, where) {
+    var link = element("a", "result");
+    link.setAttribute("href", href);
+    link.setAttribute("role", "option");
+    link.appendChild(element("span", "result-name", name));
+    link.appendChild(element("span", "result-kind", kind));
+    link.appendChild(element("span", "result-where", where));
+    return link;
+  }
+
+  function runSearch(raw) {
+    var box = document.getElementById("kwdocs-results");
+    if (!box) return;
+    var query = raw.trim().toLowerCase();
+    pendingQuery = raw;
+    box.textContent = "";
+    if (!query) { box.hidden = true; return; }
+    loadIndex();
+    var keywords = findKeywords(query);
+    var files = findFiles(query);
+    var shown = 0;
+    keywords.slice(0, MAX_RESULTS).forEach(function (hit) {
+      var entry = hit.entry;
+      box.appendChild(resultItem(docsHref(entry.file, entry.anchor), entry.shown || entry.name, entry.kind,
+        entry.file + ":" + entry.line));
+      shown++;
+    });
+    files.slice(0, Math.max(10, MAX_RESULTS - shown)).forEach(function (hit) {
+      box.appendChild(resultItem(docsHref(hit.file), basename(hit.file), "file", hit.file));
+      shown++;
+    });
+    var total = keywords.length + files.length;
+    var status = indexState === "loading" ? "Loading the keyword index…" :
+      indexState === "failed" ? "The keyword index could not be loaded: showing files only." :
+      total === 0 ? "Nothing found." :
+      total > shown ? "Showing " + shown + " of " + total + " results." : "";
+    if (status) box.appendChild(element("p", "result-status", status));
+    var first = box.querySelector("a.result");
+    if (first) first.classList.add("active");
+    box.hidden = false;
+  }
+
+  function moveActive(step) {
+    var results = Array.prototype.slice.call(document.querySelectorAll("#kwdocs-results a.result"));
+    if (!results.length) return;
+    var at = results.findIndex(function (link) { return link.classList.contains("active"); });
+    if (at >= 0) results[at].classList.remove("active");
+    at = (at + step + results.length) % results.length;
+    results[at].classList.add("active");
+    results[at].scrollIntoView({ block: "nearest" });
+  }
+
+  function setUpSearch() {
+    var input = document.getElementById("kwdocs-search");
+    var box = document.getElementById("kwdocs-results");
+    if (!input || !box) return;
+    input.addEventListener("focus", loadIndex);
+    input.addEventListener("input", function () { runSearch(input.value); });
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "ArrowDown") { moveActive(1); event.preventDefault(); }
+      else if (event.key === "ArrowUp") { moveActive(-1); event.preventDefault(); }
+      else if (event.key === "Escape") { box.hidden = true; }
+      else if (event.key === "Enter") {
+        var active = box.querySelector("a.result.active");
+        if (active) { box.hidden = true; window.location.href = active.href; event.preventDefault(); }
+      }
+    });
+    document.addEventListener("click", function (event) {
+      if (!box.contains(event.target) && event.target !== input) box.hidden = true;
+    });
+    // Following a result into this very page only changes the hash: close the results then too.
+    box.addEventListener("click", function (event) {
+      if (event.target.closest && event.target.closest("a.result")) { box.hidden = true; input.blur(); }
+    });
+    window.addEventListener("hashchange", function () { box.hidden = true; });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "/" && document.activeElement !== input) { input.focus(); event.preventDefault(); }
+    });
+  }
+
+  // ------------------------------------------------------------ live reload (kwdocs serve)
+
+  var SCROLL_KEY = "kwdocs-scroll:" + location.pathname;
+
+  function restoreScroll() {
+    try {
+      var saved = sessionStorage.getItem(SCROLL_KEY);
+      if (saved !== null) {
+        sessionStorage.removeItem(SCROLL_KEY);
+        window.scrollTo(0, parseInt(saved, 10) || 0);
+      }
+    } catch (error) { /* storage refused: nothing to restore */ }
+  }
+
+  /* Poll the server's build counter; reload when a rebuild changed the site.
+   * A server without the endpoint (any other static server) stops the polling. */
+  function liveReload() {
+    if (location.protocol !== "http:" && location.protocol !== "https:") return;
+    var known = null;
+    function poll() {
+      fetch("/__kwdocs_version", { cache: "no-store" }).then(function (response) {
+        if (!response.ok) return null;
+        return response.text();
+      }).then(function (text) {
+        if (text === null) return;
+        var version = text.trim();
+        if (known === null) {
+          known = version;
+          document.documentElement.setAttribute("data-kwdocs-live", version);
+        } else if (version !== known) {
+          try { sessionStorage.setItem(SCROLL_KEY, String(window.scrollY)); } catch (error) { /* ignore */ }
+          location.reload();
+          return;
+        }
+        setTimeout(poll, 250);
+      }, function () {
+        setTimeout(poll, 2000);  // the server is gone or restarting: try again, slowly
+      });
+    }
+    poll();
+  }
+
+  function start() {
+    showTree();
+    setUpSearch();
+    restoreScroll();
+    liveReload();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
