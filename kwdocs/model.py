@@ -207,10 +207,7 @@ def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None
     Original Source exactly when its line is shown (``shown_lines`` None: no
     source is embedded); that section, by far the largest, is not searched.
     """
-    sections: list[tuple[str, str]] = []
-    for chunk in re.split(r"^## ", docs_markdown, flags=re.M)[1:]:
-        title, _, body = chunk.partition("\n")
-        sections.append((title.strip(), "" if title.strip() == SOURCE_SECTION else body))
+    sections = [(title, "" if title == SOURCE_SECTION else body) for title, body in _sections(docs_markdown)]
     words = [set(_WORD.findall(_LINK_TARGETS.sub("", body))) for _, body in sections]
     first_line: dict[str, int] = {}
     for symbol in symbols:
@@ -224,10 +221,27 @@ def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None
     return found
 
 
-def folder_summary(folder: str, facts_list: list[Facts]) -> dict:
-    """The per-folder numbers other folders' pages need (kept small: it is cached)."""
-    return dict(folder=folder, files=len(facts_list),
-                size=sum(f["size"] for f in facts_list), lines=sum(f.get("lines", 0) for f in facts_list))
+_FENCE = re.compile(r"^(`{3,}|~{3,})")
+
+
+def _sections(markdown: str) -> list[tuple[str, str]]:
+    """``(title, body)`` of each ``##`` section, ignoring ``##`` lines inside fenced blocks."""
+    sections: list[tuple[str, list[str]]] = []
+    fence = ""
+    for line in markdown.split("\n"):
+        opener = _FENCE.match(line)
+        if fence:
+            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) \
+                    and not line[len(opener.group(1)):].strip():
+                fence = ""
+        elif opener:
+            fence = opener.group(1)
+        elif line.startswith("## "):
+            sections.append((line[3:].strip(), []))
+            continue
+        if sections:
+            sections[-1][1].append(line)
+    return [(title, "\n".join(body)) for title, body in sections]
 
 
 def folder_index_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],
@@ -266,7 +280,8 @@ def folder_doc_model(folder: str, *, project: str, files: list[Facts], subfolder
     ]
     definitions.sort(key=lambda d: (d["kind"] != "class", d["name"].lower(), d["file"], d["line"]))
     readme = next((f for f in files if posixpath.basename(f["path"]).lower().startswith("readme")
-                   and f.get("docstring")), None)
+                   and f.get("docstring")), None) or next(
+        (f for f in files if posixpath.basename(f["path"]) == "__init__.py" and f.get("docstring")), None)
     return dict(
         project=project, folder=folder,
         readme=dict(name=posixpath.basename(readme["path"]), text=_paragraphs(readme["docstring"], 800)[0])
