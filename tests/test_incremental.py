@@ -115,3 +115,52 @@ def test_output_inside_source_is_never_an_input(golden_tree):
     names = [p.name for p in out.rglob("*")]
     assert not [n for n in names if n.endswith(("_docs.md_docs.md", "_kw.md_docs.md", "_docs.md_kw.md"))]
     assert not (out / "kwdocs-out").exists()
+
+
+def test_dropping_an_import_updates_only_the_imported_files_page(built):
+    tree, out, build = built
+    test_file = tree / "tests/test_circle.py"
+    test_file.write_text("import math\n\n\ndef test_pi():\n    assert math.pi > 3\n")
+    written = build()
+    file_pages = {page for page in written if page.endswith(FILE_PAGES)}
+    assert file_pages == {"tests/test_circle.py_docs.md", "tests/test_circle.py_kw.md",
+                          "geometry/shapes/circle.py_docs.md"}
+    circle = (out / "geometry/shapes/circle.py_docs.md").read_text()
+    assert "tests/test_circle.py" not in circle
+
+
+def test_large_folder_is_split_into_units_and_stays_incremental(golden_tree, tmp_path, monkeypatch):
+    """A folder of thousands of files is handled in buckets: an edit re-reads only its bucket."""
+    from kwdocs import build as build_module
+
+    monkeypatch.setattr(build_module, "UNIT_LIMIT", 4)
+    monkeypatch.setattr(build_module, "BUCKET_FILES", 2)
+    many = golden_tree / "many"
+    many.mkdir()
+    for index in range(12):
+        (many / f"mod{index:02d}.py").write_text(f"def function_{index}():\n    return {index}\n")
+    out = tmp_path / "units-out"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    units = build_module.units_of("many", [f"mod{index:02d}.py" for index in range(12)])
+    assert len(units) > 1
+    before = snapshot(out)
+    time.sleep(0.01)
+    (many / "mod05.py").write_text("def renamed_function():\n    return 5\n")
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    written = changed_files(before, snapshot(out))
+    assert {"many/mod05.py_docs.md", "many/mod05.py_kw.md", "many/index.md", "many/doc.md"} <= written
+    assert not {page for page in written if page.endswith(FILE_PAGES)} - {"many/mod05.py_docs.md", "many/mod05.py_kw.md"}
+    assert "renamed_function" in (out / "keywords.md").read_text()
+    # every file of the folder is listed once in its index, whatever bucket it lives in
+    index = (out / "many/index.md").read_text()
+    assert all(index.count(f"[`mod{index_:02d}.py`]") == 1 for index_ in range(12))
+
+
+def test_folder_losing_its_own_files_updates_its_index(built):
+    tree, out, build = built
+    for name in ("__init__.py", "broken.py"):
+        (tree / "geometry" / name).unlink()
+    build()
+    index = (out / "geometry/index.md").read_text()
+    assert "broken.py" not in index and "shapes/" in index
+    assert not (out / "geometry/broken.py_docs.md").exists()
