@@ -37,25 +37,24 @@ SITE_FOLDER = "site"
 STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data
 MANIFEST = "html.json"             # in the state folder: what each HTML page was rendered from
 PAGE_TEMPLATE = "html/page.html.j2"
-STATIC_FILES = ("kwdocs.js", "kwdocs.css")
+STATIC_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg")
 PYGMENTS_CSS = "pygments.css"
 PYGMENTS_STYLE = "friendly"
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; form-action 'none'")
 
-# What the pages need, and nothing more: no script, style, forms, frames or event handlers.
+# What the pages need, and nothing more: no script, style, forms, frames, images or event handlers.
 ALLOWED_TAGS = {
     "a", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "strong", "em", "b", "i",
     "code", "pre", "span", "div", "blockquote", "table", "thead", "tbody", "tr", "th", "td",
-    "hr", "br", "del", "sup", "sub", "dl", "dt", "dd", "img",
+    "hr", "br", "del", "sup", "sub", "dl", "dt", "dd",
 }
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "id", "title", "class"},
     "h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
     "span": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"},
     "th": {"align"}, "td": {"align"},
-    "img": {"src", "alt", "title"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 RESERVED_ID_PREFIX = "kwdocs"      # the layout's own element ids; content may not take them
@@ -304,7 +303,8 @@ def build_site(config: Config) -> dict:
 def remove_site(config: Config) -> int:
     """Remove every file of the site that kwdocs wrote (for ``kwdocs clean``); returns how many."""
     manifest = output.read_json(config.state / MANIFEST, {}) or {}
-    removed = sum(remove_site_page(config, md_page) for md_page in sorted(manifest.get("pages", {})))
+    md_pages = set(manifest.get("pages", {})) | set(markdown_pages(config))
+    removed = sum(remove_site_page(config, md_page) for md_page in sorted(md_pages))
     folder = site_root(config) / STATIC_FOLDER
     for name in (*STATIC_FILES, PYGMENTS_CSS, *search.DATA_FILES):
         removed += output.remove(config.out, folder / name)

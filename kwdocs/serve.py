@@ -246,8 +246,7 @@ def rebuild(config: Config, quiet: bool = True) -> bool:
     return any(counts.values())
 
 
-def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_requests: bool = False,
-          ready: Callable[[str], None] | None = None) -> int:
+def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_requests: bool = False) -> int:
     """Build, serve and keep the site fresh until interrupted (Ctrl-C or SIGTERM)."""
     changes = Changes()
     watcher = SourceWatcher(config, changes.poke)
@@ -256,17 +255,26 @@ def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_request
     server = None
     try:
         rebuild(config)
-        server = make_server(site_root(config), host, port, live, log_requests)
+        try:
+            server = make_server(site_root(config), host, port, live, log_requests)
+        except OSError as error:
+            print(f"kwdocs: cannot listen on {url_host(host)}:{port}: {error.strerror or error}", file=sys.stderr)
+            return 1
         threading.Thread(target=server.serve_forever, name="kwdocs-http", daemon=True).start()
         url = f"http://{url_host(host)}:{server.server_address[1]}/"
         if not is_loopback(host):
             print(f"kwdocs: warning: serving beyond this machine on {host}: anyone who can reach it "
                   "can read these pages and the sources they show", file=sys.stderr)
-        (ready or (lambda text: print(text, flush=True)))(f"kwdocs: serving {url} (Ctrl-C to stop)")
+        print(f"kwdocs: serving {url} (Ctrl-C to stop)", flush=True)
         while True:
             if changes.wait_quiet(DEBOUNCE_SECONDS, timeout=1.0):
                 started = time.monotonic()
-                if rebuild(config):
+                try:
+                    changed = rebuild(config)
+                except Exception as error:   # noqa: BLE001 - keep serving the last good site
+                    print(f"kwdocs: rebuild failed: {error}", file=sys.stderr, flush=True)
+                    continue
+                if changed:
                     version = live.bump()
                     print(f"kwdocs: site updated in {time.monotonic() - started:.2f} s (version {version})",
                           flush=True)

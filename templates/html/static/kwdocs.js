@@ -140,7 +140,7 @@
         return {
           name: String(row[0]), lower: String(row[0]).toLowerCase(),
           kind: data.kinds[row[1]] || "", file: data.files[row[2]] || "",
-          line: row[3], anchor: row[4], shown: row[5] || ""
+          line: row[3], anchor: row[4], shown: row[5] || "", lowerShown: String(row[5] || "").toLowerCase()
         };
       });
       indexState = "ready";
@@ -163,6 +163,7 @@
     for (var i = 0; i < keywordIndex.length; i++) {
       var entry = keywordIndex[i];
       var score = rank(entry.lower, query);
+      if (score < 0 && entry.lowerShown && entry.lowerShown.indexOf(query) >= 0) score = 3;  // Class.method
       if (score >= 0) found.push({ score: score, entry: entry });
     }
     found.sort(function (a, b) {
@@ -190,6 +191,7 @@
     var link = element("a", "result");
     link.setAttribute("href", href);
     link.setAttribute("role", "option");
+    link.setAttribute("title", name + " (" + kind + ") " + where);
     link.appendChild(element("span", "result-name", name));
     link.appendChild(element("span", "result-kind", kind));
     link.appendChild(element("span", "result-where", where));

@@ -1,0 +1,282 @@
+"""The HTML site without a browser: conversion, links, sanitizing, CSP, incremental rendering."""
+from __future__ import annotations
+
+import posixpath
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kwdocs import html as site
+from kwdocs.config import load_config
+from tests.conftest import changed_files, run_kwdocs, snapshot
+
+
+class Collector(HTMLParser):
+    """Every start tag with its attributes, and the text of <script> elements."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        self.tags.append((tag, attributes))
+        if attributes.get("id"):
+            self.ids.add(attributes["id"])
+
+
+def parse(text: str) -> Collector:
+    collector = Collector()
+    collector.feed(text)
+    return collector
+
+
+def assert_harmless(fragment: str) -> None:
+    """What a sanitized body may hold: allowed tags, no handlers, no script URLs, no reserved ids."""
+    for tag, attributes in parse(fragment).tags:
+        assert tag in site.ALLOWED_TAGS, (tag, fragment)
+        for name, value in attributes.items():
+            assert not name.startswith("on"), (tag, name, fragment)
+            assert name in site.ALLOWED_ATTRIBUTES.get(tag, set()) | {"rel"}, (tag, name)
+            if name == "href" and value:
+                scheme = urlsplit(value).scheme.lower()
+                assert scheme in ("", "http", "https", "mailto"), value
+            if name == "id":
+                assert not value.lower().startswith("kwdocs"), value
+
+
+# ---------------------------------------------------------------- links
+
+@pytest.mark.parametrize("page, href, expected", [
+    ("a/b/c.py_kw.md", "./c.py_docs.md#l9-class-circle", "./c.py_docs.html#l9-class-circle"),
+    ("a/b/c.py_docs.md", "../../index.md", "../../index.html"),
+    ("a/b/index.md", "./sub%20dir/index.md", "./sub%20dir/index.html"),
+    ("keywords.md", "./keywords-A.md", "./keywords-A.html"),
+    ("a/c.py_docs.md", "#original-source", "#original-source"),
+    ("a/c.py_docs.md", "https://example.org/x.md", "https://example.org/x.md"),
+    # links to the repository's files leave the Markdown tree: one more level up from the site
+    ("a/b/c.py_kw.md", "../../../a/b/c.py", "../../../../a/b/c.py"),
+    ("README.md_kw.md", "../README.md", "../../README.md"),
+])
+def test_links_between_pages_point_at_html_pages(page, href, expected):
+    assert site.site_href(page, href) == expected
+
+
+def test_html_page_paths_mirror_the_markdown_tree():
+    assert site.html_page("a/b/c.py_docs.md") == "a/b/c.py_docs.html"
+    assert site.html_page("index.md") == "index.html"
+    assert site.root_prefix("index.html") == "./"
+    assert site.root_prefix("a/b/c.html") == "../../"
+
+
+# ---------------------------------------------------------------- conversion
+
+PAGE = """# Documentation: `pkg/mod.py`
+
+## Original Source
+
+```python
+def area(radius):
+    return 3.14 * radius ** 2
+```
+
+## Detailed Analysis
+
+- <a id="l1-function-area"></a>function **`area`** (line 1)
+
+| File | Size |
+| --- | ---: |
+| [`mod.py`](./mod.py_docs.md) | 10 B |
+"""
+
+
+def test_code_is_highlighted_headings_anchored_tables_aligned():
+    body = site.markdown_to_html(PAGE, "pkg/mod.py_docs.md")
+    assert '<div class="codehilite">' in body
+    assert '<span class="k">def</span>' in body                        # Pygments tokens, as classes
+    assert 'id="original-source"' in body and 'id="detailed-analysis"' in body
+    assert '<a id="l1-function-area"' in body                          # the definition anchor survives
+    assert 'align="right"' in body and "style=" not in body            # CSP forbids inline style
+    assert 'href="./mod.py_docs.html"' in body
+    assert body == site.markdown_to_html(PAGE, "pkg/mod.py_docs.md")   # stable: same anchors every time
+    assert_harmless(body)
+
+
+HOSTILE = """# Heading <script>alert(1)</script>
+
+<script>alert(2)</script>
+<img src=x onerror=alert(3)>
+<iframe src="javascript:alert(4)"></iframe>
+<svg onload=alert(5)><circle/></svg>
+<div onclick="alert(6)" style="position:fixed">raw block</div>
+<style>body { display: none }</style>
+<form action="https://evil.example"><input name=q></form>
+<object data="x.swf"></object><embed src="x.swf">
+<base href="https://evil.example/">
+<meta http-equiv="refresh" content="0;url=https://evil.example">
+<a id="kwdocs-search">clobber</a> <a id="KWDOCS_INDEX">clobber</a>
+
+[link](javascript:alert(7)) [upper](JaVaScRiPt:alert(8)) [data](data:text/html,<script>alert(9)</script>)
+[spaced]( javascript:alert(10) ) <a href="&#106;avascript:alert(11)">entity</a>
+![img](javascript:alert(12)) <a href="vbscript:msgbox(13)">vb</a>
+
+- item <b onmouseover=alert(14)>bold</b>
+"""
+
+
+def test_hostile_markdown_keeps_no_way_to_run_script():
+    body = site.markdown_to_html(HOSTILE, "evil.md_docs.md")
+    assert_harmless(body)
+    lowered = body.lower()
+    for needle in ("<script", "<iframe", "<svg", "<style", "<form", "<object", "<embed", "<base", "<meta",
+                   "<img", "javascript:", "vbscript:", "data:text", "onerror", "onclick", "onload", "style="):
+        assert needle not in lowered, needle
+    assert "raw block" in body and "bold" in body    # harmless text stays readable
+
+
+FRAGMENTS = ["<script>", "</script>", "<img src=x onerror=alert(1)>", "javascript:alert(1)", "[a](", ")",
+             "`", "```", "\n", "<a href=\"", "\">", "<", ">", "&", "&#x3C;", "\"", "'", "<svg/onload=alert(1)>",
+             "<!--", "-->", "<![CDATA[", "]]>", "# ", "| a | b |\n| - | - |\n", "<a id=\"kwdocs-x\">", "x"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=30))
+def test_any_mix_of_hostile_fragments_is_harmless(parts):
+    assert_harmless(site.markdown_to_html("".join(parts), "a/b.py_docs.md"))
+
+
+# ---------------------------------------------------------------- whole pages and the site
+
+def build_html(tree: Path) -> int:
+    return run_kwdocs("build", "--src", str(tree), "-q", "--html")
+
+
+def test_pages_carry_the_csp_and_no_inline_script(golden_tree):
+    assert build_html(golden_tree) == 0
+    page = golden_tree / "kwdocs-out" / "site" / "geometry" / "shapes" / "circle.py_docs.html"
+    text = page.read_text(encoding="utf-8")
+    tags = parse(text).tags
+    csp = [attrs["content"] for tag, attrs in tags if tag == "meta" and attrs.get("http-equiv") == "Content-Security-Policy"]
+    assert csp == [site.CSP]
+    assert "script-src 'self'" in csp[0] and "unsafe-inline" not in csp[0]
+    scripts = [attrs for tag, attrs in tags if tag == "script"]
+    assert scripts and all(attrs.get("src", "").startswith("../../_kwdocs/") for attrs in scripts)
+    assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", text)
+    assert not any(name.startswith("on") for _, attrs in tags for name in attrs)
+    assert "<title>geometry/shapes/circle.py · documentation · tiny-geometry</title>" in text
+
+
+def site_links(site_folder: Path) -> list[tuple[str, str]]:
+    links = []
+    for page in sorted(site_folder.rglob("*.html")):
+        for tag, attrs in parse(page.read_text(encoding="utf-8")).tags:
+            if tag == "a" and attrs.get("href"):
+                links.append((page.relative_to(site_folder).as_posix(), attrs["href"]))
+    return links
+
+
+def test_every_link_between_pages_reaches_an_html_page_and_its_anchor(golden_tree):
+    assert build_html(golden_tree) == 0
+    out = golden_tree / "kwdocs-out"
+    site_folder = out / "site"
+    md_pages = {path.relative_to(out).as_posix() for path in out.rglob("*.md") if ".kwdocs" not in path.parts}
+    html_pages = {path.relative_to(site_folder).as_posix() for path in site_folder.rglob("*.html")}
+    assert html_pages == {site.html_page(page) for page in md_pages}
+    ids = {page: parse((site_folder / page).read_text(encoding="utf-8")).ids for page in html_pages}
+    checked = 0
+    for page, href in site_links(site_folder):
+        parts = urlsplit(href)
+        if parts.scheme or not parts.path:
+            assert not parts.fragment or parts.fragment in ids[page], (page, href)
+            continue
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path)))
+        if target.startswith("../"):    # a source file of the repository, seen from the site
+            assert (site_folder / target).resolve().is_file(), (page, href)
+            assert (site_folder / target).resolve().is_relative_to(golden_tree)
+            continue
+        assert not target.endswith(".md"), (page, href)
+        assert target in html_pages, (page, href)
+        assert not parts.fragment or parts.fragment in ids[target], (page, href)
+        checked += 1
+    assert checked > 200
+
+
+def test_only_pages_whose_markdown_changed_are_rendered_again(golden_tree, monkeypatch):
+    rendered: list[str] = []
+    render = site.render_site_page
+    monkeypatch.setattr(site, "render_site_page", lambda config, page, text: rendered.append(page) or render(config, page, text))
+    out = golden_tree / "kwdocs-out"
+    assert build_html(golden_tree) == 0
+    assert len(rendered) == len(list(out.rglob("*.md")))
+    index_js = out / "site" / "_kwdocs" / "search-index.js"
+    before = snapshot(out)
+    rendered.clear()
+    assert build_html(golden_tree) == 0
+    assert changed_files(before, snapshot(out)) == set() and rendered == []   # nothing changed: nothing done
+
+    circle = golden_tree / "geometry" / "shapes" / "circle.py"
+    circle.write_text(circle.read_text() + "\n# a comment changes the page, not the keywords\n")
+    before = snapshot(out)
+    rendered.clear()
+    assert build_html(golden_tree) == 0
+    changed = changed_files(before, snapshot(out))
+    changed_md = {name for name in changed if name.endswith(".md")}
+    changed_html = {name for name in changed if name.endswith(".html")}
+    assert "geometry/shapes/circle.py_docs.md" in changed_md
+    assert set(rendered) == changed_md
+    assert changed_html == {"site/" + site.html_page(name) for name in changed_md}
+    assert "site/_kwdocs/search-index.js" not in changed                # keywords did not change
+
+    circle.write_text(circle.read_text() + "\ndef perimeter(radius):\n    return 2 * radius\n")
+    before = snapshot(out)
+    assert build_html(golden_tree) == 0
+    changed = changed_files(before, snapshot(out))
+    assert "site/_kwdocs/search-index.js" in changed
+    assert '"perimeter"' in index_js.read_text()
+    changed_md = {name for name in changed if name.endswith(".md")}
+    assert {name for name in changed if name.endswith(".html")} == {"site/" + site.html_page(n) for n in changed_md}
+
+
+def test_removed_sources_lose_their_html_and_clean_removes_the_site(golden_tree):
+    out = golden_tree / "kwdocs-out"
+    assert build_html(golden_tree) == 0
+    (golden_tree / "tools" / "make_shapes.py").unlink()
+    assert build_html(golden_tree) == 0
+    assert not (out / "site" / "tools").exists()
+    assert "tools/make_shapes.py" not in (out / "site" / "_kwdocs" / "tree.js").read_text()
+    assert (out / "site" / "geometry" / "index.html").is_file()
+    (out / "notes-of-mine.txt").write_text("not kwdocs'")
+    assert run_kwdocs("clean", "--src", str(golden_tree)) == 0
+    assert not (out / "site").exists()
+    assert (out / "notes-of-mine.txt").read_text() == "not kwdocs'"
+
+
+def test_html_config_key_builds_the_site_and_is_validated(golden_tree):
+    pyproject = golden_tree / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("[tool.kwdocs]\n", "[tool.kwdocs]\nhtml = true\n"))
+    assert load_config(golden_tree).html is True
+    assert run_kwdocs("build", "--src", str(golden_tree), "-q") == 0
+    assert (golden_tree / "kwdocs-out" / "site" / "index.html").is_file()
+    pyproject.write_text(pyproject.read_text().replace("html = true", 'html = "yes"'))
+    assert run_kwdocs("build", "--src", str(golden_tree), "-q") == 2
+
+
+def test_search_data_lists_keywords_with_kind_file_line_and_anchor(golden_tree):
+    import json
+
+    assert build_html(golden_tree) == 0
+    folder = golden_tree / "kwdocs-out" / "site" / "_kwdocs"
+    index_text = (folder / "search-index.js").read_text()
+    assert index_text.startswith("window.KWDOCS_INDEX = ") and index_text.isascii()
+    index = json.loads(index_text[len("window.KWDOCS_INDEX = "):].rstrip().rstrip(";"))
+    rows = {(row[0], index["kinds"][row[1]], index["files"][row[2]], row[3], row[4]) for row in index["keywords"]}
+    assert ("Circle", "class", "geometry/shapes/circle.py", 9, "l9-class-circle") in rows
+    tree_text = (folder / "tree.js").read_text()
+    tree = json.loads(tree_text[len("window.KWDOCS_TREE = "):].rstrip().rstrip(";"))
+    assert "tools/make_shapes.py" in tree["files"] and "geometry/shapes" in tree["folders"]

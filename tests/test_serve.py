@@ -1,0 +1,161 @@
+"""``kwdocs serve`` as a user runs it: a subprocess, a browser, an editor saving a file, and raw requests."""
+from __future__ import annotations
+
+import queue
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.browser import chromium, watch
+
+STARTUP_SECONDS = 60
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen
+    port: int
+    url: str
+    lines: queue.Queue
+    tree: Path
+
+    def wait_for_line(self, pattern: str, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=max(0.05, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if re.search(pattern, line):
+                return line
+        raise AssertionError(f"kwdocs serve printed no line matching {pattern!r} within {timeout} s")
+
+    def stop(self) -> int:
+        self.process.terminate()
+        try:
+            return self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise
+
+
+@pytest.fixture
+def served(golden_tree):
+    process = subprocess.Popen([sys.executable, "-m", "kwdocs", "serve", "--src", str(golden_tree), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+    lines: queue.Queue = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True)
+    reader.start()
+    server = Served(process, 0, "", lines, golden_tree)
+    try:
+        ready = server.wait_for_line(r"serving http://", STARTUP_SECONDS)
+        server.url = re.search(r"(http://\S+/)", ready).group(1)
+        server.port = int(re.search(r":(\d+)/", server.url).group(1))
+        yield server
+    finally:
+        if process.poll() is None:
+            server.stop()
+        reader.join(timeout=10)       # it ends at end of output; closing under it would raise in it
+        process.stdout.close()
+
+
+def test_a_saved_source_updates_the_open_page_without_a_reload(served):
+    assert served.url.startswith("http://127.0.0.1:")
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        watched = watch(page)
+        page.goto(served.url + "geometry/shapes/circle.py_docs.html")
+        page.wait_for_selector("html[data-kwdocs-live]")          # the page is polling the server
+        assert "perimeter" not in page.locator("article").inner_text()
+        page.evaluate("window.scrollTo(0, 700)")
+
+        circle = served.tree / "geometry" / "shapes" / "circle.py"
+        started = time.monotonic()
+        circle.write_text(circle.read_text() + "\n    def perimeter(self) -> float:\n"
+                                               "        return 2 * math.pi * self.radius\n")
+        page.wait_for_function("() => document.querySelector('article').innerText.includes('perimeter')",
+                               timeout=15000)
+        elapsed = time.monotonic() - started
+        print(f"edit to updated page: {elapsed:.2f} s")
+        assert elapsed < 5
+        assert abs(page.evaluate("window.scrollY") - 700) < 50     # the reader stays where they were
+        served.wait_for_line(r"site updated", 5)
+
+        page.fill("#kwdocs-search", "perimeter")                   # the search index followed
+        hit = page.locator("#kwdocs-results a.result").first
+        hit.wait_for()
+        assert "Circle.perimeter" in hit.inner_text()
+        assert watched.clean(), watched
+        page.close()
+    assert served.stop() == 0                                      # SIGTERM stops it cleanly
+
+
+def request(port: int, target: str, host: str | None = None, method: str = "GET") -> tuple[int, dict, bytes]:
+    """One raw HTTP request, exactly as written (no client-side normalisation of ``..``)."""
+    host = host if host is not None else f"127.0.0.1:{port}"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(f"{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := connection.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in header_lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+ESCAPES = ["/../pyproject.toml", "/%2e%2e/%2e%2e/pyproject.toml", "/%2E%2E%2F%2E%2E%2Fpyproject.toml",
+           "/..%2f..%2f..%2f..%2f..%2f..%2fetc%2fpasswd", "//etc/passwd", "/etc/passwd", "/./../../etc/passwd",
+           "/..\\..\\etc\\passwd", "/../.kwdocs/html.json", "/%2e%2e/.kwdocs/lock", "/leak/pyproject.toml",
+           "/%00", "/index.html%00.txt", "/../../../../../../../../etc/passwd"]
+
+
+def test_the_server_serves_the_site_folder_and_nothing_else(served):
+    site = served.tree / "kwdocs-out" / "site"
+    (site / "leak").symlink_to(served.tree)                        # a link out of the site is not followed
+    absolute = f"http://127.0.0.1:{served.port}/../../../etc/passwd"
+    for target in ESCAPES + [absolute]:
+        status, _, body = request(served.port, target)
+        assert status in (400, 404), (target, status)
+        assert b"root:" not in body and b"[tool.kwdocs]" not in body, target
+
+    for listing in ("/_kwdocs/", "/leak/", "/geometry/shapes/nothing/"):
+        status, _, body = request(served.port, listing)
+        assert status == 404 and b"Directory listing" not in body, listing
+
+    status, headers, body = request(served.port, "/geometry/shapes/circle.py_docs.html")
+    assert status == 200 and b"Documentation: <code>geometry/shapes/circle.py</code>" in body
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff"
+    assert request(served.port, "/", host=f"localhost:{served.port}")[0] == 200
+    assert request(served.port, "/", host="attacker.example")[0] == 403        # DNS rebinding
+    assert request(served.port, "/index.html", method="POST")[0] == 501
+    assert request(served.port, "/index.html")[0] == 200                        # still serving after all that
+
+
+def test_the_server_listens_on_loopback_only(served):
+    table = Path("/proc/net/tcp")
+    if not table.exists():
+        pytest.skip("no /proc/net/tcp on this system")
+    listening = [line.split()[1] for line in table.read_text().splitlines()[1:]
+                 if line.split()[3] == "0A" and int(line.split()[1].split(":")[1], 16) == served.port]
+    assert listening == ["0100007F:%04X" % served.port]                  # 127.0.0.1, nothing else
+
+
+def test_a_busy_port_is_a_clear_error(golden_tree, capsys):
+    from kwdocs.config import load_config
+    from kwdocs.serve import serve
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        assert serve(load_config(golden_tree), port=taken.getsockname()[1]) == 1
+    assert "cannot listen on 127.0.0.1:" in capsys.readouterr().err

@@ -1,0 +1,200 @@
+"""The generated site in headless Chromium, opened from file:// as a reader would.
+
+Screenshots land in each test's temporary folder (the path is printed): a
+file page, search results, and the hostile pages.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kwdocs import html as site
+from kwdocs.config import load_config
+from tests.browser import chromium, watch
+from tests.conftest import FIXTURES, run_kwdocs
+
+HOSTILE_PY = '''"""<script>alert('module docstring')</script> <img src=x onerror=alert('docstring img')>"""
+# [click](javascript:alert('comment link'))
+
+
+def handler():
+    """<svg onload=alert('function docstring')></svg> ``<iframe src=javascript:alert('iframe')>``"""
+    return "</code></pre><script>alert('string')</script>"
+
+
+class Widget:
+    """<a href="javascript:alert('class docstring')">x</a> <b onmouseover=alert('bold')>bold</b>"""
+'''
+
+HOSTILE_MD = '''# Title <script>alert('heading')</script>
+
+<script>alert('raw block')</script>
+<img src=x onerror=alert('raw img')>
+<div onclick="alert('raw div')">raw div</div>
+
+## `<img src=x onerror=alert('code heading')>`
+
+[link](javascript:alert('markdown link')) [data](data:text/html,<script>alert('data link')</script>)
+<a href="javascript:alert('raw link')">raw link</a>
+
+```html
+</code></pre><script>alert('fence')</script>
+```
+
+- `NCCL_<script>alert('identifier')</script>`
+'''
+
+HOSTILE_C = '''#define EVIL_MACRO "<script>alert('macro')</script>"
+/* <img src=x onerror=alert('comment')> */
+struct Evil { int x; };
+'''
+
+HOSTILE_NAMES = ["<img src=x onerror=alert('name')>.py", "javascript:alert('name').md",
+                 "\"><svg onload=alert('quote')>.txt"]
+
+RAW_MARKDOWN_PAGE = """# Raw HTML in a Markdown page
+
+<script>alert('raw page script')</script>
+<img src=x onerror=alert('raw page img')>
+<iframe src="javascript:alert('raw page iframe')"></iframe>
+<object data="javascript:alert('object')"></object>
+<a id="kwdocs-search" href="javascript:alert('clobber')">clobber</a>
+<a id="KWDOCS_INDEX">clobber the index global</a>
+<form action="javascript:alert('form')"><button>go</button></form>
+<style>body { display: none }</style>
+
+[js](javascript:alert('md link')) [vb](vbscript:alert('vb'))
+"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The golden tree plus a folder of hostile files, built with --html; returns the site folder."""
+    tree = tmp_path_factory.mktemp("site") / "tree"
+    shutil.copytree(FIXTURES / "golden" / "tree", tree)
+    hostile = tree / "hostile"
+    hostile.mkdir()
+    (hostile / "evil.py").write_text(HOSTILE_PY)
+    (hostile / "evil.md").write_text(HOSTILE_MD)
+    (hostile / "evil.h").write_text(HOSTILE_C)
+    for name in HOSTILE_NAMES:
+        (hostile / name).write_text("def named_badly():\n    return '<script>alert(1)</script>'\n")
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    config = load_config(tree)
+    site.write_site_page(config, "raw-markdown.md", RAW_MARKDOWN_PAGE)
+    return site.site_root(config)
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    yield page
+    page.close()
+
+
+def texts(locator) -> list[str]:
+    return [text.strip() for text in locator.all_inner_texts()]
+
+
+def test_navigate_from_the_root_index_to_a_file_page(page, built, tmp_path):
+    watched = watch(page)
+    page.goto((built / "index.html").as_uri())
+    page.locator("article table a", has_text="geometry/").click()
+    page.wait_for_url("**/site/geometry/index.html")
+    page.locator("article table a", has_text="shapes/").click()
+    page.wait_for_url("**/site/geometry/shapes/index.html")
+    page.locator("article table a", has_text="circle.py").first.click()
+    page.wait_for_url("**/site/geometry/shapes/circle.py_docs.html")
+
+    assert "Documentation: geometry/shapes/circle.py" in page.locator("article h1").inner_text()
+    assert texts(page.locator(".kwdocs-breadcrumbs li")) == ["tiny-geometry", "geometry", "shapes", "circle.py"]
+    current = page.locator('#kwdocs-tree a[aria-current="page"]')
+    assert current.inner_text() == "circle.py" and current.is_visible()
+    keyword = page.locator(".codehilite .k").first        # Pygments' colours, from the allowed stylesheet
+    assert keyword.inner_text() in ("class", "def", "import", "from", "return")
+    assert keyword.evaluate("e => getComputedStyle(e).color") != page.locator("article p").first.evaluate(
+        "e => getComputedStyle(e).color")
+    shot = tmp_path / "file-page.png"
+    page.screenshot(path=str(shot))
+    print(f"screenshot of a file page: {shot}")
+
+    page.locator(".kwdocs-tabs a", has_text="Keywords").click()
+    page.wait_for_url("**/circle.py_kw.html")
+    page.locator("article a", has_text="class, line 9").click()
+    page.wait_for_url("**/circle.py_docs.html#l9-class-circle")
+    assert page.evaluate("document.querySelector(':target').id") == "l9-class-circle"
+
+    page.locator("#kwdocs-tree summary a", has_text="tests/").evaluate("a => a.closest('details').open = true")
+    page.locator("#kwdocs-tree a", has_text="test_circle.py").click()
+    page.wait_for_url("**/site/tests/test_circle.py_docs.html")
+    assert watched.clean(), watched
+
+
+def test_search_finds_a_keyword_and_leads_to_its_definition(page, built, tmp_path):
+    watched = watch(page)
+    page.goto((built / "tools" / "make_shapes.py_docs.html").as_uri())
+    page.fill("#kwdocs-search", "Circle")
+    page.locator("#kwdocs-results a.result", has_text="circle.py:9").wait_for()   # the keyword index loaded
+    first = page.locator("#kwdocs-results a.result").first
+    assert texts(first.locator("span")) == ["Circle", "class", "geometry/shapes/circle.py:9"]
+    shot = tmp_path / "search-results.png"
+    page.screenshot(path=str(shot))
+    print(f"screenshot of search results: {shot}")
+
+    first.click()
+    page.wait_for_url("**/site/geometry/shapes/circle.py_docs.html#l9-class-circle")
+    target = page.locator(":target")
+    assert target.get_attribute("id") == "l9-class-circle"
+    box = target.locator("xpath=..").bounding_box()     # the definition's line, below the sticky header
+    assert box and 40 < box["y"] < 800
+    assert page.locator("#kwdocs-results").is_hidden()
+
+    page.fill("#kwdocs-search", "make_sha")               # files are found by name too
+    file_hit = page.locator("#kwdocs-results a.result", has_text="make_shapes.py").first
+    assert file_hit.locator(".result-kind").inner_text() == "file"
+    file_hit.click()
+    page.wait_for_url("**/site/tools/make_shapes.py_docs.html")
+
+    page.fill("#kwdocs-search", "area")                   # methods show their class; every kind and line
+    page.locator("#kwdocs-results a.result", has_text="area_of").wait_for()
+    rows = [texts(row.locator("span")) for row in page.locator("#kwdocs-results a.result").all()]
+    assert ["Circle.area", "method", "geometry/shapes/circle.py:13"] in rows
+    assert ["area_of", "function", "geometry/__init__.py:12"] in rows
+    assert watched.clean(), watched
+
+
+def test_hostile_sources_names_and_markdown_run_no_script(page, built, tmp_path):
+    watched = watch(page)
+    pages = sorted((built / "hostile").glob("*.html")) + [built / "raw-markdown.html", built / "index.html",
+                                                          built / "keywords.html", built / "hostile" / "index.html"]
+    assert len(pages) >= 2 * (3 + len(HOSTILE_NAMES)) + 3
+    for path in pages:
+        page.goto(path.as_uri())
+        page.wait_for_load_state("load")
+        scripts = page.eval_on_selector_all("script", "all => all.map(s => s.getAttribute('src') || 'INLINE')")
+        assert scripts and all("_kwdocs/" in src for src in scripts), (path, scripts)
+        handlers = page.evaluate("""() => [...document.querySelectorAll('*')].flatMap(
+            e => [...e.attributes].filter(a => a.name.startsWith('on') || /^\\s*(javascript|data|vbscript):/i.test(a.value))
+                 .map(a => e.tagName + ' ' + a.name + '=' + a.value))""")
+        assert handlers == [], (path, handlers)
+    page.goto((built / "hostile" / "evil.py_docs.html").as_uri())
+    assert "alert('module docstring')" in page.locator("article").inner_text()    # shown as text, not run
+    page.screenshot(path=str(tmp_path / "hostile-page.png"), full_page=False)
+    for query in ("alert", "javascript:", "svg", "<img"):
+        page.fill("#kwdocs-search", query)
+        page.locator("#kwdocs-results a.result").first.wait_for()
+    assert page.locator("#kwdocs-results a.result", has_text="<img src=x onerror").count() >= 1   # as text
+    page.screenshot(path=str(tmp_path / "hostile-search.png"))
+    page.locator("#kwdocs-results a.result", has_text="<img").first.click()
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(200)
+    print(f"screenshots of hostile pages: {tmp_path}")
+    assert watched.clean(), watched
