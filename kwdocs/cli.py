@@ -44,7 +44,8 @@ def overrides(args: argparse.Namespace) -> dict:
     absolute = lambda path: str(Path(path).resolve()) if path else None  # noqa: E731
     return {"output": absolute(args.out), "project_name": args.project_name, "include": args.include,
             "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
-            "templates": absolute(args.templates), "jobs": args.jobs}
+            "templates": absolute(args.templates), "jobs": args.jobs,
+            "html": True if getattr(args, "html", False) else None}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,7 +50,7 @@ def tree_snapshot(config: Config, scanned: ScanResult) -> str:
         digest.update(f"{source.rel}\0{source.size}\0{source.mtime_ns}\n".encode("utf-8", "surrogateescape"))
     rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
     from kwdocs import templates
-    digest.update(json.dumps([code_fingerprint(), config.fingerprint_data(), _stats(config.templates),
+    digest.update(json.dumps([code_fingerprint(), config.fingerprint_data(), config.html, _stats(config.templates),
                               _stats(templates.folder()), rules,
                               sorted(scanned.problems)], sort_keys=True, default=str).encode())
     return digest.hexdigest()

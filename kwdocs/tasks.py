@@ -24,7 +24,7 @@ def doit_config(config: Config) -> dict:
         "dep_file": str(config.state / "doit.sqlite3"),
         "backend": "sqlite3",
         "check_file_uptodate": checker_for(config.out),  # md5, safe for sources changing mid-build
-        "default_tasks": ["extract", "link", "render", "keywords", "assemble"],
+        "default_tasks": ["extract", "link", "render", "keywords", "assemble"] + (["site"] if config.html else []),
         "verbosity": 0,
     }
 
@@ -99,7 +99,17 @@ def namespace(config: Config, scanned: ScanResult) -> dict:
             "verbosity": 0,
         }
 
-    return {
+    def task_site():
+        """Bring the HTML site in <out>/site up to date with the Markdown pages (html = true)."""
+        from kwdocs.html import build_site
+        return {
+            "actions": [(build_site, [config])],
+            "task_dep": ["assemble"],
+            "verbosity": 0,
+        }
+
+    creators = {"task_site": task_site} if config.html else {}
+    return creators | {
         "DOIT_CONFIG": doit_config(config),
         "task_extract": task_extract,
         "task_link": task_link,

@@ -19,7 +19,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(config: Config, args: argparse.Namespace) -> int:
     with locked(config.state):
         code = run_build(config, jobs=args.jobs, quiet=args.quiet)
-        if code == 0 and (args.html or config.html):
-            from kwdocs.html import build_site
-            build_site(config)
     return 0 if code == 0 else 1
