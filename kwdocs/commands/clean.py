@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from kwdocs import build, html, output
+from kwdocs import output
 from kwdocs.config import Config
 from kwdocs.lock import locked
 
@@ -16,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    from kwdocs import build, html  # heavy: only when cleaning, not for `kwdocs --help`
     if not config.state.is_dir():
         print(f"kwdocs: nothing to clean in {config.out}")
         return 0
