@@ -28,7 +28,7 @@ from pathlib import Path
 
 from kwdocs import keywords, layout, model, output, pages
 from kwdocs.config import Config
-from kwdocs.extract import extract_bytes
+from kwdocs.extract import extract_bytes, extract_text
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.render import renderer_for
@@ -133,7 +133,13 @@ def extract_file(config: Config, rel: str) -> Facts:
                                               "only its metadata and beginning are documented"})
     else:
         facts, text, calls = extract_bytes(rel, data)
-    facts["findings"] = rules_for(config).evaluate(facts, text, calls)
+    rules = rules_for(config)
+    facts["findings"] = rules.evaluate(facts, text, calls)
+    if facts["findings"].get("secret_lines") and text is not None:
+        # what pages show besides the source (overview, signatures, keywords) comes from the masked text
+        found, _ = extract_text(rel, rules.mask_secrets(text)[0])
+        facts.update(symbols=found.get("symbols", []), imports=found.get("imports", []),
+                     docstring=found.get("docstring", ""))
     return facts
 
 
@@ -194,6 +200,16 @@ def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
                   "test": model.is_test(facts)} for rel, facts in files.items()}
 
 
+def changed_shards(config: Config, units: list[str], changed: list[str] | None) -> set[str]:
+    """The facts shards that doit says changed, for the steps that read every unit's shard.
+
+    When an ``uptodate`` check fails (the unit list, a template), doit runs the
+    task without looking at its files and passes no changes at all: then any
+    shard may have changed since the task last ran.
+    """
+    return set(changed) if changed else {str(shard(config, FACTS, unit)) for unit in units}
+
+
 def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     """Resolve imports and includes across the tree; write the link shards that changed.
 
@@ -205,7 +221,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     meta_path, cache_path = config.state / "link-meta.json", config.state / "link-input.json"
     meta = output.read_json(meta_path, {}) or {}
     digests: dict[str, str] = meta.get("digests", {})
-    changed_set = set(changed or ())
+    changed_set = changed_shards(config, units, changed)
     fresh_inputs: dict[str, dict] = {}
     for unit in units:
         if unit not in digests or str(shard(config, FACTS, unit)) in changed_set:
@@ -281,7 +297,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     meta = output.read_json(root / "meta.json", {}) or {}
     fresh = meta.get("key") != key
     known: dict[str, list[str]] = {} if fresh else meta.get("units", {})
-    changed_set = set(changed or ())
+    changed_set = changed_shards(config, units, changed)
     updates: dict[str, dict[str, list]] = {}   # letter -> unit -> entries (empty: drop)
     for unit in units:
         if unit in known and str(shard(config, FACTS, unit)) not in changed_set:
@@ -344,7 +360,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     shapes: dict[str, str] = {} if fresh else meta.get("shapes", {})
     known_units: dict[str, list[str]] = {} if fresh else meta.get("units", {})
     problems: dict[str, list] = {} if fresh else meta.get("problems", {})
-    changed_set = set(changed or ())
+    changed_set = changed_shards(config, [unit for units in folder_units.values() for unit in units], changed)
     counts = meta.get("counts", {}) if not fresh else {}
     stale: dict[str, list[str]] = {}
     for folder, units in folder_units.items():

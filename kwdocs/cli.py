@@ -9,7 +9,7 @@ from pathlib import Path
 from kwdocs import __version__
 from kwdocs.config import ConfigError, load_config
 
-COMMANDS = ("build", "clean", "serve")
+COMMANDS = ("build", "clean", "serve", "watch", "check")
 
 
 def parser() -> argparse.ArgumentParser:

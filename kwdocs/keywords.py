@@ -21,7 +21,7 @@ def letter_of(name: str) -> str:
     """The index letter: the first ASCII letter after leading underscores, else ``other``."""
     stripped = name.lstrip("_~:")
     first = stripped[:1].upper()
-    return first if first in string.ascii_uppercase else OTHER
+    return first if first and first in string.ascii_uppercase else OTHER  # '' is in every string
 
 
 def folder_entries(files: dict[str, dict]) -> list[list]:

@@ -3,10 +3,13 @@
 A hook may run while ``kwdocs watch`` is building: the second process waits
 for the first (saying so) instead of interleaving writes.  ``flock`` is
 released by the kernel when a process dies, so a killed build leaves no stale
-lock behind.
+lock behind; it does leave its pid in the lock file (a holder that lets go in
+good order empties it), and the next holder then sweeps away the temporary
+files of the writes it never finished.
 """
 from __future__ import annotations
 
+import atexit
 import fcntl
 import os
 import sys
@@ -14,6 +17,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
+
+from kwdocs import output
 
 
 class Busy(Exception):
@@ -24,10 +29,9 @@ class Busy(Exception):
 def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Iterator[None]:
     """Hold the state folder's lock; wait up to ``wait`` seconds (None: forever)."""
     state.mkdir(parents=True, exist_ok=True)
-    ignore = state / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# kwdocs' own state: never commit it\n*\n", encoding="utf-8")
+    output.write_if_changed(state, state / ".gitignore", "# kwdocs' own state: never commit it\n*\n")
     handle = open(state / "lock", "a+")
+    held = False
     try:
         deadline = None if wait is None else time.monotonic() + wait
         told = False
@@ -42,13 +46,40 @@ def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Itera
                     announce.write(f"kwdocs: waiting for another kwdocs process using {state.parent} ...\n")
                     told = True
                 time.sleep(0.05)
+        held = True
+        handle.seek(0)
+        if handle.read().strip():  # the last holder died holding the lock (SIGKILL, power cut)
+            output.sweep_temporaries(state.parent)
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()}\n")
         handle.flush()
         yield
     finally:
+        if held:
+            handle.truncate(0)  # released in good order: nothing for the next holder to sweep
         handle.close()
+
+
+@contextmanager
+def shared(state: Path, announce=sys.stderr) -> Iterator[None]:
+    """For a reader that must write nothing (``kwdocs check``): wait while a build holds the
+    lock, creating nothing; without a lock file no kwdocs process ever wrote here."""
+    try:
+        handle = open(state / "lock", "rb")
+    except FileNotFoundError:
+        handle = None
+    if handle is None:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if announce is not None:
+                announce.write(f"kwdocs: waiting for another kwdocs process using {state.parent} ...\n")
+            fcntl.flock(handle, fcntl.LOCK_SH)
+        yield
 
 
 def hold_for_process(state: Path) -> None:
@@ -56,6 +87,7 @@ def hold_for_process(state: Path) -> None:
     global _HELD
     _HELD = locked(state)
     _HELD.__enter__()
+    atexit.register(_HELD.__exit__, None, None, None)
 
 
 _HELD = None

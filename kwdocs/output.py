@@ -3,14 +3,30 @@
 Every write goes through here, so the two promises hold in one place: a page
 is either its old or its new content (temporary file, fsync-free rename), and
 nothing outside the output folder is touched.
+
+Two more things hang off that one place.  Every page written (or found to
+hold what would be written) is noted in a journal in the state folder: what
+kwdocs wrote, by content hash, which ``kwdocs.ledger`` reads so that ``kwdocs
+check`` can vouch for a page without rendering it again.  And ``dry_run()``
+makes writes and removals record what they would do instead of doing them,
+with state files kept in memory: that is how ``kwdocs check`` runs the build's
+own steps while writing nothing at all.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from kwdocs.config import STATE_FOLDER
+
+
+TEMP_PREFIX, TEMP_SUFFIX = ".kwdocs-", ".tmp"
 
 
 class OutsideOutput(Exception):
@@ -29,18 +45,24 @@ def write_if_changed(root: Path, path: Path, content: str | bytes) -> bool:
     """Write ``content`` to ``path`` unless it already holds exactly that; True if written."""
     path = guard(root, path)
     data = content.encode("utf-8") if isinstance(content, str) else content
+    if _dry is not None:
+        return _dry.write(path, data)
     try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
+        info = path.stat()
+        if info.st_size == len(data) and path.read_bytes() == data:
+            _journal(root, path, data, info)
             return False
     except FileNotFoundError:
         pass
     except IsADirectoryError:
         raise OutsideOutput(f"a folder stands where a page belongs: {path}") from None
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".kwdocs-", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            handle.flush()
+            info = os.fstat(handle.fileno())   # a rename keeps size and modification time
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -49,12 +71,32 @@ def write_if_changed(root: Path, path: Path, content: str | bytes) -> bool:
         except FileNotFoundError:
             pass
         raise
+    _journal(root, path, data, info)
     return True
+
+
+def sweep_temporaries(root: Path) -> int:
+    """Delete the temporary files of writes a killed process never finished; how many.
+
+    Only for the holder of the output folder's lock: another writer's are live.
+    """
+    swept = 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+                try:
+                    os.unlink(os.path.join(folder, name))
+                    swept += 1
+                except FileNotFoundError:
+                    pass
+    return swept
 
 
 def remove(root: Path, path: Path) -> bool:
     """Delete a page kwdocs wrote, and folders it leaves empty; True if it existed."""
     path = guard(root, path)
+    if _dry is not None:
+        return _dry.remove(path)
     try:
         path.unlink()
     except FileNotFoundError:
@@ -72,7 +114,8 @@ def remove(root: Path, path: Path) -> bool:
 def read_json(path: Path, default: Any = None) -> Any:
     """State files are ours; a missing or damaged one just means 'start over'."""
     try:
-        return json.loads(path.read_bytes())
+        raw = _dry.overlay[path] if _dry is not None and path in _dry.overlay else path.read_bytes()
+        return default if raw is None else json.loads(raw)
     except (OSError, ValueError):
         return default
 
@@ -81,3 +124,103 @@ def write_json(root: Path, path: Path, data: Any) -> bool:
     """Deterministic JSON (sorted keys, compact), written only when it changed."""
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return write_if_changed(root, path, text)
+
+
+# ---------------------------------------------------------------- the journal of pages written
+
+JOURNAL_FOLDER = "ledger"        # below the state folder; read by kwdocs.ledger
+_journals: dict[tuple[int, Path], int] = {}   # (process, output root) -> open journal, -1: none
+
+
+def journal_path(root: Path, pid: int) -> Path:
+    return root / STATE_FOLDER / JOURNAL_FOLDER / f"journal-{pid}.jsonl"
+
+
+def _journal(root: Path, path: Path, data: bytes, info: os.stat_result) -> None:
+    """Note that ``path`` holds ``data``, as kwdocs wrote it: Markdown pages of an output
+    folder that has a state folder only.  One append per page, from any process (doit's
+    workers too); a journal that a lock holder folded into the ledger meanwhile is reopened."""
+    if not path.name.endswith(".md"):
+        return
+    rel = path.relative_to(root).as_posix()
+    if rel.startswith(STATE_FOLDER + "/"):
+        return
+    key = (os.getpid(), root)
+    fd = _journals.get(key)
+    if fd is not None and fd >= 0 and os.fstat(fd).st_nlink == 0:
+        os.close(fd)
+        fd = None
+    if fd is None:
+        fd = -1
+        if (root / STATE_FOLDER).is_dir():
+            target = journal_path(root, os.getpid())
+            target.parent.mkdir(exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        _journals[key] = fd
+    if fd >= 0:
+        entry = [rel, hashlib.sha256(data).hexdigest(), info.st_size, info.st_mtime_ns]
+        os.write(fd, (json.dumps(entry) + "\n").encode("ascii"))
+
+
+# ---------------------------------------------------------------- dry runs
+
+class DryRun:
+    """What writes and removals would do, recorded instead of done.
+
+    State files (below ``state``) are kept in memory and read back by
+    ``read_json``; any other path is a page, compared with what is on disk.
+    """
+
+    SAME, DIFFERENT, ABSENT = "same", "different", "absent"
+
+    def __init__(self, state: Path) -> None:
+        self.state = state
+        self.overlay: dict[Path, bytes | None] = {}    # state file -> content; None: removed
+        self.pages: dict[Path, str] = {}                # page -> SAME, DIFFERENT or ABSENT
+        self.removed: set[Path] = set()                 # pages on disk that would be removed
+        self.changed_state: set[Path] = set()           # state files given new content
+
+    def _current(self, path: Path) -> bytes | None:
+        if path in self.overlay:
+            return self.overlay[path]
+        try:
+            return path.read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except IsADirectoryError:
+            raise OutsideOutput(f"a folder stands where a page belongs: {path}") from None
+
+    def write(self, path: Path, data: bytes) -> bool:
+        current = self._current(path)
+        if path.is_relative_to(self.state):
+            self.overlay[path] = data
+            if current != data:
+                self.changed_state.add(path)
+        else:
+            self.pages[path] = self.SAME if current == data else self.ABSENT if current is None else self.DIFFERENT
+        return current != data
+
+    def remove(self, path: Path) -> bool:
+        if path.is_relative_to(self.state):
+            existed = self._current(path) is not None
+            self.overlay[path] = None
+            return existed
+        self.pages.pop(path, None)
+        if path.is_file():
+            self.removed.add(path)
+            return True
+        return False
+
+
+_dry: DryRun | None = None
+
+
+@contextmanager
+def dry_run(state: Path) -> Iterator[DryRun]:
+    """Within this block nothing is written or removed (see ``DryRun``)."""
+    global _dry
+    previous, _dry = _dry, DryRun(state)
+    try:
+        yield _dry
+    finally:
+        _dry = previous

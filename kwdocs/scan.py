@@ -14,7 +14,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import pathspec
 
@@ -60,8 +60,9 @@ class ScanResult:
 
 
 def folder_of(rel: str) -> str:
-    parent = str(PurePosixPath(rel).parent)
-    return "" if parent == "." else parent
+    """The folder of a normalised relative path ('' for the root); string work, as pathlib
+    cost a third of every task generation at 12,000 files."""
+    return rel.rpartition("/")[0]
 
 
 class GlobSet:
@@ -85,6 +86,12 @@ class GlobSet:
         if self.name_regex is not None and self.name_regex.match(name):
             return True
         return self.path_spec is not None and self.path_spec.match_file(rel)
+
+
+# Editors' swap, backup and save-by-rename files (vim, JetBrains, Emacs, Kate, gedit ...): never
+# sources, not even for the moment they exist while ``kwdocs watch`` looks.
+EDITOR_TEMP_FILES = GlobSet(("*~", ".*.swp", ".*.swo", ".*.swx", "4913", "*___jb_tmp___", "*___jb_old___",
+                             ".#*", "#*#", "*.tmp", ".*.kate-swp", ".goutputstream-*", "*.crswap"))
 
 
 class _Rules:
@@ -114,25 +121,59 @@ def _read_gitignore(path: Path) -> pathspec.GitIgnoreSpec | None:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+def _root_specs(config: Config) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+    exclude_file = config.src / ".git" / "info" / "exclude"
+    spec = _read_gitignore(exclude_file) if exclude_file.is_file() else None
+    return [("", spec)] if spec else []
+
+
 def scan(config: Config) -> ScanResult:
     """Walk ``config.src`` and return the documented files, sorted by path."""
     walker = _Walker(config)
-    root_specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-    exclude_file = config.src / ".git" / "info" / "exclude"
-    if exclude_file.is_file() and (spec := _read_gitignore(exclude_file)):
-        root_specs.append(("", spec))
-    walker.walk(config.src, "", root_specs)
+    walker.walk(config.src, "", _root_specs(config))
+    walker.result.files.sort()
+    walker.result.problems.sort()
+    return walker.result
+
+
+def scan_folder(config: Config, folder: str, recursive: bool = True) -> ScanResult | None:
+    """What a full scan finds in one folder (and below it when ``recursive``), under the same
+    rules, its parents' ``.gitignore`` files included; None when a full scan would not enter
+    the folder (gone, ignored, excluded, version control, the output).  ``kwdocs watch``
+    rescans only the folders that events came from.
+    """
+    walker = _Walker(config, descend=recursive)
+    specs = _root_specs(config)
+    path, rel = walker.root, ""
+    for name in folder.split("/") if folder else ():
+        if (spec := _read_gitignore(path / ".gitignore")) is not None:
+            specs = specs + [(rel, spec)]
+        path, rel = path / name, f"{rel}/{name}" if rel else name
+        try:
+            is_folder = stat.S_ISDIR(os.lstat(path).st_mode)
+        except OSError:
+            return None
+        if not (is_folder and _printable_name(name) and walker.enters(str(path), name, rel, specs)):
+            return None
+    walker.walk(path, rel, specs)
     walker.result.files.sort()
     walker.result.problems.sort()
     return walker.result
 
 
 class _Walker:
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, descend: bool = True):
         self.root = config.src.resolve()
         self.rules = _Rules(config)
         self.skip_dirs = {str(config.out), str(config.state)}  # src and out are resolved
+        self.descend = descend
         self.result = ScanResult(files=[])
+
+    def enters(self, path: str, name: str, rel: str, specs: list) -> bool:
+        """Whether the walk goes into this folder."""
+        if name in VCS_FOLDERS or path in self.skip_dirs:
+            return False
+        return not (_Rules.ignored(specs, rel, True) or (self.rules.exclude and self.rules.exclude.match(rel + "/")))
 
     def problem(self, rel: str, message: str) -> None:
         self.result.problems.append((rel, message))
@@ -164,14 +205,11 @@ class _Walker:
             self.problem(rel, f"skipped: {error.strerror}")
             return
         if stat.S_ISDIR(info.st_mode):
-            if entry.name in VCS_FOLDERS or entry.path in self.skip_dirs:
-                return
-            if _Rules.ignored(specs, rel, True) or (rules.exclude and rules.exclude.match(rel + "/")):
-                return
-            self.walk(Path(entry.path), rel, specs)
+            if self.descend and self.enters(entry.path, entry.name, rel, specs):
+                self.walk(Path(entry.path), rel, specs)
             return
         # what the user left out is left out silently, odd files and links included
-        if entry.name == ".gitignore" or _Rules.ignored(specs, rel, False):
+        if entry.name == ".gitignore" or EDITOR_TEMP_FILES.match(rel) or _Rules.ignored(specs, rel, False):
             return
         if rules.include and not rules.include.match(rel):
             return

@@ -104,8 +104,15 @@ def extract_bytes(path: str, data: bytes) -> tuple[Facts, str | None, list[dict]
     if encoding not in ("utf-8", "ascii") and encoding != (bom_encoding(data) or coding_line(data)):
         # a guess (Latin-1 never fails) is worth a line; a BOM or coding line the file declares is not
         facts["problems"].append({"message": f"not UTF-8; decoded as {encoding}"})
-    calls: list[dict] = []
-    module = language.module or "text"
+    found, calls = extract_text(path, text)
+    facts["problems"].extend(found.pop("problems", []))
+    facts.update(found)
+    return facts, text, calls
+
+
+def extract_text(path: str, text: str) -> tuple[dict[str, Any], list[dict]]:
+    """What the extractor of ``path``'s language finds in decoded text, and the calls; never raises."""
+    module = language_of(path).module or "text"
     try:
         found = _extractor(module)(text, path)
     except RecursionError:
@@ -113,10 +120,7 @@ def extract_bytes(path: str, data: bytes) -> tuple[Facts, str | None, list[dict]
     except Exception as error:  # an extractor bug must not stop the build
         found = {"problems": [{"message": f"extractor failed: {type(error).__name__}: {error}"}],
                  "parsed": False}
-    calls = found.pop("calls", [])
-    facts["problems"].extend(found.pop("problems", []))
-    facts.update(found)
-    return facts, text, calls
+    return found, found.pop("calls", [])
 
 
 def count_lines(text: str) -> int:

@@ -1,0 +1,111 @@
+"""What a user checks in an output folder, shared by the robustness tests.
+
+- ``pages``: every file kwdocs wrote (its state folder aside), with its bytes;
+- ``temporaries``: half-finished writes (``.kwdocs-*.tmp``) anywhere in it;
+- ``broken_links``: links that go nowhere, read as a CommonMark renderer reads
+  them (a file name full of ``[]()`` or backticks must still link right);
+- ``tree_state``: a folder's entries without opening any special file, to
+  prove a build wrote nothing outside its output folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from markdown_it import MarkdownIt
+
+from kwdocs.config import STATE_FOLDER
+from kwdocs.output import TEMP_PREFIX, TEMP_SUFFIX
+
+_MARKDOWN = MarkdownIt("commonmark").enable("table")
+
+
+def pages(out: Path) -> dict[str, bytes]:
+    """Output-relative path -> content of every file outside the state folder (temporaries aside)."""
+    found = {}
+    for folder, folders, names in os.walk(out):
+        folders[:] = [name for name in folders if name != STATE_FOLDER]
+        for name in names:
+            if not is_temporary(name):
+                path = Path(folder, name)
+                found[path.relative_to(out).as_posix()] = path.read_bytes()
+    return found
+
+
+def is_temporary(name: str) -> bool:
+    return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX)
+
+
+def temporaries(out: Path) -> list[str]:
+    return sorted(str(Path(folder, name).relative_to(out)) for folder, _, names in os.walk(out)
+                  for name in names if is_temporary(name))
+
+
+def _hrefs(tokens) -> list[str]:
+    found = []
+    for token in tokens:
+        if token.type == "link_open":
+            found.append(token.attrGet("href"))
+        if token.children:
+            found += _hrefs(token.children)
+    return found
+
+
+def broken_links(out: Path) -> list[str]:
+    """Every relative link of every Markdown page whose file, or anchor in it, does not exist."""
+    broken = []
+    anchors: dict[Path, str] = {}
+    for rel, data in sorted(pages(out).items()):
+        if not rel.endswith(".md"):
+            continue
+        page = out / rel
+        for href in _hrefs(_MARKDOWN.parse(data.decode("utf-8"))):
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc:
+                continue
+            target = (page.parent / unquote(parts.path)) if parts.path else page
+            if not os.path.lexists(target):
+                broken.append(f"{rel}: {href} (no such file)")
+            elif parts.fragment:
+                if target not in anchors:
+                    anchors[target] = target.read_text(encoding="utf-8", errors="replace")
+                if f'<a id="{unquote(parts.fragment)}"></a>' not in anchors[target]:
+                    broken.append(f"{rel}: {href} (no such anchor)")
+    return broken
+
+
+def tree_state(folder: Path, skip: Path | None = None) -> dict[str, tuple]:
+    """Every entry below ``folder``: kind, mode, size, mtime and, for readable regular files, a hash.
+
+    Never follows links and never opens anything but regular files.
+    """
+    state = {}
+    for base, folders, names in os.walk(folder):
+        if skip is not None:
+            folders[:] = [name for name in folders if Path(base, name) != skip]
+        for name in folders + names:
+            path = Path(base, name)
+            info = path.lstat()
+            entry: tuple = (stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode), info.st_size, info.st_mtime_ns)
+            if stat.S_ISREG(info.st_mode) and os.access(path, os.R_OK):
+                entry += (hashlib.sha256(path.read_bytes()).hexdigest(),)
+            elif stat.S_ISLNK(info.st_mode):
+                entry += (os.readlink(path),)
+            state[path.relative_to(folder).as_posix()] = entry
+    return state
+
+
+def kwdocs_command(*args: str) -> list[str]:
+    """The command line of a kwdocs run in its own process."""
+    return [sys.executable, "-m", "kwdocs", *args]
+
+
+def run_build(src: Path, out: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``kwdocs build`` in its own process, as a hook or CI runs it."""
+    return subprocess.run(kwdocs_command("build", "--src", str(src), "--out", str(out), *args),
+                          capture_output=True, text=True, timeout=timeout)
