@@ -11,12 +11,10 @@ It takes a minute or two: deselect it with ``-m "not slow"``.
 """
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,39 +23,8 @@ import pytest
 from tests.conftest import run_kwdocs
 from tests.output_checks import kwdocs_command, pages, run_build, temporaries
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-MAKE_CORPUS = REPOSITORY.parent / "shared" / "bench" / "make-corpus.sh"
 COLD_KILLS, INCREMENTAL_KILLS = 13, 7
 RECOVERY_TIMEOUT = 120
-
-
-def corpus_wheel() -> str | None:
-    """The wheel make-corpus.sh would use without downloading it (it is 190 MB): in pip's
-    find-links folders (the environment's or pip's configuration) or the script's cache."""
-    folders = os.environ.get("PIP_FIND_LINKS", "").split()
-    configured = subprocess.run([sys.executable, "-m", "pip", "config", "get", "global.find-links"],
-                                capture_output=True, text=True)
-    if configured.returncode == 0:
-        folders += [link.removeprefix("file://") for link in configured.stdout.split()]
-    folders.append(str(Path.home() / ".cache" / "kwdocs-corpus"))
-    for folder in folders:
-        found = sorted(glob.glob(os.path.join(folder, "torch-2.13.0*.whl")))
-        if found:
-            return found[0]
-    return None
-
-
-@pytest.fixture(scope="module")
-def corpus_slice(tmp_path_factory) -> Path:
-    if not MAKE_CORPUS.is_file():
-        pytest.skip(f"the corpus script is not there: {MAKE_CORPUS}")
-    if corpus_wheel() is None:
-        pytest.skip("make-corpus.sh has no torch 2.13.0 wheel at hand (PIP_FIND_LINKS, ~/.cache/kwdocs-corpus)")
-    root = tmp_path_factory.mktemp("crash")
-    result = subprocess.run(["bash", str(MAKE_CORPUS), str(root / "src"), "--small"],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return root / "src"
 
 
 def build_ok(src: Path, out: Path) -> float:
