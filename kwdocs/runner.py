@@ -10,7 +10,7 @@ import gc
 import sys
 import time
 
-from kwdocs import snapshot, summary, workers
+from kwdocs import ledger, snapshot, summary, workers
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, scan
 
@@ -54,4 +54,5 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
             counts[key] = counts.get(key, 0) + tasks["DOIT_CONFIG"]["reporter"].counts[key]
     if code == 0:
         snapshot.save(config, current)
+        ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
     return code

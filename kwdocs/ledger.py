@@ -1,0 +1,108 @@
+"""What kwdocs last wrote to each page, so that a page can be judged by content without rendering it.
+
+``output.write_if_changed`` appends one line per page it writes (or finds
+already right) to a journal of its process: the page, the SHA-256 of what
+kwdocs put there, and the size and modification time the page had then.
+``load`` merges those journals with ``ledger.json`` (the newest entry of a
+page wins); ``compact`` folds the journals into ``ledger.json``, for the
+holder of the output folder's lock only.
+
+A page is *vouched for* when its content hashes to the ledger's entry.  The
+hash is skipped when size and modification time both still equal the
+entry's, as git does: a write always changes the modification time, and
+pre-commit's stash, a checkout or an editor all write.  Only what kwdocs
+wrote ever enters the ledger, so a page edited by hand is never vouched for.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from kwdocs import output
+from kwdocs.config import Config
+
+LEDGER_FILE = "ledger.json"
+COMPACT_BYTES = 1 << 20     # journals larger than this (and than the ledger) are folded in,
+COMPACT_FILES = 32          # and so are this many (each build and each watch adds one)
+
+Entry = tuple[str, int, int]   # sha256, size, modification time (ns)
+
+
+def _journals(config: Config) -> list[Path]:
+    folder = config.state / output.JOURNAL_FOLDER
+    return sorted(folder.glob("journal-*.jsonl")) if folder.is_dir() else []
+
+
+def load(config: Config) -> dict[str, Entry]:
+    """Page (relative to the output folder) -> what kwdocs last wrote there."""
+    entries: dict[str, Entry] = {page: tuple(entry) for page, entry in
+                                 (output.read_json(config.state / output.JOURNAL_FOLDER / LEDGER_FILE, {}) or {}).items()}
+    for journal in _journals(config):
+        try:
+            lines = journal.read_bytes().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                page, sha, size, mtime_ns = json.loads(line)
+            except ValueError:
+                continue     # the last line of a journal whose writer was killed mid-line
+            known = entries.get(page)
+            if known is None or mtime_ns >= known[2]:
+                entries[page] = (sha, size, mtime_ns)
+    return entries
+
+
+def compact(config: Config, force: bool = False) -> None:
+    """Fold the journals into the ledger once they grow (lock holders only)."""
+    journals = _journals(config)
+    ledger = config.state / output.JOURNAL_FOLDER / LEDGER_FILE
+    sizes = sum(_size(path) for path in journals)
+    if not journals or not force and len(journals) < COMPACT_FILES and sizes < max(COMPACT_BYTES, _size(ledger)):
+        return
+    output.write_json(config.out, ledger, {page: list(entry) for page, entry in load(config).items()
+                                           if (config.out / page).is_file()})
+    for journal in journals:
+        try:
+            journal.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def file_sha256(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def vouched(config: Config, pages: Iterable[str], entries: dict[str, Entry]) -> tuple[set[str], set[str]]:
+    """(pages the ledger vouches for, the rest: missing, changed since, or never recorded)."""
+    good: set[str] = set()
+    doubtful: set[str] = set()
+    root = str(config.out) + os.sep
+    for page in pages:
+        entry = entries.get(page)
+        path = root + page          # strings: pathlib doubled the time of 25,000 stats
+        try:
+            info = os.stat(path)
+        except OSError:
+            doubtful.add(page)
+            continue
+        if entry is not None and (info.st_size == entry[1] and info.st_mtime_ns == entry[2]
+                                  or info.st_size == entry[1] and file_sha256(Path(path)) == entry[0]):
+            good.add(page)
+        else:
+            doubtful.add(page)
+    return good, doubtful

@@ -1,0 +1,406 @@
+"""``kwdocs watch``: rebuild the pages of what was just saved, as it is saved.
+
+Editors save in many ways (in place; a temporary file renamed over the old
+one, as VS Code and ``sed -i`` do; JetBrains' and vim's renaming dances), so
+an event here only says "this path may have changed": watchdog's thread
+records the path and nothing else, and after a quiet window the loop rescans
+those folders and rebuilds what changed on disk (``kwdocs.incremental``).
+
+What is not watched, so that kwdocs never wakes itself up: the output and
+state folders and version control (their events are dropped, and where they
+sit at the top of the tree they get no watches at all), editors' temporary
+files, and events that read without writing (an ``event_filter``).  What
+goes wrong in watchers is handled: a handler that raises cannot kill the
+observer, a dead observer is restarted, a kernel queue overflow (watchdog
+only logs it) and anything else that may lose events rescan the whole tree,
+and a tree with more folders than free inotify watches is reported at start.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from kwdocs.config import Config, ConfigError
+from kwdocs.incremental import Changes, Outcome, Rebuilder
+from kwdocs.lock import locked
+from kwdocs.scan import EDITOR_TEMP_FILES, VCS_FOLDERS, scan_folder
+
+QUIET_SECONDS = 0.15        # a save's events arrive within a few ms; a checkout's keep coming
+MAX_WAIT_SECONDS = 2.0      # a burst that never pauses still gets a rebuild this often
+IDLE_SECONDS = 0.5          # how often the idle loop looks at the observer's health
+LIST_LIMIT = 3              # changed files named on a status line
+
+
+# ---------------------------------------------------------------- what changed, debounced
+
+class Pending:
+    """Paths events named since the last rebuild; filled by watchdog's thread, taken by the loop."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._changes = Changes()
+        self._settings = False
+        self._first = self._last = 0.0
+
+    def _touch(self) -> None:
+        now = time.monotonic()
+        if not self:
+            self._first = now
+            self._condition.notify()
+        self._last = now
+
+    def __bool__(self) -> bool:
+        changes = self._changes
+        return bool(changes.written or changes.files or changes.folders or changes.everything or self._settings)
+
+    def add(self, rel: str, kind: str) -> None:
+        """``kind``: "written" (a file's content), "files" (a file appeared, went or moved),
+        "folders" (the same for a folder)."""
+        with self._condition:
+            self._touch()
+            getattr(self._changes, kind).add(rel)
+
+    def everything(self) -> bool:
+        """Events may have been lost: the next rebuild rescans the whole tree; False if already so."""
+        with self._condition:
+            self._touch()
+            already, self._changes.everything = self._changes.everything, True
+            return not already
+
+    def settings(self) -> None:
+        with self._condition:
+            self._touch()
+            self._settings = True
+
+    def take(self, quiet: float, max_wait: float, timeout: float) -> tuple[Changes, bool] | None:
+        """Wait for changes, then for ``quiet`` seconds without any (at most ``max_wait``
+        after the first); return them and whether settings changed, or None after ``timeout``."""
+        with self._condition:
+            if not self and not self._condition.wait(timeout) and not self:
+                return None
+            while True:
+                due = min(self._last + quiet, self._first + max_wait)
+                now = time.monotonic()
+                if now >= due:
+                    taken, settings = self._changes, self._settings
+                    self._changes, self._settings = Changes(), False
+                    return taken, settings
+                self._condition.wait(due - now)
+
+
+class EventPaths:
+    """Which paths an event names that can matter, relative to the source root."""
+
+    def __init__(self, config: Config) -> None:
+        self.configure(config)
+
+    def configure(self, config: Config) -> None:
+        self.src = str(config.src)
+        self.out = str(config.out)
+        self.settings = {str(path) for path in (config.config_file, *config.rules) if path}
+        self.templates = str(config.templates) if config.templates else None
+
+    def relevant(self, path: str) -> str | None:
+        if path == self.out or path.startswith(self.out + os.sep) or not path.startswith(self.src + os.sep):
+            return None
+        rel = path[len(self.src) + 1:].replace(os.sep, "/")
+        parts = rel.split("/")
+        if any(part in VCS_FOLDERS for part in parts) or EDITOR_TEMP_FILES.match(parts[-1]):
+            return None
+        return rel
+
+    def is_setting(self, path: str) -> bool:
+        return path in self.settings or bool(self.templates and path.startswith(self.templates + os.sep))
+
+
+def make_handler(paths: EventPaths, pending: Pending):
+    """A watchdog handler that only records paths (and can never raise into watchdog's thread)."""
+    from watchdog.events import FileClosedEvent, FileModifiedEvent, FileSystemEventHandler
+
+    class RecordingHandler(FileSystemEventHandler):
+        def dispatch(self, event) -> None:
+            try:
+                kind = ("folders" if event.is_directory else
+                        "written" if isinstance(event, (FileModifiedEvent, FileClosedEvent)) else "files")
+                for path in (event.src_path, getattr(event, "dest_path", "")):
+                    path = os.fsdecode(path)
+                    if not path:
+                        continue
+                    if paths.is_setting(path):
+                        pending.settings()
+                    rel = paths.relevant(path)
+                    if rel is not None:
+                        pending.add(rel, kind)
+            except Exception as error:   # noqa: BLE001 -- an exception here would stop watchdog's thread
+                print(f"kwdocs: could not handle an event ({error}); rescanning everything", file=sys.stderr)
+                pending.everything()
+
+    return RecordingHandler()
+
+
+class LostEvents(logging.Handler):
+    """watchdog only logs a kernel queue overflow: turn that into a full rescan, and say so."""
+
+    def __init__(self, pending: Pending) -> None:
+        super().__init__(logging.WARNING)
+        self.pending = pending
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "overflow" in message.lower():
+            if self.pending.everything():
+                print("kwdocs: events were lost (inotify queue overflow); rescanning everything", file=sys.stderr)
+        else:
+            print(f"kwdocs: watchdog: {message}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- which folders get watches
+
+def watched_events() -> list:
+    """Writes, creations, deletions and moves; not opened / closed-without-writing, which a
+    build that only reads sources would otherwise wake itself up with."""
+    from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
+                                 FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent)
+    return [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent,
+            DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
+
+
+def watch_plan(config: Config) -> dict[str, bool]:
+    """Folder -> watched recursively?  Recursive watches cannot leave a folder out, so the
+    folders above a left-out one (the output folder, version control, top-level folders the scan
+    never enters such as an ignored ``node_modules``) are watched alone and their other
+    subfolders recursively."""
+    src = str(config.src)
+    left_out = {str(config.out)}
+    for entry in _subfolders(src):
+        if scan_folder(config, entry.name, recursive=False) is None:
+            left_out.add(entry.path)
+
+    def plan(folder: str) -> Iterator[tuple[str, bool]]:
+        if not any(path.startswith(folder + os.sep) for path in left_out):
+            yield folder, True
+            return
+        yield folder, False
+        for entry in _subfolders(folder):
+            if entry.path not in left_out:
+                yield from plan(entry.path)
+
+    return dict(plan(src))
+
+
+def _subfolders(folder: str) -> list[os.DirEntry]:
+    try:
+        return sorted((entry for entry in os.scandir(folder) if entry.is_dir(follow_symlinks=False)),
+                      key=lambda entry: entry.name)
+    except OSError:
+        return []
+
+
+def count_folders(plan: dict[str, bool]) -> int:
+    """The inotify watches a plan needs: one per folder."""
+    total = 0
+    for folder, recursive in plan.items():
+        if recursive:
+            total += sum(1 for _ in os.walk(folder))
+        else:
+            total += 1
+    return total
+
+
+def inotify_watches(proc: Path = Path("/proc")) -> tuple[int, int] | None:
+    """(the per-user limit, watches this user's other processes hold now); None off Linux."""
+    try:
+        limit = int((proc / "sys/fs/inotify/max_user_watches").read_text())
+    except (OSError, ValueError):
+        return None
+    used = 0
+    uid, own = os.getuid(), str(os.getpid())
+    for process in proc.glob("[0-9]*"):
+        try:
+            if process.name == own or process.stat().st_uid != uid:
+                continue
+            for fd in (process / "fd").iterdir():
+                if os.readlink(fd) == "anon_inode:inotify":
+                    used += (process / "fdinfo" / fd.name).read_text().count("inotify wd:")
+        except OSError:
+            continue
+    return limit, used
+
+
+def watch_limit_warning(needed: int, limit: int, used: int) -> str | None:
+    available = max(limit - used, 0)
+    if needed <= available:
+        return None
+    return (f"kwdocs: warning: this tree has {needed:,} folders to watch but only {available:,} of this user's "
+            f"{limit:,} inotify watches are free (fs.inotify.max_user_watches): changes in some folders would "
+            f"go unnoticed. Use `kwdocs watch --poll`, or raise the limit "
+            f"(sudo sysctl fs.inotify.max_user_watches={max(limit * 2, used + needed * 2)}).")
+
+
+class TreeObserver:
+    """A watchdog observer over the plan, kept in step with the tree's top-level folders."""
+
+    def __init__(self, config: Config, handler, poll: bool) -> None:
+        self.config = config
+        self.handler = handler
+        self.poll = poll
+        self.observer = None
+        self.scheduled: dict[tuple[str, bool], object] = {}
+        self.plan: dict[str, bool] = {}
+
+    def _new_observer(self):
+        if self.poll:
+            from watchdog.observers.polling import PollingObserver
+            return PollingObserver()
+        from watchdog.observers import Observer
+        return Observer()
+
+    def start(self) -> None:
+        self.observer = self._new_observer()
+        self.scheduled = {}
+        self.replan()
+        self.observer.start()
+
+    def replan(self) -> None:
+        """Schedule and unschedule watches to match the current plan."""
+        self.plan = watch_plan(self.config)
+        wanted = set(self.plan.items())
+        for key in set(self.scheduled) - wanted:
+            try:
+                self.observer.unschedule(self.scheduled.pop(key))
+            except (KeyError, OSError):
+                pass
+        for key in sorted(wanted - set(self.scheduled)):
+            folder, recursive = key
+            try:
+                self.scheduled[key] = self.observer.schedule(self.handler, folder, recursive=recursive,
+                                                             event_filter=watched_events())
+            except OSError as error:
+                print(f"kwdocs: cannot watch {folder}: {error.strerror or error}"
+                      + ("" if self.poll else "; try `kwdocs watch --poll`"), file=sys.stderr)
+
+    def reaches_plan(self, changes: Changes) -> bool:
+        """Whether the changes can alter the plan: folders appearing or going where only some are watched."""
+        if changes.everything:
+            return True
+        alone = {os.path.relpath(folder, self.config.src).replace(os.sep, "/")
+                 for folder, recursive in self.plan.items() if not recursive}
+        alone = {"" if folder == "." else folder for folder in alone}
+        return (any(rel.rpartition("/")[0] in alone for rel in changes.folders)
+                or any(rel.rpartition("/")[0] in alone and rel.endswith(".gitignore") for rel in changes.files))
+
+    def healthy(self) -> bool:
+        """watchdog's threads die silently (an exception in an emitter, a failed read)."""
+        observer = self.observer
+        return observer is not None and observer.is_alive() and all(e.is_alive() for e in observer.emitters)
+
+    def stop(self) -> None:
+        if self.observer is not None:
+            self.observer.stop()
+            self.observer.join(timeout=1.0)
+            self.observer = None
+
+
+# ---------------------------------------------------------------- the loop
+
+def status_line(outcome: Outcome) -> str:
+    """What changed, pages written and removed, milliseconds: one line per rebuild."""
+    changed = outcome.changed
+    if not changed:
+        what = "tree rescanned"
+    elif len(changed) == 1:
+        rel = changed[0]
+        what = f"{rel} {'added' if rel in outcome.added else 'deleted' if rel in outcome.deleted else 'changed'}"
+    else:
+        kinds = [f"{len(items):,} {name}" for items, name in ((outcome.added, "added"), (outcome.modified, "changed"),
+                                                              (outcome.deleted, "deleted")) if items]
+        shown = ", ".join(changed[:LIST_LIMIT]) + (", ..." if len(changed) > LIST_LIMIT else "")
+        what = f"{len(changed):,} files ({', '.join(kinds)}: {shown})"
+    result = "build FAILED, " if outcome.code else ""
+    return (f"kwdocs: {time.strftime('%H:%M:%S')} {what}: {result}{outcome.written:,} pages written, "
+            f"{outcome.removed:,} removed ({outcome.seconds * 1000:,.0f} ms)")
+
+
+def clear_caches() -> None:
+    """Settings changed under a running process: templates and rules must be read again."""
+    from kwdocs import build, render
+    for cached in (build.rules_for, build.extraction_key, build.render_key, render.renderer_for):
+        cached.cache_clear()
+
+
+def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bool = False,
+          reload: Callable[[], Config] | None = None) -> int:
+    """Build, then rebuild on every change until interrupted (Ctrl-C, SIGTERM)."""
+    pending = Pending()
+    paths = EventPaths(config)
+    tree = TreeObserver(config, make_handler(paths, pending), poll)
+    lost = LostEvents(pending)
+    watchdog_log = logging.getLogger("watchdog")
+    watchdog_log.addHandler(lost)
+    rebuilder = Rebuilder(config)
+    try:
+        tree.start()    # before the first build: an edit made during it is not lost
+        if not poll and (counts := inotify_watches()) is not None:
+            warning = watch_limit_warning(count_folders(tree.plan), *counts)
+            if warning:
+                print(warning, file=sys.stderr)
+        with locked(config.state):
+            rebuilder.full(jobs=jobs, quiet=quiet)
+        print(f"kwdocs: watching {config.src} ({'polling' if poll else 'inotify'}); Ctrl-C to stop", flush=True)
+        while True:
+            taken = pending.take(QUIET_SECONDS, MAX_WAIT_SECONDS, IDLE_SECONDS)
+            changes, settings = taken or (None, False)
+            if settings and reload is not None:
+                config, rebuilder = _reloaded(config, rebuilder, reload)
+                paths.configure(config)
+                changes.everything = True
+            if changes is not None and tree.reaches_plan(changes):
+                tree.replan()       # first: a folder watched on its own that went has a dead thread
+            if not tree.healthy():
+                print("kwdocs: the file watcher stopped; restarting it and rescanning everything", file=sys.stderr)
+                tree.stop()
+                tree.start()
+                changes = Changes(everything=True)
+            if changes is None:
+                continue
+            try:
+                with locked(config.state):
+                    outcome = rebuilder.update(changes)
+            except Exception as error:   # noqa: BLE001 -- keep watching; the next change builds in full
+                print(f"kwdocs: rebuild failed: {type(error).__name__}: {error}", file=sys.stderr)
+                rebuilder.saved_snapshot = None
+                continue
+            if outcome is not None:
+                for line in outcome.problems:
+                    print(f"problem: {line}")
+                print(status_line(outcome), flush=True)
+    except KeyboardInterrupt:
+        print("kwdocs: stopped watching", flush=True)
+        return 0
+    finally:
+        watchdog_log.removeHandler(lost)
+        tree.stop()
+
+
+def _reloaded(config: Config, rebuilder: Rebuilder, reload: Callable[[], Config]) -> tuple[Config, Rebuilder]:
+    """The settings changed: read them again (bad ones keep the old settings)."""
+    try:
+        new = reload()
+    except ConfigError as error:
+        for problem in error.problems:
+            print(f"kwdocs: {problem}", file=sys.stderr)
+        print("kwdocs: keeping the previous settings", file=sys.stderr)
+        return config, rebuilder
+    if new.out != config.out:
+        print("kwdocs: the output folder changed: restart kwdocs watch to use it", file=sys.stderr)
+        return config, rebuilder
+    print("kwdocs: settings changed; rebuilding everything", flush=True)
+    clear_caches()
+    fresh = Rebuilder(new)
+    fresh.scanned = rebuilder.scanned
+    return new, fresh

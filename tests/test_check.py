@@ -1,0 +1,138 @@
+"""``kwdocs check`` (writes nothing, judges by content) and ``kwdocs check --fix`` (the hook)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kwdocs.config import load_config
+from kwdocs.lock import locked
+from tests.conftest import run_kwdocs
+
+CIRCLE = "geometry/shapes/circle.py"
+
+
+def everything(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file below ``folder``, state included, with content and modification time."""
+    return {path.relative_to(folder).as_posix(): (path.read_bytes(), path.stat().st_mtime_ns)
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def check(tree: Path, capsys, *extra: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = run_kwdocs("check", "--src", str(tree), *extra)
+    return code, capsys.readouterr().out
+
+
+def listed(text: str, label: str) -> set[str]:
+    return {line.split(": ", 1)[1] for line in text.splitlines() if line.startswith(label + ": ")}
+
+
+@pytest.fixture
+def built(golden_tree: Path) -> tuple[Path, Path]:
+    assert run_kwdocs("build", "--src", str(golden_tree), "-q") == 0
+    return golden_tree, golden_tree / "kwdocs-out"
+
+
+def test_fresh_tree_passes_and_nothing_at_all_is_written(built, capsys):
+    tree, out = built
+    before = everything(tree)
+    code, text = check(tree, capsys)
+    assert code == 0, text
+    assert "all 39 pages are up to date" in text
+    assert everything(tree) == before
+
+
+def test_every_stale_missing_and_orphaned_page_is_listed(built, capsys):
+    tree, out = built
+    with open(tree / CIRCLE, "a") as handle:
+        handle.write("\n\ndef unit_circle():\n    return Circle()\n")
+    (out / "README.md_docs.md").write_text("edited by hand\n")
+    (out / "docs/guide.rst_kw.md").unlink()
+    (out / "docs/gone.py_docs.md").write_text("the page of a file deleted long ago\n")
+    before = everything(tree)
+    code, text = check(tree, capsys)
+    assert code == 1
+    assert listed(text, "stale") == {f"{CIRCLE}_docs.md", f"{CIRCLE}_kw.md", "geometry/shapes/index.md",
+                                     "geometry/shapes/doc.md", "keywords.md", "README.md_docs.md"}
+    assert listed(text, "missing") == {"docs/guide.rst_kw.md"}
+    assert listed(text, "orphaned") == {"docs/gone.py_docs.md"}
+    assert everything(tree) == before
+
+
+def test_timestamps_do_not_matter_content_does(built, capsys):
+    """pre-commit's stash and git checkouts rewrite files with new times and the same content."""
+    tree, out = built
+    later = time.time() + 100
+    for path in list(tree.rglob("*")):
+        if path.is_file():
+            os.utime(path, (later, later))
+    code, text = check(tree, capsys)
+    assert code == 0, text
+    old = time.time() - 10_000
+    page = out / f"{CIRCLE}_docs.md"
+    page.write_bytes(page.read_bytes().replace(b"Circle", b"Circel", 1))
+    os.utime(page, (old, old))
+    code, text = check(tree, capsys)
+    assert code == 1 and listed(text, "stale") == {f"{CIRCLE}_docs.md"}
+
+
+def test_without_any_state_as_in_a_fresh_clone(built, capsys):
+    tree, out = built
+    shutil.rmtree(out / ".kwdocs")
+    code, text = check(tree, capsys)
+    assert code == 0, text
+    (tree / "tools/make_shapes.py").unlink()
+    code, text = check(tree, capsys)
+    assert code == 1
+    assert listed(text, "orphaned") == {"tools/make_shapes.py_docs.md", "tools/make_shapes.py_kw.md",
+                                        "tools/index.md", "tools/doc.md"}
+    assert not (out / ".kwdocs").exists()
+
+
+def test_fix_brings_every_page_back_and_fails_only_when_it_changed_one(built, capsys):
+    tree, out = built
+    (tree / "geometry/shapes/hexagon.py").write_text("class Hexagon:\n    pass\n")
+    (out / "README.md_docs.md").write_text("edited by hand\n")
+    (out / "docs/guide.rst_kw.md").unlink()
+    (out / "docs/gone.py_docs.md").write_text("left over\n")
+    code, text = check(tree, capsys, "--fix")
+    assert code == 1, text
+    assert "removed orphan: docs/gone.py_docs.md" in text
+    assert {"restored: README.md_docs.md", "restored: docs/guide.rst_kw.md"} <= set(text.splitlines())
+    assert (out / "geometry/shapes/hexagon.py_docs.md").is_file()
+    assert check(tree, capsys)[0] == 0
+    code, text = check(tree, capsys, "--fix")
+    assert code == 0, text
+
+
+def test_check_waits_for_a_build_holding_the_output(built, tmp_path):
+    tree, out = built
+    config = load_config(tree)
+    errors = tmp_path / "stderr"
+    with locked(config.state), open(errors, "w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "kwdocs", "check", "--src", str(tree)],
+                                   stdout=subprocess.PIPE, stderr=stderr, text=True)
+        deadline = time.monotonic() + 60
+        while "waiting for another kwdocs process" not in errors.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        assert process.poll() is None, "check did not wait for the build holding the lock"
+    stdout, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, stdout + errors.read_text()
+    assert "waiting for another kwdocs process" in errors.read_text()
+
+
+def test_pages_the_ledger_does_not_know_are_judged_by_rendering_them(built, capsys):
+    """State from before the ledger existed (or a lost one): nothing is out of date for that."""
+    tree, out = built
+    shutil.rmtree(out / ".kwdocs" / "ledger")
+    code, text = check(tree, capsys)
+    assert code == 0, text
+    code, text = check(tree, capsys, "--fix")
+    assert code == 0 and "restored" not in text, text
