@@ -290,13 +290,18 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
 # ---------------------------------------------------------------- keywords
 
 def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict:
-    """Update the repository-wide keyword pages whose letters gained, lost or moved entries."""
+    """Update the repository-wide keyword pages whose letters gained, lost or moved entries.
+
+    Each unit's entries are remembered per letter as a digest, so an edit reads
+    and rewrites only the letter tables (and pages) its entries actually touch.
+    """
     root = config.state / "keywords"
     renderer = renderer_for(config.templates)
     key = render_key(config, pages.KEYWORDS_TEMPLATE)
     meta = output.read_json(root / "meta.json", {}) or {}
-    fresh = meta.get("key") != key
-    known: dict[str, list[str]] = {} if fresh else meta.get("units", {})
+    fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
+    known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
+    counts: dict[str, int] = {} if fresh else meta.get("counts", {})
     changed_set = changed_shards(config, units, changed)
     updates: dict[str, dict[str, list]] = {}   # letter -> unit -> entries (empty: drop)
     for unit in units:
@@ -305,39 +310,48 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         by_letter: dict[str, list] = {}
         for entry in keywords.folder_entries(load_shard(config, FACTS, unit).get("files", {})):
             by_letter.setdefault(keywords.letter_of(entry[0]), []).append(entry)
-        for letter in set(by_letter) | set(known.get(unit, [])):
-            updates.setdefault(letter, {})[unit] = by_letter.get(letter, [])
-        known[unit] = sorted(by_letter)
+        digests = {letter: digest(entries) for letter, entries in by_letter.items()}
+        for letter in set(digests) | set(known.get(unit, {})):
+            if digests.get(letter) != known.get(unit, {}).get(letter):
+                updates.setdefault(letter, {})[unit] = by_letter.get(letter, [])
+        known[unit] = digests
     for unit in sorted(set(known) - set(units)):
         for letter in known.pop(unit):
             updates.setdefault(letter, {})[unit] = []
-    dirty: set[str] = set()
-    letters_seen = {letter for unit_letters in known.values() for letter in unit_letters}
     tables: dict[str, dict[str, list]] = {}
-    for letter in sorted(letters_seen | set(updates)):
-        path = root / f"letter-{letter}.json"
-        table = {} if fresh else (output.read_json(path, {}) or {})
-        changes = updates.get(letter, {})
-        if fresh or any(table.get(unit, []) != entries for unit, entries in changes.items()):
-            for unit, entries in changes.items():
-                if entries:
-                    table[unit] = entries
-                else:
-                    table.pop(unit, None)
-            dirty.add(letter)
-            output.write_json(config.out, path, table)
-        tables[letter] = table
-    by_letter_entries = {letter: [entry for unit in sorted(table) for entry in table[unit]]
-                         for letter, table in tables.items()}
-    counts = {letter: len(entries) for letter, entries in by_letter_entries.items() if entries}
-    structure_changed = meta.get("counts") != counts
-    to_render = None if fresh or structure_changed and sum(counts.values()) <= keywords.SPLIT_THRESHOLD else dirty
-    texts = pages.keyword_pages(config, renderer, by_letter_entries, to_render)
+
+    def table_of(letter: str) -> dict[str, list]:
+        if letter not in tables:
+            tables[letter] = {} if fresh else (output.read_json(root / f"letter-{letter}.json", {}) or {})
+        return tables[letter]
+
+    for letter, changes in sorted(updates.items()):
+        table = table_of(letter)
+        for unit, entries in changes.items():
+            if entries:
+                table[unit] = entries
+            else:
+                table.pop(unit, None)
+        counts[letter] = sum(len(entries) for entries in table.values())
+        if not counts[letter]:
+            counts.pop(letter)
+        output.write_json(config.out, root / f"letter-{letter}.json", table)
+    all_letters = keywords.sorted_letters(set(counts))
+    split = sum(counts.values()) > keywords.SPLIT_THRESHOLD
+    everything_again = fresh or not split or meta.get("letters") != all_letters or meta.get("split") != split
+    to_render = set(all_letters) if everything_again else set(updates) & set(all_letters)
+    if everything_again or updates:
+        entries = {letter: [entry for unit in sorted(table_of(letter)) for entry in table_of(letter)[unit]]
+                   for letter in to_render}
+        texts = pages.keyword_pages(config, renderer, entries, counts, to_render)
+    else:
+        texts = {}
     written = sum(output.write_if_changed(config.out, config.out / page, text) for page, text in texts.items())
-    wanted = set(texts) | ({layout.keywords_page(l) for l in counts} if sum(counts.values()) > keywords.SPLIT_THRESHOLD else set())
+    wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
     removed = sum(output.remove(config.out, config.out / page)
                   for page in sorted(set(meta.get("pages", [])) - wanted))
     output.write_json(config.out, root / "meta.json", {"key": key, "units": known, "counts": counts,
+                                                      "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return {"written": written, "removed": removed}
 
@@ -400,7 +414,8 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         removed += output.remove(config.out, config.out / layout.doc_page(folder))
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
-    removed += prune_units(config, live_units, set(folder_units))
+    if fresh or known_units != folder_units:  # pruning reads every state file: only when units went away
+        removed += prune_units(config, live_units, set(folder_units))
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
                                               "units": folder_units, "counts": counts, "problems": problems})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))

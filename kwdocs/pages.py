@@ -88,20 +88,22 @@ def folder_tree(direct_counts: dict[str, int], all_folders: list[str]) -> tuple[
     return rows, {folder: total[0] for folder, total in totals.items()}
 
 
-def keyword_pages(config: Config, renderer: Renderer, by_letter: dict[str, list[list]],
-                  letters_to_render: set[str] | None = None) -> dict[str, str]:
-    """``keywords.md`` (and ``keywords-X.md`` per letter when large); ``letters_to_render``
-    limits which letter pages are rendered (None: all)."""
-    counts = {letter: len(entries) for letter, entries in by_letter.items() if entries}
-    all_letters = keywords.sorted_letters(set(counts))
+def keyword_pages(config: Config, renderer: Renderer, entries: dict[str, list[list]], counts: dict[str, int],
+                  letters_to_render: set[str]) -> dict[str, str]:
+    """``keywords.md``, and when the index is large the ``keywords-X.md`` of ``letters_to_render``.
+
+    ``counts`` holds every letter's number of entries; ``entries`` those of the
+    letters to render (all of them when the index fits on one page).
+    """
+    all_letters = keywords.sorted_letters({letter for letter, count in counts.items() if count})
     if sum(counts.values()) <= keywords.SPLIT_THRESHOLD:
-        everything = [entry for letter in all_letters for entry in by_letter[letter]]
+        everything = [entry for letter in all_letters for entry in entries.get(letter, [])]
         return {layout.keywords_page(): renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
             None, everything, project=config.project_name, all_letters=[], counts=counts))}
-    pages = {layout.keywords_page(): renderer.render(KEYWORDS_TEMPLATE, keywords.bar_model(
+    found = {layout.keywords_page(): renderer.render(KEYWORDS_TEMPLATE, keywords.bar_model(
         project=config.project_name, all_letters=all_letters, counts=counts))}
     for letter in all_letters:
-        if letters_to_render is None or letter in letters_to_render:
-            pages[layout.keywords_page(letter)] = renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
-                letter, by_letter[letter], project=config.project_name, all_letters=all_letters, counts=counts))
-    return pages
+        if letter in letters_to_render:
+            found[layout.keywords_page(letter)] = renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
+                letter, entries[letter], project=config.project_name, all_letters=all_letters, counts=counts))
+    return found

@@ -164,3 +164,25 @@ def test_folder_losing_its_own_files_updates_its_index(built):
     index = (out / "geometry/index.md").read_text()
     assert "broken.py" not in index and "shapes/" in index
     assert not (out / "geometry/broken.py_docs.md").exists()
+
+
+def test_split_keyword_index_incremental_equals_cold(golden_tree, tmp_path, monkeypatch):
+    """Letter pages behind a letter bar stay equal to a cold build as letters come and go."""
+    from kwdocs import keywords
+    from tests.output_checks import pages
+
+    monkeypatch.setattr(keywords, "SPLIT_THRESHOLD", 5)
+    out = tmp_path / "inc"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    assert (out / "keywords-C.md").exists() and "keywords-C.md" in (out / "keywords.md").read_text()
+    extra = golden_tree / "tools" / "zeta.py"
+    for content in ("def zeta_function():\n    pass\n", "def circle_helper():\n    pass\n", None):
+        if content is None:
+            extra.unlink()
+        else:
+            extra.write_text(content)
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+        cold = tmp_path / f"cold-{len(list(tmp_path.iterdir()))}"
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
+        assert pages(out) == pages(cold)
+    assert not (out / "keywords-Z.md").exists()
