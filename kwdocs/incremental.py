@@ -191,15 +191,17 @@ class Rebuilder:
         return Outcome([], [], [], counts.get("written", 0), counts.get("removed", 0),
                        time.monotonic() - started, code, full=True)
 
-    def update(self, changes: Changes) -> Outcome | None:
-        """Rebuild what the changes need; None when no documented file changed."""
+    def update(self, changes: Changes, rescanned: ScanResult | None = None) -> Outcome | None:
+        """Rebuild what the changes need; None when no documented file changed.
+
+        ``rescanned``: a full scan the caller already made (with ``everything``)."""
         started = time.monotonic()
         if self.scanned is None:
             changes = Changes(everything=True)
         targets = rescan_targets(changes)
         if targets is None:
             old = self.scanned or ScanResult(files=[])
-            new = scan(self.config)
+            new = rescanned if rescanned is not None else scan(self.config)
             before, after = old.files, new.files
         else:
             new, before, after = merge(self.scanned, targets, changes.written, self.config)
@@ -224,7 +226,7 @@ class Rebuilder:
         if outcome.code != 0:
             sys.stderr.write(output.getvalue())
         elif trusted:
-            snapshot.save(self.config, self.saved_snapshot)
+            snapshot.save(self.config, self.saved_snapshot, self.scanned)
         if outcome.code == 0 and quiet_change and not (outcome.written or outcome.removed):
             return None
         touched = set(added + modified)

@@ -43,25 +43,40 @@ def _stats(folder: Path | None) -> list:
     return found
 
 
+def settings_digest(config: Config) -> str:
+    """What every page depends on besides the sources: code, settings, templates, rule files."""
+    from kwdocs import templates
+    rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
+    return hashlib.sha256(json.dumps([code_fingerprint(), config.fingerprint_data(), config.html,
+                                      _stats(config.templates), _stats(templates.folder()), rules],
+                                     sort_keys=True, default=str).encode()).hexdigest()
+
+
 def tree_snapshot(config: Config, scanned: ScanResult) -> str:
     """The hash that must match for a build to be a no-op."""
     digest = hashlib.sha256()
     for source in scanned.files:
         digest.update(f"{source.rel}\0{source.size}\0{source.mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
-    from kwdocs import templates
-    digest.update(json.dumps([code_fingerprint(), config.fingerprint_data(), config.html, _stats(config.templates),
-                              _stats(templates.folder()), rules,
-                              sorted(scanned.problems)], sort_keys=True, default=str).encode())
+    digest.update(json.dumps([settings_digest(config), sorted(scanned.problems)], default=str).encode())
     return digest.hexdigest()
+
+
+def previous(config: Config) -> dict:
+    """What the last successful build saved: its snapshot, settings digest, files and scan problems."""
+    data = output.read_json(config.state / SNAPSHOT_FILE, {}) or {}
+    return data if isinstance(data, dict) else {}
 
 
 def unchanged(config: Config, snapshot: str) -> bool:
     return (output.read_json(config.state / SNAPSHOT_FILE, {}) or {}).get("snapshot") == snapshot
 
 
-def save(config: Config, snapshot: str) -> None:
-    output.write_json(config.out, config.state / SNAPSHOT_FILE, {"snapshot": snapshot})
+def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
+    """Vouch for the output; the file list lets the next build find what changed without doit."""
+    output.write_json(config.out, config.state / SNAPSHOT_FILE, {
+        "snapshot": snapshot, "settings": settings_digest(config),
+        "files": [[source.rel, source.size, source.mtime_ns] for source in scanned.files],
+        "problems": [list(problem) for problem in scanned.problems]})
 
 
 def forget(config: Config) -> None:
