@@ -1,0 +1,771 @@
+"""Time kwdocs on a real tree against the performance targets of issue 5.
+
+    python3 bench/run.py [--corpus DIR | --small] [--kwdocs CMD] [--runs 3] [--large]
+                         [--only SCENARIO,...] [--markdown] [--keep] [--freeze]
+
+Without ``--corpus`` the tree is laid out with ``../shared/bench/make-corpus.sh``
+(from the repository root; ``--make-corpus PATH`` to use another); with it, the
+given folder is copied.  Either way everything happens in a temporary working
+folder (removed at the end unless ``--keep``): the given corpus is never touched,
+and the output folder is ``<work>/out``, outside the source tree.
+
+Every kwdocs run is a subprocess under GNU ``/usr/bin/time -v``: wall seconds,
+CPU seconds (user + system, which include the worker processes doit forks, as
+they are waited for) and the maximum resident set size, which is that of the
+largest single process, not of the workers together.  Cold builds therefore
+also sample the summed PSS of the whole process tree (given in the notes), the
+memory the build really holds at once.  The notes also say what each build
+changed under the output folder, so a no-op build that rewrites pages shows.
+
+Scenarios (names for ``--only``): cold, noop (with the floor it is compared
+with: a Python walk + ``os.stat`` of every source file, run interleaved with
+it), floor, edit-py, edit-header, edit-100, check, and with ``--large`` (or
+named in ``--only``) large-cold and large-noop, on the corpus hard-linked 8
+times under ``copy1/`` ... ``copy8/``.  Edits append a new function (``.py``)
+or a ``#define`` and a declaration (``.h``) to a file not edited before, so
+every edit changes keywords; they accumulate and are never undone.  Each
+scenario reports the median of ``--runs`` runs (the large cold build runs once).
+
+kwdocs rebuilds everything when its own code changes, and others edit it while
+the benchmark runs: runs after such an edit are flagged in the notes, and
+``--freeze`` measures a copy of the code taken at the start instead.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import random
+import re
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MAKE_CORPUS = REPO.parent / "shared" / "bench" / "make-corpus.sh"
+GNU_TIME = "/usr/bin/time"
+SCENARIOS = ("cold", "floor", "noop", "edit-py", "edit-header", "edit-100", "check", "large-cold", "large-noop")
+LARGE = ("large-cold", "large-noop")
+LARGE_COPIES = 8
+STATE = ".kwdocs"  # kwdocs' state folder inside the output folder
+BOTH_CORES = 1.5  # CPU s / wall s at or above which a cold build counts as using both cores
+
+FLOOR_CODE = """\
+import os, sys
+count = 0
+for root, _, files in os.walk(sys.argv[1]):
+    for name in files:
+        os.stat(os.path.join(root, name))
+        count += 1
+print(count)
+"""
+
+
+# ---------------------------------------------------------------- measuring
+
+@dataclass
+class Measurement:
+    """One subprocess run as /usr/bin/time -v saw it."""
+    wall: float
+    user: float
+    system: float
+    max_rss_kb: int
+    returncode: int
+    stdout: str
+    stderr: str
+    tree_pss_kb: int | None = None  # sampled peak of the tree's summed PSS (cold builds only)
+    # files under the output folder added, removed or rewritten, relative to it
+    out_changed: list[str] | None = None
+    code_changed: bool = False  # kwdocs' source changed since the previous build, or during this one
+
+    @property
+    def pages_changed(self) -> int:
+        """Changed files outside kwdocs' state folder: what a reader of the pages would see."""
+        return sum(1 for path in self.out_changed or [] if not path.startswith(STATE + "/"))
+
+    @property
+    def cpu(self) -> float:
+        return self.user + self.system
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def stderr_tail(self, lines: int = 4) -> str:
+        """The last lines of stderr (of stdout when stderr is empty): what a failure said."""
+        for text in (self.stderr, self.stdout):
+            tail = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
+            if tail:
+                return " / ".join(tail)
+        return f"(no output; exit {self.returncode})"
+
+
+def parse_time_v(text: str) -> dict[str, float]:
+    """The four figures the benchmark needs from GNU time's verbose report."""
+    figures: dict[str, float] = {}
+    for line in text.splitlines():
+        label, _, value = line.strip().rpartition(": ")
+        if label.startswith("Elapsed (wall clock) time"):
+            seconds = 0.0
+            for part in value.split(":"):  # h:mm:ss or m:ss.ss
+                seconds = seconds * 60 + float(part)
+            figures["wall"] = seconds
+        elif label == "User time (seconds)":
+            figures["user"] = float(value)
+        elif label == "System time (seconds)":
+            figures["system"] = float(value)
+        elif label == "Maximum resident set size (kbytes)":
+            figures["max_rss_kb"] = float(value)
+        elif label == "Exit status":
+            figures["exit"] = float(value)
+    return figures
+
+
+class TreeMemorySampler:
+    """Peak of the summed PSS of a process and all its descendants, sampled every ``interval`` s.
+
+    PSS splits pages shared after fork() between the processes sharing them, so
+    the sum is the memory the tree holds, where adding up RSS would count them
+    once per worker.  Descendants are found among pids above the root's (new
+    processes get higher pids until the pid counter wraps), which keeps a sample
+    to a few reads of /proc instead of all of them.
+    """
+
+    def __init__(self, root: int, interval: float = 0.2) -> None:
+        self.root = root
+        self.interval = interval
+        self.peak_kb = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> "TreeMemorySampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.peak_kb = max(self.peak_kb, self.sample())
+            self._stop.wait(self.interval)
+
+    def tree(self) -> set[int]:
+        parents: dict[int, int] = {}
+        for name in os.listdir("/proc"):
+            if name.isdigit() and int(name) > self.root:
+                try:
+                    stat = Path(f"/proc/{name}/stat").read_bytes()
+                except OSError:
+                    continue
+                parents[int(name)] = int(stat[stat.rindex(b")") + 2:].split()[1])
+        members = {self.root}
+        grew = True
+        while grew:
+            found = {pid for pid, parent in parents.items() if parent in members} - members
+            members |= found
+            grew = bool(found)
+        return members
+
+    def sample(self) -> int:
+        total = 0
+        for pid in self.tree() - {self.root}:  # the root is /usr/bin/time itself
+            try:
+                rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+            except OSError:
+                continue
+            match = re.search(r"^Pss:\s+(\d+) kB", rollup, re.M)
+            total += int(match.group(1)) if match else 0
+        return total
+
+
+def timed(command: list[str], logs: Path, label: str, timeout: float,
+          sample_tree: bool = False) -> Measurement:
+    """Run ``command`` under /usr/bin/time -v; a timeout kills the whole process group."""
+    logs.mkdir(parents=True, exist_ok=True)
+    stem = logs / re.sub(r"[^\w.-]+", "_", label)
+    report, out_path, err_path = (Path(f"{stem}.{suffix}") for suffix in ("time", "out", "err"))
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        process = subprocess.Popen([GNU_TIME, "-v", "-o", str(report), *command], stdin=subprocess.DEVNULL,
+                                   stdout=out, stderr=err, start_new_session=True)
+        sampler = TreeMemorySampler(process.pid) if sample_tree else None
+        try:
+            if sampler:
+                with sampler:
+                    returncode = process.wait(timeout)
+            else:
+                returncode = process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            returncode = -1
+            err.write(f"\nbench: killed after {timeout:.0f} s\n".encode())
+    stdout = out_path.read_text(errors="replace")
+    stderr = err_path.read_text(errors="replace")
+    figures = parse_time_v(report.read_text(errors="replace")) if report.exists() else {}
+    if "wall" not in figures:
+        returncode = returncode or -1
+    elif returncode == 0 and int(figures.get("exit", 0)):
+        returncode = int(figures["exit"])
+    return Measurement(wall=figures.get("wall", float("nan")), user=figures.get("user", float("nan")),
+                       system=figures.get("system", float("nan")),
+                       max_rss_kb=int(figures.get("max_rss_kb", 0)), returncode=returncode,
+                       stdout=stdout, stderr=stderr, tree_pss_kb=sampler.peak_kb if sampler else None)
+
+
+def file_states(folder: Path) -> dict[str, tuple[int, int, int]]:
+    """(inode, size, mtime) of every file under ``folder``: an atomic rewrite changes the inode."""
+    states = {}
+    for root, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                stat = os.lstat(path)
+            except OSError:
+                continue
+            states[os.path.relpath(path, folder)] = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    return states
+
+
+def changed_files(before: dict, after: dict) -> list[str]:
+    return sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+
+
+def source_stamp() -> float:
+    """Latest modification under this repository's kwdocs/ and templates/.
+
+    Others edit kwdocs while the benchmark runs (an editable install runs their
+    code at once); a change may make the next build redo work, which the notes
+    should say rather than pass off as kwdocs' normal behaviour.
+    """
+    latest = 0.0
+    for folder in (REPO / "kwdocs", REPO / "templates"):
+        for root, _, files in os.walk(folder):
+            for name in files:
+                try:
+                    latest = max(latest, os.stat(os.path.join(root, name)).st_mtime)
+                except OSError:
+                    continue
+    return latest
+
+
+# ---------------------------------------------------------------- results
+
+@dataclass
+class Row:
+    """One line of the table: a scenario's runs, its target and whether it was met."""
+    name: str
+    target: str
+    runs: list[Measurement] = field(default_factory=list)
+    limit: float | None = None  # upper bound on the median wall seconds
+    notes: list[str] = field(default_factory=list)
+    skipped: str | None = None
+    error: str | None = None  # a failure outside the measured runs (a preparing build)
+    # a derived row (a ratio, a memory target) fills these instead of runs
+    cells: tuple[str, str, str] | None = None
+    met: bool | None = None
+
+    @property
+    def good(self) -> list[Measurement]:
+        return [run for run in self.runs if run.ok]
+
+    @property
+    def failed(self) -> bool:
+        return any(not run.ok for run in self.runs)
+
+    def median(self, attribute: str) -> float:
+        return statistics.median(getattr(run, attribute) for run in self.good)
+
+    def verdict(self) -> bool | None:
+        """None when there is nothing to judge; a failed run fails the target."""
+        if self.skipped:
+            return None
+        if self.failed or self.error:
+            return False
+        if self.met is not None:
+            return self.met
+        if self.limit is None or not self.good:
+            return None
+        return self.median("wall") < self.limit
+
+
+def mb(kilobytes: float) -> float:
+    return kilobytes / 1024
+
+
+def render_table(rows: list[Row]) -> list[str]:
+    lines = ["| scenario | wall s | CPU s (user+sys) | peak MB | target | met? |",
+             "| --- | ---: | ---: | ---: | --- | --- |"]
+    for row in rows:
+        if row.skipped:
+            cells = ("skipped", "", "")
+        elif row.error:
+            cells = ("FAILED", "", "")
+        elif row.cells:
+            cells = row.cells
+        elif not row.runs:
+            cells = ("–", "", "")
+        elif row.failed or not row.good:
+            cells = ("FAILED", "", "")
+        else:
+            cells = (f"{row.median('wall'):.2f}", f"{row.median('cpu'):.2f}",
+                     f"{mb(row.median('max_rss_kb')):.0f}")
+        verdict = row.verdict()
+        mark = {True: "yes", False: "**no**", None: "–"}[verdict]
+        lines.append(f"| {row.name} | {' | '.join(cells)} | {row.target} | {mark} |")
+    return lines
+
+
+def render_notes(rows: list[Row]) -> list[str]:
+    notes = []
+    for row in rows:
+        items = list(row.notes)
+        for reason in (row.skipped, row.error):
+            if reason:
+                items.insert(0, reason)
+        if row.runs and not row.cells:
+            walls = ", ".join("FAILED" if not run.ok else f"{run.wall:.2f}" for run in row.runs)
+            items.insert(0, f"runs: {len(row.runs)} (wall {walls})")
+        for run in row.runs:
+            if not run.ok:
+                items.append(f"FAILED (exit {run.returncode}): {run.stderr_tail()}")
+        touched = [str(number) for number, run in enumerate(row.runs, 1) if run.code_changed]
+        if touched:
+            items.append(f"CODE CHANGED: kwdocs' source in {REPO} was edited before or during run(s) "
+                         f"{', '.join(touched)}, which makes kwdocs rebuild everything (--freeze avoids it)")
+        if items:
+            notes.append(f"- {row.name}: " + "; ".join(dict.fromkeys(items)))
+    return notes
+
+
+def pages_written(run: Measurement) -> int | None:
+    """The pages-written count of kwdocs' summary line, when it printed one."""
+    match = re.search(r"([\d,]+) pages written", run.stdout)
+    return int(match.group(1).replace(",", "")) if match else None
+
+
+# ---------------------------------------------------------------- the bench
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, work: Path, kwdocs: list[str]) -> None:
+        self.args = args
+        self.work = work
+        self.kwdocs = kwdocs
+        self.src = work / "src"
+        self.out = work / "out"
+        self.logs = work / "logs"
+        self.rows: list[Row] = []
+        self.up_to_date: dict[Path, bool] = {}
+        self.edited: set[Path] = set()
+        self.edit_serial = 0
+        self.random = random.Random(5)
+        self.cold_row: Row | None = None
+        self.run_serial = 0
+        self.code_stamp = None if args.freeze else source_stamp()
+
+    # -- helpers
+
+    def progress(self, message: str) -> None:
+        print(f"bench: {message}", file=sys.stderr, flush=True)
+
+    def measure(self, command: list[str], label: str, sample_tree: bool = False) -> Measurement:
+        self.run_serial += 1
+        run = timed(command, self.logs, f"{self.run_serial:03d}-{label}", self.args.timeout, sample_tree)
+        status = "ok" if run.ok else f"FAILED exit {run.returncode}"
+        self.progress(f"  {label}: {run.wall:.2f} s wall, {run.cpu:.2f} s CPU, "
+                      f"{mb(run.max_rss_kb):.0f} MB ({status})")
+        return run
+
+    def build_command(self, src: Path, out: Path) -> list[str]:
+        return [*self.kwdocs, "build", "--src", str(src), "--out", str(out)]
+
+    def build(self, src: Path, out: Path, label: str, sample_tree: bool = False,
+              watch_out: bool = False) -> Measurement:
+        before = file_states(out) if watch_out else None
+        run = self.measure(self.build_command(src, out), label, sample_tree)
+        if before is not None:
+            run.out_changed = changed_files(before, file_states(out))
+        self.up_to_date[src] = run.ok
+        if self.code_stamp is not None:
+            stamp = source_stamp()
+            run.code_changed = stamp != self.code_stamp
+            self.code_stamp = stamp
+        return run
+
+    def ensure_built(self, src: Path, out: Path, row: Row) -> bool:
+        """Bring the tree up to date before a scenario that needs it, unmeasured."""
+        if self.up_to_date.get(src):
+            return True
+        self.progress(f"  preparing: a build of {src.relative_to(self.work)} first")
+        run = self.build(src, out, "prepare")
+        if not run.ok:
+            row.error = f"the preparing build FAILED (exit {run.returncode}): {run.stderr_tail()}"
+        return run.ok
+
+    def add(self, row: Row) -> Row:
+        self.rows.append(row)
+        return row
+
+    def change_notes(self, row: Row) -> None:
+        """What each build wrote: kwdocs' own count and the files that changed under the output."""
+        written = [pages_written(run) for run in row.runs]
+        if any(count is not None for count in written):
+            row.notes.append("kwdocs said pages written: " + ", ".join(str(c) for c in written))
+        watched = [run for run in row.runs if run.out_changed is not None]
+        if watched:
+            row.notes.append("pages changed under the output folder: "
+                             + ", ".join(str(run.pages_changed) for run in watched))
+            state = sorted({path for run in watched for path in run.out_changed if path.startswith(STATE + "/")})
+            if state:
+                shown = ", ".join(state[:3]) + (f" and {len(state) - 3} more" if len(state) > 3 else "")
+                row.notes.append(f"state files rewritten: {shown}")
+
+    # -- edits
+
+    def editable(self, suffix: str) -> list[Path]:
+        found = []
+        for root, dirs, files in os.walk(self.src):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            found.extend(Path(root) / name for name in sorted(files) if name.endswith(suffix))
+        return [path for path in found if path not in self.edited]
+
+    def edit(self, path: Path, scenario: str) -> None:
+        """Append something that adds a keyword: a new function, or a macro and a declaration."""
+        self.edit_serial += 1
+        tag = f"{scenario.replace('-', '_')}_{self.edit_serial}"
+        if path.suffix == ".py":
+            addition = f"\n\ndef kwdocs_bench_{tag}():\n    \"\"\"Added by bench/run.py.\"\"\"\n    return {self.edit_serial}\n"
+        else:
+            addition = (f"\n#define KWDOCS_BENCH_{self.edit_serial} 1\n"
+                        f"int kwdocs_bench_{tag}(void);\n")
+        with open(path, "a", encoding="utf-8") as stream:
+            stream.write(addition)
+        self.edited.add(path)
+
+    # -- scenarios
+
+    def cold(self) -> None:
+        row = self.add(Row("cold build (empty output and state)",
+                           f"< 20 s wall, both cores (CPU/wall ≥ {BOTH_CORES})", limit=20))
+        self.cold_row = row
+        self.progress("cold builds")
+        for number in range(self.args.runs):
+            shutil.rmtree(self.out, ignore_errors=True)
+            row.runs.append(self.build(self.src, self.out, f"cold-{number + 1}", sample_tree=True))
+        if row.good and not row.failed:
+            ratio = row.median("cpu") / row.median("wall")
+            row.notes.append(f"CPU/wall {ratio:.2f}")
+            row.met = row.median("wall") < 20 and ratio >= BOTH_CORES
+        self.change_notes(row)
+        self.add(self.memory_row(row.runs, 300, "peak memory of the cold build"))
+
+    def memory_row(self, runs: list[Measurement], limit_mb: float, name: str) -> Row:
+        """A memory target, judged on /usr/bin/time's figure; the tree's summed PSS goes in a note."""
+        memory = Row(name, f"< {limit_mb:.0f} MB")
+        good = [run for run in runs if run.ok]
+        if not good:
+            if runs:
+                memory.error = "every build FAILED"
+            else:
+                memory.skipped = "no build measured"
+            return memory
+        peak = max(mb(run.max_rss_kb) for run in good)
+        memory.cells = ("", "", f"{peak:.0f}")
+        memory.met = peak < limit_mb
+        memory.notes.append("largest of the runs' maximum RSS, which /usr/bin/time takes from the single "
+                            "largest process")
+        trees = [run.tree_pss_kb for run in good if run.tree_pss_kb is not None]
+        if trees:
+            tree_peak = mb(max(trees))
+            memory.notes.append(f"summed PSS of the whole process tree (sampled every 0.2 s): "
+                                f"{tree_peak:.0f} MB{' — over the target' if tree_peak >= limit_mb else ''}")
+        return memory
+
+    def noop(self) -> None:
+        """The no-op build interleaved with its floor, so both see the same load on the machine."""
+        floor = self.add(Row("floor: Python walk + os.stat of every source file", "reference"))
+        noop = None
+        if "noop" in self.selected:
+            noop = self.add(Row("no-op build", "< 0.35 s wall", limit=0.35))
+            ratio = self.add(Row("no-op / floor (wall)", "printed"))
+            if not self.ensure_built(self.src, self.out, noop):
+                ratio.skipped = "no build to compare"
+                noop = None
+        self.progress("floor" + (" and no-op builds, interleaved" if noop else ""))
+        floor_command = [self.args.python, "-c", FLOOR_CODE, str(self.src)]
+        for number in range(self.args.runs):
+            floor.runs.append(self.measure(floor_command, f"floor-{number + 1}"))
+            if noop:
+                noop.runs.append(self.build(self.src, self.out, f"noop-{number + 1}", watch_out=True))
+        if floor.good:
+            floor.notes.append(f"{floor.good[0].stdout.strip()} files stat'ed with {self.args.python}")
+        if noop:
+            self.change_notes(noop)
+            if any(run.pages_changed for run in noop.runs):
+                noop.notes.append("ODD: a no-op build changed pages")
+            if noop.good and floor.good and not noop.failed and not floor.failed:
+                value = noop.median("wall") / floor.median("wall")
+                ratio.cells = (f"{value:.2f}×", "", "")
+                ratio.notes.append(f"median no-op wall / median floor wall "
+                                   f"({noop.median('wall'):.3f} / {floor.median('wall'):.3f})")
+
+    def edit_scenario(self, name: str, title: str, limit: float, files_per_run) -> None:
+        """Per run: a complete build, then the edits, then the measured build."""
+        row = self.add(Row(title, f"< {limit:g} s wall", limit=limit))
+        self.progress(title)
+        edits = 0
+        for number in range(self.args.runs):
+            if not self.ensure_built(self.src, self.out, row):
+                break
+            chosen = files_per_run(row)
+            if not chosen:
+                break
+            for path in chosen:
+                self.edit(path, name)
+            edits += len(chosen)
+            row.runs.append(self.build(self.src, self.out, f"{name}-{number + 1}", watch_out=True))
+        self.change_notes(row)
+        if edits > len(row.runs):
+            row.notes.append(f"{edits} files edited in all")
+
+    def pick_one(self, suffix: str):
+        def choose(row: Row) -> list[Path]:
+            candidates = self.editable(suffix)
+            if not candidates:
+                reason = f"no {suffix} file left to edit in the corpus"
+                if row.runs:
+                    row.notes.append(reason)
+                else:
+                    row.skipped = reason
+                return []
+            picked = self.random.choice(candidates)
+            row.notes.append(f"edited {picked.relative_to(self.src)}")
+            return [picked]
+        return choose
+
+    def pick_spread(self, row: Row, folders_wanted: int = 20, per_folder: int = 5) -> list[Path]:
+        """5 not yet edited .py/.h files in each of 20 folders spread over the tree."""
+        by_folder: dict[Path, list[Path]] = {}
+        for path in self.editable(".py") + self.editable(".h"):
+            by_folder.setdefault(path.parent, []).append(path)
+        folders = sorted(folder for folder, files in by_folder.items() if len(files) >= per_folder)
+        if len(folders) < folders_wanted:
+            row.notes.append(f"only {len(folders)} folders with {per_folder} unedited files")
+            if not folders:
+                row.skipped = "no folder with enough files to edit"
+                return []
+        step = max(1, len(folders) // folders_wanted)
+        chosen_folders = folders[::step][:folders_wanted]
+        return [path for folder in chosen_folders
+                for path in sorted(self.random.sample(by_folder[folder], per_folder))]
+
+    def check(self) -> None:
+        row = self.add(Row("`kwdocs check` on an up-to-date tree", "< 0.5 s wall", limit=0.5))
+        probe = subprocess.run([*self.kwdocs, "check", "--help"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            row.skipped = "`kwdocs check` does not exist yet (`kwdocs check --help` failed)"
+            return
+        if not self.ensure_built(self.src, self.out, row):
+            return
+        self.progress("kwdocs check")
+        command = [*self.kwdocs, "check", "--src", str(self.src), "--out", str(self.out)]
+        for number in range(self.args.runs):
+            before = file_states(self.out)
+            run = self.measure(command, f"check-{number + 1}")
+            run.out_changed = changed_files(before, file_states(self.out))
+            row.runs.append(run)
+        self.change_notes(row)
+        if any(run.pages_changed for run in row.runs):
+            row.notes.append("ODD: `kwdocs check` changed pages")
+
+    def large(self) -> None:
+        large_src = self.work / "large" / "src"
+        large_out = self.work / "large" / "out"
+        if not large_src.exists():
+            self.progress(f"laying out the large tree: {LARGE_COPIES} hard-linked copies")
+            large_src.mkdir(parents=True)
+            for copy in range(1, LARGE_COPIES + 1):
+                subprocess.run(["cp", "-al", f"{self.src}/.", str(large_src / f"copy{copy}")], check=True)
+        files = sum(len(names) for _, _, names in os.walk(large_src))
+        cold = None
+        if "large-cold" in self.selected:
+            cold_12k = (self.cold_row.median("wall")
+                        if self.cold_row and self.cold_row.good and not self.cold_row.failed else None)
+            target = (f"≤ 9 × the 12k cold = {9 * cold_12k:.1f} s" if cold_12k
+                      else "≤ 9 × the 12k cold (not measured in this run)")
+            cold = self.add(Row(f"large tree ({files:,} files): cold build, 1 run", target))
+            self.progress("large cold build")
+            shutil.rmtree(large_out, ignore_errors=True)
+            cold.runs.append(self.build(large_src, large_out, "large-cold", sample_tree=True))
+            if cold_12k and cold.good and not cold.failed:
+                cold.notes.append(f"{cold.median('wall') / cold_12k:.2f} × the 12k cold")
+                cold.met = cold.median("wall") <= 9 * cold_12k
+        noop = None
+        if "large-noop" in self.selected:
+            noop = self.add(Row("large tree: no-op build", "< 2 s wall", limit=2))
+            if self.ensure_built(large_src, large_out, noop):
+                self.progress("large no-op builds")
+                for number in range(self.args.runs):
+                    noop.runs.append(self.build(large_src, large_out, f"large-noop-{number + 1}",
+                                                watch_out=True))
+                self.change_notes(noop)
+                if any(run.pages_changed for run in noop.runs):
+                    noop.notes.append("ODD: a no-op build changed pages")
+        runs = (cold.runs if cold else []) + (noop.runs if noop else [])
+        self.add(self.memory_row(runs, 1024, "large tree: peak memory"))
+
+    # -- driver
+
+    @property
+    def selected(self) -> list[str]:
+        return self.args.selected
+
+    def run(self) -> None:
+        chosen = self.selected
+        steps = [
+            ("cold" in chosen, self.cold),
+            ("noop" in chosen or "floor" in chosen, self.noop),
+            ("edit-py" in chosen, lambda: self.edit_scenario(
+                "edit-py", "one `.py` file edited (new function), then build", 0.5, self.pick_one(".py"))),
+            ("edit-header" in chosen, lambda: self.edit_scenario(
+                "edit-header", "one header edited (new macro and declaration), then build", 0.5,
+                self.pick_one(".h"))),
+            ("edit-100" in chosen, lambda: self.edit_scenario(
+                "edit-100", "100 files edited across 20 folders, then build", 2, self.pick_spread)),
+            ("check" in chosen, self.check),
+            (any(name in chosen for name in LARGE), self.large),
+        ]
+        for wanted, step in steps:
+            if wanted:
+                step()
+
+
+# ---------------------------------------------------------------- entry point
+
+def freeze(kwdocs: list[str], work: Path) -> list[str]:
+    """Run a copy of this repository's kwdocs, taken now, so that others' edits don't reach the runs.
+
+    The copy goes on PYTHONPATH (ahead of the editable install) and runs with
+    the interpreter of the ``--kwdocs`` command, which has kwdocs' dependencies.
+    """
+    code = work / "kwdocs-code"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(REPO / "kwdocs", code / "kwdocs", ignore=skip)
+    shutil.copytree(REPO / "templates", code / "kwdocs" / "templates", ignore=skip)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH")]))
+    if kwdocs[1:] == ["-m", "kwdocs"]:
+        return kwdocs
+    script = Path(shutil.which(kwdocs[0]) or kwdocs[0])
+    first_line = script.read_bytes()[:200].split(b"\n", 1)[0].decode(errors="replace")
+    if not first_line.startswith("#!"):
+        raise SystemExit(f"bench: --freeze cannot tell the Python of {script}; give --kwdocs 'PYTHON -m kwdocs'")
+    return [*shlex.split(first_line[2:].strip())[:1], "-m", "kwdocs"]
+
+
+def version_of(kwdocs: list[str]) -> str:
+    try:
+        done = subprocess.run([*kwdocs, "--version"], capture_output=True, text=True, timeout=60)
+    except OSError as error:
+        return f"unknown ({error})"
+    lines = done.stdout.strip().splitlines()
+    return lines[0] if done.returncode == 0 and lines else f"version unknown (exit {done.returncode})"
+
+
+def lay_out(args: argparse.Namespace, src: Path) -> None:
+    """The source tree in the working folder: a copy of --corpus, or make-corpus.sh's output."""
+    if args.corpus:
+        shutil.copytree(args.corpus, src, symlinks=True)
+        return
+    script = Path(args.make_corpus)
+    if not script.is_file():
+        raise SystemExit(f"bench: {script} not found; give --corpus DIR or --make-corpus PATH")
+    subprocess.run(["bash", str(script), str(src), *(["--small"] if args.small else [])], check=True,
+                   stdout=sys.stderr)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="Scenarios: " + ", ".join(SCENARIOS))
+    parser.add_argument("--corpus", type=Path, metavar="DIR", help="a source tree to copy (never modified)")
+    parser.add_argument("--make-corpus", default=str(MAKE_CORPUS), metavar="PATH",
+                        help=f"the script laying out the corpus without --corpus (default: {MAKE_CORPUS})")
+    parser.add_argument("--small", action="store_true", help="make-corpus.sh --small (500 files)")
+    parser.add_argument("--kwdocs", default="kwdocs", metavar="CMD",
+                        help='the kwdocs command (default: kwdocs on PATH; e.g. "python -m kwdocs")')
+    parser.add_argument("--runs", type=int, default=3, help="runs per scenario, the median reported (default 3)")
+    parser.add_argument("--large", action="store_true",
+                        help=f"also the {LARGE_COPIES}-copy tree (about 100,000 files): cold and no-op")
+    parser.add_argument("--only", metavar="SCENARIO,...", help="run only these scenarios")
+    parser.add_argument("--markdown", action="store_true", help="print only the table block for the README")
+    parser.add_argument("--keep", action="store_true", help="keep the working folder")
+    parser.add_argument("--freeze", action="store_true",
+                        help="run a copy of this repository's kwdocs/ and templates/ taken at the start, "
+                             "so edits made meanwhile don't change the code measured")
+    parser.add_argument("--workdir-parent", metavar="DIR", help="where the working folder goes (default: $TMPDIR)")
+    parser.add_argument("--python", default=sys.executable, help="the Python the floor runs with (default: this one)")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds before one run is killed (default 3600)")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    if args.corpus and not args.corpus.is_dir():
+        parser.error(f"--corpus {args.corpus}: not a folder")
+    if args.only:
+        args.selected = [name.strip() for name in args.only.split(",") if name.strip()]
+        unknown = [name for name in args.selected if name not in SCENARIOS]
+        if unknown:
+            parser.error(f"unknown scenario(s) {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}")
+    else:
+        args.selected = [name for name in SCENARIOS if name not in LARGE or args.large]
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    kwdocs = shlex.split(args.kwdocs)
+    if not shutil.which(kwdocs[0]):
+        raise SystemExit(f"bench: {kwdocs[0]!r} not found on PATH; give --kwdocs CMD")
+    if not os.access(GNU_TIME, os.X_OK):
+        raise SystemExit(f"bench: {GNU_TIME} is missing (apt-get install time)")
+    load_start = os.getloadavg()
+    work = Path(tempfile.mkdtemp(prefix="kwdocs-bench-", dir=args.workdir_parent))
+    try:
+        print(f"bench: working folder {work}", file=sys.stderr, flush=True)
+        if args.freeze:
+            kwdocs = freeze(kwdocs, work)
+        bench = Bench(args, work, kwdocs)
+        lay_out(args, bench.src)
+        files = sum(len(names) for _, _, names in os.walk(bench.src))
+        source = str(args.corpus) if args.corpus else f"make-corpus.sh{' --small' if args.small else ''}"
+        bench.run()
+        load_end = os.getloadavg()
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        header = (f"{datetime.date.today().isoformat()}, nproc {cores}, "
+                  f"{version_of(kwdocs)}{' (frozen copy)' if args.freeze else ''}, "
+                  f"corpus {source}: {files:,} files, median of {args.runs} run(s), "
+                  f"load average {load_start[0]:.2f} at the start and {load_end[0]:.2f} at the end")
+        block = [header, "", *render_table(bench.rows)]
+        notes = render_notes(bench.rows)
+        if notes:
+            block += ["", *notes]
+        print("\n".join(block))
+        if not args.markdown:
+            print(f"\nlogs of every run: {bench.logs}" + ("" if args.keep else " (removed; --keep to keep)"))
+    finally:
+        if args.keep:
+            print(f"bench: kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
