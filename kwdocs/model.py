@@ -93,11 +93,28 @@ def kind_label(symbol: dict) -> str:
     return detail if symbol["kind"] == "class" else f"{detail} {symbol['kind']}"
 
 
-def _depth(symbol: dict) -> int:
-    parent = symbol.get("parent")
-    if not parent:
-        return 0
-    return min(4, 1 + parent.count(".") + parent.count("::"))
+def _depths(symbols: list[dict]) -> list[int]:
+    """How deep each definition nests under the classes and namespaces listed before it.
+
+    A C++ method's parent is its class (``GradMode``), itself inside a namespace
+    (``c10``): the chain, not the parent's spelling, gives the depth.
+    """
+    known: dict[str, int] = {}
+    depths = []
+    for symbol in symbols:
+        parent = symbol.get("parent")
+        if not parent:
+            depth = 0
+        elif parent in known:
+            depth = min(4, known[parent] + 1)
+        else:
+            depth = min(4, 1 + parent.count(".") + parent.count("::"))
+        if symbol["kind"] in ("class", "namespace"):
+            known[symbol["name"]] = depth
+            if parent:
+                known[f"{parent}.{symbol['name']}"] = known[f"{parent}::{symbol['name']}"] = depth
+        depths.append(depth)
+    return depths
 
 
 def is_test(facts: Facts) -> bool:
@@ -115,8 +132,8 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
     symbols = facts.get("symbols", [])
     entries = [dict(anchor=layout.anchor(s["kind"], s["name"], s["line"]), kind_label=kind_label(s),
                     name=s["name"], signature=s.get("signature", ""), line=s["line"],
-                    depth=_depth(s), decorators=s.get("decorators", []), definition=s["kind"] in DEFINITION_KINDS)
-               for s in symbols]
+                    depth=depth, decorators=s.get("decorators", []), definition=s["kind"] in DEFINITION_KINDS)
+               for s, depth in zip(symbols, _depths(symbols))]
     deps = _dependencies(facts, links, page)
     users = (links or {}).get("used_by", [])
     test_users = (links or {}).get("test_users", [])
