@@ -34,7 +34,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from kwdocs import build, layout, ledger, output, snapshot
+from kwdocs import layout, ledger, output, snapshot, state
 from kwdocs.config import STATE_FOLDER, Config
 from kwdocs.incremental import tree_units
 from kwdocs.lock import locked, shared
@@ -68,6 +68,7 @@ def _folder_names(split: dict[str, list[str]]) -> list[str]:
 def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str, list[str]]],
                   dry: output.DryRun) -> None:
     """What a build would do to the state and pages, under ``dry`` (sources judged by content)."""
+    from kwdocs import build  # parsers and templates: only when something must be redone
     key = build.extraction_key(config)
     all_units = [unit for split in units.values() for unit in split]
     for split in units.values():
@@ -78,7 +79,7 @@ def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str
                        if rel not in known or ledger.file_sha256(config.src / rel) != known[rel].get("sha256")]
             if changed or set(known) != set(rels):
                 build.extract_unit(config, unit, rels, changed)
-    changed_facts = [str(path) for path in dry.changed_state if path.parent == config.state / build.FACTS]
+    changed_facts = [str(path) for path in dry.changed_state if path.parent == config.state / state.FACTS]
     build.link_tree(config, all_units, changed_facts)
     for split in units.values():
         names = _folder_names(split)
@@ -91,9 +92,9 @@ def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str
 
 def expected_pages(config: Config, dry: output.DryRun | None) -> set[str]:
     """Every page the state (as it stands, dry run included) says kwdocs writes."""
-    pages = build.written_pages(config)
+    pages = state.written_pages(config)
     for path, data in (dry.overlay.items() if dry else ()):
-        if data is not None and path.parent == config.state / build.PAGES:   # units new in this dry run
+        if data is not None and path.parent == config.state / state.PAGES:   # units new in this dry run
             for rel in (output.read_json(path, {}) or {}).get("files", {}):
                 pages.update((layout.docs_page(rel), layout.kw_page(rel)))
     return pages
@@ -102,6 +103,7 @@ def expected_pages(config: Config, dry: output.DryRun | None) -> set[str]:
 def render_again(config: Config, scanned: ScanResult, units: dict[str, dict[str, list[str]]],
                  pages: set[str]) -> tuple[int, int]:
     """Forget that these pages are up to date and run their steps again; (written, removed)."""
+    from kwdocs import build  # parsers and templates: only when something must be redone
     unit_of = {rel: (folder, unit) for folder, split in units.items() for unit, rels in split.items() for rel in rels}
     by_unit: dict[tuple[str, str], set[str]] = {}
     folders: set[str] = set()

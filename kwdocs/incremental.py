@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs import build, layout, ledger, snapshot, summary
+from kwdocs import layout, ledger, snapshot, state, summary
 from kwdocs.config import Config
 from kwdocs.runner import build_namespace, run_build
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder
@@ -150,13 +150,13 @@ def tree_units(scanned: ScanResult, folders: set[str] | None = None) -> dict[str
         if folders is None or folder in folders:
             names.setdefault(folder, []).append(source.rel.rpartition("/")[2])
     return {folder: {unit: [f"{folder}/{name}" if folder else name for name in members]
-                     for unit, members in build.units_of(folder, members_all).items()}
+                     for unit, members in state.units_of(folder, members_all).items()}
             for folder, members_all in names.items()}
 
 
 def _link_stamps(config: Config) -> dict[str, tuple[int, int, int]]:
     try:
-        entries = list(os.scandir(config.state / build.LINKS))
+        entries = list(os.scandir(config.state / state.LINKS))
     except OSError:
         return {}
     stamps = {}

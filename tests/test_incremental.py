@@ -131,7 +131,7 @@ def test_dropping_an_import_updates_only_the_imported_files_page(built):
 
 def test_large_folder_is_split_into_units_and_stays_incremental(golden_tree, tmp_path, monkeypatch):
     """A folder of thousands of files is handled in buckets: an edit re-reads only its bucket."""
-    from kwdocs import build as build_module
+    from kwdocs import state as build_module
 
     monkeypatch.setattr(build_module, "UNIT_LIMIT", 4)
     monkeypatch.setattr(build_module, "BUCKET_FILES", 2)

@@ -1,0 +1,63 @@
+"""kwdocs' own state under ``<out>/.kwdocs``: units, where their shards live, what was written.
+
+Light on purpose (no parsers, no templates): ``kwdocs check`` on an
+up-to-date tree needs only this.
+"""
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+from kwdocs import layout, output
+from kwdocs.config import Config
+
+FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"
+BUCKET_FILES = 128        # a folder with more files than UNIT_LIMIT is split into buckets of about this many
+UNIT_LIMIT = 256
+
+
+def units_of(folder: str, names: list[str]) -> dict[str, list[str]]:
+    """Split a folder's file names into units: the folder itself, or ``folder#k`` buckets.
+
+    Buckets go by a stable hash of the name, and their number only changes when
+    the folder doubles or halves, so adding a file touches one bucket.
+    """
+    if len(names) <= UNIT_LIMIT:
+        return {folder: names}
+    count = 1
+    while count * BUCKET_FILES < len(names):
+        count *= 2
+    units: dict[str, list[str]] = {f"{folder}#{k}": [] for k in range(count)}
+    for name in names:
+        units[f"{folder}#{zlib.crc32(name.encode('utf-8', 'surrogateescape')) % count}"].append(name)
+    return {unit: members for unit, members in units.items() if members}
+
+
+def folder_of_unit(unit: str) -> str:
+    return unit.rpartition("#")[0] if "#" in unit.rpartition("/")[2] else unit
+
+
+def shard(config: Config, kind: str, unit: str) -> Path:
+    return config.state / kind / layout.state_name(unit)
+
+
+def load_shard(config: Config, kind: str, unit: str) -> dict:
+    data = output.read_json(shard(config, kind, unit), {})
+    return data if isinstance(data, dict) and data.get("unit") == unit else {}
+
+
+def save_shard(config: Config, kind: str, unit: str, data: dict) -> bool:
+    return output.write_json(config.out, shard(config, kind, unit), dict(data, unit=unit))
+
+
+def written_pages(config: Config) -> set[str]:
+    """Every page the state says kwdocs wrote (output-relative paths), for clean and check."""
+    found: set[str] = set()
+    pages_dir = config.state / PAGES
+    for path in sorted(pages_dir.glob("*.json")) if pages_dir.is_dir() else ():
+        for rel in (output.read_json(path, {}) or {}).get("files", {}):
+            found.update((layout.docs_page(rel), layout.kw_page(rel)))
+    for folder in (output.read_json(config.state / "folders.json", {}) or {}).get("pages", {}):
+        found.update((layout.index_page(folder), layout.doc_page(folder)))
+    found.update((output.read_json(config.state / "keywords" / "meta.json", {}) or {}).get("pages", []))
+    return found
