@@ -35,7 +35,7 @@ from kwdocs.rules import RuleSet
 from kwdocs.snapshot import code_fingerprint
 
 from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    FACTS, LINKS, PAGES, ROWS, folder_of_unit, load_shard, save_shard, shard, units_of, written_pages)
+    FACTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, units_of, written_pages)
 
 
 def digest(*parts: object) -> str:

@@ -33,10 +33,6 @@ def units_of(folder: str, names: list[str]) -> dict[str, list[str]]:
     return {unit: members for unit, members in units.items() if members}
 
 
-def folder_of_unit(unit: str) -> str:
-    return unit.rpartition("#")[0] if "#" in unit.rpartition("/")[2] else unit
-
-
 def shard(config: Config, kind: str, unit: str) -> Path:
     return config.state / kind / layout.state_name(unit)
 
