@@ -105,14 +105,6 @@ def extract_file(config: Config, rel: str) -> Facts:
     return facts
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    return info.st_mtime_ns, info.st_size
-
-
 READ_ATTEMPTS = 3
 
 
@@ -126,9 +118,9 @@ def extract_settled(config: Config, rel: str) -> Facts:
     """
     source = config.src / rel
     for _ in range(READ_ATTEMPTS):
-        before = _stamp(source)
+        before = output.stamp(source)
         facts = extract_file(config, rel)
-        if _stamp(source) == before:
+        if output.stamp(source) == before:
             return facts
     facts["problems"].append({"message": "kept changing while it was being read; the next build reads it again"})
     return facts

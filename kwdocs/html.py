@@ -249,16 +249,8 @@ def render_key(config: Config) -> str:
 
 def markdown_pages(config: Config) -> list[str]:
     """Every Markdown page the build wrote, by the build's own records."""
-    from kwdocs.build import written_pages
+    from kwdocs.state import written_pages
     return sorted(written_pages(config))
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return info.st_mtime_ns, info.st_size
 
 
 def build_site(config: Config) -> dict:
@@ -279,7 +271,7 @@ def build_site(config: Config) -> dict:
     written = removed = 0
     for md_page in pages:
         source = config.out / md_page
-        stamp = _stamp(source)
+        stamp = output.stamp(source)
         if stamp is None:
             continue
         old = previous.get(md_page)

@@ -92,6 +92,15 @@ def sweep_temporaries(root: Path) -> int:
     return swept
 
 
+def stamp(path: Path) -> tuple[int, int] | None:
+    """(mtime_ns, size) of a file, None if it is gone: the cheap "did it change?" check."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
 def remove(root: Path, path: Path) -> bool:
     """Delete a page kwdocs wrote, and folders it leaves empty; True if it existed."""
     path = guard(root, path)

@@ -14,7 +14,7 @@ from typing import Callable
 
 from doit.tools import config_changed
 
-from kwdocs import build
+from kwdocs import build, pages
 from kwdocs.checker import checker_for
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
@@ -73,7 +73,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_render():
         """Render the documentation and keyword pages of files whose inputs changed."""
-        keys = [build.render_key(config, name) for name in ("file_docs.md.j2", "file_kw.md.j2")]
+        keys = [build.render_key(config, name) for name in pages.FILE_TEMPLATES]
         for unit, (folder, _) in units.items():
             if not wanted("render", unit):
                 continue
@@ -94,13 +94,13 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         return {
             "actions": [(build.index_keywords, [config, list(units)])],
             "file_dep": shards,
-            "uptodate": [config_changed({"units": list(units), "key": build.render_key(config, "keywords.md.j2")})],
+            "uptodate": [config_changed({"units": list(units), "key": build.render_key(config, pages.KEYWORDS_TEMPLATE)})],
             "verbosity": 0,
         }
 
     def task_assemble():
         """Write every folder's index.md and doc.md that changed, and prune pages of deleted files."""
-        keys = [build.render_key(config, name) for name in ("folder_index.md.j2", "folder_doc.md.j2")]
+        keys = [build.render_key(config, name) for name in pages.FOLDER_TEMPLATES]
         return {
             "actions": [(build.assemble, [config, {folder: list(split) for folder, split in folder_units.items()},
                                           all_folders])],
