@@ -76,7 +76,7 @@ class GlobSet:
         by_name = [p for p in patterns if "/" not in p and not p.startswith("!")]
         by_path = [p for p in patterns if p not in by_name]
         self.name_regex = re.compile("|".join(fnmatch.translate(p) for p in by_name)) if by_name else None
-        self.path_spec = pathspec.PathSpec.from_lines("gitwildmatch", by_path) if by_path else None
+        self.path_spec = pathspec.GitIgnoreSpec.from_lines(by_path) if by_path else None
 
     def __bool__(self) -> bool:
         return bool(self.name_regex or self.path_spec)
