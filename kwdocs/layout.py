@@ -54,6 +54,12 @@ def link(from_page: str, to_path: str, anchor: str = "") -> str:
     return quote_path(target) + (f"#{anchor}" if anchor else "")
 
 
+def sibling_link(page_name: str, anchor: str = "") -> str:
+    """``link`` to a page in the linking page's own folder: a folder's pages to its files'
+    pages, 7,000 of them in the largest folders."""
+    return quote_path("./" + page_name) + (f"#{anchor}" if anchor else "")
+
+
 _SAFE_PATH = re.compile(r"[A-Za-z0-9/._~-]*")
 
 

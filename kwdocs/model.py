@@ -272,10 +272,11 @@ def folder_index_model(folder: str, *, project: str, files: list[Facts], subfold
         keywords_link=layout.link(page, layout.keywords_page()) if has_keyword_index and not folder else "",
         folders=[dict(name=posixpath.basename(sub["folder"]), files=sub["total_files"], folders=sub["total_folders"],
                       link=layout.link(page, layout.index_page(sub["folder"]))) for sub in subfolders],
-        files=[dict(name=posixpath.basename(f["path"]), type_label=f["type_label"], size=f["size"],
+        files=[dict(name=name, type_label=f["type_label"], size=f["size"],
                     lines=f.get("lines", 0), keywords=f.get("keyword_count", len(f.get("symbols", []))),
-                    docs_link=layout.link(page, layout.docs_page(f["path"])),
-                    kw_link=layout.link(page, layout.kw_page(f["path"]))) for f in files],
+                    docs_link=layout.sibling_link(layout.docs_page(name)),
+                    kw_link=layout.sibling_link(layout.kw_page(name)))
+               for f in files for name in (posixpath.basename(f["path"]),)],
     )
 
 
@@ -288,14 +289,15 @@ def folder_doc_model(folder: str, *, project: str, files: list[Facts], subfolder
         entry["files"] += 1
         entry["lines"] += facts.get("lines", 0)
         entry["size"] += facts["size"]
-    definitions = [
-        dict(kind=kind_label(symbol), name=symbol["name"], file=posixpath.basename(facts["path"]), line=symbol["line"],
-             link=layout.link(page, layout.docs_page(facts["path"]), layout.anchor(symbol["kind"], symbol["name"], symbol["line"])))
-        for facts in files for symbol in facts.get("symbols", [])
+    found = sorted([
+        (symbol["kind"] != "class", symbol["name"].lower(), name, symbol["line"], symbol)
+        for facts in files for name in (posixpath.basename(facts["path"]),) for symbol in facts.get("symbols", [])
         if symbol["kind"] in ("class", "function", "namespace") and not symbol.get("parent")
-        and not symbol["name"].startswith("_")
-    ]
-    definitions.sort(key=lambda d: (d["kind"] != "class", d["name"].lower(), d["file"], d["line"]))
+        and not symbol["name"].startswith("_")], key=lambda found: found[:4])
+    definitions = [   # links only for those shown: a large folder defines thousands
+        dict(kind=kind_label(symbol), name=symbol["name"], file=name, line=line,
+             link=layout.sibling_link(layout.docs_page(name), layout.anchor(symbol["kind"], symbol["name"], line)))
+        for _, _, name, line, symbol in found[:MAIN_DEFINITIONS_LIMIT]]
     readme = next((f for f in files if posixpath.basename(f["path"]).lower().startswith("readme")
                    and f.get("docstring")), None) or next(
         (f for f in files if posixpath.basename(f["path"]) == "__init__.py" and f.get("docstring")), None)
@@ -306,8 +308,8 @@ def folder_doc_model(folder: str, *, project: str, files: list[Facts], subfolder
         file_count=len(files), total_files=total_files, folder_count=len(subfolders),
         total_size=sum(f["size"] for f in files), total_lines=sum(f.get("lines", 0) for f in files),
         languages=sorted(languages.values(), key=lambda item: (-item["files"], item["type_label"])),
-        definitions=definitions[:MAIN_DEFINITIONS_LIMIT],
-        more_definitions=max(0, len(definitions) - MAIN_DEFINITIONS_LIMIT),
+        definitions=definitions,
+        more_definitions=max(0, len(found) - MAIN_DEFINITIONS_LIMIT),
         index_link=layout.link(page, layout.index_page(folder)),
         parent_link=layout.link(page, layout.doc_page(posixpath.dirname(folder))) if folder else "",
         parent_display=folder_display(posixpath.dirname(folder)) if folder else "",

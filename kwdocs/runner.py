@@ -79,7 +79,7 @@ def _run_changed_units(config: Config, scanned: ScanResult, quiet: bool, stream,
                         problems=[tuple(problem) for problem in last.get("problems", [])])
     if sum(map(len, diff(before.files, scanned.files))) > DIRTY_LIMIT:
         return None
-    rebuilder = Rebuilder(config)
+    rebuilder = Rebuilder(config, parallel=True)
     rebuilder.scanned, rebuilder.saved_snapshot = before, last.get("snapshot")
     outcome = rebuilder.update(Changes(everything=True), rescanned=scanned)
     code = outcome.code if outcome is not None else 0

@@ -48,3 +48,41 @@ def test_slice_build_is_complete_linked_and_incremental(corpus_slice: Path, tmp_
     cold = tmp_path / "cold"
     build(src, cold)
     assert pages(cold) == pages(out)
+
+
+def test_edits_across_many_folders_equal_a_cold_build(corpus_slice: Path, tmp_path: Path):
+    """A few dozen files in a dozen folders: the build hands doit just their units, in worker
+    processes (-j 2), and must still end where a cold build does; a damaged file list from the
+    last build must only cost time."""
+    src = tmp_path / "src"
+    shutil.copytree(corpus_slice, src)
+    out = tmp_path / "out"
+    build(src, out)
+    by_folder: dict[Path, list[Path]] = {}
+    for path in sorted(src.rglob("*.py")):
+        by_folder.setdefault(path.parent, []).append(path)
+    folders = [folder for folder, files in sorted(by_folder.items()) if len(files) >= 3][:12]
+    assert len(folders) == 12, "the slice has fewer folders of Python files than expected"
+    edited = [path for folder in folders for path in by_folder[folder][:3]]
+    for number, path in enumerate(edited):
+        with open(path, "a") as handle:
+            handle.write(f"\n\ndef spread_edit_{number}():\n    return {number}\n")
+    before = snapshot(out)
+    build(src, out)
+    rewritten = changed_files(before, snapshot(out))
+    for number, path in enumerate(edited):
+        rel = path.relative_to(src).as_posix()
+        assert {rel + "_docs.md", rel + "_kw.md"} <= rewritten
+        assert f"spread_edit_{number}" in (out / (rel + "_kw.md")).read_text()
+
+    cold = tmp_path / "cold"
+    build(src, cold)
+    assert pages(cold) == pages(out)
+
+    (out / ".kwdocs" / "scanned.json").write_text("{not json")
+    with open(edited[0], "a") as handle:
+        handle.write("\n\ndef after_damage():\n    return 0\n")
+    build(src, out)
+    assert "after_damage" in (out / (edited[0].relative_to(src).as_posix() + "_kw.md")).read_text()
+    build(src, cold)
+    assert pages(cold) == pages(out)
