@@ -35,7 +35,7 @@ from kwdocs.rules import RuleSet
 from kwdocs.snapshot import code_fingerprint
 
 from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    FACTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, units_of, written_pages)
+    FACTS, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, units_of, written_pages)
 
 
 def digest(*parts: object) -> str:
@@ -175,11 +175,13 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     """Resolve imports and includes across the tree; write the link shards that changed.
 
     Most edits change no import: then the digests of the changed units' link
-    inputs match and nothing is recomputed.
+    inputs match and nothing is recomputed.  Each unit's inputs are kept in a
+    shard of their own, written only when they change (one file for the whole
+    tree meant holding it twice over as text on every relink).
     """
     from kwdocs.links import resolve_links
 
-    meta_path, cache_path = config.state / "link-meta.json", config.state / "link-input.json"
+    meta_path = config.state / "link-meta.json"
     meta = output.read_json(meta_path, {}) or {}
     digests: dict[str, str] = meta.get("digests", {})
     changed_set = changed_units(config, units, changed)
@@ -191,15 +193,24 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
             and meta.get("roots") == list(config.include_roots)):
         return {"link_shards": 0}
-    cache = output.read_json(cache_path, {}) or {}
-    inputs = {unit: fresh_inputs[unit] if unit in fresh_inputs else cache.get(unit)
-              for unit in units}
-    for unit in [u for u, entry in inputs.items() if entry is None]:
-        inputs[unit] = _link_inputs(load_shard(config, FACTS, unit).get("files", {}))
+    inputs: dict[str, dict] = {}
+    for unit in units:
+        if unit in fresh_inputs:
+            inputs[unit] = fresh_inputs[unit]
+            if new_digests[unit] != digests.get(unit):
+                save_shard(config, LINK_INPUTS, unit, {"files": inputs[unit]})
+            continue
+        stored = load_shard(config, LINK_INPUTS, unit)
+        if "files" not in stored:     # lost or damaged: from the facts again
+            stored = {"files": _link_inputs(load_shard(config, FACTS, unit).get("files", {}))}
+            save_shard(config, LINK_INPUTS, unit, stored)
+            new_digests[unit] = digest(stored["files"])
+        inputs[unit] = stored["files"]
+    fresh_inputs.clear()
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
                              {rel: info["imports"] for rel, info in flat.items() if info["imports"]},
-                             config.include_roots)
+                             config.include_roots, in_place=True)   # the inputs were saved above
     tests = {rel for rel, info in flat.items() if info["test"]}
     written = 0
     for unit, entry in inputs.items():
@@ -209,8 +220,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             files[rel] = links
         written += save_shard(config, LINKS, unit, {"files": files})
-    output.write_json(config.out, cache_path, inputs)
-    output.write_json(config.out, meta_path, {"digests": {unit: digest(entry) for unit, entry in inputs.items()},
+    output.remove(config.out, config.state / "link-input.json")   # the whole-tree file of earlier versions
+    output.write_json(config.out, meta_path, {"digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
                                               "roots": list(config.include_roots)})
     return {"link_shards": written}
 
@@ -250,11 +261,16 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
 
 # ---------------------------------------------------------------- keywords
 
+Entries = tuple[int, str]   # a unit's index entries for one letter: how many, and as compact JSON
+
+
 def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict:
     """Update the repository-wide keyword pages whose letters gained, lost or moved entries.
 
     Each unit's entries are remembered per letter as a digest, so an edit reads
     and rewrites only the letter tables (and pages) its entries actually touch.
+    Entries wait as compact JSON text, and pages are rendered one letter at a
+    time: on a 100,000-file tree the whole index as Python lists took 500 MB.
     """
     root = config.state / "keywords"
     renderer = renderer_for(config.templates, config.out)
@@ -264,50 +280,55 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
     counts: dict[str, int] = {} if fresh else meta.get("counts", {})
     changed_set = changed_units(config, units, changed)
-    updates: dict[str, dict[str, list]] = {}   # letter -> unit -> entries (empty: drop)
+    updates: dict[str, dict[str, Entries]] = {}   # letter -> unit -> its entries (none: drop)
     for unit in units:
         if unit in known and unit not in changed_set:
             continue
         by_letter: dict[str, list] = {}
         for entry in keywords.folder_entries(load_shard(config, FACTS, unit).get("files", {})):
             by_letter.setdefault(keywords.letter_of(entry[0]), []).append(entry)
-        digests = {letter: digest(entries) for letter, entries in by_letter.items()}
+        encoded = {letter: (len(entries), _compact(entries)) for letter, entries in by_letter.items()}
+        digests = {letter: hashlib.sha256(text.encode()).hexdigest()[:16] for letter, (_, text) in encoded.items()}
         for letter in set(digests) | set(known.get(unit, {})):
             if digests.get(letter) != known.get(unit, {}).get(letter):
-                updates.setdefault(letter, {})[unit] = by_letter.get(letter, [])
+                updates.setdefault(letter, {})[unit] = encoded.get(letter, (0, "[]"))
         known[unit] = digests
     for unit in sorted(set(known) - set(units)):
         for letter in known.pop(unit):
-            updates.setdefault(letter, {})[unit] = []
-    tables: dict[str, dict[str, list]] = {}
+            updates.setdefault(letter, {})[unit] = (0, "[]")
 
-    def table_of(letter: str) -> dict[str, list]:
-        if letter not in tables:
-            tables[letter] = {} if fresh else (output.read_json(root / f"letter-{letter}.json", {}) or {})
-        return tables[letter]
+    def table_of(letter: str) -> dict[str, Entries]:
+        """A letter's table, unit -> its entries, as the last build left it."""
+        stored = {} if fresh else output.read_json(root / f"letter-{letter}.json", {}) or {}
+        return {unit: (len(entries), _compact(entries)) for unit, entries in stored.items()}
 
+    kept: dict[str, dict[str, Entries]] = {}     # tables updated here that a page still needs
     for letter, changes in sorted(updates.items()):
         table = table_of(letter)
         for unit, entries in changes.items():
-            if entries:
+            if entries[0]:
                 table[unit] = entries
             else:
                 table.pop(unit, None)
-        counts[letter] = sum(len(entries) for entries in table.values())
+        counts[letter] = sum(count for count, _ in table.values())
         if not counts[letter]:
             counts.pop(letter)
-        output.write_json(config.out, root / f"letter-{letter}.json", table)
+        _write_table(config, root / f"letter-{letter}.json", table)
+        kept[letter] = table
+    updates.clear()
     all_letters = keywords.sorted_letters(set(counts))
     split = sum(counts.values()) > keywords.SPLIT_THRESHOLD
     everything_again = fresh or not split or meta.get("letters") != all_letters or meta.get("split") != split
-    to_render = set(all_letters) if everything_again else set(updates) & set(all_letters)
-    if everything_again or updates:
-        entries = {letter: [entry for unit in sorted(table_of(letter)) for entry in table_of(letter)[unit]]
-                   for letter in to_render}
-        texts = pages.keyword_pages(config, renderer, entries, counts, to_render)
-    else:
-        texts = {}
-    written = sum(output.write_if_changed(config.out, config.out / page, text) for page, text in texts.items())
+    to_render = set(all_letters) if everything_again else set(kept) & set(all_letters)
+
+    def entries_of(letter: str) -> list[list]:
+        table = kept.pop(letter, None) or table_of(letter)
+        return [entry for unit in sorted(table) for entry in json.loads(table[unit][1])]
+
+    written = 0
+    if everything_again or kept:
+        for page, text in pages.keyword_pages(config, renderer, entries_of, counts, to_render):
+            written += output.write_if_changed(config.out, config.out / page, text)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
     removed = sum(output.remove(config.out, config.out / page)
                   for page in sorted(set(meta.get("pages", [])) - wanted))
@@ -315,6 +336,17 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return {"written": written, "removed": removed}
+
+
+def _compact(value: object) -> str:
+    """JSON as ``output.write_json`` writes it, so that tables can be joined from their parts."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _write_table(config: Config, path: Path, table: dict[str, Entries]) -> None:
+    """``output.write_json`` of a table whose entries are already JSON, byte for byte."""
+    output.write_if_changed(config.out, path, "{" + ",".join(
+        f"{_compact(unit)}:{table[unit][1]}" for unit in sorted(table)) + "}")
 
 
 # ---------------------------------------------------------------- assemble
@@ -408,7 +440,7 @@ def _update_rows(config: Config, folder: str, units: list[str], stale_units: lis
 def prune_units(config: Config, live_units: set[str], live_folders: set[str]) -> int:
     """Remove the pages and state of units (and folders) that no longer hold files."""
     removed = 0
-    for kind in (PAGES, FACTS, LINKS, ROWS):
+    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, ROWS):
         folder = config.state / kind
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             data = output.read_json(path, {}) or {}

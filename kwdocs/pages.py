@@ -7,6 +7,7 @@ writes nothing, so ``kwdocs build`` (which writes what changed) and
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kwdocs import keywords, layout, model
@@ -88,22 +89,23 @@ def folder_tree(direct_counts: dict[str, int], all_folders: list[str]) -> tuple[
     return rows, {folder: total[0] for folder, total in totals.items()}
 
 
-def keyword_pages(config: Config, renderer: Renderer, entries: dict[str, list[list]], counts: dict[str, int],
-                  letters_to_render: set[str]) -> dict[str, str]:
-    """``keywords.md``, and when the index is large the ``keywords-X.md`` of ``letters_to_render``.
+def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str], list[list]],
+                  counts: dict[str, int], letters_to_render: set[str]) -> Iterator[tuple[str, str]]:
+    """``keywords.md``, and when the index is large the ``keywords-X.md`` of ``letters_to_render``,
+    as (page, text) one at a time: on a 100,000-file tree one letter's entries are plenty to hold.
 
-    ``counts`` holds every letter's number of entries; ``entries`` those of the
-    letters to render (all of them when the index fits on one page).
+    ``counts`` holds every letter's number of entries; ``entries_of(letter)`` gives those of a
+    letter to render (of every letter when the index fits on one page).
     """
     all_letters = keywords.sorted_letters({letter for letter, count in counts.items() if count})
     if sum(counts.values()) <= keywords.SPLIT_THRESHOLD:
-        everything = [entry for letter in all_letters for entry in entries.get(letter, [])]
-        return {layout.keywords_page(): renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
-            None, everything, project=config.project_name, all_letters=[], counts=counts))}
-    found = {layout.keywords_page(): renderer.render(KEYWORDS_TEMPLATE, keywords.bar_model(
-        project=config.project_name, all_letters=all_letters, counts=counts))}
+        everything = [entry for letter in all_letters for entry in entries_of(letter)]
+        yield layout.keywords_page(), renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
+            None, everything, project=config.project_name, all_letters=[], counts=counts))
+        return
+    yield layout.keywords_page(), renderer.render(KEYWORDS_TEMPLATE, keywords.bar_model(
+        project=config.project_name, all_letters=all_letters, counts=counts))
     for letter in all_letters:
         if letter in letters_to_render:
-            found[layout.keywords_page(letter)] = renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
-                letter, entries[letter], project=config.project_name, all_letters=all_letters, counts=counts))
-    return found
+            yield layout.keywords_page(letter), renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
+                letter, entries_of(letter), project=config.project_name, all_letters=all_letters, counts=counts))

@@ -12,6 +12,7 @@ from kwdocs import layout, output
 from kwdocs.config import Config
 
 FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"
+LINK_INPUTS = "link-inputs"   # per unit: what linking needs of its facts (imports, language, test or not)
 BUCKET_FILES = 128        # a folder with more files than UNIT_LIMIT is split into buckets of about this many
 UNIT_LIMIT = 256
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import changed_files, run_kwdocs, snapshot
+from tests.output_checks import pages
 
 FILE_PAGES = ("_docs.md", "_kw.md")
 
@@ -127,6 +128,24 @@ def test_dropping_an_import_updates_only_the_imported_files_page(built):
                           "geometry/shapes/circle.py_docs.md"}
     circle = (out / "geometry/shapes/circle.py_docs.md").read_text()
     assert "tests/test_circle.py" not in circle
+
+
+def test_lost_link_inputs_are_rebuilt_from_the_facts(built, tmp_path):
+    """Linking keeps each folder's imports in a state shard of its own; one lost or damaged
+    must not lose that folder's used-by lists when another folder's imports change."""
+    tree, out, build = built
+    inputs = sorted((out / ".kwdocs" / "link-inputs").glob("*.json"))
+    assert len(inputs) >= 5, "one link-inputs shard per unit was expected"
+    for number, shard in enumerate(inputs):
+        if number % 2:
+            shard.write_text("{damaged")
+        else:
+            shard.unlink()
+    (tree / "tests/test_circle.py").write_text("import math\n\n\ndef test_pi():\n    assert math.pi > 3\n")
+    build()
+    cold = tmp_path / "cold"
+    assert run_kwdocs("build", "--src", str(tree), "--out", str(cold), "-q") == 0
+    assert pages(cold) == pages(out)
 
 
 def test_large_folder_is_split_into_units_and_stays_incremental(golden_tree, tmp_path, monkeypatch):
