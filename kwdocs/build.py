@@ -378,10 +378,10 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
             if touched:
                 stale[folder] = touched
     emptied = set(known_units) - set(folder_units)   # folders that lost all their own files
-    rows_by_folder: dict[str, list[dict]] = {folder: [] for folder in emptied}
+    rows_by_folder: dict[str, tuple[list[dict], list[str]]] = {folder: ([], []) for folder in emptied}
     for folder, units in stale.items():
-        rows_by_folder[folder] = _update_rows(config, folder, folder_units[folder], units, problems)
-        counts[folder] = len(rows_by_folder[folder])
+        rows_by_folder[folder] = _folder_rows(config, folder_units[folder], set(units), problems)
+        counts[folder] = len(rows_by_folder[folder][0])
     counts = {folder: counts.get(folder, 0) for folder in folder_units}
     subfolders, totals = pages.folder_tree(counts, all_folders)
     # an edit that adds no file leaves every folder's shape as it was: skip hashing 650 of them
@@ -396,9 +396,9 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
             new_keys[folder] = page_keys[folder]
             continue
         if folder not in rows_by_folder:
-            rows_by_folder[folder] = _cached_rows(config, folder) if folder in folder_units else []
-        rows = rows_by_folder[folder]
-        key = digest(folder, rows, subfolders[folder], totals[folder], keys)
+            rows_by_folder[folder] = _folder_rows(config, folder_units.get(folder, []), set(), problems)
+        rows, unit_digests = rows_by_folder[folder]
+        key = digest(folder, unit_digests, subfolders[folder], totals[folder], keys)
         new_keys[folder] = key
         if page_keys.get(folder) == key:
             continue
@@ -410,7 +410,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
     if fresh or known_units != folder_units:  # pruning reads every state file: only when units went away
-        removed += prune_units(config, live_units, set(folder_units))
+        removed += prune_units(config, live_units)
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
                                               "units": folder_units, "counts": counts, "problems": problems})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))
@@ -418,35 +418,40 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     return {"written": written, "removed": removed}
 
 
-def _cached_rows(config: Config, folder: str) -> list[dict]:
-    data = load_shard(config, ROWS, folder)
-    return sorted((row for rows in data.get("units", {}).values() for row in rows), key=lambda row: row["path"])
+def _folder_rows(config: Config, units: list[str], stale: set[str], problems: dict[str, list]
+                 ) -> tuple[list[dict], list[str]]:
+    """A folder's summary rows, sorted by path, and a digest of each unit's rows.
+
+    Rows are kept per unit: an edit in a folder of 7,000 files rewrites its
+    unit's 110 rows, not all of them.  Stale units' rows (and unreadable ones)
+    are made again from their facts.
+    """
+    rows: list[dict] = []
+    digests: list[str] = []
+    for unit in units:
+        data = {} if unit in stale else load_shard(config, ROWS, unit)
+        if "rows" not in data:
+            files = load_shard(config, FACTS, unit).get("files", {})
+            unit_rows = [pages.summary_row(facts) for _, facts in sorted(files.items())]
+            problems[unit] = [[rel, problem.get("line"), problem["message"]]
+                              for rel, facts in sorted(files.items()) for problem in facts.get("problems", [])]
+            data = {"rows": unit_rows, "digest": digest(unit_rows)}
+            save_shard(config, ROWS, unit, data)
+        rows.extend(data["rows"])
+        digests.append(data["digest"])
+    rows.sort(key=lambda row: row["path"])
+    return rows, digests
 
 
-def _update_rows(config: Config, folder: str, units: list[str], stale_units: list[str],
-                 problems: dict[str, list]) -> list[dict]:
-    """Refresh the folder's cached summary rows from the facts of its stale units."""
-    unit_rows: dict[str, list] = load_shard(config, ROWS, folder).get("units", {})
-    for unit in stale_units:
-        files = load_shard(config, FACTS, unit).get("files", {})
-        unit_rows[unit] = [pages.summary_row(facts) for _, facts in sorted(files.items())]
-        problems[unit] = [[rel, problem.get("line"), problem["message"]]
-                          for rel, facts in sorted(files.items()) for problem in facts.get("problems", [])]
-    unit_rows = {unit: unit_rows.get(unit, []) for unit in units}
-    save_shard(config, ROWS, folder, {"units": unit_rows})
-    return sorted((row for rows in unit_rows.values() for row in rows), key=lambda row: row["path"])
-
-
-def prune_units(config: Config, live_units: set[str], live_folders: set[str]) -> int:
-    """Remove the pages and state of units (and folders) that no longer hold files."""
+def prune_units(config: Config, live_units: set[str]) -> int:
+    """Remove the pages and state of units that no longer hold files."""
     removed = 0
     for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, ROWS):
         folder = config.state / kind
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             data = output.read_json(path, {}) or {}
             unit = data.get("unit")
-            alive = live_folders if kind == ROWS else live_units
-            if unit in alive:
+            if unit in live_units:
                 continue
             if kind == PAGES:
                 for rel in sorted(data.get("files", {})):

@@ -6,6 +6,7 @@ page's inputs can be hashed to decide whether it must be rendered again.
 """
 from __future__ import annotations
 
+import heapq
 import posixpath
 import re
 from dataclasses import dataclass
@@ -283,24 +284,24 @@ def folder_index_model(folder: str, *, project: str, files: list[Facts], subfold
 def folder_doc_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],
                      total_files: int) -> dict:
     page = layout.doc_page(folder)
+    names = [facts["path"].rpartition("/")[2] for facts in files]   # a folder's own files: no "/" left
     languages: dict[str, dict] = {}
     for facts in files:
         entry = languages.setdefault(facts["type_label"], dict(type_label=facts["type_label"], files=0, lines=0, size=0))
         entry["files"] += 1
         entry["lines"] += facts.get("lines", 0)
         entry["size"] += facts["size"]
-    found = sorted([
-        (symbol["kind"] != "class", symbol["name"].lower(), name, symbol["line"], symbol)
-        for facts in files for name in (posixpath.basename(facts["path"]),) for symbol in facts.get("symbols", [])
-        if symbol["kind"] in ("class", "function", "namespace") and not symbol.get("parent")
-        and not symbol["name"].startswith("_")], key=lambda found: found[:4])
-    definitions = [   # links only for those shown: a large folder defines thousands
+    found = [(symbol["kind"] != "class", symbol["name"].lower(), name, symbol["line"], symbol)
+             for facts, name in zip(files, names) for symbol in facts.get("symbols", [])
+             if symbol["kind"] in ("class", "function", "namespace") and not symbol.get("parent")
+             and not symbol["name"].startswith("_")]
+    definitions = [   # only those shown are sorted and linked: a large folder defines thousands
         dict(kind=kind_label(symbol), name=symbol["name"], file=name, line=line,
              link=layout.sibling_link(layout.docs_page(name), layout.anchor(symbol["kind"], symbol["name"], line)))
-        for _, _, name, line, symbol in found[:MAIN_DEFINITIONS_LIMIT]]
-    readme = next((f for f in files if posixpath.basename(f["path"]).lower().startswith("readme")
+        for _, _, name, line, symbol in heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, found, key=lambda item: item[:4])]
+    readme = next((f for f, name in zip(files, names) if name.lower().startswith("readme")
                    and f.get("docstring")), None) or next(
-        (f for f in files if posixpath.basename(f["path"]) == "__init__.py" and f.get("docstring")), None)
+        (f for f, name in zip(files, names) if name == "__init__.py" and f.get("docstring")), None)
     return dict(
         project=project, folder=folder,
         readme=dict(name=posixpath.basename(readme["path"]), text=_paragraphs(readme["docstring"], 800)[0])

@@ -10,6 +10,7 @@ import hashlib
 import re
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import jinja2.bccache
@@ -89,12 +90,29 @@ class StateBytecodeCache(jinja2.BytecodeCache):
         output.write_if_changed(self.out, self.folder / f"{bucket.key}.cache", bucket.bytecode_to_string())
 
 
+class ModelEnvironment(jinja2.Environment):
+    """Page models are plain dicts: ``item.name`` looks the key up first.
+
+    Jinja tries an attribute first and falls back to the key after a failed
+    ``getattr``; on a folder of 7,000 files that exception per lookup was half
+    of rendering its index.
+    """
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass
+        return super().getattr(obj, attribute)
+
+
 class Renderer:
     """A Jinja2 environment over the override folder and the shipped templates."""
 
     def __init__(self, override: Path | None = None, out: Path | None = None):
         folders = ([str(override)] if override else []) + [str(shipped_templates())]
-        self.env = jinja2.Environment(
+        self.env = ModelEnvironment(
             loader=jinja2.FileSystemLoader(folders),
             bytecode_cache=StateBytecodeCache(out) if out is not None else None,
             undefined=jinja2.StrictUndefined,

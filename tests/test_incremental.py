@@ -130,19 +130,22 @@ def test_dropping_an_import_updates_only_the_imported_files_page(built):
     assert "tests/test_circle.py" not in circle
 
 
-def test_lost_link_inputs_are_rebuilt_from_the_facts(built, tmp_path):
-    """Linking keeps each folder's imports in a state shard of its own; one lost or damaged
-    must not lose that folder's used-by lists when another folder's imports change."""
+@pytest.mark.parametrize("kind", ["link-inputs", "rows"])
+def test_lost_unit_state_is_rebuilt_from_the_facts(built, tmp_path, kind):
+    """Linking keeps each unit's imports, and the folder pages each unit's summary rows, in
+    state shards of their own; one lost or damaged must not lose that unit's used-by lists or
+    rows when another file changes."""
     tree, out, build = built
-    inputs = sorted((out / ".kwdocs" / "link-inputs").glob("*.json"))
-    assert len(inputs) >= 5, "one link-inputs shard per unit was expected"
+    inputs = sorted((out / ".kwdocs" / kind).glob("*.json"))
+    assert len(inputs) >= 5, f"one {kind} shard per unit was expected"
     for number, shard in enumerate(inputs):
         if number % 2:
             shard.write_text("{damaged")
         else:
             shard.unlink()
     (tree / "tests/test_circle.py").write_text("import math\n\n\ndef test_pi():\n    assert math.pi > 3\n")
-    build()
+    (tree / "geometry/shapes/triangle.py").write_text("def area(base, height):\n    return base * height / 2\n")
+    build()    # the new file changes the totals on the pages of geometry/ and the root: their rows are read
     cold = tmp_path / "cold"
     assert run_kwdocs("build", "--src", str(tree), "--out", str(cold), "-q") == 0
     assert pages(cold) == pages(out)
