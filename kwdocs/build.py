@@ -22,6 +22,7 @@ import json
 import os
 import posixpath
 import stat
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -152,8 +153,19 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
 # ---------------------------------------------------------------- link
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
-    return {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
+    return {rel: {"language": facts.get("language", ""), "imports": _interned(facts.get("imports", [])),
                   "test": model.is_test(facts)} for rel, facts in files.items()}
+
+
+def _interned(imports: list) -> list:
+    """One string object per distinct import kind and module: a tree links all its imports
+    at once, and ``<vector>`` alone is included 10,000 times in a large one."""
+    for record in imports:
+        if isinstance(record, dict):
+            for key in ("kind", "module"):
+                if isinstance(record.get(key), str):
+                    record[key] = sys.intern(record[key])
+    return imports
 
 
 def changed_units(config: Config, units: list[str], changed: list[str] | None) -> set[str]:
@@ -205,7 +217,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             stored = {"files": _link_inputs(load_shard(config, FACTS, unit).get("files", {}))}
             save_shard(config, LINK_INPUTS, unit, stored)
             new_digests[unit] = digest(stored["files"])
-        inputs[unit] = stored["files"]
+        inputs[unit] = {rel: dict(info, imports=_interned(info.get("imports", [])))
+                        for rel, info in stored["files"].items()}
     fresh_inputs.clear()
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},

@@ -15,6 +15,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import pathspec
 
@@ -25,8 +26,10 @@ _SPECIAL = {stat.S_IFIFO: "a named pipe", stat.S_IFSOCK: "a socket",
             stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
 
 
-@dataclass(frozen=True, order=True)
-class SourceFile:
+class SourceFile(NamedTuple):
+    """A documented file as the scan saw it (a tuple: 12,000 of them are built, sorted and
+    compared on every build)."""
+
     rel: str            # POSIX path relative to the source root
     size: int
     mtime_ns: int
