@@ -163,8 +163,7 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
         test_command=f"python -m pytest {path}" if is_test(facts) and facts.get("language") == "python" else "",
         tests_using=tests_using, more_tests=max(0, len(test_users) - USED_BY_LIMIT),
         used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT),
-        related=[dict(name=other, link=layout.link(page, layout.docs_page(posixpath.join(folder, other))))
-                 for other in related],
+        related=[dict(name=other, link=layout.sibling_link(layout.docs_page(other))) for other in related],
         docs_name=posixpath.basename(page), docs_link=layout.link(page, page),
         kw_name=posixpath.basename(layout.kw_page(path)), kw_link=layout.link(page, layout.kw_page(path)),
         index_link=layout.link(page, layout.index_page(folder)),
@@ -200,12 +199,13 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     path = facts["path"]
     page = layout.kw_page(path)
     docs = layout.docs_page(path)
+    docs_name = posixpath.basename(docs)    # next to this page
     groups: dict[str, list] = {}
     for symbol in facts.get("symbols", []):
         title = KIND_GROUPS.get(symbol["kind"], "Identifiers")
         groups.setdefault(title, []).append(dict(
             name=symbol["name"], kind=kind_label(symbol), line=symbol["line"],
-            link=layout.link(page, docs, layout.anchor(symbol["kind"], symbol["name"], symbol["line"]))))
+            link=layout.sibling_link(docs_name, layout.anchor(symbol["kind"], symbol["name"], symbol["line"]))))
     ordered = [dict(title=title, keywords=sorted(groups[title], key=lambda k: (k["name"].lower(), k["name"], k["line"])))
                for title in GROUP_ORDER if title in groups]
     names = sorted({symbol["name"] for symbol in facts.get("symbols", [])}, key=lambda n: (n.lower(), n))
@@ -239,27 +239,26 @@ def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None
     return found
 
 
-_FENCE = re.compile(r"^(`{3,}|~{3,})")
+# the only lines that matter to the split: fence lines and ## headings (a page embeds thousands of others)
+_MARKS = re.compile(r"^(?:(`{3,}|~{3,})(.*)|## (.*))$", re.MULTILINE)
 
 
 def _sections(markdown: str) -> list[tuple[str, str]]:
     """``(title, body)`` of each ``##`` section, ignoring ``##`` lines inside fenced blocks."""
-    sections: list[tuple[str, list[str]]] = []
+    headings: list[tuple[str, int, int]] = []    # title, where its line starts and ends
     fence = ""
-    for line in markdown.split("\n"):
-        opener = _FENCE.match(line)
+    for mark in _MARKS.finditer(markdown):
+        ticks = mark.group(1)
         if fence:
-            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence) \
-                    and not line[len(opener.group(1)):].strip():
+            if ticks and ticks[0] == fence[0] and len(ticks) >= len(fence) and not mark.group(2).strip():
                 fence = ""
-        elif opener:
-            fence = opener.group(1)
-        elif line.startswith("## "):
-            sections.append((line[3:].strip(), []))
-            continue
-        if sections:
-            sections[-1][1].append(line)
-    return [(title, "\n".join(body)) for title, body in sections]
+        elif ticks:
+            fence = ticks
+        else:
+            headings.append((mark.group(3).strip(), mark.start(), mark.end()))
+    ends = [start - 1 for _, start, _ in headings[1:]] + [len(markdown)]
+    return [(title, markdown[line_end + 1:max(end, line_end + 1)])
+            for (title, _, line_end), end in zip(headings, ends)]
 
 
 def folder_index_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],

@@ -125,3 +125,36 @@ def test_facts_do_not_depend_on_the_hash_seed():
                                 text=True, check=True, env={**os.environ, "PYTHONHASHSEED": seed})
         outputs.add(result.stdout)
     assert len(outputs) == 1
+
+
+def _sections_line_by_line(markdown: str) -> list[tuple[str, str]]:
+    """The plain definition of a page's ## sections: walk every line, track fences."""
+    sections: list[tuple[str, list[str]]] = []
+    fence = ""
+    for line in markdown.split("\n"):
+        ticks = len(line) - len(line.lstrip(line[:1])) if line[:1] in ("`", "~") else 0
+        if fence:
+            if ticks >= 3 and line[0] == fence[0] and ticks >= len(fence) and not line[ticks:].strip():
+                fence = ""
+        elif ticks >= 3:
+            fence = line[:ticks]
+        elif line.startswith("## "):
+            sections.append((line[3:].strip(), []))
+            continue
+        if sections:
+            sections[-1][1].append(line)
+    return [(title, "\n".join(body)) for title, body in sections]
+
+
+MARKDOWN_LINES = ["## Overview", "## Original Source ", "## ", "##x", " ## Not", "```", "```python", "````",
+                  "~~~", "~~~~ ", "``` x", "text", "", "\r", "## Keywords\r", "`code`", "- item"]
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(MARKDOWN_LINES), max_size=14), st.booleans())
+def test_page_sections_skip_headings_inside_fences(lines, trailing_newline):
+    """The section map splits rendered pages without walking every embedded source line;
+    it must split exactly as the line-by-line definition does."""
+    from kwdocs.model import _sections
+    markdown = "\n".join(lines) + ("\n" if trailing_newline else "")
+    assert _sections(markdown) == _sections_line_by_line(markdown)
