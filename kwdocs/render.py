@@ -14,7 +14,6 @@ from typing import Any
 
 import jinja2
 import jinja2.bccache
-import jinja2.meta
 
 from kwdocs import output
 from kwdocs.config import STATE_FOLDER
@@ -69,6 +68,11 @@ def short_size(size: int) -> str:
         if size >= scale:
             return f"{size / scale:.1f} {unit}"
     return f"{size} B"
+
+
+# {% extends/include/import/from "name" %}: found without parsing the template, which every build
+# would pay for (a name in a comment only adds a dependency; names in variables are not followed)
+_REFERENCE = re.compile(r"""\{%[-+]?\s*(?:extends|include|import|from)\s+["']([^"']+)["']""")
 
 
 class StateBytecodeCache(jinja2.BytecodeCache):
@@ -129,7 +133,7 @@ class Renderer:
         return self.env.get_template(template).render(model)
 
     def fingerprint(self, template: str) -> str:
-        """Hash of a template and every template it includes, extends or imports."""
+        """Hash of a template and every template it includes, extends or imports by name."""
         digest = hashlib.sha256()
         seen: set[str] = set()
         pending = [template]
@@ -138,10 +142,14 @@ class Renderer:
             if name in seen:
                 continue
             seen.add(name)
-            source, _, _ = self.env.loader.get_source(self.env, name)
+            try:
+                source, _, _ = self.env.loader.get_source(self.env, name)
+            except jinja2.TemplateNotFound:
+                if name == template:
+                    raise
+                continue    # named in a comment or a raw block, say: not a real dependency
             digest.update(name.encode() + b"\0" + source.encode() + b"\0")
-            referenced = jinja2.meta.find_referenced_templates(self.env.parse(source))
-            pending.extend(sorted(ref for ref in referenced if ref))
+            pending.extend(sorted(set(_REFERENCE.findall(source))))
         return digest.hexdigest()
 
 

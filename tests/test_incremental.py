@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kwdocs.watch import clear_caches
 from tests.conftest import changed_files, run_kwdocs, snapshot
 from tests.output_checks import pages
 
@@ -102,6 +103,26 @@ def test_template_edit_rewrites_only_pages_of_that_template(built, tmp_path):
     assert "## About This File" in (out / "README.md_kw.md").read_text()
 
 
+def test_editing_an_included_template_rewrites_the_pages_that_include_it(built, tmp_path):
+    """An override may pull in partials; a page depends on every template it names."""
+    tree, out, build = built
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    shipped = Path(__file__).parent.parent / "templates" / "folder_doc.md.j2"
+    text = shipped.read_text()
+    footer = text[text.rindex("---"):]
+    (templates / "folder_doc.md.j2").write_text(text.replace(footer, '{%- include "footer.md.j2" %}\n'))
+    (templates / "footer.md.j2").write_text("---\n\n*Documented by kwdocs*\n")
+    build("--templates", str(templates))
+    assert "*Documented by kwdocs*" in (out / "doc.md").read_text()
+    (templates / "footer.md.j2").write_text("---\n\n*Documented by kwdocs, with a partial*\n")
+    clear_caches()    # these builds share one process: forget the templates, as a restarted watch does
+    written = build("--templates", str(templates))
+    doc_pages = {p.relative_to(out).as_posix() for p in out.rglob("doc.md")}
+    assert written == doc_pages
+    assert "*Documented by kwdocs, with a partial*" in (out / "geometry/doc.md").read_text()
+
+
 def test_configuration_change_rewrites_affected_pages(built):
     tree, out, build = built
     written = build("--project-name", "Renamed Geometry")
@@ -191,7 +212,6 @@ def test_folder_losing_its_own_files_updates_its_index(built):
 def test_split_keyword_index_incremental_equals_cold(golden_tree, tmp_path, monkeypatch):
     """Letter pages behind a letter bar stay equal to a cold build as letters come and go."""
     from kwdocs import keywords
-    from tests.output_checks import pages
 
     monkeypatch.setattr(keywords, "SPLIT_THRESHOLD", 5)
     out = tmp_path / "inc"
