@@ -340,3 +340,10 @@ def test_leading_comment_skips_licence_and_cuts_long_text_visibly() -> None:
     assert summary.startswith("line 0\nline 1")
     assert summary.endswith("…")
     assert len(summary.split("\n")) == shell.DOC_MAX_LINES + 1
+
+
+def test_yaml_merge_key_is_not_a_key_but_a_quoted_one_is() -> None:
+    text = "base: &base {a: 1}\n<<: *base\n'<<': literal\n"
+    assert set(yaml.safe_load(text)) == {"base", "a", "<<"}      # the plain << merged, the quoted one is a key
+    result = data.extract(text, "x.yaml")
+    assert [s["name"] for s in result["symbols"]] == ["base", "<<"]

@@ -99,7 +99,7 @@ def _yaml_keys(text: str, keys: list[dict[str, Any]]) -> None:
             if stack and stack[-1] is not None:
                 stack[-1] = not stack[-1]
             if (is_key and len(stack) == 1 and isinstance(event, yaml.ScalarEvent)
-                    and event.value and event.value != "<<"):
+                    and event.value and not (event.value == "<<" and not event.style)):  # a plain << merges
                 keys.append(_key(_yaml_written(event, text), line_of(event.start_mark)))
             if isinstance(event, yaml.MappingStartEvent):
                 stack.append(True)
