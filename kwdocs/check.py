@@ -104,21 +104,22 @@ def render_again(config: Config, scanned: ScanResult, units: dict[str, dict[str,
                  pages: set[str]) -> tuple[int, int]:
     """Forget that these pages are up to date and run their steps again; (written, removed)."""
     from kwdocs import build  # parsers and templates: only when something must be redone
-    unit_of = {rel: (folder, unit) for folder, split in units.items() for unit, rels in split.items() for rel in rels}
+    # pages back to their sources, through the layout itself (it escapes some folder names)
+    file_of = {page: (rel, folder, unit) for folder, split in units.items() for unit, rels in split.items()
+               for rel in rels for page in (layout.docs_page(rel), layout.kw_page(rel))}
+    folder_of = {page: folder for folder in scanned.folders()
+                 for page in (layout.index_page(folder), layout.doc_page(folder))}
     by_unit: dict[tuple[str, str], set[str]] = {}
     folders: set[str] = set()
     keywords = False
     for page in pages:
-        for suffix in (layout.DOCS_SUFFIX, layout.KW_SUFFIX):
-            if page.endswith(suffix) and page[: -len(suffix)] in unit_of:
-                by_unit.setdefault(unit_of[page[: -len(suffix)]], set()).add(page[: -len(suffix)])
-                break
-        else:
-            name = posixpath.basename(page)
-            if name in ("index.md", "doc.md"):
-                folders.add(posixpath.dirname(page))
-            elif "/" not in page and name.startswith("keywords"):
-                keywords = True
+        if page in file_of:
+            rel, folder, unit = file_of[page]
+            by_unit.setdefault((folder, unit), set()).add(rel)
+        elif page in folder_of:
+            folders.add(folder_of[page])
+        elif "/" not in page and page.startswith("keywords"):
+            keywords = True
     written = removed = 0
     for (folder, unit), rels in sorted(by_unit.items()):
         manifest = build.load_shard(config, build.PAGES, unit).get("files", {})

@@ -3,12 +3,12 @@
 The output mirrors the source tree: ``a/b/c.py`` gets ``a/b/c.py_docs.md`` and
 ``a/b/c.py_kw.md``; every folder gets ``index.md`` and ``doc.md``; the root gets
 ``keywords.md`` (or per-letter pages).  Mirrored pages always end in
-``_docs.md``/``_kw.md`` or are ``index.md``/``doc.md``, so no two can clash.
+``_docs.md``/``_kw.md`` or are ``index.md``/``doc.md``, so no two can clash;
+a source folder named like a page gets an output folder ending in ``~``.
 """
 from __future__ import annotations
 
 import hashlib
-import posixpath
 import re
 from urllib.parse import quote
 
@@ -16,20 +16,40 @@ DOCS_SUFFIX = "_docs.md"
 KW_SUFFIX = "_kw.md"
 
 
+# A source folder whose name ends in ".md" (``index.md/``, ``x.py_docs.md/``) or is the state
+# folder's would clash with a page or with kwdocs' state: its output folder gets one more "~".
+# Names already ending in such a "~" get one more too, so no two folders share an output folder.
+_CLASHING_FOLDER = re.compile(r"(?:.*\.md|\.kwdocs)~*")
+
+
+def output_folder(folder: str) -> str:
+    """Where a source folder's pages go: the same path, clashing names escaped (see above)."""
+    if ".md" not in folder and ".kwdocs" not in folder:
+        return folder
+    return "/".join(part + "~" if _CLASHING_FOLDER.fullmatch(part) else part for part in folder.split("/"))
+
+
+def _page(rel: str, suffix: str) -> str:
+    if ".md" not in rel and ".kwdocs" not in rel:
+        return rel + suffix
+    folder, _, name = rel.rpartition("/")
+    return f"{output_folder(folder)}/{name}{suffix}" if folder else name + suffix
+
+
 def docs_page(rel: str) -> str:
-    return rel + DOCS_SUFFIX
+    return _page(rel, DOCS_SUFFIX)
 
 
 def kw_page(rel: str) -> str:
-    return rel + KW_SUFFIX
+    return _page(rel, KW_SUFFIX)
 
 
 def index_page(folder: str) -> str:
-    return posixpath.join(folder, "index.md") if folder else "index.md"
+    return f"{output_folder(folder)}/index.md" if folder else "index.md"
 
 
 def doc_page(folder: str) -> str:
-    return posixpath.join(folder, "doc.md") if folder else "doc.md"
+    return f"{output_folder(folder)}/doc.md" if folder else "doc.md"
 
 
 def keywords_page(letter: str | None = None) -> str:

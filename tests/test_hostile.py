@@ -344,3 +344,25 @@ def test_names_without_a_letter_never_overwrite_the_keyword_index(tmp_path, caps
     index = (tmp_path / "out" / "keywords.md").read_text(encoding="utf-8")
     assert "Pick a letter" in index and "keywords-other.md" in index
     assert "`_`" in (tmp_path / "out" / "keywords-other.md").read_text(encoding="utf-8")
+
+
+def test_folders_named_like_pages_or_the_state_get_pages_of_their_own(tmp_path, capsys):
+    """A source folder ``index.md/`` once failed the build: its output folder stood where its
+    parent's index page belongs.  Such folders (and ``.kwdocs/``) get escaped output folders."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    sources = ["index.md/mod.py", "pkg/doc.md/m.py", "a.py", "a.py_docs.md/w.py", "keywords-A.md/k.py",
+               ".kwdocs/state.py", "index.md~/tilde.py", "site/s.py"]
+    for number, rel in enumerate(sources):
+        _put(src / rel, f"def function_{number}():\n    return {number}\n".encode())
+    code, problems = build_in_process(src, out, capsys)
+    assert (code, problems) == (0, [])
+    written = pages(out)
+    documented = {rel for rel in sources
+                  if any(page.endswith(rel.rpartition("/")[2] + "_kw.md") and f"function_{sources.index(rel)}"
+                         in text.decode() for page, text in written.items())}
+    assert documented == set(sources)
+    root_index = written["index.md"].decode()
+    assert "| [`index.md/`](./index.md~/index.md) |" in root_index      # shown by its real name
+    assert "| [`index.md~/`](./index.md~~/index.md) |" in root_index
+    assert broken_links(out) == []
+    assert main(["check", "--src", str(src), "--out", str(out)]) == 0
