@@ -56,7 +56,11 @@ def main(argv: list[str] | None = None) -> int:
         for problem in error.problems:
             print(f"kwdocs: {problem}", file=sys.stderr)
         return 2
-    return args.module.run(config, args)
+    try:
+        return args.module.run(config, args)
+    except KeyboardInterrupt:   # Ctrl-C: pages are whole (atomic writes); the next build goes on
+        print("kwdocs: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

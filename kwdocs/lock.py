@@ -4,8 +4,9 @@ A hook may run while ``kwdocs watch`` is building: the second process waits
 for the first (saying so) instead of interleaving writes.  ``flock`` is
 released by the kernel when a process dies, so a killed build leaves no stale
 lock behind; it does leave its pid in the lock file (a holder that lets go in
-good order empties it), and the next holder then sweeps away the temporary
-files of the writes it never finished.
+good order empties it; one interrupted or failing with an error does not), and
+the next holder then sweeps away the temporary files of the writes it never
+finished.
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Itera
     state.mkdir(parents=True, exist_ok=True)
     output.write_if_changed(state, state / ".gitignore", "# kwdocs' own state: never commit it\n*\n")
     handle = open(state / "lock", "a+")
-    held = False
+    held = finished = False
     try:
         deadline = None if wait is None else time.monotonic() + wait
         told = False
@@ -55,9 +56,12 @@ def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Itera
         handle.write(f"{os.getpid()}\n")
         handle.flush()
         yield
+        finished = True
     finally:
-        if held:
+        if held and finished:
             handle.truncate(0)  # released in good order: nothing for the next holder to sweep
+        # else (Ctrl-C, an error): workers may have died mid-write.  The pid stays, and the next
+        # holder sweeps, once the kernel lets it in, that is once every worker is gone
         handle.close()
 
 

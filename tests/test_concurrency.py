@@ -165,3 +165,25 @@ def test_a_killed_parallel_build_leaves_no_worker_holding_the_lock(tree, out):
     assert result.returncode == 0, result.stderr
     assert pages(out) == clean
     assert temporaries(out) == []
+
+
+def test_ctrl_c_stops_a_parallel_build_cleanly_and_the_next_build_tidies_up(tmp_path):
+    """Ctrl-C: one line, exit code 130, no traceback; the lock keeps the pid, so the next build
+    sweeps any write a worker never finished, and ends where a clean build does."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    make_tree(src, folders=16, files=40)
+    process = subprocess.Popen(kwdocs_command("build", "--src", str(src), "--out", str(out), "-j", "2"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    wait_for_lock_holder(out, process)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    code, _, stderr = finish(process)
+    assert (code, stderr) == (130, "kwdocs: interrupted\n")
+    assert (out / ".kwdocs" / "lock").read_text().strip() == str(process.pid)
+    assert run_build(src, out, "-j", "2").returncode == 0
+    assert temporaries(out) == []
+    assert (out / ".kwdocs" / "lock").read_text() == ""
+    clean = tmp_path / "clean"
+    assert run_build(src, clean).returncode == 0
+    assert pages(clean) == pages(out)
