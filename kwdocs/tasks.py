@@ -14,7 +14,7 @@ from typing import Callable
 
 from doit.tools import config_changed
 
-from kwdocs import build, pages
+from kwdocs import build, layout, pages
 from kwdocs.checker import checker_for
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
@@ -38,12 +38,19 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     0.1 s at 12,000 files); link, keywords and assemble always cover every unit.
     """
     wanted = only or (lambda kind, unit: True)
-    folder_names = {folder: [posixpath.basename(f.rel) for f in files]
-                    for folder, files in scanned.by_folder().items()}
+    by_folder = scanned.by_folder()
+    folder_names = {folder: [f.rel.rpartition("/")[2] for f in files] for folder, files in by_folder.items()}
     folder_units = {folder: build.units_of(folder, names) for folder, names in folder_names.items()}
-    units = {unit: (folder, [posixpath.join(folder, name) for name in names])
-             for folder, split in folder_units.items() for unit, names in split.items()}
-    shards = [str(build.shard(config, build.FACTS, unit)) for unit in units]
+    units: dict[str, tuple[str, list[str]]] = {}
+    for folder, split in folder_units.items():
+        if len(split) == 1:     # the folder is its own unit: its files in scan order
+            units[folder] = (folder, [f.rel for f in by_folder[folder]])
+        else:
+            units.update((unit, (folder, [posixpath.join(folder, name) for name in names]))
+                         for unit, names in split.items())
+    facts_folder = str(config.state / build.FACTS)    # str(shard(...)) for every unit cost an edit 10 ms
+    links_folder = str(config.state / build.LINKS)
+    shards = [f"{facts_folder}/{layout.state_name(unit)}" for unit in units]
     all_folders = scanned.folders()
 
     def task_extract():
@@ -66,7 +73,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         return {
             "actions": [(build.link_tree, [config, list(units)])],
             "file_dep": shards,
-            "targets": [str(build.shard(config, build.LINKS, unit)) for unit in units],
+            "targets": [f"{links_folder}/{layout.state_name(unit)}" for unit in units],
             "uptodate": [config_changed({"units": list(units), "roots": list(config.include_roots)})],
             "verbosity": 0,
         }

@@ -24,6 +24,7 @@ from tests.conftest import run_kwdocs
 from tests.output_checks import kwdocs_command, pages, run_build, temporaries
 
 COLD_KILLS, INCREMENTAL_KILLS = 13, 7
+SPREAD = 0.9   # kills are spread over this much of a measured build: runs vary on a shared machine
 RECOVERY_TIMEOUT = 120
 
 
@@ -109,9 +110,9 @@ def test_sigkill_at_any_moment_leaves_old_or_new_pages(corpus_slice: Path, tmp_p
 
     landed = 0
     for index in range(COLD_KILLS):
-        moment = f"cold build killed at {(index + 0.5) / COLD_KILLS:.0%}"
+        moment = f"cold build killed at {SPREAD * (index + 0.5) / COLD_KILLS:.0%}"
         shutil.rmtree(out, ignore_errors=True)
-        in_time, group = killed_build(src, out, cold_seconds * (index + 0.5) / COLD_KILLS)
+        in_time, group = killed_build(src, out, SPREAD * cold_seconds * (index + 0.5) / COLD_KILLS)
         landed += in_time
         check_old_or_new(out, {}, before, moment)
         recover_and_compare(src, out, before, moment, group)
@@ -126,11 +127,15 @@ def test_sigkill_at_any_moment_leaves_old_or_new_pages(corpus_slice: Path, tmp_p
     shutil.copytree(finished, out, symlinks=True)
     incremental_seconds = build_ok(src, out)
     assert pages(out) == after
-    for index in range(INCREMENTAL_KILLS):
-        moment = f"incremental build killed at {(index + 0.5) / INCREMENTAL_KILLS:.0%}"
+    for _ in range(2):   # a short build: kill within the fastest of three, or the late kills come too late
         shutil.rmtree(out)
         shutil.copytree(finished, out, symlinks=True)
-        in_time, group = killed_build(src, out, incremental_seconds * (index + 0.5) / INCREMENTAL_KILLS)
+        incremental_seconds = min(incremental_seconds, build_ok(src, out))
+    for index in range(INCREMENTAL_KILLS):
+        moment = f"incremental build killed at {SPREAD * (index + 0.5) / INCREMENTAL_KILLS:.0%}"
+        shutil.rmtree(out)
+        shutil.copytree(finished, out, symlinks=True)
+        in_time, group = killed_build(src, out, SPREAD * incremental_seconds * (index + 0.5) / INCREMENTAL_KILLS)
         landed += in_time
         check_old_or_new(out, before, after, moment)
         recover_and_compare(src, out, after, moment, group)
