@@ -26,9 +26,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs import layout, ledger, snapshot, state, summary, workers
+from kwdocs import layout, ledger, snapshot, state, summary
 from kwdocs.config import Config
-from kwdocs.runner import build_namespace, run_build
+from kwdocs.runner import build_namespace, run_build, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder
 
 RESCAN_LIMIT = 256      # more folders to rescan than this: one full scan is cheaper
@@ -272,13 +272,7 @@ class Rebuilder:
 
     def _doit(self, tasks: dict, units: int) -> int:
         """One doit run over the namespace; in worker processes when there is enough to share."""
-        from doit.cmd_base import ModuleTaskLoader
-        from doit.doit_cmd import DoitMain
-
-        jobs = self.config.jobs if self.parallel and units >= PARALLEL_UNITS else 1
-        argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
-        with workers.dying_with_builder():
-            return DoitMain(ModuleTaskLoader(tasks)).run(argv)
+        return run_doit(tasks, self.config.jobs if self.parallel and units >= PARALLEL_UNITS else 1)
 
     def _settled(self, scanned: ScanResult, code: int) -> None:
         """Remember the tree as built; only a successful build's snapshot vouches for the state."""

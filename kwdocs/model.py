@@ -261,6 +261,11 @@ def _sections(markdown: str) -> list[tuple[str, str]]:
             for (title, _, line_end), end in zip(headings, ends)]
 
 
+def _own_names(files: list[Facts]) -> list[str]:
+    """The names of a folder's own files (the part of each path after the folder)."""
+    return [facts["path"].rpartition("/")[2] for facts in files]
+
+
 def folder_index_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],
                        has_keyword_index: bool) -> dict:
     page = layout.index_page(folder)
@@ -276,14 +281,14 @@ def folder_index_model(folder: str, *, project: str, files: list[Facts], subfold
                     lines=f.get("lines", 0), keywords=f.get("keyword_count", len(f.get("symbols", []))),
                     docs_link=layout.sibling_link(layout.docs_page(name)),
                     kw_link=layout.sibling_link(layout.kw_page(name)))
-               for f in files for name in (posixpath.basename(f["path"]),)],
+               for f, name in zip(files, _own_names(files))],
     )
 
 
 def folder_doc_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],
                      total_files: int) -> dict:
     page = layout.doc_page(folder)
-    names = [facts["path"].rpartition("/")[2] for facts in files]   # a folder's own files: no "/" left
+    names = _own_names(files)
     languages: dict[str, dict] = {}
     for facts in files:
         entry = languages.setdefault(facts["type_label"], dict(type_label=facts["type_label"], files=0, lines=0, size=0))

@@ -43,15 +43,9 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     code = _run_changed_units(config, scanned, quiet, stream, counts, started)
     if code is not None:
         return code
-    from doit.cmd_base import ModuleTaskLoader
-    from doit.doit_cmd import DoitMain
-
     snapshot.forget(config)
     tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
-    jobs = jobs or config.jobs
-    argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
-    with workers.dying_with_builder():  # a killed build must not leave workers holding the lock
-        code = DoitMain(ModuleTaskLoader(tasks)).run(argv)
+    code = run_doit(tasks, jobs or config.jobs)
     if counts is not None:
         for key in ("written", "removed"):
             counts[key] = counts.get(key, 0) + tasks["DOIT_CONFIG"]["reporter"].counts[key]
@@ -59,6 +53,16 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
         snapshot.save(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
     return code
+
+
+def run_doit(tasks: dict, jobs: int) -> int:
+    """doit's ``run`` over a namespace, in ``jobs`` worker processes when more than one."""
+    from doit.cmd_base import ModuleTaskLoader
+    from doit.doit_cmd import DoitMain
+
+    argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
+    with workers.dying_with_builder():  # a killed build must not leave workers holding the lock
+        return DoitMain(ModuleTaskLoader(tasks)).run(argv)
 
 
 DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses every core

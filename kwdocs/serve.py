@@ -70,20 +70,22 @@ class SiteHandler(SimpleHTTPRequestHandler):
         super().__init__(*args, directory=self.site, **kwargs)
 
     def do_GET(self) -> None:
-        if self._refused():
-            return
-        if urlsplit(self.path).path == VERSION_PATH:
-            self._send_version(head=False)
-            return
-        super().do_GET()
+        self._answer(head=False)
 
     def do_HEAD(self) -> None:
+        self._answer(head=True)
+
+    def _answer(self, head: bool) -> None:
+        """GET and HEAD alike: refuse unknown hosts, answer the version probe, else serve a file."""
         if self._refused():
             return
         if urlsplit(self.path).path == VERSION_PATH:
-            self._send_version(head=True)
+            self._send_version(head=head)
             return
-        super().do_HEAD()
+        if head:
+            super().do_HEAD()
+        else:
+            super().do_GET()
 
     def _refused(self) -> bool:
         host = self.headers.get("Host")

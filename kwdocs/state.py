@@ -34,8 +34,14 @@ def units_of(folder: str, names: list[str]) -> dict[str, list[str]]:
     return {unit: members for unit, members in units.items() if members}
 
 
+def shard_path(config: Config, kind: str, unit: str) -> str:
+    """Where a unit's shard of a kind lives, as the text doit compares dependencies by (built
+    without ``Path`` objects: the task namespace names one per unit, 12,000 of them)."""
+    return f"{config.state}/{kind}/{layout.state_name(unit)}"
+
+
 def shard(config: Config, kind: str, unit: str) -> Path:
-    return config.state / kind / layout.state_name(unit)
+    return Path(shard_path(config, kind, unit))
 
 
 def load_shard(config: Config, kind: str, unit: str) -> dict:

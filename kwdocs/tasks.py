@@ -14,10 +14,11 @@ from typing import Callable
 
 from doit.tools import config_changed
 
-from kwdocs import build, layout, pages
+from kwdocs import build, pages
 from kwdocs.checker import checker_for
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
+from kwdocs.state import FACTS, LINKS, shard_path
 
 
 def doit_config(config: Config) -> dict:
@@ -48,9 +49,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         else:
             units.update((unit, (folder, [posixpath.join(folder, name) for name in names]))
                          for unit, names in split.items())
-    facts_folder = str(config.state / build.FACTS)    # str(shard(...)) for every unit cost an edit 10 ms
-    links_folder = str(config.state / build.LINKS)
-    shards = [f"{facts_folder}/{layout.state_name(unit)}" for unit in units]
+    shards = [shard_path(config, FACTS, unit) for unit in units]
     all_folders = scanned.folders()
 
     def task_extract():
@@ -63,7 +62,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
                 "name": unit or ".",
                 "actions": [(build.extract_unit, [config, unit, rels])],
                 "file_dep": [str(config.src / rel) for rel in rels],
-                "targets": [str(build.shard(config, build.FACTS, unit))],
+                "targets": [shard_path(config, FACTS, unit)],
                 "uptodate": [config_changed(key)],
                 "verbosity": 0,
             }
@@ -73,7 +72,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         return {
             "actions": [(build.link_tree, [config, list(units)])],
             "file_dep": shards,
-            "targets": [f"{links_folder}/{layout.state_name(unit)}" for unit in units],
+            "targets": [shard_path(config, LINKS, unit) for unit in units],
             "uptodate": [config_changed({"units": list(units), "roots": list(config.include_roots)})],
             "verbosity": 0,
         }
@@ -88,7 +87,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             yield {
                 "name": unit or ".",
                 "actions": [(build.render_unit, [config, unit, names])],
-                "file_dep": [str(build.shard(config, build.FACTS, unit)), str(build.shard(config, build.LINKS, unit))],
+                "file_dep": [shard_path(config, FACTS, unit), shard_path(config, LINKS, unit)],
                 # siblings decide each page's Related Files: a file added next door re-checks the unit
                 "uptodate": [config_changed({"templates": keys,
                                              "siblings": hashlib.sha1("\0".join(names).encode(
