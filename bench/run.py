@@ -661,13 +661,23 @@ def freeze(kwdocs: list[str], work: Path) -> list[str]:
     shutil.copytree(REPO / "kwdocs", code / "kwdocs", ignore=skip)
     shutil.copytree(REPO / "templates", code / "kwdocs" / "templates", ignore=skip)
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH")]))
-    if kwdocs[1:] == ["-m", "kwdocs"]:
-        return kwdocs
-    script = Path(shutil.which(kwdocs[0]) or kwdocs[0])
+    command = kwdocs if kwdocs[1:] == ["-m", "kwdocs"] else [_python_of(kwdocs[0]), "-m", "kwdocs"]
+    # compiled once, as an installed package is: with PYTHONDONTWRITEBYTECODE set (as on these
+    # machines) every run would otherwise compile kwdocs' modules again, 30-50 ms of each edit
+    subprocess.run([command[0], "-m", "compileall", "-q", str(code)], check=True, stdout=subprocess.DEVNULL)
+    return command
+
+
+def _python_of(script_name: str) -> str:
+    """The interpreter named on the first line of a console script."""
+    script = Path(shutil.which(script_name) or script_name)
     first_line = script.read_bytes()[:200].split(b"\n", 1)[0].decode(errors="replace")
-    if not first_line.startswith("#!"):
+    words = shlex.split(first_line[2:].strip()) if first_line.startswith("#!") else []
+    if words and Path(words[0]).name == "env":  # "#!/usr/bin/env python3": the interpreter comes next
+        words = [word for word in words[1:] if not word.startswith("-")]
+    if not words or not Path(words[0]).name.startswith("python"):   # a wrapper (a pyenv shim, say)
         raise SystemExit(f"bench: --freeze cannot tell the Python of {script}; give --kwdocs 'PYTHON -m kwdocs'")
-    return [*shlex.split(first_line[2:].strip())[:1], "-m", "kwdocs"]
+    return words[0]
 
 
 def version_of(kwdocs: list[str]) -> str:

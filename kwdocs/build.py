@@ -31,9 +31,11 @@ from kwdocs.config import Config
 from kwdocs.extract import extract_bytes, extract_text
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
+from kwdocs.facts import identity as facts_identity
 from kwdocs.render import renderer_for
 from kwdocs.rules import RuleSet
 from kwdocs.snapshot import code_fingerprint
+from kwdocs.workers import collector_paused
 
 from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
     FACTS, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, shard_path, units_of, written_pages)
@@ -131,6 +133,7 @@ def extract_settled(config: Config, rel: str) -> Facts:
 
 # ---------------------------------------------------------------- extract
 
+@collector_paused()
 def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str]) -> dict:
     """Bring the unit's facts shard up to date, re-extracting only changed files."""
     old = load_shard(config, FACTS, unit)
@@ -146,6 +149,11 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
             continue
         files[rel] = extract_settled(config, rel)
         extracted += 1
+    # what linking and folder pages need of the facts, made here where the work runs on every core
+    # (the link and assemble steps, which see the whole tree, run alone); the facts shard goes last:
+    # the later steps key on it
+    save_shard(config, LINK_INPUTS, unit, {"files": _link_inputs(files)})
+    save_shard(config, ROWS, unit, _unit_rows(files))
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     return {"files": len(rels), "extracted": extracted}
 
@@ -155,6 +163,17 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
     return {rel: {"language": facts.get("language", ""), "imports": _interned(facts.get("imports", [])),
                   "test": model.is_test(facts)} for rel, facts in files.items()}
+
+
+def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
+    """A unit's link inputs as extraction left them (made again from its facts if lost or damaged)."""
+    stored = load_shard(config, LINK_INPUTS, unit)
+    if not isinstance(stored.get("files"), dict):
+        stored = {"files": _link_inputs(load_shard(config, FACTS, unit).get("files", {}))}
+        save_shard(config, LINK_INPUTS, unit, stored)
+    for info in stored["files"].values():
+        _interned(info.get("imports", []))
+    return stored["files"]
 
 
 def _interned(imports: list) -> list:
@@ -182,6 +201,7 @@ def changed_units(config: Config, units: list[str], changed: list[str] | None) -
     return {unit for unit in units if shard_path(config, FACTS, unit) in changed_paths}
 
 
+@collector_paused()
 def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     """Resolve imports and includes across the tree; write the link shards that changed.
 
@@ -199,30 +219,16 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     fresh_inputs: dict[str, dict] = {}
     for unit in units:
         if unit not in digests or unit in changed_set:
-            fresh_inputs[unit] = _link_inputs(load_shard(config, FACTS, unit).get("files", {}))
+            fresh_inputs[unit] = _stored_link_inputs(config, unit)
     new_digests = {unit: digest(inputs) for unit, inputs in fresh_inputs.items()}
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
             and meta.get("roots") == list(config.include_roots)):
         return {"link_shards": 0}
-    inputs: dict[str, dict] = {}
-    for unit in units:
-        if unit in fresh_inputs:
-            inputs[unit] = fresh_inputs[unit]
-            if new_digests[unit] != digests.get(unit):
-                save_shard(config, LINK_INPUTS, unit, {"files": inputs[unit]})
-            continue
-        stored = load_shard(config, LINK_INPUTS, unit)
-        if "files" not in stored:     # lost or damaged: from the facts again
-            stored = {"files": _link_inputs(load_shard(config, FACTS, unit).get("files", {}))}
-            save_shard(config, LINK_INPUTS, unit, stored)
-            new_digests[unit] = digest(stored["files"])
-        for info in stored["files"].values():
-            _interned(info.get("imports", []))
-        inputs[unit] = stored["files"]
+    inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
                              {rel: info["imports"] for rel, info in flat.items() if info["imports"]},
-                             config.include_roots, in_place=True)   # the inputs were saved above
+                             config.include_roots, in_place=True)   # the inputs are saved in their shards
     tests = {rel for rel, info in flat.items() if info["test"]}
     written = 0
     for unit, entry in inputs.items():
@@ -241,20 +247,21 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
 
 # ---------------------------------------------------------------- render
 
+@collector_paused()
 def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
     """Render the pages of the unit's files whose inputs changed; remove pages of gone files."""
     facts_by_file: dict[str, Facts] = load_shard(config, FACTS, unit).get("files", {})
     links = load_shard(config, LINKS, unit).get("files", {})
     manifest = load_shard(config, PAGES, unit).get("files", {})
     renderer = renderer_for(config.templates, config.out)
-    keys = [render_key(config, name) for name in pages.FILE_TEMPLATES]
+    keys = [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
     siblings = model.Siblings(folder_names)
     mask = rules_for(config).mask_secrets
     written = removed = 0
     new_manifest: dict[str, str] = {}
     for rel, facts in sorted(facts_by_file.items()):
         related = siblings.related(posixpath.basename(rel))
-        key = digest(facts, links.get(rel), related, keys)
+        key = digest(facts_identity(facts), links.get(rel), related, keys)
         new_manifest[rel] = key
         if manifest.get(rel) == key:
             continue
@@ -274,9 +281,10 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
 
 # ---------------------------------------------------------------- keywords
 
-Entries = tuple[int, str]   # a unit's index entries for one letter: how many, and as compact JSON
+Entries = keywords.Entries
 
 
+@collector_paused()
 def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict:
     """Update the repository-wide keyword pages whose letters gained, lost or moved entries.
 
@@ -286,11 +294,18 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     time: on a 100,000-file tree the whole index as Python lists took 500 MB.
     """
     root = config.state / "keywords"
+
+    def rows_path(page: str) -> Path:
+        """Where a keyword page's rendered rows are kept (see ``pages.keyword_rows``)."""
+        return root / f"rows-{page.removesuffix('.md')}.json"
+
     renderer = renderer_for(config.templates, config.out)
     key = render_key(config, pages.KEYWORDS_TEMPLATE)
     meta = output.read_json(root / "meta.json", {}) or {}
     fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
     known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
+    for stale_table in sorted(root.glob("letter-*.json")) if fresh and root.is_dir() else ():
+        output.remove(config.out, stale_table)    # one JSON document per letter, as earlier versions kept them
     counts: dict[str, int] = {} if fresh else meta.get("counts", {})
     changed_set = changed_units(config, units, changed)
     updates: dict[str, dict[str, Entries]] = {}   # letter -> unit -> its entries (none: drop)
@@ -312,13 +327,14 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def table_of(letter: str) -> dict[str, Entries]:
         """A letter's table, unit -> its entries, as the last build left it."""
-        stored = {} if fresh else output.read_json(root / f"letter-{letter}.json", {}) or {}
-        return {unit: (len(entries), _compact(entries)) for unit, entries in stored.items()}
+        return {} if fresh else keywords.read_table(root / f"letter-{letter}.jsonl")
 
     kept: dict[str, dict[str, Entries]] = {}     # tables updated here that a page still needs
+    touched: set[str] = set()                    # names whose places changed: their rows are stale
     for letter, changes in sorted(updates.items()):
         table = table_of(letter)
         for unit, entries in changes.items():
+            touched.update(_names_changed(json.loads(table.get(unit, (0, "[]"))[1]), json.loads(entries[1])))
             if entries[0]:
                 table[unit] = entries
             else:
@@ -326,7 +342,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         counts[letter] = sum(count for count, _ in table.values())
         if not counts[letter]:
             counts.pop(letter)
-        _write_table(config, root / f"letter-{letter}.json", table)
+        output.write_if_changed(config.out, root / f"letter-{letter}.jsonl", keywords.table_text(table))
         kept[letter] = table
     updates.clear()
     all_letters = keywords.sorted_letters(set(counts))
@@ -338,17 +354,38 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         table = kept.pop(letter, None) or table_of(letter)
         return [entry for unit in sorted(table) for entry in json.loads(table[unit][1])]
 
+    def cached_rows(page: str) -> pages.RowCache:
+        """The rows a page had that are still right: those of names no changed unit defines."""
+        stored = {} if fresh else output.read_json(rows_path(page), {}) or {}
+        return {name: row for name, row in stored.items() if name not in touched and isinstance(row, str)}
+
     written = 0
     if everything_again or kept:
-        for page, text in pages.keyword_pages(config, renderer, entries_of, counts, to_render):
+        for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows):
             written += output.write_if_changed(config.out, config.out / page, text)
+            if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
+                output.write_if_changed(config.out, rows_path(page), _compact(rows))
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
-    removed = sum(output.remove(config.out, config.out / page)
-                  for page in sorted(set(meta.get("pages", [])) - wanted))
+    removed = 0
+    for page in sorted(set(meta.get("pages", [])) - wanted):
+        removed += output.remove(config.out, config.out / page)
+        output.remove(config.out, rows_path(page))
     output.write_json(config.out, root / "meta.json", {"key": key, "units": known, "counts": counts,
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return {"written": written, "removed": removed}
+
+
+def _names_changed(before: list[list], after: list[list]) -> set[str]:
+    """The names whose index entries (places) differ between two versions of a unit's entries."""
+    def places(entries: list[list]) -> dict[str, list[list]]:
+        found: dict[str, list[list]] = {}
+        for entry in entries:
+            found.setdefault(entry[0], []).append(entry)
+        return found
+
+    old, new = places(before), places(after)
+    return {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
 
 
 def _compact(value: object) -> str:
@@ -356,14 +393,9 @@ def _compact(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _write_table(config: Config, path: Path, table: dict[str, Entries]) -> None:
-    """``output.write_json`` of a table whose entries are already JSON, byte for byte."""
-    output.write_if_changed(config.out, path, "{" + ",".join(
-        f"{_compact(unit)}:{table[unit][1]}" for unit in sorted(table)) + "}")
-
-
 # ---------------------------------------------------------------- assemble
 
+@collector_paused()
 def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: list[str],
              changed: list[str]) -> dict:
     """Write the index.md and doc.md of folders whose content changed; prune what is gone.
@@ -382,18 +414,12 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     problems: dict[str, list] = {} if fresh else meta.get("problems", {})
     changed_set = changed_units(config, [unit for units in folder_units.values() for unit in units], changed)
     counts = dict(meta.get("counts", {})) if not fresh else {}
-    stale: dict[str, list[str]] = {}
-    for folder, units in folder_units.items():
-        if fresh or known_units.get(folder) != units:
-            stale[folder] = list(units)
-        else:
-            touched = [unit for unit in units if unit in changed_set]
-            if touched:
-                stale[folder] = touched
+    stale = dict.fromkeys(folder for folder, units in folder_units.items()   # folders whose files changed
+                          if fresh or known_units.get(folder) != units or any(unit in changed_set for unit in units))
     emptied = set(known_units) - set(folder_units)   # folders that lost all their own files
     rows_by_folder: dict[str, tuple[list[dict], list[str]]] = {folder: ([], []) for folder in emptied}
-    for folder, units in stale.items():
-        rows_by_folder[folder] = _folder_rows(config, folder_units[folder], set(units), problems)
+    for folder in stale:
+        rows_by_folder[folder] = _folder_rows(config, folder_units[folder], problems)
         counts[folder] = len(rows_by_folder[folder][0])
     counts = {folder: counts.get(folder, 0) for folder in folder_units}
     subfolders, totals = pages.folder_tree(counts, all_folders)
@@ -409,7 +435,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
             new_keys[folder] = page_keys[folder]
             continue
         if folder not in rows_by_folder:
-            rows_by_folder[folder] = _folder_rows(config, folder_units.get(folder, []), set(), problems)
+            rows_by_folder[folder] = _folder_rows(config, folder_units.get(folder, []), problems)
         rows, unit_digests = rows_by_folder[folder]
         key = digest(folder, unit_digests, subfolders[folder], totals[folder], keys)
         new_keys[folder] = key
@@ -431,37 +457,45 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     return {"written": written, "removed": removed}
 
 
-def _folder_rows(config: Config, units: list[str], stale: set[str], problems: dict[str, list]
-                 ) -> tuple[list[dict], list[str]]:
+def _folder_rows(config: Config, units: list[str], problems: dict[str, list]) -> tuple[list[dict], list[str]]:
     """A folder's summary rows, sorted by path, and a digest of each unit's rows.
 
-    Rows are kept per unit: an edit in a folder of 7,000 files rewrites its
-    unit's 110 rows, not all of them.  Stale units' rows (and unreadable ones)
-    are made again from their facts.
+    Rows are kept per unit, made by extraction: an edit in a folder of 7,000
+    files changes its unit's 110 rows, not all of them.  Lost or damaged rows
+    are made again from the unit's facts.  Notes each unit's problems.
     """
     rows: list[dict] = []
     digests: list[str] = []
     for unit in units:
-        data = {} if unit in stale else load_shard(config, ROWS, unit)
-        if "rows" not in data:
-            files = load_shard(config, FACTS, unit).get("files", {})
-            unit_rows = [pages.summary_row(facts) for _, facts in sorted(files.items())]
-            problems[unit] = [[rel, problem.get("line"), problem["message"]]
-                              for rel, facts in sorted(files.items()) for problem in facts.get("problems", [])]
-            data = {"rows": unit_rows, "digest": digest(unit_rows)}
+        data = load_shard(config, ROWS, unit)
+        if not all(key in data for key in ("rows", "digest", "problems")):
+            data = _unit_rows(load_shard(config, FACTS, unit).get("files", {}))
             save_shard(config, ROWS, unit, data)
+        problems[unit] = data["problems"]
         rows.extend(data["rows"])
         digests.append(data["digest"])
     rows.sort(key=lambda row: row["path"])
     return rows, digests
 
 
+def _unit_rows(files: dict[str, Facts]) -> dict:
+    """What folder pages need of a unit's files (its summary rows and their digest), and its problems."""
+    ordered = sorted(files.items())
+    rows = [pages.summary_row(facts) for _, facts in ordered]
+    return {"rows": rows, "digest": digest(rows),
+            "problems": [[rel, problem.get("line"), problem["message"]]
+                         for rel, facts in ordered for problem in facts.get("problems", [])]}
+
+
 def prune_units(config: Config, live_units: set[str]) -> int:
     """Remove the pages and state of units that no longer hold files."""
     removed = 0
+    live_names = {layout.state_name(unit) for unit in live_units}   # read only the shards of no live unit
     for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, ROWS):
         folder = config.state / kind
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
+            if path.name in live_names:
+                continue
             data = output.read_json(path, {}) or {}
             unit = data.get("unit")
             if unit in live_units:

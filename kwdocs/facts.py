@@ -77,3 +77,16 @@ KIND_GROUPS: dict[str, str] = {
 }
 
 GROUP_ORDER: list[str] = list(dict.fromkeys(KIND_GROUPS.values()))
+
+
+def identity(facts: Facts) -> object:
+    """A stand-in for a file's facts when deciding whether its pages must be rendered again.
+
+    Facts are a function of the file's bytes (``sha256``) under one extraction
+    key, plus any problem reading them; hashing those few fields instead of the
+    whole record was a tenth of a cold build's rendering.  A file that could not
+    be read has no hash and stands for itself.
+    """
+    if not facts.get("sha256"):
+        return facts
+    return [facts["path"], facts["sha256"], facts.get("problems", [])]

@@ -6,10 +6,12 @@ letter pages, not the whole index.
 """
 from __future__ import annotations
 
+import json
 import posixpath
 import string
+from pathlib import Path
 
-from kwdocs import layout
+from kwdocs import layout, output
 from kwdocs.model import kind_label
 
 INDEXED_KINDS = ("namespace", "class", "function", "method", "macro", "type", "constant", "target")
@@ -38,20 +40,65 @@ def folder_entries(files: dict[str, dict]) -> list[list]:
     return entries
 
 
+Entries = tuple[int, str]   # a unit's index entries for one letter: how many, and as compact JSON
+
+
+def table_text(table: dict[str, Entries]) -> str:
+    """A letter's table as kept in the state: a line per unit, its name, count and entries as JSON
+    (tab-separated; JSON escapes tabs and newlines), sorted by unit.  Reading it back decodes
+    nothing: an edit touches one unit of a table of hundreds."""
+    return "".join(f"{json.dumps(unit)}\t{table[unit][0]}\t{table[unit][1]}\n" for unit in sorted(table))
+
+
+def read_table(path: Path) -> dict[str, Entries]:
+    """``table_text`` read back; empty when missing, lines that do not parse are left out."""
+    try:
+        text = (output.read_state(path) or b"").decode("utf-8")
+    except ValueError:
+        return {}
+    table: dict[str, Entries] = {}
+    for line in text.split("\n"):
+        unit, _, rest = line.partition("\t")
+        count, _, entries = rest.partition("\t")
+        try:
+            table[json.loads(unit)] = (int(count), entries)
+        except ValueError:
+            continue
+    return table
+
+
 def letters(entries: list[list]) -> set[str]:
     return {letter_of(entry[0]) for entry in entries}
 
 
-def letter_model(letter: str | None, entries: list[list], *, project: str, all_letters: list[str],
+def by_name(entries: list[list]) -> list[tuple[str, list[list]]]:
+    """Entries grouped by name, in page order: names A to Z ignoring case, places by path and line."""
+    names: dict[str, list[list]] = {}
+    for entry in sorted(entries, key=lambda e: (e[0].lower(), e[0], e[2], e[3])):
+        names.setdefault(entry[0], []).append(entry)
+    return list(names.items())
+
+
+def row_model(page: str, name: str, places: list[list], docs_links: dict[str, str]) -> dict:
+    """One name's table row: every place defining it, linked to the definition's anchor.
+
+    ``docs_links`` remembers each file's page link: a file defines many names.
+    """
+    shown_places = []
+    for _, kind, rel, line, anchor, shown in places:
+        docs_link = docs_links.get(rel)
+        if docs_link is None:
+            docs_link = docs_links[rel] = layout.link(page, layout.docs_page(rel))
+        shown_places.append(dict(kind=kind, path=rel, line=line, shown=shown, link=f"{docs_link}#{anchor}"))
+    return dict(name=name, places=shown_places)
+
+
+def letter_model(letter: str | None, rows: list[str], *, project: str, all_letters: list[str],
                  counts: dict[str, int]) -> dict:
-    """The model of one keyword page (``letter`` None: the single page holding everything)."""
+    """The model of one keyword page (``letter`` None: the single page holding everything);
+    ``rows`` are its table rows, rendered already (see ``kwdocs.pages.keyword_rows``)."""
     page = layout.keywords_page(letter)
-    names: dict[str, list] = {}
-    for name, kind, rel, line, anchor, shown in sorted(entries, key=lambda e: (e[0].lower(), e[0], e[2], e[3])):
-        names.setdefault(name, []).append(dict(
-            kind=kind, path=rel, line=line, shown=shown,
-            link=layout.link(page, layout.docs_page(rel), anchor)))
-    return dict(project=project, letter=letter, entries=[dict(name=n, places=p) for n, p in names.items()],
+    return dict(project=project, letter=letter, rows=rows,
                 bar=[dict(letter=l, count=counts.get(l, 0), link=layout.link(page, layout.keywords_page(l)))
                      for l in all_letters],
                 index_link=layout.link(page, layout.index_page("")),
@@ -61,7 +108,7 @@ def letter_model(letter: str | None, entries: list[list], *, project: str, all_l
 def bar_model(*, project: str, all_letters: list[str], counts: dict[str, int]) -> dict:
     """The model of ``keywords.md`` when the index is split by letter."""
     page = layout.keywords_page()
-    return dict(project=project, letter=None, entries=[], split=True,
+    return dict(project=project, letter=None, rows=[], split=True,
                 bar=[dict(letter=l, count=counts.get(l, 0), link=layout.link(page, layout.keywords_page(l)))
                      for l in all_letters],
                 index_link=layout.link(page, layout.index_page("")), home_link="",

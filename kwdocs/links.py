@@ -17,11 +17,12 @@ as the tail of any path in the tree, which finds roots nobody configured
 """
 from __future__ import annotations
 
-import gc
 import posixpath
 import sys
 from collections import defaultdict
 from typing import Any, Callable, Mapping, Sequence
+
+from kwdocs.workers import collector_paused
 
 PYTHON_STDLIB: frozenset[str] = frozenset(sys.stdlib_module_names) | {"__future__"}
 
@@ -100,13 +101,8 @@ def resolve_links(languages: Mapping[str, str], imports: Mapping[str, list[dict]
     instead of copies, for a caller that has no further use for them (on a
     100,000-file tree the copies were 150 MB).
     """
-    collecting = gc.isenabled()
-    gc.disable()  # the ~100k new dicts would set off full collections: a third of the time
-    try:
+    with collector_paused():  # the ~100k new dicts would set off full collections: a third of the time
         return _resolve(languages, imports, include_roots, in_place)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],

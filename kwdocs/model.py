@@ -225,29 +225,41 @@ def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None
     Original Source exactly when its line is shown (``shown_lines`` None: no
     source is embedded); that section, by far the largest, is not searched.
     """
-    sections = [(title, "" if title == SOURCE_SECTION else body) for title, body in _sections(docs_markdown)]
-    words = [set(_WORD.findall(_LINK_TARGETS.sub("", body))) for _, body in sections]
     first_line: dict[str, int] = {}
     for symbol in symbols:
         first_line[symbol["name"]] = min(symbol["line"], first_line.get(symbol["name"], symbol["line"]))
-    found: dict[str, list[str]] = {}
-    for name, line in first_line.items():
-        simple = _WORD.fullmatch(name) is not None
-        found[name] = [title for (title, body), vocabulary in zip(sections, words)
-                       if (shown_lines is not None and line <= shown_lines if title == SOURCE_SECTION
-                           else name in vocabulary if simple else name in body)]
+    found: dict[str, list[str]] = {name: [] for name in first_line}
+    simple = {name for name in first_line if _WORD.fullmatch(name)}
+    others = [name for name in first_line if name not in simple]
+    for title, body in _sections(docs_markdown):
+        if title == SOURCE_SECTION:
+            for name, line in first_line.items():
+                if shown_lines is not None and line <= shown_lines:
+                    found[name].append(title)
+            continue
+        mentioned = simple.intersection(_WORD.findall(_LINK_TARGETS.sub("", body)))
+        mentioned.update(name for name in others if name in body)
+        for name in mentioned:
+            found[name].append(title)
     return found
 
 
-# the only lines that matter to the split: fence lines and ## headings (a page embeds thousands of others)
-_MARKS = re.compile(r"^(?:(`{3,}|~{3,})(.*)|## (.*))$", re.MULTILINE)
+# where the lines that matter to the split may start: fences and ## headings (a page embeds
+# thousands of other lines; a literal prefix lets the regex engine skip to candidates)
+_CANDIDATE = re.compile(r"\n(?:`{3}|~{3}|## )")
+_MARK = re.compile(r"(?:(`{3,}|~{3,})(.*)|## (.*))$", re.MULTILINE)
 
 
 def _sections(markdown: str) -> list[tuple[str, str]]:
     """``(title, body)`` of each ``##`` section, ignoring ``##`` lines inside fenced blocks."""
-    headings: list[tuple[str, int, int]] = []    # title, where its line starts and ends
+    headings: list[tuple[str, int]] = []    # title, where its line ends
+    starts: list[int] = []                   # where each heading's line starts
     fence = ""
-    for mark in _MARKS.finditer(markdown):
+    text = "\n" + markdown                  # offsets in text are one past those in markdown
+    for candidate in _CANDIDATE.finditer(text):
+        mark = _MARK.match(text, candidate.start() + 1)
+        if mark is None:
+            continue
         ticks = mark.group(1)
         if fence:
             if ticks and ticks[0] == fence[0] and len(ticks) >= len(fence) and not mark.group(2).strip():
@@ -255,10 +267,11 @@ def _sections(markdown: str) -> list[tuple[str, str]]:
         elif ticks:
             fence = ticks
         else:
-            headings.append((mark.group(3).strip(), mark.start(), mark.end()))
-    ends = [start - 1 for _, start, _ in headings[1:]] + [len(markdown)]
+            headings.append((mark.group(3).strip(), mark.end() - 1))
+            starts.append(mark.start() - 1)
+    ends = [start - 1 for start in starts[1:]] + [len(markdown)]
     return [(title, markdown[line_end + 1:max(end, line_end + 1)])
-            for (title, _, line_end), end in zip(headings, ends)]
+            for (title, line_end), end in zip(headings, ends)]
 
 
 def _own_names(files: list[Facts]) -> list[str]:

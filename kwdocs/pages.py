@@ -20,6 +20,7 @@ ANALYSE_LIMIT = 8 * 1024 * 1024   # larger files get metadata and an excerpt, no
 FILE_TEMPLATES = ("file_docs.md.j2", "file_kw.md.j2")
 FOLDER_TEMPLATES = ("folder_index.md.j2", "folder_doc.md.j2")
 KEYWORDS_TEMPLATE = "keywords.md.j2"
+KEYWORD_ROW_TEMPLATE = "keyword_row.md.j2"   # imported by KEYWORDS_TEMPLATE
 
 
 def source_link(config: Config, page: str, rel: str) -> str:
@@ -89,23 +90,53 @@ def folder_tree(direct_counts: dict[str, int], all_folders: list[str]) -> tuple[
     return rows, {folder: total[0] for folder, total in totals.items()}
 
 
+RowCache = dict[str, str]   # a keyword page's table rows as rendered: name -> row
+
+
 def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str], list[list]],
-                  counts: dict[str, int], letters_to_render: set[str]) -> Iterator[tuple[str, str]]:
+                  counts: dict[str, int], letters_to_render: set[str],
+                  cached_rows: Callable[[str], RowCache]) -> Iterator[tuple[str, str, RowCache | None]]:
     """``keywords.md``, and when the index is large the ``keywords-X.md`` of ``letters_to_render``,
-    as (page, text) one at a time: on a 100,000-file tree one letter's entries are plenty to hold.
+    as (page, text, its rows to keep) one at a time: on a 100,000-file tree one letter's entries
+    are plenty to hold.
 
     ``counts`` holds every letter's number of entries; ``entries_of(letter)`` gives those of a
-    letter to render (of every letter when the index fits on one page).
+    letter to render (of every letter when the index fits on one page); ``cached_rows(page)``
+    the rows the page had, as this returned them last time.
     """
     all_letters = keywords.sorted_letters({letter for letter, count in counts.items() if count})
     if sum(counts.values()) <= keywords.SPLIT_THRESHOLD:
+        page = layout.keywords_page()
         everything = [entry for letter in all_letters for entry in entries_of(letter)]
-        yield layout.keywords_page(), renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
-            None, everything, project=config.project_name, all_letters=[], counts=counts))
+        rows, kept = keyword_rows(renderer, page, everything, cached_rows(page))
+        yield page, renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
+            None, rows, project=config.project_name, all_letters=[], counts=counts)), kept
         return
     yield layout.keywords_page(), renderer.render(KEYWORDS_TEMPLATE, keywords.bar_model(
-        project=config.project_name, all_letters=all_letters, counts=counts))
+        project=config.project_name, all_letters=all_letters, counts=counts)), None
     for letter in all_letters:
         if letter in letters_to_render:
-            yield layout.keywords_page(letter), renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
-                letter, entries_of(letter), project=config.project_name, all_letters=all_letters, counts=counts))
+            page = layout.keywords_page(letter)
+            rows, kept = keyword_rows(renderer, page, entries_of(letter), cached_rows(page))
+            yield page, renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
+                letter, rows, project=config.project_name, all_letters=all_letters, counts=counts)), kept
+
+
+def keyword_rows(renderer: Renderer, page: str, entries: list[list], cached: RowCache
+                 ) -> tuple[list[str], RowCache]:
+    """A keyword page's table rows, through the template's ``row`` macro, and the rows to keep.
+
+    ``cached`` holds rows known to be unchanged: a letter of a large tree lists
+    15,000 places (``at`` alone 7,000), and an edit changes a few names.
+    """
+    row = renderer.macro(KEYWORD_ROW_TEMPLATE, "row")
+    docs_links: dict[str, str] = {}
+    rows: list[str] = []
+    kept: RowCache = {}
+    for name, places in keywords.by_name(entries):
+        text = cached.get(name)
+        if text is None:
+            text = row(keywords.row_model(page, name, places, docs_links))
+        kept[name] = text
+        rows.append(text)
+    return rows, kept

@@ -10,7 +10,7 @@ assigns one global each, loaded with ``<script src>``:
   a large tree it is megabytes.
 
 Keywords come from the build's keyword index state
-(``<out>/.kwdocs/keywords/letter-*.json``), so the index changes exactly when
+(``<out>/.kwdocs/keywords/letter-*.jsonl``), so the index changes exactly when
 keywords do; each file is rewritten only when its content changes.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from kwdocs import layout, output
+from kwdocs import keywords, layout, output
 from kwdocs.config import Config
 
 TREE_FILE = "tree.js"
@@ -46,15 +46,18 @@ def tree_data(project: str, pages: list[str]) -> dict:
 
 def keyword_tables(config: Config) -> list[Path]:
     folder = config.state / "keywords"
-    return sorted(folder.glob("letter-*.json")) if folder.is_dir() else []
+    return sorted(folder.glob("letter-*.jsonl")) if folder.is_dir() else []
 
 
 def keyword_entries(config: Config) -> list[list]:
     """Every indexed definition: [name, kind label, path, line, anchor, shown name]."""
     entries = []
     for path in keyword_tables(config):
-        table = output.read_json(path, {}) or {}
-        for folder_entries in table.values():
+        for _, text in keywords.read_table(path).values():
+            try:
+                folder_entries = json.loads(text)
+            except ValueError:
+                continue
             entries.extend(entry for entry in folder_entries if isinstance(entry, list) and len(entry) >= 6)
     entries.sort(key=lambda entry: (str(entry[0]).lower(), str(entry[2]), entry[3]))
     return entries

@@ -228,3 +228,44 @@ def test_split_keyword_index_incremental_equals_cold(golden_tree, tmp_path, monk
         assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
         assert pages(out) == pages(cold)
     assert not (out / "keywords-Z.md").exists()
+
+
+def test_keyword_rows_follow_moved_definitions_and_row_template(golden_tree, tmp_path, monkeypatch):
+    """Keyword pages keep rendered rows between builds: rows whose places moved (lines shifted
+    above them) are rendered again, and a new row template renders every row again."""
+    from kwdocs import keywords
+
+    monkeypatch.setattr(keywords, "SPLIT_THRESHOLD", 5)
+    out = tmp_path / "inc"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    circle = golden_tree / "geometry" / "shapes" / "circle.py"
+    circle.write_text('"""Moved down."""\n\n\n' + circle.read_text())
+    rendered: list[str] = []
+    real_row_model = keywords.row_model
+    monkeypatch.setattr(keywords, "row_model", lambda page, name, *rest: rendered.append(name) or real_row_model(
+        page, name, *rest))
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    import ast
+    defined = {node.name for node in ast.walk(ast.parse(circle.read_text()))
+               if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))}
+    defined |= {target.id for node in ast.parse(circle.read_text()).body if isinstance(node, ast.Assign)
+                for target in node.targets if isinstance(target, ast.Name)}
+    assert rendered and set(rendered) <= defined, rendered    # the rows of circle.py's names only
+    cold = tmp_path / "cold"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
+
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    shipped = Path(__file__).parent.parent / "templates" / "keyword_row.md.j2"
+    (templates / "keyword_row.md.j2").write_text(shipped.read_text().replace(" in [", " at ["))
+    clear_caches()
+    before = snapshot(out)
+    time.sleep(0.01)
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q", "--templates", str(templates)) == 0
+    written = changed_files(before, snapshot(out))
+    letter_pages = {p.name for p in out.glob("keywords-*.md")}
+    assert letter_pages and written == letter_pages
+    for name in letter_pages:
+        table = [line for line in (out / name).read_text().splitlines() if line.startswith("| `")]
+        assert table and all(" at [" in line and " in [" not in line for line in table)
