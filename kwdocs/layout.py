@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from urllib.parse import quote
 
 DOCS_SUFFIX = "_docs.md"
@@ -96,6 +97,7 @@ def anchor(kind: str, name: str, line: int) -> str:
     return f"l{line}-{kind}-{slug}"
 
 
+@lru_cache(maxsize=1 << 16)   # the link, keywords and assemble steps name every unit's shard
 def state_name(folder: str) -> str:
     """A flat, safe file name for a folder's state shard (folder names can be anything)."""
     return hashlib.sha1(folder.encode("utf-8", "surrogateescape")).hexdigest()[:20] + ".json"
