@@ -7,7 +7,9 @@ writes nothing, so ``kwdocs build`` (which writes what changed) and
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from pathlib import Path
 
 from kwdocs import keywords, layout, model
@@ -25,8 +27,16 @@ KEYWORD_ROW_TEMPLATE = "keyword_row.md.j2"   # imported by KEYWORDS_TEMPLATE
 
 def source_link(config: Config, page: str, rel: str) -> str:
     """Link from a page in the output tree to the source file in the repository."""
-    page_folder = (config.out / page).parent
-    return layout.quote_path(Path(os.path.relpath(config.src / rel, page_folder)).as_posix())
+    folder, _, name = rel.rpartition("/")
+    return layout.quote_path(_folder_link(config.src, config.out, posixpath.dirname(page), folder) + name)
+
+
+@lru_cache(maxsize=4096)
+def _folder_link(src: Path, out: Path, page_folder: str, folder: str) -> str:
+    """From a folder of the output tree to a source folder, ending in ``/``: the pages of a
+    folder's files share it (``os.path.relpath`` per page was a fortieth of rendering)."""
+    up = Path(os.path.relpath(src / folder, out / page_folder)).as_posix()
+    return "" if up == "." else up + "/"
 
 
 def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model.SourceView:
