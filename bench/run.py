@@ -16,6 +16,8 @@ largest single process, not of the workers together.  Cold builds therefore
 also sample the summed PSS of the whole process tree (given in the notes), the
 memory the build really holds at once.  The notes also say what each build
 changed under the output folder, so a no-op build that rewrites pages shows.
+Before each run the earlier runs' writes are flushed (``sync``, untimed), so
+that one scenario's write-back does not land in the next one's time.
 
 Scenarios (names for ``--only``): cold, noop (with the floor it is compared
 with: a Python walk + ``os.stat`` of every source file, run interleaved with
@@ -28,7 +30,8 @@ scenario reports the median of ``--runs`` runs (the large cold build runs once).
 
 kwdocs rebuilds everything when its own code changes, and others edit it while
 the benchmark runs: runs after such an edit are flagged in the notes, and
-``--freeze`` measures a copy of the code taken at the start instead.
+``--freeze`` measures a copy of the code taken at the start instead, compiled
+once as an installed package is.
 """
 from __future__ import annotations
 
@@ -189,8 +192,15 @@ class TreeMemorySampler:
 
 def timed(command: list[str], logs: Path, label: str, timeout: float,
           sample_tree: bool = False) -> Measurement:
-    """Run ``command`` under /usr/bin/time -v; a timeout kills the whole process group."""
+    """Run ``command`` under /usr/bin/time -v; a timeout kills the whole process group.
+
+    Earlier runs' writes are flushed first (``sync``, not timed): a large cold
+    build leaves a gigabyte of pages for the kernel to write back, and that
+    write-back would otherwise land in the next run's time.
+    """
     logs.mkdir(parents=True, exist_ok=True)
+    if hasattr(os, "sync"):
+        os.sync()
     stem = logs / re.sub(r"[^\w.-]+", "_", label)
     report, out_path, err_path = (Path(f"{stem}.{suffix}") for suffix in ("time", "out", "err"))
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
