@@ -91,6 +91,7 @@ def quote_path(target: str) -> str:
 _SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+@lru_cache(maxsize=1 << 14)   # a file's two pages and the keyword index name each definition's anchor
 def anchor(kind: str, name: str, line: int) -> str:
     """A stable anchor for one definition: unique per (name, line), readable, URL-safe."""
     slug = _SLUG.sub("-", name).strip("-").lower()[:60] or "x"
