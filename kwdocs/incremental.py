@@ -193,10 +193,12 @@ class Rebuilder:
         return Outcome([], [], [], counts.get("written", 0), counts.get("removed", 0),
                        time.monotonic() - started, code, full=True)
 
-    def update(self, changes: Changes, rescanned: ScanResult | None = None) -> Outcome | None:
+    def update(self, changes: Changes, rescanned: ScanResult | None = None,
+               differences: tuple[list[str], list[str], list[str]] | None = None) -> Outcome | None:
         """Rebuild what the changes need; None when no documented file changed.
 
-        ``rescanned``: a full scan the caller already made (with ``everything``)."""
+        ``rescanned``: a full scan the caller already made (with ``everything``), and
+        ``differences`` what ``diff`` gave between the last scan and it, if the caller has it."""
         started = time.monotonic()
         if self.scanned is None:
             changes = Changes(everything=True)
@@ -207,7 +209,9 @@ class Rebuilder:
             before, after = old.files, new.files
         else:
             new, before, after = merge(self.scanned, targets, changes.written, self.config)
-        added, deleted, modified = diff(before, after)
+            differences = None
+        added, deleted, modified = differences if differences is not None and rescanned is not None else diff(
+            before, after)
         trusted = self.saved_snapshot is not None and snapshot.unchanged(self.config, self.saved_snapshot)
         quiet_change = not (added or deleted or modified) and new.problems == self.scanned.problems
         if trusted and quiet_change:

@@ -81,11 +81,12 @@ def _run_changed_units(config: Config, scanned: ScanResult, quiet: bool, stream,
         return None
     before = ScanResult(files=[SourceFile(*entry) for entry in last["files"]],
                         problems=[tuple(problem) for problem in last.get("problems", [])])
-    if sum(map(len, diff(before.files, scanned.files))) > DIRTY_LIMIT:
+    differences = diff(before.files, scanned.files)
+    if sum(map(len, differences)) > DIRTY_LIMIT:
         return None
     rebuilder = Rebuilder(config, parallel=True)
     rebuilder.scanned, rebuilder.saved_snapshot = before, last.get("snapshot")
-    outcome = rebuilder.update(Changes(everything=True), rescanned=scanned)
+    outcome = rebuilder.update(Changes(everything=True), rescanned=scanned, differences=differences)
     code = outcome.code if outcome is not None else 0
     written, removed = (outcome.written, outcome.removed) if outcome is not None else (0, 0)
     if counts is not None:
