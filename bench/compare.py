@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import random
 import shutil
 import statistics
 import subprocess
 import sys
 import tarfile
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import MAKE_CORPUS, REPO, Measurement, timed  # noqa: E402  (this folder's benchmark)
+from run import MAKE_CORPUS, REPO, Measurement, lay_out, timed, working_folder  # noqa: E402  (this folder's)
 
 VERSIONS = ("baseline", "this")
 
@@ -85,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", required=True, metavar="REV", help="the git revision to compare with")
     parser.add_argument("--corpus", type=Path, metavar="DIR", help="a source tree to copy (never modified)")
+    parser.add_argument("--make-corpus", default=str(MAKE_CORPUS), metavar="PATH",
+                        help=f"the script laying out the corpus without --corpus (default: {MAKE_CORPUS})")
     parser.add_argument("--small", action="store_true", help="without --corpus: make-corpus.sh --small")
     parser.add_argument("--rounds", type=int, default=2, help="cold builds of each version (default 2)")
     parser.add_argument("--edits", type=int, default=7, help="edit rounds of each kind (default 7)")
@@ -92,19 +92,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds before a run is killed")
     parser.add_argument("--keep", action="store_true", help="keep the working folder")
     args = parser.parse_args(argv)
-    work = Path(tempfile.mkdtemp(prefix="kwdocs-compare-"))
-    try:
-        print(f"compare: working folder {work}", file=sys.stderr, flush=True)
+    with working_folder("kwdocs-compare-", args.keep, say="compare") as work:
         commands, sources = {}, {}
         for version in VERSIONS:
             code = code_copy(args.baseline if version == "baseline" else None, work / f"code-{version}", args.python)
             commands[version] = ["env", f"PYTHONPATH={code}", args.python, "-m", "kwdocs"]
             sources[version] = work / f"src-{version}"
-            if args.corpus:
-                shutil.copytree(args.corpus, sources[version], symlinks=True)
-            else:
-                subprocess.run(["bash", str(MAKE_CORPUS), str(sources[version]), *(["--small"] if args.small else [])],
-                               check=True, stdout=sys.stderr)
+            lay_out(args, sources[version])
 
         def build(version: str, out: Path, label: str) -> Measurement:
             run = timed([*commands[version], "build", "--src", str(sources[version]), "--out", str(out), "-q"],
@@ -139,12 +133,6 @@ def main(argv: list[str] | None = None) -> int:
             results.append(report(f"one {suffix} file edited ({relative}), then build", edits))
         print("\n\n".join(results))
         return 0
-    finally:
-        if args.keep:
-            print(f"compare: kept {work}", file=sys.stderr)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-
 
 if __name__ == "__main__":
     sys.exit(main())

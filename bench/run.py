@@ -48,6 +48,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -699,6 +701,20 @@ def version_of(kwdocs: list[str]) -> str:
     return lines[0] if done.returncode == 0 and lines else f"version unknown (exit {done.returncode})"
 
 
+@contextmanager
+def working_folder(prefix: str, keep: bool, parent: str | None = None, say: str = "bench") -> Iterator[Path]:
+    """A temporary folder for a benchmark's trees, outputs and logs: removed at the end unless kept."""
+    work = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    try:
+        print(f"{say}: working folder {work}", file=sys.stderr, flush=True)
+        yield work
+    finally:
+        if keep:
+            print(f"{say}: kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def lay_out(args: argparse.Namespace, src: Path) -> None:
     """The source tree in the working folder: a copy of --corpus, or make-corpus.sh's output."""
     if args.corpus:
@@ -756,9 +772,7 @@ def main(argv: list[str] | None = None) -> int:
     if not os.access(GNU_TIME, os.X_OK):
         raise SystemExit(f"bench: {GNU_TIME} is missing (apt-get install time)")
     load_start = os.getloadavg()
-    work = Path(tempfile.mkdtemp(prefix="kwdocs-bench-", dir=args.workdir_parent))
-    try:
-        print(f"bench: working folder {work}", file=sys.stderr, flush=True)
+    with working_folder("kwdocs-bench-", args.keep, args.workdir_parent) as work:
         if args.freeze:
             kwdocs = freeze(kwdocs, work)
         bench = Bench(args, work, kwdocs)
@@ -779,11 +793,6 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(block))
         if not args.markdown:
             print(f"\nlogs of every run: {bench.logs}" + ("" if args.keep else " (removed; --keep to keep)"))
-    finally:
-        if args.keep:
-            print(f"bench: kept {work}", file=sys.stderr)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

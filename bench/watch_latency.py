@@ -26,28 +26,18 @@ import queue
 import random
 import re
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-MAKE_CORPUS = REPO.parent / "shared" / "bench" / "make-corpus.sh"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import MAKE_CORPUS, lay_out, working_folder  # noqa: E402  (this folder's benchmark)
+
 TARGET_P95_MS = 300.0
 POLL_SECONDS = 0.001
-
-
-def lay_out(corpus: Path | None, make_corpus: Path, work: Path) -> Path:
-    tree = work / "tree"
-    if corpus is not None:
-        shutil.copytree(corpus, tree, symlinks=True)
-    else:
-        subprocess.run(["bash", str(make_corpus), str(tree)], check=True, stdout=sys.stderr)
-    return tree
 
 
 def pick_files(tree: Path, count: int, seed: int) -> list[Path]:
@@ -141,52 +131,45 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the working folder")
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="kwdocs-watch-latency-"))
     watch = None
-    try:
-        if args.small and args.corpus is None:
+    with working_folder("kwdocs-watch-latency-", args.keep, say="watch_latency") as work:
+        try:
             tree = work / "tree"
-            subprocess.run(["bash", str(args.make_corpus), str(tree), "--small"], check=True, stdout=sys.stderr)
-        else:
-            tree = lay_out(args.corpus, args.make_corpus, work)
-        out = work / "out"
-        files = pick_files(tree, args.saves, args.seed)
-        print(f"watch_latency: {sum(1 for _ in tree.rglob('*')):,} entries in {tree}; "
-              f"load {os.getloadavg()[0]:.2f}", file=sys.stderr)
-        started = time.monotonic()
-        watch = Watch(shlex.split(args.kwdocs) + ["watch", "--src", str(tree), "--out", str(out), "-q"])
-        watch.wait_for(r"kwdocs: watching ", args.timeout)
-        print(f"watch_latency: first build {time.monotonic() - started:.1f} s", file=sys.stderr)
-        time.sleep(1.0)
-        latencies: list[float] = []
-        for number, path in enumerate(files, 1):
-            rel = path.relative_to(tree).as_posix()
-            pages = [out / f"{rel}_docs.md", out / f"{rel}_kw.md"]
-            before = [stamp(page) for page in pages]
-            keyword = edit(path, number)
-            saved = time.monotonic()
-            while any(stamp(page) == old for page, old in zip(pages, before)):
-                if time.monotonic() - saved > 60:
-                    raise SystemExit(f"watch_latency: the pages of {rel} were not rewritten within 60 s")
-                time.sleep(POLL_SECONDS)
-            latency = (time.monotonic() - saved) * 1000
-            if not all(keyword in page.read_text(encoding="utf-8") for page in pages):
-                raise SystemExit(f"watch_latency: the pages of {rel} were rewritten without {keyword}")
-            status = watch.wait_for(re.escape(rel), 60).strip()
-            latencies.append(latency)
-            print(f"{number:3d} {latency:7.1f} ms  {status}")
-            time.sleep(0.3)
-        median, p95 = statistics.median(latencies), percentile(latencies, 0.95)
-        print(f"watch_latency: {len(latencies)} saves on {tree.name}: median {median:.0f} ms, "
-              f"95th percentile {p95:.0f} ms (target < {TARGET_P95_MS:.0f} ms); load {os.getloadavg()[0]:.2f}")
-        return 0 if p95 < TARGET_P95_MS else 1
-    finally:
-        if watch is not None:
-            watch.stop()
-        if args.keep:
-            print(f"watch_latency: kept {work}", file=sys.stderr)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+            lay_out(args, tree)
+            out = work / "out"
+            files = pick_files(tree, args.saves, args.seed)
+            print(f"watch_latency: {sum(1 for _ in tree.rglob('*')):,} entries in {tree}; "
+                  f"load {os.getloadavg()[0]:.2f}", file=sys.stderr)
+            started = time.monotonic()
+            watch = Watch(shlex.split(args.kwdocs) + ["watch", "--src", str(tree), "--out", str(out), "-q"])
+            watch.wait_for(r"kwdocs: watching ", args.timeout)
+            print(f"watch_latency: first build {time.monotonic() - started:.1f} s", file=sys.stderr)
+            time.sleep(1.0)
+            latencies: list[float] = []
+            for number, path in enumerate(files, 1):
+                rel = path.relative_to(tree).as_posix()
+                pages = [out / f"{rel}_docs.md", out / f"{rel}_kw.md"]
+                before = [stamp(page) for page in pages]
+                keyword = edit(path, number)
+                saved = time.monotonic()
+                while any(stamp(page) == old for page, old in zip(pages, before)):
+                    if time.monotonic() - saved > 60:
+                        raise SystemExit(f"watch_latency: the pages of {rel} were not rewritten within 60 s")
+                    time.sleep(POLL_SECONDS)
+                latency = (time.monotonic() - saved) * 1000
+                if not all(keyword in page.read_text(encoding="utf-8") for page in pages):
+                    raise SystemExit(f"watch_latency: the pages of {rel} were rewritten without {keyword}")
+                status = watch.wait_for(re.escape(rel), 60).strip()
+                latencies.append(latency)
+                print(f"{number:3d} {latency:7.1f} ms  {status}")
+                time.sleep(0.3)
+            median, p95 = statistics.median(latencies), percentile(latencies, 0.95)
+            print(f"watch_latency: {len(latencies)} saves on {tree.name}: median {median:.0f} ms, "
+                  f"95th percentile {p95:.0f} ms (target < {TARGET_P95_MS:.0f} ms); load {os.getloadavg()[0]:.2f}")
+            return 0 if p95 < TARGET_P95_MS else 1
+        finally:
+            if watch is not None:
+                watch.stop()
 
 
 if __name__ == "__main__":
