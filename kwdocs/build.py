@@ -161,7 +161,7 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
 # ---------------------------------------------------------------- link
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
-    return {rel: {"language": facts.get("language", ""), "imports": _interned(facts.get("imports", [])),
+    return {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
                   "test": model.is_test(facts)} for rel, facts in files.items()}
 
 
@@ -238,7 +238,6 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             files[rel] = links
         written += save_shard(config, LINKS, unit, {"files": files})
-    output.remove(config.out, config.state / "link-input.json")   # the whole-tree file of earlier versions
     output.write_json(config.out, meta_path, {
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
         "roots": list(config.include_roots)})
@@ -281,9 +280,6 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
 
 # ---------------------------------------------------------------- keywords
 
-Entries = keywords.Entries
-
-
 @collector_paused()
 def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict:
     """Update the repository-wide keyword pages whose letters gained, lost or moved entries.
@@ -304,11 +300,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     meta = output.read_json(root / "meta.json", {}) or {}
     fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
     known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
-    for stale_table in sorted(root.glob("letter-*.json")) if fresh and root.is_dir() else ():
-        output.remove(config.out, stale_table)    # one JSON document per letter, as earlier versions kept them
     counts: dict[str, int] = {} if fresh else meta.get("counts", {})
     changed_set = changed_units(config, units, changed)
-    updates: dict[str, dict[str, Entries]] = {}   # letter -> unit -> its entries (none: drop)
+    updates: dict[str, dict[str, keywords.Entries]] = {}   # letter -> unit -> its entries (none: drop)
     for unit in units:
         if unit in known and unit not in changed_set:
             continue
@@ -325,11 +319,11 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         for letter in known.pop(unit):
             updates.setdefault(letter, {})[unit] = (0, "[]")
 
-    def table_of(letter: str) -> dict[str, Entries]:
+    def table_of(letter: str) -> dict[str, keywords.Entries]:
         """A letter's table, unit -> its entries, as the last build left it."""
         return {} if fresh else keywords.read_table(root / f"letter-{letter}.jsonl")
 
-    kept: dict[str, dict[str, Entries]] = {}     # tables updated here that a page still needs
+    kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
     touched: set[str] = set()                    # names whose places changed: their rows are stale
     for letter, changes in sorted(updates.items()):
         table = table_of(letter)
@@ -487,8 +481,16 @@ def _unit_rows(files: dict[str, Facts]) -> dict:
                          for rel, facts in ordered for problem in facts.get("problems", [])]}
 
 
+# state files of earlier versions: the whole tree's link inputs, a JSON document per keyword letter
+EARLIER_STATE = ("link-input.json", "keywords/letter-*.json")
+
+
 def prune_units(config: Config, live_units: set[str]) -> int:
-    """Remove the pages and state of units that no longer hold files."""
+    """Remove the pages and state of units that no longer hold files (and state files of
+    earlier versions: a new kwdocs starts afresh, which always prunes)."""
+    for pattern in EARLIER_STATE:
+        for path in sorted(config.state.glob(pattern)):
+            output.remove(config.out, path)
     removed = 0
     live_names = {layout.state_name(unit) for unit in live_units}   # read only the shards of no live unit
     for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, ROWS):

@@ -206,12 +206,12 @@ class Rebuilder:
         if targets is None:
             old = self.scanned or ScanResult(files=[])
             new = rescanned if rescanned is not None else scan(self.config)
-            before, after = old.files, new.files
+            if rescanned is None or differences is None:
+                differences = diff(old.files, new.files)
         else:
             new, before, after = merge(self.scanned, targets, changes.written, self.config)
-            differences = None
-        added, deleted, modified = differences if differences is not None and rescanned is not None else diff(
-            before, after)
+            differences = diff(before, after)
+        added, deleted, modified = differences
         trusted = self.saved_snapshot is not None and snapshot.unchanged(self.config, self.saved_snapshot)
         quiet_change = not (added or deleted or modified) and new.problems == self.scanned.problems
         if trusted and quiet_change:
