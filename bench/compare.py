@@ -6,8 +6,8 @@
 These machines are shared and noisy: the same build takes 30% longer from one
 minute to the next, so figures from different runs of ``bench/run.py`` say
 little about a change.  This runs the two versions in turn, each on its own
-copy of the corpus: ``--rounds`` cold builds of each (baseline first, then
-this version, repeated), then ``--edits`` edit-and-build rounds of a ``.py``
+copy of the corpus: ``--rounds`` cold builds of each (which goes first
+alternates from round to round), then ``--edits`` edit-and-build rounds of a ``.py``
 file and of a header (the same file and the same edit for both, as
 ``bench/run.py`` edits), and prints both versions' runs, their medians and
 the ratio.  Edits are counted from the second round on: the first shows
@@ -68,6 +68,11 @@ def pick(src: Path, suffix: str, seed: int) -> str | None:
     return random.Random(seed).choice(found) if found else None
 
 
+def in_turn(number: int) -> tuple[str, ...]:
+    """Which version runs first alternates, so that neither always follows the other's writes."""
+    return VERSIONS if number % 2 else VERSIONS[::-1]
+
+
 def report(title: str, runs: dict[str, list[float]]) -> str:
     medians = {version: statistics.median(times) for version, times in runs.items()}
     lines = [f"{title}:"]
@@ -113,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         results = []
         cold: dict[str, list[float]] = {version: [] for version in VERSIONS}
         for number in range(1, args.rounds + 1):
-            for version in VERSIONS:
+            for version in in_turn(number):
                 cold[version].append(build(version, work / f"cold-{version}-{number}", f"cold-{number}").wall)
         results.append(report("cold build", cold))
         serial = 0
@@ -125,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             edits: dict[str, list[float]] = {version: [] for version in VERSIONS}
             for number in range(args.edits + 1):
                 serial += 1
-                for version in VERSIONS:
+                for version in in_turn(number):
                     add_keyword(sources[version] / relative, serial)
                     run = build(version, work / f"cold-{version}-1", f"edit{suffix}-{number}")
                     if number:
