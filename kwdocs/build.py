@@ -323,6 +323,11 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         """A letter's table, unit -> its entries, as the last build left it."""
         return {} if fresh else keywords.read_table(root / f"letter-{letter}.jsonl")
 
+    if updates and not fresh:
+        # From here until the final meta.json, letter tables run ahead of the rows kept for
+        # their pages, which only ``touched`` (lost with a kill) tells apart: a meta without
+        # its key makes the build after a kill start this step afresh.
+        output.write_json(config.out, root / "meta.json", dict(meta, key=None))
     kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
     touched: set[str] = set()                    # names whose places changed: their rows are stale
     for letter, changes in sorted(updates.items()):

@@ -269,3 +269,28 @@ def test_keyword_rows_follow_moved_definitions_and_row_template(golden_tree, tmp
     for name in letter_pages:
         table = [line for line in (out / name).read_text().splitlines() if line.startswith("| `")]
         assert table and all(" at [" in line and " in [" not in line for line in table)
+
+
+def test_keyword_step_dying_after_its_tables_leaves_no_stale_rows(golden_tree, tmp_path, monkeypatch):
+    """A keyword step that dies between updating its letter tables and rendering their pages
+    (a kill, a full disk) must not leave the next build trusting rows kept from before."""
+    from kwdocs import pages as pages_module
+    from kwdocs import keywords
+
+    monkeypatch.setattr(keywords, "SPLIT_THRESHOLD", 5)
+    out = tmp_path / "inc"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    circle = golden_tree / "geometry" / "shapes" / "circle.py"
+    circle.write_text('"""Moved down."""\n\n\n' + circle.read_text())
+
+    def dies(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+        yield
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pages_module, "keyword_pages", dies)
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") != 0
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    cold = tmp_path / "cold"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
