@@ -309,7 +309,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         by_letter: dict[str, list] = {}
         for entry in keywords.folder_entries(load_shard(config, FACTS, unit).get("files", {})):
             by_letter.setdefault(keywords.letter_of(entry[0]), []).append(entry)
-        encoded = {letter: (len(entries), _compact(entries)) for letter, entries in by_letter.items()}
+        encoded = {letter: (len(entries), output.compact_json(entries).decode("utf-8")) for letter, entries in by_letter.items()}
         digests = {letter: hashlib.sha256(text.encode()).hexdigest()[:16] for letter, (_, text) in encoded.items()}
         for letter in set(digests) | set(known.get(unit, {})):
             if digests.get(letter) != known.get(unit, {}).get(letter):
@@ -363,7 +363,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows):
             written += output.write_if_changed(config.out, config.out / page, text)
             if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
-                output.write_if_changed(config.out, rows_path(page), _compact(rows))
+                output.write_if_changed(config.out, rows_path(page), output.compact_json(rows))
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
     removed = 0
     for page in sorted(set(meta.get("pages", [])) - wanted):
@@ -385,11 +385,6 @@ def _names_changed(before: list[list], after: list[list]) -> set[str]:
 
     old, new = places(before), places(after)
     return {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
-
-
-def _compact(value: object) -> str:
-    """JSON as ``output.write_json`` writes it, so that tables can be joined from their parts."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 # ---------------------------------------------------------------- assemble
