@@ -34,11 +34,12 @@ from kwdocs.facts import Facts
 from kwdocs.facts import identity as facts_identity
 from kwdocs.render import renderer_for
 from kwdocs.rules import RuleSet
+from kwdocs.scan import folder_of
 from kwdocs.snapshot import code_fingerprint
 from kwdocs.workers import collector_paused
 
 from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    FACTS, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, shard_path, units_of, written_pages)
+    FACTS, FILE_ROWS, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, shard_path, units_of, written_pages)
 
 
 def digest(*parts: object) -> str:
@@ -408,6 +409,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     problems: dict[str, list] = {} if fresh else meta.get("problems", {})
     changed_set = changed_units(config, [unit for units in folder_units.values() for unit in units], changed)
     counts = dict(meta.get("counts", {})) if not fresh else {}
+    large_folders = set(meta.get("large", []))   # folders whose index rows are kept (FILE_ROWS)
     stale = dict.fromkeys(folder for folder, units in folder_units.items()   # folders whose files changed
                           if fresh or known_units.get(folder) != units or any(unit in changed_set for unit in units))
     emptied = set(known_units) - set(folder_units)   # folders that lost all their own files
@@ -435,17 +437,30 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         new_keys[folder] = key
         if page_keys.get(folder) == key:
             continue
-        texts = pages.folder_pages(config, renderer, folder, rows, subfolders[folder], totals[folder])
+        kept_rows = len(folder_units.get(folder, [])) > 1   # split into units: a small folder renders faster
+        stored = load_shard(config, FILE_ROWS, folder) if kept_rows and not fresh else {}
+        texts, kept = pages.folder_pages(config, renderer, folder, rows, subfolders[folder], totals[folder],
+                                         stored.get("rows", {}) if stored.get("key") == keys[0] else {})
         written += sum(output.write_if_changed(config.out, config.out / page, text) for page, text in texts.items())
+        if kept_rows:
+            save_shard(config, FILE_ROWS, folder, {"key": keys[0], "rows": kept})
+            large_folders.add(folder)
+        elif folder in large_folders:
+            output.remove(config.out, shard(config, FILE_ROWS, folder))
+            large_folders.discard(folder)
     for folder in sorted(set(page_keys) - set(new_keys)):
         removed += output.remove(config.out, config.out / layout.index_page(folder))
         removed += output.remove(config.out, config.out / layout.doc_page(folder))
+        if folder in large_folders:
+            output.remove(config.out, shard(config, FILE_ROWS, folder))
+            large_folders.discard(folder)
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
     if fresh or known_units != folder_units:  # pruning reads every state file: only when units went away
-        removed += prune_units(config, live_units)
+        removed += prune_units(config, folder_units)
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
-                                              "units": folder_units, "counts": counts, "problems": problems})
+                                              "units": folder_units, "counts": counts, "problems": problems,
+                                              "large": sorted(large_folders)})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))
     output.write_json(config.out, config.state / "problems.json", flat)
     return {"written": written, "removed": removed}
@@ -485,12 +500,26 @@ def _unit_rows(files: dict[str, Facts]) -> dict:
 EARLIER_STATE = ("link-input.json", "keywords/letter-*.json")
 
 
-def prune_units(config: Config, live_units: set[str]) -> int:
+def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
     """Remove the pages and state of units that no longer hold files (and state files of
-    earlier versions: a new kwdocs starts afresh, which always prunes)."""
+    earlier versions: a new kwdocs starts afresh, which always prunes).
+
+    A file of a gone unit may live on in another unit of its folder (a folder split into
+    buckets as it grew, or merged back into one unit): its pages stay.
+    """
     for pattern in EARLIER_STATE:
         for path in sorted(config.state.glob(pattern)):
             output.remove(config.out, path)
+    live_units = {unit for units in folder_units.values() for unit in units}
+    held: dict[str, set[str]] = {}     # folder -> the files its live units hold, read when needed
+
+    def still_held(rel: str) -> bool:
+        folder = folder_of(rel)
+        if folder not in held:
+            held[folder] = {name for unit in folder_units.get(folder, [])
+                            for name in load_shard(config, PAGES, unit).get("files", {})}
+        return rel in held[folder]
+
     removed = 0
     live_names = {layout.state_name(unit) for unit in live_units}   # read only the shards of no live unit
     for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, ROWS):
@@ -503,7 +532,7 @@ def prune_units(config: Config, live_units: set[str]) -> int:
             if unit in live_units:
                 continue
             if kind == PAGES:
-                for rel in sorted(data.get("files", {})):
+                for rel in sorted(rel for rel in data.get("files", {}) if not still_held(rel)):
                     removed += output.remove(config.out, config.out / layout.docs_page(rel))
                     removed += output.remove(config.out, config.out / layout.kw_page(rel))
             output.remove(config.out, path)

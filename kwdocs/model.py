@@ -274,13 +274,28 @@ def _sections(markdown: str) -> list[tuple[str, str]]:
             for (title, line_end), end in zip(headings, ends)]
 
 
-def _own_names(files: list[Facts]) -> list[str]:
+def own_names(files: list[Facts]) -> list[str]:
     """The names of a folder's own files (the part of each path after the folder)."""
     return [facts["path"].rpartition("/")[2] for facts in files]
 
 
-def folder_index_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],
+def file_row_inputs(facts: Facts) -> list:
+    """All that a folder index's row of a file shows, besides the file's name."""
+    return [facts["type_label"], facts["size"], facts.get("lines", 0),
+            facts.get("keyword_count", len(facts.get("symbols", [])))]
+
+
+def file_row_model(name: str, inputs: list) -> dict:
+    """One file's row of its folder's index (``file_row`` of folder_row.md.j2)."""
+    type_label, size, lines, keywords = inputs
+    return dict(name=name, type_label=type_label, size=size, lines=lines, keywords=keywords,
+                docs_link=layout.sibling_link(layout.docs_page(name)),
+                kw_link=layout.sibling_link(layout.kw_page(name)))
+
+
+def folder_index_model(folder: str, *, project: str, file_rows: list[str], subfolders: list[dict],
                        has_keyword_index: bool) -> dict:
+    """``file_rows``: the table's rows as rendered (see ``pages.file_rows``)."""
     page = layout.index_page(folder)
     return dict(
         project=project, folder=folder,
@@ -290,18 +305,14 @@ def folder_index_model(folder: str, *, project: str, files: list[Facts], subfold
         keywords_link=layout.link(page, layout.keywords_page()) if has_keyword_index and not folder else "",
         folders=[dict(name=posixpath.basename(sub["folder"]), files=sub["total_files"], folders=sub["total_folders"],
                       link=layout.link(page, layout.index_page(sub["folder"]))) for sub in subfolders],
-        files=[dict(name=name, type_label=f["type_label"], size=f["size"],
-                    lines=f.get("lines", 0), keywords=f.get("keyword_count", len(f.get("symbols", []))),
-                    docs_link=layout.sibling_link(layout.docs_page(name)),
-                    kw_link=layout.sibling_link(layout.kw_page(name)))
-               for f, name in zip(files, _own_names(files))],
+        file_rows=file_rows,
     )
 
 
 def folder_doc_model(folder: str, *, project: str, files: list[Facts], subfolders: list[dict],
                      total_files: int) -> dict:
     page = layout.doc_page(folder)
-    names = _own_names(files)
+    names = own_names(files)
     languages: dict[str, dict] = {}
     for facts in files:
         entry = languages.setdefault(facts["type_label"], dict(type_label=facts["type_label"], files=0, lines=0, size=0))

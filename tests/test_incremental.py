@@ -294,3 +294,70 @@ def test_keyword_step_dying_after_its_tables_leaves_no_stale_rows(golden_tree, t
     cold = tmp_path / "cold"
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)
+
+
+def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, tmp_path, monkeypatch):
+    """A folder split into units keeps its index's rendered file rows: an edit renders again
+    the rows of the files it changed, and the pages still equal a cold build's, through
+    edits, a file added and a file removed, and the folder shrinking back to one unit."""
+    from kwdocs import model, state
+
+    monkeypatch.setattr(state, "UNIT_LIMIT", 4)
+    monkeypatch.setattr(state, "BUCKET_FILES", 2)
+    many = golden_tree / "many"
+    many.mkdir()
+    for index in range(12):
+        (many / f"mod{index:02d}.py").write_text(f"def function_{index}():\n    return {index}\n")
+    out = tmp_path / "inc"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    kept = out / ".kwdocs" / state.FILE_ROWS
+    assert len(list(kept.iterdir())) == 1       # "many" only: every other folder is one unit
+    rendered: list[str] = []
+    real_row_model = model.file_row_model
+    monkeypatch.setattr(model, "file_row_model", lambda name, inputs: rendered.append(name) or real_row_model(
+        name, inputs))
+
+    def same_as_cold() -> None:
+        cold = tmp_path / f"cold-{len(list(tmp_path.iterdir()))}"
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
+        assert pages(out) == pages(cold)
+
+    (many / "mod05.py").write_text("def function_5():\n    return 5\n\n\ndef another():\n    pass\n")
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    assert rendered == ["mod05.py"]
+    rendered.clear()
+    same_as_cold()
+    (many / "mod99.py").write_text("x = 1\n")
+    (many / "mod00.py").unlink()
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    index = (out / "many/index.md").read_text()
+    assert "mod99.py" in index and "mod00.py" not in index
+    same_as_cold()
+    for path in list(many.iterdir())[3:]:
+        path.unlink()
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    assert not kept.exists() or not list(kept.iterdir())   # one unit again: nothing kept
+    same_as_cold()
+
+
+@pytest.mark.parametrize("counts", [(12, 3), (3, 12)], ids=["merged", "split"])
+def test_folder_changing_units_keeps_the_pages_of_its_files(golden_tree, tmp_path, monkeypatch, counts):
+    """A folder that shrinks back into one unit, or grows into buckets, gets new unit names;
+    pruning the old units must not take the pages of files that live on in the new ones."""
+    from kwdocs import state
+
+    monkeypatch.setattr(state, "UNIT_LIMIT", 4)
+    monkeypatch.setattr(state, "BUCKET_FILES", 2)
+    many = golden_tree / "many"
+    many.mkdir()
+    out = tmp_path / "inc"
+    for count in counts:
+        for path in sorted(many.iterdir())[count:]:
+            path.unlink()
+        for index in range(count):
+            (many / f"mod{index:02d}.py").write_text(f"def function_{index}():\n    return {index}\n")
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    cold = tmp_path / "cold"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
+    assert all((out / f"many/mod{index:02d}.py_docs.md").is_file() for index in range(counts[1]))
