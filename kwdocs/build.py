@@ -439,8 +439,9 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
             continue
         kept_rows = len(folder_units.get(folder, [])) > 1   # split into units: a small folder renders faster
         stored = load_shard(config, FILE_ROWS, folder) if kept_rows and not fresh else {}
+        cached = stored.get("rows") if stored.get("key") == keys[0] else None
         texts, kept = pages.folder_pages(config, renderer, folder, rows, subfolders[folder], totals[folder],
-                                         stored.get("rows", {}) if stored.get("key") == keys[0] else {})
+                                         cached if isinstance(cached, dict) else {})
         written += sum(output.write_if_changed(config.out, config.out / page, text) for page, text in texts.items())
         if kept_rows:
             save_shard(config, FILE_ROWS, folder, {"key": keys[0], "rows": kept})

@@ -1,6 +1,7 @@
 """End-to-end builds of a temporary tree: which pages each kind of change rewrites."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -327,6 +328,12 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     assert rendered == ["mod05.py"]
     rendered.clear()
     same_as_cold()
+    key = json.loads(next(kept.iterdir()).read_text())["key"]
+    for damaged in ('{"key": "k", "unit": "many", "rows": {', json.dumps({"key": key, "unit": "many", "rows": []})):
+        next(kept.iterdir()).write_text(damaged)      # damaged: every row rendered again
+        (many / "mod06.py").write_text(f"def function_6():\n    return {len(damaged)}\n")
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+        same_as_cold()
     (many / "mod99.py").write_text("x = 1\n")
     (many / "mod00.py").unlink()
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
