@@ -310,7 +310,8 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         by_letter: dict[str, list] = {}
         for entry in keywords.folder_entries(load_shard(config, FACTS, unit).get("files", {})):
             by_letter.setdefault(keywords.letter_of(entry[0]), []).append(entry)
-        encoded = {letter: (len(entries), output.compact_json(entries).decode("utf-8")) for letter, entries in by_letter.items()}
+        encoded = {letter: (len(entries), output.compact_json(entries).decode("utf-8"))
+                   for letter, entries in by_letter.items()}
         digests = {letter: hashlib.sha256(text.encode()).hexdigest()[:16] for letter, (_, text) in encoded.items()}
         for letter in set(digests) | set(known.get(unit, {})):
             if digests.get(letter) != known.get(unit, {}).get(letter):

@@ -295,7 +295,7 @@ def file_row_model(name: str, inputs: list) -> dict:
 
 def folder_index_model(folder: str, *, project: str, file_rows: list[str], subfolders: list[dict],
                        has_keyword_index: bool) -> dict:
-    """``file_rows``: the table's rows as rendered (see ``pages.file_rows``)."""
+    """``file_rows``: the table's rows as rendered (see ``pages.folder_file_rows``)."""
     page = layout.index_page(folder)
     return dict(
         project=project, folder=folder,

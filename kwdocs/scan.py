@@ -84,9 +84,10 @@ class GlobSet:
     def __bool__(self) -> bool:
         return bool(self.name_regex or self.path_spec)
 
-    def match(self, rel: str) -> bool:
-        name = rel.rstrip("/").rpartition("/")[2]
-        if self.name_regex is not None and self.name_regex.match(name):
+    def match(self, rel: str, name: str | None = None) -> bool:
+        """Whether ``rel`` matches; ``name``, its last part, when the caller has it at hand."""
+        if self.name_regex is not None and self.name_regex.match(
+                rel.rstrip("/").rpartition("/")[2] if name is None else name):
             return True
         return self.path_spec is not None and self.path_spec.match_file(rel)
 
@@ -101,9 +102,10 @@ class _Rules:
     """The config's include, exclude and secret-file globs."""
 
     def __init__(self, config: Config):
-        self.include = GlobSet(config.include)
-        self.exclude = GlobSet(config.exclude)
-        self.secrets = GlobSet(config.secret_files if config.skip_secret_files else ())
+        # None when there are no globs: the scan asks about every file, 12,000 of them
+        self.include = GlobSet(config.include) or None
+        self.exclude = GlobSet(config.exclude) or None
+        self.secrets = GlobSet(config.secret_files if config.skip_secret_files else ()) or None
 
     @staticmethod
     def ignored(specs: list[tuple[str, pathspec.GitIgnoreSpec]], rel: str, is_dir: bool) -> bool:
@@ -176,7 +178,8 @@ class _Walker:
         """Whether the walk goes into this folder."""
         if name in VCS_FOLDERS or path in self.skip_dirs:
             return False
-        return not (_Rules.ignored(specs, rel, True) or (self.rules.exclude and self.rules.exclude.match(rel + "/")))
+        return not (_Rules.ignored(specs, rel, True) or (self.rules.exclude is not None
+                                                         and self.rules.exclude.match(rel + "/", name)))
 
     def problem(self, rel: str, message: str) -> None:
         self.result.problems.append((rel, message))
@@ -196,8 +199,8 @@ class _Walker:
             self.visit(entry, rel, specs)
 
     def visit(self, entry: os.DirEntry, rel: str, specs: list) -> None:
-        rules = self.rules
-        if not _printable_name(entry.name):
+        rules, name = self.rules, entry.name
+        if not _printable_name(name):
             self.problem(rel.encode("utf-8", "backslashreplace").decode(),
                          "skipped: the file name is not valid UTF-8 or has control characters")
             return
@@ -212,11 +215,11 @@ class _Walker:
                 self.walk(Path(entry.path), rel, specs)
             return
         # what the user left out is left out silently, odd files and links included
-        if entry.name == ".gitignore" or EDITOR_TEMP_FILES.match(rel) or _Rules.ignored(specs, rel, False):
+        if name == ".gitignore" or EDITOR_TEMP_FILES.match(rel, name) or specs and _Rules.ignored(specs, rel, False):
             return
-        if rules.include and not rules.include.match(rel):
+        if rules.include is not None and not rules.include.match(rel, name):
             return
-        if rules.exclude and rules.exclude.match(rel):
+        if rules.exclude is not None and rules.exclude.match(rel, name):
             return
         if is_link:
             info = self.follow_link(Path(entry.path), rel)
@@ -226,7 +229,7 @@ class _Walker:
             kind = _SPECIAL.get(stat.S_IFMT(info.st_mode), "not a regular file")
             self.problem(rel, f"skipped: {kind}, never opened")
             return
-        if rules.secrets and rules.secrets.match(rel):
+        if rules.secrets is not None and rules.secrets.match(rel, name):
             self.problem(rel, "skipped: may hold secrets (see 'secret_files' in the configuration)")
             return
         self.result.files.append(SourceFile(rel, info.st_size, info.st_mtime_ns))
