@@ -17,6 +17,7 @@ from kwdocs.facts import GROUP_ORDER, KIND_GROUPS, Facts
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"
 MAIN_DEFINITIONS_LIMIT = 40
+MAIN_DEFINITION_KINDS = ("class", "function", "namespace")   # what a folder's Main Definitions lists
 USED_BY_LIMIT = 300   # a core header has thousands of users: list this many, count the rest
 DEFINITION_KINDS = ("namespace", "class", "function", "method", "macro", "type",
                     "constant", "heading", "key", "target")
@@ -321,7 +322,7 @@ def folder_doc_model(folder: str, *, project: str, files: list[Facts], subfolder
         entry["size"] += facts["size"]
     found = [(symbol["kind"] != "class", symbol["name"].lower(), name, symbol["line"], symbol)
              for facts, name in zip(files, names) for symbol in facts.get("symbols", [])
-             if symbol["kind"] in ("class", "function", "namespace") and not symbol.get("parent")
+             if symbol["kind"] in MAIN_DEFINITION_KINDS and not symbol.get("parent")
              and not symbol["name"].startswith("_")]
     definitions = [   # only those shown are sorted and linked: a large folder defines thousands
         dict(kind=kind_label(symbol), name=symbol["name"], file=name, line=line,

@@ -67,11 +67,14 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
 
 
 def summary_row(facts: Facts) -> dict:
-    """What folder pages need of a file."""
+    """What folder pages need of a file: its symbols only as far as Main Definitions shows
+    them (a folder of 7,000 headers reads its rows on every edit)."""
     return dict(path=facts["path"], type_label=facts["type_label"], size=facts["size"],
                 lines=facts.get("lines", 0), docstring=facts.get("docstring", "")[:2000],
-                symbols=[s for s in facts.get("symbols", [])
-                         if s["kind"] in ("class", "function", "namespace") and not s.get("parent")],
+                symbols=[{key: s[key] for key in ("kind", "name", "line", "detail") if key in s}
+                         for s in facts.get("symbols", [])
+                         if s["kind"] in model.MAIN_DEFINITION_KINDS and not s.get("parent")
+                         and not s["name"].startswith("_")],
                 keyword_count=len(facts.get("symbols", [])))
 
 

@@ -368,3 +368,26 @@ def test_folder_changing_units_keeps_the_pages_of_its_files(golden_tree, tmp_pat
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)
     assert all((out / f"many/mod{index:02d}.py_docs.md").is_file() for index in range(counts[1]))
+
+
+def test_folder_main_definitions_keep_kind_details_through_edits(tmp_path):
+    """Main Definitions of a folder's doc.md come from the rows kept per unit: a CMake macro
+    still reads as one, private names stay out, and an edit changes only what it should."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "cmake").mkdir(parents=True)
+    (src / "cmake" / "utils.cmake").write_text(
+        "macro(helper_macro name)\n  set(${name} 1)\nendmacro()\n\n"
+        "function(public_function)\nendfunction()\n\nfunction(_private_function)\nendfunction()\n")
+    (src / "cmake" / "tools.py").write_text("class Tool:\n    def run(self):\n        pass\n\n\ndef _hidden():\n    pass\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    doc = (out / "cmake" / "doc.md").read_text()
+    assert "macro function [`helper_macro`]" in doc
+    assert "function [`public_function`]" in doc and "class [`Tool`]" in doc
+    assert "_private_function" not in doc and "_hidden" not in doc and "[`run`]" not in doc
+    (src / "cmake" / "tools.py").write_text("class Tool:\n    pass\n\n\ndef added():\n    pass\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    doc = (out / "cmake" / "doc.md").read_text()
+    assert "function [`added`]" in doc and "macro function [`helper_macro`]" in doc
+    cold = tmp_path / "cold"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
