@@ -40,7 +40,8 @@ def _die_with_builder() -> None:
 
 @contextmanager
 def dying_with_builder() -> Iterator[None]:
-    """While a build runs, every process this one forks dies when this one dies."""
+    """While a build runs, every process this one forks dies when this one dies, and when the
+    build is interrupted (Ctrl-C) no worker outlives it."""
     global _building, _registered
     if not _registered and hasattr(os, "register_at_fork"):
         os.register_at_fork(before=_remember_builder, after_in_child=_die_with_builder)
@@ -48,8 +49,31 @@ def dying_with_builder() -> Iterator[None]:
     _building = True
     try:
         yield
+    except BaseException:
+        stop_workers()
+        raise
     finally:
         _building = False
+
+
+def stop_workers(grace: float = 1.0) -> None:
+    """Terminate the worker processes still alive, and reap them.
+
+    doit terminates its workers when interrupted while it waits for results,
+    but not while it is still starting them: a worker started just before
+    Ctrl-C then waits for its next task forever, and Python's exit waits for
+    that worker (seen once in CI: the build hung after saying "interrupted").
+    """
+    import multiprocessing
+
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    for child in children:
+        child.join(grace)
+        if child.is_alive():
+            child.kill()
+            child.join()
 
 
 @contextmanager

@@ -187,3 +187,35 @@ def test_ctrl_c_stops_a_parallel_build_cleanly_and_the_next_build_tidies_up(tmp_
     clean = tmp_path / "clean"
     assert run_build(src, clean).returncode == 0
     assert pages(clean) == pages(out)
+
+
+def test_ctrl_c_while_workers_start_leaves_no_worker_behind(tmp_path, monkeypatch):
+    """Ctrl-C that lands while doit is still starting its workers (doit only terminates them once
+    it waits for results): no worker may outlive the build, or Python's exit waits for it forever."""
+    import multiprocessing
+
+    from doit.runner import MRunner
+
+    from tests.conftest import run_kwdocs
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    make_tree(src, folders=4, files=5)
+    start_processes = MRunner._run_start_processes
+
+    def interrupted(self, job_q, result_q):
+        start_processes(self, job_q, result_q)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MRunner, "_run_start_processes", interrupted)
+    try:
+        assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-j", "2", "-q") == 130
+        assert multiprocessing.active_children() == []
+    finally:
+        for child in multiprocessing.active_children():   # never leave a hung worker to pytest's exit
+            child.kill()
+            child.join()
+    monkeypatch.undo()
+    assert run_build(src, out, "-j", "2").returncode == 0
+    clean = tmp_path / "clean"
+    assert run_build(src, clean).returncode == 0
+    assert pages(clean) == pages(out)
