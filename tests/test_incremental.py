@@ -173,16 +173,25 @@ def test_lost_unit_state_is_rebuilt_from_the_facts(built, tmp_path, kind):
     assert pages(cold) == pages(out)
 
 
+def small_units(monkeypatch, tree: Path, count: int) -> Path:
+    """Units of 4 files at most (buckets of about 2), and a folder ``many`` of ``count`` modules:
+    a folder split into units, as ``torch/include/ATen/ops`` is, in a tiny tree."""
+    from kwdocs import state
+
+    monkeypatch.setattr(state, "UNIT_LIMIT", 4)
+    monkeypatch.setattr(state, "BUCKET_FILES", 2)
+    many = tree / "many"
+    many.mkdir(exist_ok=True)
+    for index in range(count):
+        (many / f"mod{index:02d}.py").write_text(f"def function_{index}():\n    return {index}\n")
+    return many
+
+
 def test_large_folder_is_split_into_units_and_stays_incremental(golden_tree, tmp_path, monkeypatch):
     """A folder of thousands of files is handled in buckets: an edit re-reads only its bucket."""
     from kwdocs import state as build_module
 
-    monkeypatch.setattr(build_module, "UNIT_LIMIT", 4)
-    monkeypatch.setattr(build_module, "BUCKET_FILES", 2)
-    many = golden_tree / "many"
-    many.mkdir()
-    for index in range(12):
-        (many / f"mod{index:02d}.py").write_text(f"def function_{index}():\n    return {index}\n")
+    many = small_units(monkeypatch, golden_tree, 12)
     out = tmp_path / "units-out"
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
     units = build_module.units_of("many", [f"mod{index:02d}.py" for index in range(12)])
@@ -303,12 +312,7 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     edits, a file added and a file removed, and the folder shrinking back to one unit."""
     from kwdocs import model, state
 
-    monkeypatch.setattr(state, "UNIT_LIMIT", 4)
-    monkeypatch.setattr(state, "BUCKET_FILES", 2)
-    many = golden_tree / "many"
-    many.mkdir()
-    for index in range(12):
-        (many / f"mod{index:02d}.py").write_text(f"def function_{index}():\n    return {index}\n")
+    many = small_units(monkeypatch, golden_tree, 12)
     out = tmp_path / "inc"
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
     kept = out / ".kwdocs" / state.FILE_ROWS
@@ -351,18 +355,11 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
 def test_folder_changing_units_keeps_the_pages_of_its_files(golden_tree, tmp_path, monkeypatch, counts):
     """A folder that shrinks back into one unit, or grows into buckets, gets new unit names;
     pruning the old units must not take the pages of files that live on in the new ones."""
-    from kwdocs import state
-
-    monkeypatch.setattr(state, "UNIT_LIMIT", 4)
-    monkeypatch.setattr(state, "BUCKET_FILES", 2)
-    many = golden_tree / "many"
-    many.mkdir()
     out = tmp_path / "inc"
     for count in counts:
+        many = small_units(monkeypatch, golden_tree, count)
         for path in sorted(many.iterdir())[count:]:
             path.unlink()
-        for index in range(count):
-            (many / f"mod{index:02d}.py").write_text(f"def function_{index}():\n    return {index}\n")
         assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
     cold = tmp_path / "cold"
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
