@@ -410,7 +410,8 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     problems: dict[str, list] = {} if fresh else meta.get("problems", {})
     changed_set = changed_units(config, [unit for units in folder_units.values() for unit in units], changed)
     counts = dict(meta.get("counts", {})) if not fresh else {}
-    large_folders = set(meta.get("large", []))   # folders whose index rows are kept (FILE_ROWS)
+    # folders split into units at the last build: those that kept their index rows (FILE_ROWS)
+    large_folders = {folder for folder, units in meta.get("units", {}).items() if len(units) > 1}
     stale = dict.fromkeys(folder for folder, units in folder_units.items()   # folders whose files changed
                           if fresh or known_units.get(folder) != units or any(unit in changed_set for unit in units))
     emptied = set(known_units) - set(folder_units)   # folders that lost all their own files
@@ -446,23 +447,19 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         written += sum(output.write_if_changed(config.out, config.out / page, text) for page, text in texts.items())
         if kept_rows:
             save_shard(config, FILE_ROWS, folder, {"key": keys[0], "rows": kept})
-            large_folders.add(folder)
         elif folder in large_folders:
             output.remove(config.out, shard(config, FILE_ROWS, folder))
-            large_folders.discard(folder)
     for folder in sorted(set(page_keys) - set(new_keys)):
         removed += output.remove(config.out, config.out / layout.index_page(folder))
         removed += output.remove(config.out, config.out / layout.doc_page(folder))
         if folder in large_folders:
             output.remove(config.out, shard(config, FILE_ROWS, folder))
-            large_folders.discard(folder)
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
     if fresh or known_units != folder_units:  # pruning reads every state file: only when units went away
         removed += prune_units(config, folder_units)
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
-                                              "units": folder_units, "counts": counts, "problems": problems,
-                                              "large": sorted(large_folders)})
+                                              "units": folder_units, "counts": counts, "problems": problems})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))
     output.write_json(config.out, config.state / "problems.json", flat)
     return {"written": written, "removed": removed}

@@ -1,4 +1,4 @@
-"""Worker processes of a parallel build die with the build, and run without collector pauses.
+"""Worker processes of a parallel build die with the build; build steps pause the collector.
 
 ``-j N`` runs doit's tasks in forked worker processes.  When the build is
 killed (SIGKILL, the OOM killer, a CI job cancelled by pid) its workers would
