@@ -31,7 +31,7 @@ import tarfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import MAKE_CORPUS, REPO, Measurement, lay_out, timed, working_folder  # noqa: E402  (this folder's)
+from run import MAKE_CORPUS, REPO, Measurement, add_keyword, lay_out, timed, working_folder  # noqa: E402  (this folder's)
 
 VERSIONS = ("baseline", "this")
 
@@ -50,16 +50,6 @@ def code_copy(revision: str | None, folder: Path, python: str) -> Path:
         (folder / "templates").rename(package / "templates")
     subprocess.run([python, "-m", "compileall", "-q", str(folder)], check=True, stdout=subprocess.DEVNULL)
     return folder
-
-
-def add_keyword(path: Path, serial: int) -> None:
-    """The edit ``bench/run.py`` makes: a new function, or a macro and a declaration."""
-    if path.suffix == ".py":
-        addition = f"\n\ndef kwdocs_compare_{serial}():\n    return {serial}\n"
-    else:
-        addition = f"\n#define KWDOCS_COMPARE_{serial} 1\nint kwdocs_compare_{serial}(void);\n"
-    with open(path, "a", encoding="utf-8") as stream:
-        stream.write(addition)
 
 
 def pick(src: Path, suffix: str, seed: int) -> str | None:
@@ -131,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             for number in range(args.edits + 1):
                 serial += 1
                 for version in in_turn(number):
-                    add_keyword(sources[version] / relative, serial)
+                    add_keyword(sources[version] / relative, "compare", serial)
                     run = build(version, work / f"cold-{version}-1", f"edit{suffix}-{number}")
                     if number:
                         edits[version].append(run.wall)

@@ -112,6 +112,20 @@ def write_manifest(out: Path, manifest: Path) -> int:
     return len(lines)
 
 
+def add_keyword(path: Path, tag: str, serial: int) -> str:
+    """The benchmarks' edit: append a new function (``.py``), or a macro and a declaration;
+    return the new keyword (the function, or the macro)."""
+    if path.suffix == ".py":
+        keyword = f"kwdocs_{tag}_{serial}"
+        addition = f"\n\ndef {keyword}():\n    \"\"\"Added by a kwdocs benchmark.\"\"\"\n    return {serial}\n"
+    else:
+        keyword = f"KWDOCS_{tag.upper()}_{serial}"
+        addition = f"\n#define {keyword} 1\nint kwdocs_{tag}_{serial}(void);\n"
+    with open(path, "a", encoding="utf-8") as stream:
+        stream.write(addition)
+    return keyword
+
+
 # ---------------------------------------------------------------- measuring
 
 @dataclass
@@ -489,16 +503,9 @@ class Bench:
         return [path for path in found if path not in self.edited]
 
     def edit(self, path: Path, scenario: str) -> None:
-        """Append something that adds a keyword: a new function, or a macro and a declaration."""
+        """Append something that adds a keyword (see ``add_keyword``)."""
         self.edit_serial += 1
-        tag = f"{scenario.replace('-', '_')}_{self.edit_serial}"
-        if path.suffix == ".py":
-            addition = f"\n\ndef kwdocs_bench_{tag}():\n    \"\"\"Added by bench/run.py.\"\"\"\n    return {self.edit_serial}\n"
-        else:
-            addition = (f"\n#define KWDOCS_BENCH_{self.edit_serial} 1\n"
-                        f"int kwdocs_bench_{tag}(void);\n")
-        with open(path, "a", encoding="utf-8") as stream:
-            stream.write(addition)
+        add_keyword(path, f"bench_{scenario.replace('-', '_')}", self.edit_serial)
         self.edited.add(path)
 
     # -- scenarios

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import MAKE_CORPUS, lay_out, working_folder  # noqa: E402  (this folder's benchmark)
+from run import MAKE_CORPUS, add_keyword, lay_out, working_folder  # noqa: E402  (this folder's benchmark)
 
 TARGET_P95_MS = 300.0
 POLL_SECONDS = 0.001
@@ -59,19 +59,6 @@ def pick_files(tree: Path, count: int, seed: int) -> list[Path]:
         picked += chosen[:share]
     rng.shuffle(picked)
     return picked
-
-
-def edit(path: Path, number: int) -> str:
-    """Append a new keyword; return it."""
-    keyword = f"kwdocs_bench_{number}"
-    if path.suffix == ".py":
-        text = f"\n\ndef {keyword}(value):\n    return value\n"
-    else:
-        keyword = f"KWDOCS_BENCH_{number}"
-        text = f"\n#define {keyword} 1\nint kwdocs_bench_fn_{number}(int value);\n"
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(text)
-    return keyword
 
 
 def stamp(path: Path) -> tuple[int, int] | None:
@@ -150,7 +137,7 @@ def main() -> int:
                 rel = path.relative_to(tree).as_posix()
                 pages = [out / f"{rel}_docs.md", out / f"{rel}_kw.md"]
                 before = [stamp(page) for page in pages]
-                keyword = edit(path, number)
+                keyword = add_keyword(path, "bench", number)
                 saved = time.monotonic()
                 while any(stamp(page) == old for page, old in zip(pages, before)):
                     if time.monotonic() - saved > 60:
