@@ -325,17 +325,10 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         """A letter's table, unit -> its entries, as the last build left it."""
         return {} if fresh else keywords.read_table(root / f"letter-{letter}.jsonl")
 
-    if updates and not fresh:
-        # From here until the final meta.json, letter tables run ahead of the rows kept for
-        # their pages, which only ``touched`` (lost with a kill) tells apart: a meta without
-        # its key makes the build after a kill start this step afresh.
-        output.write_json(config.out, root / "meta.json", dict(meta, key=None))
     kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
-    touched: set[str] = set()                    # names whose places changed: their rows are stale
     for letter, changes in sorted(updates.items()):
         table = table_of(letter)
         for unit, entries in changes.items():
-            touched.update(_names_changed(json.loads(table.get(unit, (0, "[]"))[1]), json.loads(entries[1])))
             if entries[0]:
                 table[unit] = entries
             else:
@@ -356,9 +349,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         return [entry for unit in sorted(table) for entry in json.loads(table[unit][1])]
 
     def cached_rows(page: str) -> pages.RowCache:
-        """The rows a page had that are still right: those of names no changed unit defines."""
-        stored = {} if fresh else output.read_json(rows_path(page), {}) or {}
-        return {name: row for name, row in stored.items() if name not in touched and isinstance(row, str)}
+        """The rows a page had (each checked against its places before it is used again)."""
+        stored = {} if fresh else output.read_json(rows_path(page), {})
+        return stored if isinstance(stored, dict) else {}
 
     written = 0
     if everything_again or kept:
@@ -375,18 +368,6 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return {"written": written, "removed": removed}
-
-
-def _names_changed(before: list[list], after: list[list]) -> set[str]:
-    """The names whose index entries (places) differ between two versions of a unit's entries."""
-    def places(entries: list[list]) -> dict[str, list[list]]:
-        found: dict[str, list[list]] = {}
-        for entry in entries:
-            found.setdefault(entry[0], []).append(entry)
-        return found
-
-    old, new = places(before), places(after)
-    return {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
 
 
 # ---------------------------------------------------------------- assemble

@@ -6,6 +6,7 @@ letter pages, not the whole index.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import posixpath
 import string
@@ -77,6 +78,11 @@ def by_name(entries: list[list]) -> list[tuple[str, list[list]]]:
     for entry in sorted(entries, key=lambda e: (e[0].lower(), e[0], e[2], e[3])):
         names.setdefault(entry[0], []).append(entry)
     return list(names.items())
+
+
+def places_digest(places: list[list]) -> str:
+    """A short digest of a name's places: all that its row shows, on a given page."""
+    return hashlib.blake2b(output.compact_json(places), digest_size=8).hexdigest()
 
 
 def row_model(page: str, name: str, places: list[list], docs_links: dict[str, str]) -> dict:

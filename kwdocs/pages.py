@@ -78,12 +78,22 @@ def summary_row(facts: Facts) -> dict:
                 keyword_count=len(facts.get("symbols", [])))
 
 
-FileRowCache = dict[str, list]   # a folder index's rows as rendered: name -> [its inputs..., row]
+RowCache = dict[str, list]   # a table's rows as rendered: name -> [what the row shows..., the row]
+
+
+def kept_row(cached: RowCache, name: str, inputs: list, render: Callable[[], str]) -> list:
+    """``name``'s row as ``[*inputs, row]``: the cached one while what it shows is unchanged,
+    else rendered again.  Checking the inputs, not trusting a list of what changed, keeps a
+    row right whatever happened to an earlier build (killed half-way, say)."""
+    entry = cached.get(name)
+    if not isinstance(entry, list) or entry[:-1] != inputs:
+        entry = inputs + [render()]
+    return entry
 
 
 def folder_pages(config: Config, renderer: Renderer, folder: str, rows: list[dict],
-                 subfolders: list[dict], total_files: int, cached_rows: FileRowCache
-                 ) -> tuple[dict[str, str], FileRowCache]:
+                 subfolders: list[dict], total_files: int, cached_rows: RowCache
+                 ) -> tuple[dict[str, str], RowCache]:
     """``index.md`` and ``doc.md`` of one folder, and the index's rows to keep."""
     file_rows, kept = folder_file_rows(renderer, rows, cached_rows)
     index = renderer.render(FOLDER_TEMPLATES[0], model.folder_index_model(
@@ -93,23 +103,18 @@ def folder_pages(config: Config, renderer: Renderer, folder: str, rows: list[dic
     return {layout.index_page(folder): index, layout.doc_page(folder): doc}, kept
 
 
-def folder_file_rows(renderer: Renderer, rows: list[dict], cached: FileRowCache) -> tuple[list[str], FileRowCache]:
+def folder_file_rows(renderer: Renderer, rows: list[dict], cached: RowCache) -> tuple[list[str], RowCache]:
     """A folder index's file rows, through the ``file_row`` macro, and the rows to keep.
 
-    A cached row is used when what it shows is unchanged: ``torch/include/ATen/ops`` holds
-    7,000 headers, three in four of the corpus's, and an edit changes one row.
+    ``torch/include/ATen/ops`` holds 7,000 headers, three in four of the corpus's, and an
+    edit changes one row.
     """
     row = renderer.macro(FOLDER_ROW_TEMPLATE, "file_row")
-    texts: list[str] = []
-    kept: FileRowCache = {}
+    kept: RowCache = {}
     for facts, name in zip(rows, model.own_names(rows)):
         inputs = model.file_row_inputs(facts)
-        entry = cached.get(name)
-        if entry is None or entry[:-1] != inputs:
-            entry = inputs + [row(model.file_row_model(name, inputs))]
-        kept[name] = entry
-        texts.append(entry[-1])
-    return texts, kept
+        kept[name] = kept_row(cached, name, inputs, lambda: row(model.file_row_model(name, inputs)))
+    return [entry[-1] for entry in kept.values()], kept
 
 
 def folder_tree(direct_counts: dict[str, int], all_folders: list[str]) -> tuple[dict[str, list[dict]], dict[str, int]]:
@@ -126,9 +131,6 @@ def folder_tree(direct_counts: dict[str, int], all_folders: list[str]) -> tuple[
     rows = {folder: [dict(folder=sub, total_files=totals[sub][0], total_folders=totals[sub][1])
                      for sub in sorted(children[folder])] for folder in all_folders}
     return rows, {folder: total[0] for folder, total in totals.items()}
-
-
-RowCache = dict[str, str]   # a keyword page's table rows as rendered: name -> row
 
 
 def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str], list[list]],
@@ -162,19 +164,14 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
 
 def keyword_rows(renderer: Renderer, page: str, entries: list[list], cached: RowCache
                  ) -> tuple[list[str], RowCache]:
-    """A keyword page's table rows, through the template's ``row`` macro, and the rows to keep.
-
-    ``cached`` holds rows known to be unchanged: a letter of a large tree lists
-    15,000 places (``at`` alone 7,000), and an edit changes a few names.
+    """A keyword page's table rows, through the template's ``row`` macro, and the rows to keep,
+    each checked against a digest of its places: a letter of a large tree lists 15,000
+    places (``at`` alone 7,000), and an edit changes a few names.
     """
     row = renderer.macro(KEYWORD_ROW_TEMPLATE, "row")
     docs_links: dict[str, str] = {}
-    rows: list[str] = []
     kept: RowCache = {}
     for name, places in keywords.by_name(entries):
-        text = cached.get(name)
-        if text is None:
-            text = row(keywords.row_model(page, name, places, docs_links))
-        kept[name] = text
-        rows.append(text)
-    return rows, kept
+        kept[name] = kept_row(cached, name, [keywords.places_digest(places)],
+                              lambda: row(keywords.row_model(page, name, places, docs_links)))
+    return [entry[-1] for entry in kept.values()], kept
