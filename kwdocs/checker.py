@@ -14,7 +14,11 @@ pipe blocks the build forever in ``open()``.  This checker keeps doit's rule
   be taken after it, so its state is not saved and the next build reads it again.
 
 kwdocs' own state files (under the output folder) are written atomically by
-the tasks themselves before doit checks them, so they are hashed as usual.
+the tasks themselves before doit checks them, and only when their content
+changes (``kwdocs.output``): for them a new modification time means new
+content, and they are never hashed.  Hashing them cost the process that
+hands out doit's tasks about a second of a cold build, on a core the workers
+need.
 """
 from __future__ import annotations
 
@@ -70,7 +74,7 @@ class SourceChecker(MD5Checker):
         timestamp, size, md5 = state
         if file_stat.st_mtime == timestamp:
             return False
-        if file_stat.st_size != size:
+        if file_stat.st_size != size or file_path.startswith(self.own_folder):
             return True
         return md5 != regular_file_md5(file_path)
 
@@ -81,10 +85,13 @@ class SourceChecker(MD5Checker):
             return None
         if not stat.S_ISREG(info.st_mode):
             return None
-        if info.st_mtime >= self.build_started - CLOCK_TICK and not dep.startswith(self.own_folder):
+        own = dep.startswith(self.own_folder)
+        if info.st_mtime >= self.build_started - CLOCK_TICK and not own:
             return None
         if current_state and current_state[0] == info.st_mtime:
             return None
+        if own:
+            return info.st_mtime, info.st_size, ""
         md5 = regular_file_md5(dep)
         return None if md5 is None else (info.st_mtime, info.st_size, md5)
 
