@@ -8,7 +8,8 @@ never re-reads one enormous shard):
     facts   --link------------> links/<id>.json    which file each import names; users
     facts + links --render:<unit>--> the unit's file pages
     facts   --keywords--------> keywords.md (per letter when large)
-    facts   --assemble--------> index.md and doc.md of every folder; pruning
+    facts   --assemble--------> index.md and doc.md of every folder
+    pages   --prune-----------> pages and state of gone files removed
 
 Each step rewrites a state file only when its content changes, so doit's md5
 check cuts off everything downstream of an edit that changes nothing.  Page
@@ -43,7 +44,8 @@ from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use t
 
 
 def digest(*parts: object) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    """A stable hash of JSON-like parts (paths and the like as their text), for cache keys."""
+    return hashlib.sha256(output.compact_json(parts, sort_keys=True, default=str)).hexdigest()
 
 
 @lru_cache(maxsize=4)
@@ -375,10 +377,12 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 @collector_paused()
 def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: list[str],
              changed: list[str]) -> dict:
-    """Write the index.md and doc.md of folders whose content changed; prune what is gone.
+    """Write the index.md and doc.md of folders whose content changed.
 
     Only folders whose files changed, or whose subfolders' counts changed, are
-    looked at: the rest keep their pages without being read.
+    looked at: the rest keep their pages without being read.  Folder pages come
+    from what extraction saved, so this step runs beside the rendering of file
+    pages; pruning what is gone waits for that (``prune``).
     """
     renderer = renderer_for(config.templates, config.out)
     keys = [render_key(config, name) for name in pages.FOLDER_TEMPLATES]
@@ -437,8 +441,6 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
             output.remove(config.out, shard(config, FILE_ROWS, folder))
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
-    if fresh or known_units != folder_units:  # pruning reads every state file: only when units went away
-        removed += prune_units(config, folder_units)
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
                                               "units": folder_units, "counts": counts, "problems": problems})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))
@@ -474,6 +476,22 @@ def _unit_rows(files: dict[str, Facts]) -> dict:
     return {"rows": rows, "digest": digest(rows),
             "problems": [[rel, problem.get("line"), problem["message"]]
                          for rel, facts in ordered for problem in facts.get("problems", [])]}
+
+
+def prune(config: Config, folder_units: dict[str, list[str]]) -> dict:
+    """After rendering: remove the pages and state of units that went away.
+
+    Pruning reads every state folder, so it runs only when the units differ
+    from those of the last prune, or kwdocs' code changed (a new version may
+    leave state files of an older one behind).
+    """
+    meta_path = config.state / "pruned.json"
+    record = {"code": code_fingerprint(), "units": folder_units}
+    if output.read_json(meta_path) == record:
+        return {"removed": 0}
+    removed = prune_units(config, folder_units)
+    output.write_json(config.out, meta_path, record)
+    return {"removed": removed}
 
 
 # state files of earlier versions: the whole tree's link inputs, a JSON document per keyword letter

@@ -86,8 +86,9 @@ def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str
         for unit in split:
             build.render_unit(config, unit, names)
     build.index_keywords(config, all_units, changed_facts)
-    build.assemble(config, {folder: list(split) for folder, split in units.items()}, scanned.folders(),
-                   changed_facts)
+    unit_map = {folder: list(split) for folder, split in units.items()}
+    build.assemble(config, unit_map, scanned.folders(), changed_facts)
+    build.prune(config, unit_map)
 
 
 def expected_pages(config: Config, dry: output.DryRun | None) -> set[str]:

@@ -26,7 +26,10 @@ def doit_config(config: Config) -> dict:
         "dep_file": str(config.state / "doit.sqlite3"),
         "backend": "sqlite3",
         "check_file_uptodate": checker_for(config.out),  # md5, safe for sources changing mid-build
-        "default_tasks": ["extract", "link", "render", "keywords", "assemble"] + (["site"] if config.html else []),
+        # the order doit hands ready tasks to workers: the single-task steps first, so that
+        # they run beside the many render tasks rather than after them
+        "default_tasks": ["extract", "link", "keywords", "assemble", "render", "prune"]
+                         + (["site"] if config.html else []),
         "verbosity": 0,
     }
 
@@ -104,15 +107,23 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             "verbosity": 0,
         }
 
+    unit_map = {folder: list(split) for folder, split in folder_units.items()}
+
     def task_assemble():
-        """Write every folder's index.md and doc.md that changed, and prune pages of deleted files."""
+        """Write every folder's index.md and doc.md that changed."""
         keys = [build.render_key(config, name) for name in pages.FOLDER_TEMPLATES]
         return {
-            "actions": [(build.assemble, [config, {folder: list(split) for folder, split in folder_units.items()},
-                                          all_folders])],
+            "actions": [(build.assemble, [config, unit_map, all_folders])],
             "file_dep": shards,
-            "task_dep": ["render", "keywords"],
             "uptodate": [config_changed({"folders": all_folders, "units": list(units), "keys": keys})],
+            "verbosity": 0,
+        }
+
+    def task_prune():
+        """Remove the pages and state of files and folders that are gone."""
+        return {
+            "actions": [(build.prune, [config, unit_map])],
+            "task_dep": ["render", "assemble"],
             "verbosity": 0,
         }
 
@@ -121,7 +132,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         from kwdocs.html import build_site
         return {
             "actions": [(build_site, [config])],
-            "task_dep": ["assemble"],
+            "task_dep": ["assemble", "prune", "keywords"],
             "verbosity": 0,
         }
 
@@ -133,4 +144,5 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         "task_render": task_render,
         "task_keywords": task_keywords,
         "task_assemble": task_assemble,
+        "task_prune": task_prune,
     }
