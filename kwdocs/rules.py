@@ -632,8 +632,17 @@ class RuleSet:
         key = (kind, value)
         found = self._memo.get(key)
         if found is None:
-            found = tuple(rule for rule in self.rules
-                          if (pattern := getattr(rule, kind)) is not None and pattern.fullmatch(value))
+            found = tuple(rule for rule, pattern in self._patterns(kind) if pattern.fullmatch(value))
+            self._memo[key] = found
+        return found
+
+    def _patterns(self, kind: str) -> tuple[tuple[Rule, re.Pattern], ...]:
+        """The rules with ``kind`` patterns, and those: a file's every symbol name is asked
+        about, and one rule in a hundred looks at symbol names."""
+        key = ("patterns", kind)
+        found = self._memo.get(key)
+        if found is None:
+            found = tuple((rule, pattern) for rule in self.rules if (pattern := getattr(rule, kind)) is not None)
             self._memo[key] = found
         return found
 
