@@ -486,7 +486,7 @@ def prune(config: Config, folder_units: dict[str, list[str]]) -> dict:
     leave state files of an older one behind).
     """
     meta_path = config.state / "pruned.json"
-    record = {"code": code_fingerprint(), "units": folder_units}
+    record = {"code": code_fingerprint(), "units": digest(folder_units)}
     if output.read_json(meta_path) == record:
         return {"removed": 0}
     removed = prune_units(config, folder_units)

@@ -18,6 +18,7 @@ from kwdocs import build, pages
 from kwdocs.checker import checker_for
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
+from kwdocs.snapshot import code_fingerprint
 from kwdocs.state import FACTS, LINKS, shard_path
 
 
@@ -124,6 +125,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         return {
             "actions": [(build.prune, [config, unit_map])],
             "task_dep": ["render", "assemble"],
+            # the step checks this itself (``kwdocs check`` runs it without doit); doit can skip it
+            "uptodate": [config_changed({"units": list(units), "code": code_fingerprint()})],
             "verbosity": 0,
         }
 

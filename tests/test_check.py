@@ -136,3 +136,18 @@ def test_pages_the_ledger_does_not_know_are_judged_by_rendering_them(built, caps
     assert code == 0, text
     code, text = check(tree, capsys, "--fix")
     assert code == 0 and "restored" not in text, text
+
+
+def test_a_deleted_folder_leaves_orphans_that_fix_removes(built, capsys):
+    """The pages of a folder whose unit went away are pruned once pages are rendered; check
+    runs the same steps."""
+    tree, out = built
+    shutil.rmtree(tree / "docs")
+    code, text = check(tree, capsys)
+    assert code == 1
+    assert listed(text, "orphaned") == {"docs/doc.md", "docs/index.md"} | {
+        f"docs/{name}_{kind}.md" for name in ("guide.rst", "logo.png", "notes.txt") for kind in ("docs", "kw")}
+    assert listed(text, "stale") == {"doc.md", "index.md"}
+    assert check(tree, capsys, "--fix")[0] == 1
+    assert not (out / "docs").exists()
+    assert check(tree, capsys)[0] == 0
