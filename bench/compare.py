@@ -15,7 +15,8 @@ whatever the cold builds left behind.
 
 Both versions run from copies compiled once (``git archive REV`` for the
 baseline, the working tree for this version), with ``PYTHON``, which must
-have kwdocs' dependencies.  Timing is ``/usr/bin/time``'s, as in ``run.py``;
+have kwdocs' dependencies, and from the working folder: ``python -m kwdocs``
+started in this repository would import the working tree's kwdocs for both.  Timing is ``/usr/bin/time``'s, as in ``run.py``;
 earlier writes are flushed before every run.
 """
 from __future__ import annotations
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def build(version: str, out: Path, label: str) -> Measurement:
             run = timed([*commands[version], "build", "--src", str(sources[version]), "--out", str(out), "-q"],
-                        work / "logs", f"{label}-{version}", args.timeout)
+                        work / "logs", f"{label}-{version}", args.timeout, cwd=work)
             status = "ok" if run.ok else f"FAILED exit {run.returncode}: {run.stderr_tail()}"
             print(f"compare:   {label} {version}: {run.wall:.2f} s wall, {run.cpu:.2f} s CPU ({status})",
                   file=sys.stderr, flush=True)

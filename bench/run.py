@@ -246,12 +246,14 @@ class TreeMemorySampler:
 
 
 def timed(command: list[str], logs: Path, label: str, timeout: float,
-          sample_tree: bool = False) -> Measurement:
-    """Run ``command`` under /usr/bin/time -v; a timeout kills the whole process group.
+          sample_tree: bool = False, cwd: Path | None = None) -> Measurement:
+    """Run ``command`` in ``cwd`` under /usr/bin/time -v; a timeout kills the whole process group.
 
     Earlier runs' writes are flushed first (``sync``, not timed): a large cold
     build leaves a gigabyte of pages for the kernel to write back, and that
-    write-back would otherwise land in the next run's time.
+    write-back would otherwise land in the next run's time.  ``python -m
+    kwdocs`` imports kwdocs from the current folder before PYTHONPATH: the
+    runs of a copy of the code must not start in this repository.
     """
     logs.mkdir(parents=True, exist_ok=True)
     if hasattr(os, "sync"):
@@ -260,7 +262,7 @@ def timed(command: list[str], logs: Path, label: str, timeout: float,
     report, out_path, err_path = (Path(f"{stem}.{suffix}") for suffix in ("time", "out", "err"))
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         process = subprocess.Popen([GNU_TIME, "-v", "-o", str(report), *command], stdin=subprocess.DEVNULL,
-                                   stdout=out, stderr=err, start_new_session=True)
+                                   stdout=out, stderr=err, start_new_session=True, cwd=cwd)
         sampler = TreeMemorySampler(process.pid) if sample_tree else None
         try:
             if sampler:
@@ -443,7 +445,8 @@ class Bench:
 
     def measure(self, command: list[str], label: str, sample_tree: bool = False) -> Measurement:
         self.run_serial += 1
-        run = timed(command, self.logs, f"{self.run_serial:03d}-{label}", self.args.timeout, sample_tree)
+        run = timed(command, self.logs, f"{self.run_serial:03d}-{label}", self.args.timeout, sample_tree,
+                    cwd=self.work)
         status = "ok" if run.ok else f"FAILED exit {run.returncode}"
         self.progress(f"  {label}: {run.wall:.2f} s wall, {run.cpu:.2f} s CPU, "
                       f"{mb(run.max_rss_kb):.0f} MB ({status})")
@@ -642,7 +645,7 @@ class Bench:
 
     def check(self) -> None:
         row = self.add(Row("`kwdocs check` on an up-to-date tree", "< 0.5 s wall", limit=0.5))
-        probe = subprocess.run([*self.kwdocs, "check", "--help"], capture_output=True, text=True)
+        probe = subprocess.run([*self.kwdocs, "check", "--help"], capture_output=True, text=True, cwd=self.work)
         if probe.returncode != 0:
             row.skipped = "`kwdocs check` does not exist yet (`kwdocs check --help` failed)"
             return
@@ -727,7 +730,8 @@ def freeze(kwdocs: list[str], work: Path) -> list[str]:
     """Run a copy of this repository's kwdocs, taken now, so that others' edits don't reach the runs.
 
     The copy goes on PYTHONPATH (ahead of the editable install) and runs with
-    the interpreter of the ``--kwdocs`` command, which has kwdocs' dependencies.
+    the interpreter of the ``--kwdocs`` command, which has kwdocs' dependencies,
+    from the working folder (see ``timed``).
     """
     code = work / "kwdocs-code"
     skip = shutil.ignore_patterns("__pycache__")
@@ -753,9 +757,9 @@ def _python_of(script_name: str) -> str:
     return words[0]
 
 
-def version_of(kwdocs: list[str]) -> str:
+def version_of(kwdocs: list[str], cwd: Path) -> str:
     try:
-        done = subprocess.run([*kwdocs, "--version"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run([*kwdocs, "--version"], capture_output=True, text=True, timeout=60, cwd=cwd)
     except OSError as error:
         return f"unknown ({error})"
     lines = done.stdout.strip().splitlines()
@@ -844,7 +848,7 @@ def main(argv: list[str] | None = None) -> int:
         load_end = os.getloadavg()
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         header = (f"{datetime.date.today().isoformat()}, nproc {cores}, "
-                  f"{version_of(kwdocs)}{' (frozen copy)' if args.freeze else ''}, "
+                  f"{version_of(kwdocs, work)}{' (frozen copy)' if args.freeze else ''}, "
                   f"corpus {source}: {files:,} files, median of {args.runs} run(s), "
                   f"load average {load_start[0]:.2f} at the start and {load_end[0]:.2f} at the end")
         block = [header, "", *render_table(bench.rows)]
