@@ -7,8 +7,8 @@ said were written, rescans only the folders where files appeared or went
 (``scan.scan_folder``), diffs that against the previous scan, and hands doit
 the ``extract`` and ``render`` tasks of the changed files' units only
 (``tasks.namespace(only=...)``; every unit of a folder that gained or lost a
-file, as each page lists its neighbours), with ``link``, ``keywords`` and
-``assemble`` as in every build.  ``link`` can rewrite other units' used-by
+file, as each page lists its neighbours), with ``link``, ``keywords``,
+``assemble`` and ``prune`` as in every build.  ``link`` can rewrite other units' used-by
 lists, so a second doit run renders the units whose link shards changed.
 
 The same doit rules and state as ``kwdocs build``, so the output equals a

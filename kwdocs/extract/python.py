@@ -240,7 +240,7 @@ def _is_type_definition(node: ast.Assign | ast.AnnAssign) -> bool:
 def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     signature = f"({_format_arguments(node.args)})"
     if node.returns is not None:
-        signature += f" -> {ast.unparse(node.returns)}"
+        signature += f" -> {_unparse(node.returns)}"
     return signature
 
 
@@ -268,17 +268,25 @@ def _format_arguments(arguments: ast.arguments) -> str:
 def _format_parameter(argument: ast.arg, default: ast.expr | None) -> str:
     text = argument.arg
     if argument.annotation is not None:
-        text += f": {ast.unparse(argument.annotation)}"
+        text += f": {_unparse(argument.annotation)}"
     if default is not None:
-        text += (" = " if argument.annotation is not None else "=") + ast.unparse(default)
+        text += (" = " if argument.annotation is not None else "=") + _unparse(default)
     return text
 
 
 def _class_signature(node: ast.ClassDef) -> str:
-    parts = [ast.unparse(base) for base in node.bases]
-    parts += [f"{keyword.arg}={ast.unparse(keyword.value)}" if keyword.arg
-              else f"**{ast.unparse(keyword.value)}" for keyword in node.keywords]
+    parts = [_unparse(base) for base in node.bases]
+    parts += [f"{keyword.arg}={_unparse(keyword.value)}" if keyword.arg
+              else f"**{_unparse(keyword.value)}" for keyword in node.keywords]
     return f"({', '.join(parts)})" if parts else ""
+
+
+def _unparse(node: ast.expr) -> str:
+    """``ast.unparse``, without building its visitor for a name or a dotted name, which
+    most annotations, defaults, bases and decorators are (the same text either way)."""
+    if node.__class__ is ast.Name:
+        return node.id
+    return _dotted_name(node) or ast.unparse(node)
 
 
 def _dotted_name(node: ast.expr) -> str | None:
@@ -322,7 +330,7 @@ class _SourceSlicer:
 
 
 def _decorators(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
-    return [_cut(ast.unparse(decorator)) for decorator in node.decorator_list]
+    return [_cut(_unparse(decorator)) for decorator in node.decorator_list]
 
 
 # Fields that never hold child nodes, and nodes without children: skipping them
