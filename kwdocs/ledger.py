@@ -29,7 +29,7 @@ LEDGER_FILE = "ledger.json"
 COMPACT_BYTES = 1 << 20     # journals larger than this (and than the ledger) are folded in,
 COMPACT_FILES = 32          # and so are this many (each build and each watch adds one)
 
-Entry = tuple[str, int, int]   # sha256, size, modification time (ns)
+Entry = list    # [sha256, size, modification time (ns)], as stored: 25,000 of them are read per check
 
 
 def _journals(config: Config) -> list[Path]:
@@ -39,8 +39,9 @@ def _journals(config: Config) -> list[Path]:
 
 def load(config: Config) -> dict[str, Entry]:
     """Page (relative to the output folder) -> what kwdocs last wrote there."""
-    entries: dict[str, Entry] = {page: tuple(entry) for page, entry in
-                                 (output.read_json(config.state / output.JOURNAL_FOLDER / LEDGER_FILE, {}) or {}).items()}
+    entries: dict[str, Entry] = output.read_json(config.state / output.JOURNAL_FOLDER / LEDGER_FILE, {})
+    if not isinstance(entries, dict):   # not what kwdocs writes: vouch for nothing, render to judge
+        entries = {}
     for journal in _journals(config):
         try:
             lines = journal.read_bytes().splitlines()
@@ -53,7 +54,7 @@ def load(config: Config) -> dict[str, Entry]:
                 continue     # the last line of a journal whose writer was killed mid-line
             known = entries.get(page)
             if known is None or mtime_ns >= known[2]:
-                entries[page] = (sha, size, mtime_ns)
+                entries[page] = [sha, size, mtime_ns]
     return entries
 
 
@@ -65,7 +66,7 @@ def compact(config: Config, force: bool = False) -> None:
     if not journals or not force and len(journals) < COMPACT_FILES and sizes < max(COMPACT_BYTES, _size(ledger)):
         return
     root = str(config.out) + os.sep     # strings: pathlib doubled the time of 25,000 checks
-    output.write_json(config.out, ledger, {page: list(entry) for page, entry in load(config).items()
+    output.write_json(config.out, ledger, {page: entry for page, entry in load(config).items()
                                            if os.path.isfile(root + page)})
     for journal in journals:
         try:
