@@ -258,10 +258,12 @@ class Rebuilder:
     def _run_units(self, scanned: ScanResult, units: set[str], outcome: Outcome, stream) -> None:
         """doit over the given units, then over the units link gave new used-by lists."""
         from kwdocs.reporter import BuildReporter
+        from kwdocs.tasks import task_order
 
         self._extract = self._render = units
         reporter = BuildReporter(stream, {}, config=self.config, scanned=scanned, quiet=True)
-        tasks = dict(self._tasks, DOIT_CONFIG=dict(self._tasks["DOIT_CONFIG"], reporter=reporter))
+        tasks = dict(self._tasks, DOIT_CONFIG=dict(self._tasks["DOIT_CONFIG"], reporter=reporter,
+                                                   default_tasks=task_order(self.config, rebuild=True)))
         snapshot.forget(self.config)
         links_before = _link_stamps(self.config)
         outcome.code = self._doit(tasks, len(units))

@@ -22,15 +22,25 @@ from kwdocs.snapshot import code_fingerprint
 from kwdocs.state import FACTS, LINKS, shard_path
 
 
+# The order in which doit takes up the tasks that are ready.  A build puts the single-task
+# steps first, so that on several cores they run beside the many render tasks rather than
+# after them; a rebuild after a save (watch mode, a few edits) renders the saved files' pages
+# first, since those are what its user waits for.
+BUILD_ORDER = ("extract", "link", "keywords", "assemble", "render", "prune")
+REBUILD_ORDER = ("extract", "link", "render", "keywords", "assemble", "prune")
+
+
+def task_order(config: Config, rebuild: bool = False) -> list[str]:
+    """doit's ``default_tasks`` for a build or a rebuild (see ``BUILD_ORDER``)."""
+    return list(REBUILD_ORDER if rebuild else BUILD_ORDER) + (["site"] if config.html else [])
+
+
 def doit_config(config: Config) -> dict:
     return {
         "dep_file": str(config.state / "doit.sqlite3"),
         "backend": "sqlite3",
         "check_file_uptodate": checker_for(config.out),  # md5, safe for sources changing mid-build
-        # the order doit hands ready tasks to workers: the single-task steps first, so that
-        # they run beside the many render tasks rather than after them
-        "default_tasks": ["extract", "link", "keywords", "assemble", "render", "prune"]
-                         + (["site"] if config.html else []),
+        "default_tasks": task_order(config),
         "verbosity": 0,
     }
 

@@ -1,6 +1,7 @@
 """End-to-end builds of a temporary tree: which pages each kind of change rewrites."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -388,3 +389,34 @@ def test_folder_main_definitions_keep_kind_details_through_edits(tmp_path):
     cold = tmp_path / "cold"
     assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)
+
+
+def test_a_build_runs_single_steps_before_rendering_and_a_rebuild_renders_first(built, monkeypatch):
+    """On several cores the keyword and folder steps run beside the rendering of file pages; after
+    a save, the saved file's own pages are what its user waits for, so they are rendered first."""
+    from kwdocs import build as steps
+
+    tree, out, build = built
+    ran: list[str] = []
+    def noted(step):
+        @functools.wraps(step)      # doit reads the signature: it passes ``changed`` to steps taking it
+        def run(*args, **kwargs):
+            ran.append(step.__name__)
+            return step(*args, **kwargs)
+        return run
+
+    for name in ("extract_unit", "link_tree", "render_unit", "index_keywords", "assemble", "prune"):
+        monkeypatch.setattr(steps, name, noted(getattr(steps, name)))
+
+    def order() -> list[str]:
+        seen = list(dict.fromkeys(ran))
+        ran.clear()
+        return seen
+
+    with open(tree / "geometry/shapes/circle.py", "a") as handle:
+        handle.write("\n\ndef unit_circle() -> Circle:\n    return Circle()\n")
+    build("-j", "1")   # a few edits: the rebuild path; no unit went away, so nothing to prune
+    assert order() == ["extract_unit", "link_tree", "render_unit", "index_keywords", "assemble"]
+    shutil.rmtree(out)
+    build("-j", "1")   # a whole build
+    assert order() == ["extract_unit", "link_tree", "index_keywords", "assemble", "render_unit", "prune"]
