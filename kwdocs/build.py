@@ -312,12 +312,12 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         by_letter: dict[str, list] = {}
         for entry in keywords.folder_entries(load_shard(config, FACTS, unit).get("files", {})):
             by_letter.setdefault(keywords.letter_of(entry[0]), []).append(entry)
-        encoded = {letter: (len(entries), output.compact_json(entries).decode("utf-8"))
-                   for letter, entries in by_letter.items()}
-        digests = {letter: hashlib.sha256(text.encode()).hexdigest()[:16] for letter, (_, text) in encoded.items()}
+        encoded = {letter: output.compact_json(entries) for letter, entries in by_letter.items()}
+        digests = {letter: hashlib.sha256(data).hexdigest()[:16] for letter, data in encoded.items()}
         for letter in set(digests) | set(known.get(unit, {})):
             if digests.get(letter) != known.get(unit, {}).get(letter):
-                updates.setdefault(letter, {})[unit] = encoded.get(letter, (0, "[]"))
+                updates.setdefault(letter, {})[unit] = (
+                    (len(by_letter[letter]), encoded[letter].decode("utf-8")) if letter in encoded else (0, "[]"))
         known[unit] = digests
     for unit in sorted(set(known) - set(units)):
         for letter in known.pop(unit):
