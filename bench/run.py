@@ -520,7 +520,7 @@ class Bench:
         floor = Row("floor: creating the cold build's files (same folders and sizes; write, rename)",
                     "reference")
         self.progress("cold builds, each followed by its file-creation floor")
-        manifest, scratch = self.work / "cold-files.tsv", self.work / "creation-floor"
+        manifest, scratch = self.work / "cold-files.jsonl", self.work / "creation-floor"
         for number in range(self.args.runs):
             shutil.rmtree(self.out, ignore_errors=True)
             row.runs.append(self.build(self.src, self.out, f"cold-{number + 1}", sample_tree=True))
