@@ -19,14 +19,16 @@ changed under the output folder, so a no-op build that rewrites pages shows.
 Before each run the earlier runs' writes are flushed (``sync``, untimed), so
 that one scenario's write-back does not land in the next one's time.
 
-Scenarios (names for ``--only``): cold, noop (with the floor it is compared
-with: a Python walk + ``os.stat`` of every source file, run interleaved with
-it), floor, edit-py, edit-header, edit-100, check, and with ``--large`` (or
+Scenarios (names for ``--only``): cold, cold-after-delete (one cold build
+started as soon as the last output is deleted), noop (with the floor it is
+compared with: a Python walk + ``os.stat`` of every source file, run
+interleaved with it), floor, edit-py, edit-header, edit-100, check, and with ``--large`` (or
 named in ``--only``) large-cold and large-noop, on the corpus hard-linked 8
 times under ``copy1/`` ... ``copy8/``.  Edits append a new function (``.py``)
 or a ``#define`` and a declaration (``.h``) to a file not edited before, so
 every edit changes keywords; they accumulate and are never undone.  Each
 scenario reports the median of ``--runs`` runs (the large cold build runs once).
+Earlier outputs are moved aside, not deleted, until the end (see ``Bench.set_aside``).
 
 kwdocs rebuilds everything when its own code changes, and others edit it while
 the benchmark runs: runs after such an edit are flagged in the notes, and
@@ -57,7 +59,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MAKE_CORPUS = REPO.parent / "shared" / "bench" / "make-corpus.sh"
 GNU_TIME = "/usr/bin/time"
-SCENARIOS = ("cold", "floor", "noop", "edit-py", "edit-header", "edit-100", "check", "large-cold", "large-noop")
+SCENARIOS = ("cold", "cold-after-delete", "floor", "noop", "edit-py", "edit-header", "edit-100", "check", "large-cold", "large-noop")
 LARGE = ("large-cold", "large-noop")
 LARGE_COPIES = 8
 STATE = ".kwdocs"  # kwdocs' state folder inside the output folder
@@ -437,6 +439,24 @@ class Bench:
         self.cold_row: Row | None = None
         self.run_serial = 0
         self.code_stamp = None if args.freeze else source_stamp()
+        self.set_aside_serial = 0
+
+    def set_aside(self, folder: Path) -> None:
+        """Move an earlier run's output out of the way, to be deleted when the benchmark ends.
+
+        Deleting it would slow the next cold build down: on this machine's ext4 (mounted
+        without a journal), creating a file skips every inode of its block group freed less
+        than a minute ago (five when not yet written back), one lookup each, so the 29,000
+        files of a cold build made right after deleting the last one's cost the kernel 5 to
+        12 s instead of 1 (`cold-after-delete` measures that case)."""
+        if folder.exists():
+            self.set_aside_serial += 1
+            aside = self.work / "set-aside"
+            aside.mkdir(exist_ok=True)
+            folder.rename(aside / f"{self.set_aside_serial}-{folder.name}")
+
+    def delete_set_aside(self) -> None:
+        shutil.rmtree(self.work / "set-aside", ignore_errors=True)
 
     # -- helpers
 
@@ -522,14 +542,14 @@ class Bench:
         self.progress("cold builds, each followed by its file-creation floor")
         manifest, scratch = self.work / "cold-files.jsonl", self.work / "creation-floor"
         for number in range(self.args.runs):
-            shutil.rmtree(self.out, ignore_errors=True)
+            self.set_aside(self.out)
             row.runs.append(self.build(self.src, self.out, f"cold-{number + 1}", sample_tree=True))
             if row.runs[-1].ok:
                 write_manifest(self.out, manifest)
-                shutil.rmtree(scratch, ignore_errors=True)
+                self.set_aside(scratch)
                 floor.runs.append(self.measure([self.args.python, "-c", CREATE_FLOOR_CODE, str(manifest),
                                                 str(scratch)], f"creation-floor-{number + 1}"))
-                shutil.rmtree(scratch, ignore_errors=True)
+                self.set_aside(scratch)
         if row.good and not row.failed:
             ratio = row.median("cpu") / row.median("wall")
             row.notes.append(f"CPU/wall {ratio:.2f}; user {row.median('user'):.1f} s, "
@@ -542,6 +562,18 @@ class Bench:
                 floor.notes.append(f"{floor.good[0].stdout.strip()} files, one process; its system time is "
                                    f"the kernel's: {floor.median('system'):.1f} s (median)")
         self.add(self.memory_row(row.runs, 300, "peak memory of the cold build"))
+
+    def cold_after_delete(self) -> None:
+        """A cold build started as soon as the last output is deleted (``rm -rf out && kwdocs
+        build``): what the kernel adds when it must step over the inodes just freed."""
+        row = self.add(Row("cold build right after deleting the last build's output, 1 run", "reference"))
+        if not (self.out / STATE).exists() and not self.ensure_built(self.src, self.out, row):
+            return
+        self.progress("a cold build right after deleting the last output")
+        shutil.rmtree(self.out)
+        row.runs.append(self.build(self.src, self.out, "cold-after-delete"))
+        if row.good:
+            row.notes.append(f"user {row.median('user'):.1f} s, system {row.median('system'):.1f} s")
 
     def memory_row(self, runs: list[Measurement], limit_mb: float, name: str) -> Row:
         """A memory target, judged on /usr/bin/time's figure; the tree's summed PSS goes in a note."""
@@ -679,7 +711,7 @@ class Bench:
                       else "≤ 9 × the 12k cold (not measured in this run)")
             cold = self.add(Row(f"large tree ({files:,} files): cold build, 1 run", target))
             self.progress("large cold build")
-            shutil.rmtree(large_out, ignore_errors=True)
+            self.set_aside(large_out)
             cold.runs.append(self.build(large_src, large_out, "large-cold", sample_tree=True))
             if cold_12k and cold.good and not cold.failed:
                 cold.notes.append(f"{cold.median('wall') / cold_12k:.2f} × the 12k cold")
@@ -708,6 +740,7 @@ class Bench:
         chosen = self.selected
         steps = [
             ("cold" in chosen, self.cold),
+            ("cold-after-delete" in chosen, self.cold_after_delete),
             ("noop" in chosen or "floor" in chosen, self.noop),
             ("edit-py" in chosen, lambda: self.edit_scenario(
                 "edit-py", "one `.py` file edited (new function), then build", 0.5, self.pick_one(".py"))),
@@ -719,9 +752,12 @@ class Bench:
             ("check" in chosen, self.check),
             (any(name in chosen for name in LARGE), self.large),
         ]
-        for wanted, step in steps:
-            if wanted:
-                step()
+        try:
+            for wanted, step in steps:
+                if wanted:
+                    step()
+        finally:
+            self.delete_set_aside()
 
 
 # ---------------------------------------------------------------- entry point
