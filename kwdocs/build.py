@@ -11,8 +11,8 @@ never re-reads one enormous shard):
     facts   --assemble--------> index.md and doc.md of every folder
     pages   --prune-----------> pages and state of gone files removed
 
-Each step rewrites a state file only when its content changes, so doit's md5
-check cuts off everything downstream of an edit that changes nothing.  Page
+Each step rewrites a state file only when its content changes, so doit's time
+stamp check cuts off everything downstream of an edit that changes nothing.  Page
 texts come from ``kwdocs.pages``; this module only decides what to redo and
 writes it.  Each step returns counts for the build summary.
 """
@@ -85,8 +85,13 @@ def read_source(path: Path) -> bytes:
         os.close(fd)
 
 
-def extract_file(config: Config, rel: str) -> Facts:
-    """Facts of one file with its rule findings; a file that cannot be read still gets a record."""
+def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Facts:
+    """Facts of one file with its rule findings; a file that cannot be read still gets a record.
+
+    ``previous`` are the file's facts from the last build under the same extraction key:
+    they are returned as they are when the content is the same (a file touched, or checked
+    out again), so its content hash, not its time stamp, decides what is extracted again.
+    """
     try:
         data = read_source(config.src / rel)
     except OSError as error:
@@ -94,6 +99,9 @@ def extract_file(config: Config, rel: str) -> Facts:
         return Facts(path=rel, size=0, lines=0, sha256="", language="unreadable", type_label="Unreadable File",
                      fence="", binary=False, encoding="", parsed=False, docstring="", symbols=[], imports=[],
                      problems=[{"message": f"could not be read: {reason}"}], findings={})
+    if (previous is not None and previous.get("size") == len(data)
+            and previous.get("sha256") == hashlib.sha256(data).hexdigest()):
+        return previous
     if len(data) > pages.ANALYSE_LIMIT and not is_binary(data):
         facts, _, calls = extract_bytes(rel, b"")
         text, _ = decode(data[: pages.ANALYSE_LIMIT])
@@ -116,7 +124,7 @@ def extract_file(config: Config, rel: str) -> Facts:
 READ_ATTEMPTS = 3
 
 
-def extract_settled(config: Config, rel: str) -> Facts:
+def extract_settled(config: Config, rel: str, previous: Facts | None = None) -> Facts:
     """``extract_file``, again while the file changes under it (a save, a checkout).
 
     A file deleted or replaced mid-build is documented as it is now (or as
@@ -127,11 +135,11 @@ def extract_settled(config: Config, rel: str) -> Facts:
     source = config.src / rel
     for _ in range(READ_ATTEMPTS):
         before = output.stamp(source)
-        facts = extract_file(config, rel)
+        facts = extract_file(config, rel, previous)
         if output.stamp(source) == before:
             return facts
-    facts["problems"].append({"message": "kept changing while it was being read; the next build reads it again"})
-    return facts
+    problem = {"message": "kept changing while it was being read; the next build reads it again"}
+    return {**facts, "problems": [*facts["problems"], problem]}   # a copy: facts may be ``previous``
 
 
 # ---------------------------------------------------------------- extract
@@ -146,12 +154,12 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     files: dict[str, Facts] = {}
     extracted = 0
     for rel in rels:
-        source = config.src / rel
-        if rel in previous and str(source) not in changed_set:
-            files[rel] = previous[rel]
+        before = previous.get(rel)
+        if before is not None and str(config.src / rel) not in changed_set:
+            files[rel] = before
             continue
-        files[rel] = extract_settled(config, rel)
-        extracted += 1
+        files[rel] = extract_settled(config, rel, before)
+        extracted += files[rel] is not before
     # what linking and folder pages need of the facts, made here where the work runs on every core
     # (the link and assemble steps, which see the whole tree, run alone); the facts shard goes last:
     # the later steps key on it

@@ -3,7 +3,7 @@
 A snapshot is a hash of every source file's path, size and modification time,
 the settings, the templates and rule files in use, and kwdocs' own code.  When
 it equals the one saved after the last successful build, doit would find every
-task up to date (its md5 check looks at modification times first), so the
+task up to date (its check looks at modification times and sizes), so the
 build can stop right after the scan without loading doit, the templates or the
 rules.  Anything else goes through doit as usual.
 """

@@ -39,7 +39,7 @@ def doit_config(config: Config) -> dict:
     return {
         "dep_file": str(config.state / "doit.sqlite3"),
         "backend": "sqlite3",
-        "check_file_uptodate": checker_for(config.out),  # md5, safe for sources changing mid-build
+        "check_file_uptodate": checker_for(config.out),  # time stamps; safe for sources changing mid-build
         "default_tasks": task_order(config),
         "verbosity": 0,
     }

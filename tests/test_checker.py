@@ -1,4 +1,4 @@
-"""doit's file checker: sources are judged by content, kwdocs' own state by its time stamp."""
+"""Deciding what is out of date: doit's checker by time stamp and size, extraction by content hash."""
 from __future__ import annotations
 
 import os
@@ -6,23 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import checker
-
-
-@pytest.fixture
-def setup(tmp_path: Path, monkeypatch):
-    out = tmp_path / "out"
-    (out / ".kwdocs").mkdir(parents=True)
-    source, shard = tmp_path / "a.py", out / ".kwdocs" / "facts.json"
-    source.write_text("x = 1\n")
-    shard.write_text('{"files": {}}')
-    past = os.stat(source).st_mtime - 60
-    for path in (source, shard):
-        os.utime(path, (past, past))
-    read: list[str] = []
-    real = checker.regular_file_md5
-    monkeypatch.setattr(checker, "regular_file_md5", lambda path: read.append(path) or real(path))
-    return checker.checker_for(out)(), source, shard, read
+from kwdocs import build, checker
+from kwdocs.config import load_config
 
 
 def touched(path: Path) -> os.stat_result:
@@ -32,24 +17,59 @@ def touched(path: Path) -> os.stat_result:
     return os.stat(path)
 
 
-def test_a_source_touched_without_a_change_is_not_modified(setup):
-    check, source, _, read = setup
-    state = check.get_state(str(source), None)
-    assert check.check_modified(str(source), touched(source), state) is False
-    assert read == [str(source), str(source)]    # hashed when saved and when its time stamp moved
+@pytest.fixture
+def files(tmp_path: Path):
+    out = tmp_path / "out"
+    (out / ".kwdocs").mkdir(parents=True)
+    source, shard = tmp_path / "a.py", out / ".kwdocs" / "facts.json"
+    source.write_text("x = 1\n")
+    shard.write_text('{"files": {}}')
+    past = os.stat(source).st_mtime - 60
+    for path in (source, shard):
+        os.utime(path, (past, past))
+    return checker.checker_for(out)(), source, shard
 
 
-def test_a_source_edited_to_the_same_size_is_modified(setup):
-    check, source, _, _ = setup
-    state = check.get_state(str(source), None)
-    source.write_text("x = 2\n")
-    assert check.check_modified(str(source), touched(source), state) is True
+def test_the_checker_goes_by_time_stamp_and_size_and_never_opens_a_file(files, monkeypatch):
+    check, source, shard = files
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda path, *args, **kw: opened.append(path) or real_open(path, *args, **kw))
+    states = {path: check.get_state(str(path), None) for path in (source, shard)}
+    assert all(state[2] == "" for state in states.values())    # no digest taken
+    for path, state in states.items():
+        assert check.check_modified(str(path), os.stat(path), state) is False
+        assert check.check_modified(str(path), touched(path), state) is True
+    source.write_text("x = 22\n")
+    assert check.check_modified(str(source), os.stat(source), states[source]) is True
+    assert opened == []
 
 
-def test_state_files_are_judged_by_their_time_stamp_without_being_read(setup):
-    """kwdocs rewrites a state file only with new content, so a new time stamp means new content."""
-    check, _, shard, read = setup
-    state = check.get_state(str(shard), None)
-    assert check.check_modified(str(shard), os.stat(shard), state) is False
-    assert check.check_modified(str(shard), touched(shard), state) is True
-    assert read == []
+def test_a_state_saved_with_an_md5_by_an_earlier_version_still_reads(files):
+    check, source, _ = files
+    info = os.stat(source)
+    assert check.check_modified(str(source), info, (info.st_mtime, info.st_size, "0" * 32)) is False
+
+
+def test_a_touched_file_is_read_again_but_not_extracted_again(tmp_path: Path, monkeypatch):
+    """The content hash in the facts decides: same bytes, same facts, nothing downstream changes."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.py").write_text("def alpha():\n    pass\n")
+    (src / "b.py").write_text("def beta():\n    pass\n")
+    config = load_config(src, None, {"output": str(tmp_path / "out")})
+    rels = ["a.py", "b.py"]
+    assert build.extract_unit(config, "", rels, []) == {"files": 2, "extracted": 2}
+    first = build.load_shard(config, build.FACTS, "")
+
+    extracted: list[str] = []
+    real = build.extract_bytes
+    monkeypatch.setattr(build, "extract_bytes", lambda rel, data: extracted.append(rel) or real(rel, data))
+    touched(src / "a.py")
+    (src / "b.py").write_text("def gamma():\n    pass\n")
+    changed = [str(src / "a.py"), str(src / "b.py")]
+    assert build.extract_unit(config, "", rels, changed) == {"files": 2, "extracted": 1}
+    assert extracted == ["b.py"]
+    second = build.load_shard(config, build.FACTS, "")
+    assert second["files"]["a.py"] == first["files"]["a.py"]
+    assert [s["name"] for s in second["files"]["b.py"]["symbols"]] == ["gamma"]
