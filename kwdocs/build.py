@@ -19,13 +19,14 @@ writes it.  Each step returns counts for the build summary.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import posixpath
 import stat
 import sys
 from functools import lru_cache
 from pathlib import Path
+
+import orjson
 
 from kwdocs import keywords, layout, model, output, pages
 from kwdocs.config import Config
@@ -356,7 +357,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def entries_of(letter: str) -> list[list]:
         table = kept.pop(letter, None) or table_of(letter)
-        return [entry for unit in sorted(table) for entry in json.loads(table[unit][1])]
+        return [entry for unit in sorted(table) for entry in orjson.loads(table[unit][1])]
 
     def cached_rows(page: str) -> pages.RowCache:
         """The rows a page had (each checked against its places before it is used again)."""
