@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import time
 from functools import lru_cache
+from itertools import repeat
 from typing import Any, Iterator
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -54,7 +55,9 @@ def _parser(cuda: bool) -> Parser:
 # Patterns start with a literal (``\n``, ``_``, ``#``) where they can: Python's
 # ``re`` then skips ahead quickly, where a leading ``\b`` or alternation costs
 # a full attempt at every character (measured: 0.05 s against 0.7 s a pattern
-# over the corpus).
+# over the corpus).  Indentation is matched possessively (``[ \t]*+``) where
+# what follows cannot be a blank: giving blanks back could never help, and
+# trying costs a retry per blank on every indented line.
 _MACRO_WORD = r"[A-Z][A-Z0-9]*_[A-Z0-9_]*"
 # The C++ grammar does not know CUDA's qualifiers; the CUDA grammar does.
 _CUDA_QUALIFIER = r"|__(?:host|device|global|forceinline|noinline)__"
@@ -64,8 +67,10 @@ _BALANCED = r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"
 # ``C10_HOST_DEVICE``, ``FMT_CONSTEXPR``, ``PROTOBUF_FINAL``): never a type or a
 # name, so blanked wherever a declaration goes on after them.  Found from the
 # ``_`` that precedes the telling word, then widened to the whole word.
+# The lookaheads only fail early what the alternation would fail (snake_case names).
 _ATTRIBUTE_TAIL = re.compile(
-    r"_[A-Z0-9_]*?(?:API|EXPORT|IMPORT|HIDDEN|VISIBLE|VISIBILITY|HOST|DEVICE|INLINE|CONSTEXPR"
+    r"_(?=[A-Z0-9_])[A-Z0-9_]*?(?=[ACDEFHINOUV])"
+    r"(?:API|EXPORT|IMPORT|HIDDEN|VISIBLE|VISIBILITY|HOST|DEVICE|INLINE|CONSTEXPR"
     r"|ALIGNAS|ALIGNED|CONSTEVAL|NODISCARD|DEPRECATED|NOEXCEPT|UNUSED|ATTRIBUTE|NORETURN|FINAL"
     r"|OVERRIDE|INTRINSIC|FUNC)[A-Z0-9_]*(?![\w])"
     # with arguments, a name must follow (``F_INLINE(x) {`` would be a function) ...
@@ -87,7 +92,7 @@ _CALLING_CONVENTION = re.compile(r"API(?=[ \t]+[A-Za-z_]\w*[ \t]*\()")
 # Macro words at the start of a declaration (``PREFILL_CONST int f(``):
 # blanked only when a type and a name still follow, so that
 # ``MY_TYPE_T f(int);`` keeps its ALL_CAPS return type.
-_DECL_PREFIX = (r"\n[ \t]*(?=[A-Z_tsicvef])"  # cheap first test: most lines fail here
+_DECL_PREFIX = (r"\n[ \t]*+(?=[A-Z_tsicvef])"  # cheap first test: most lines fail here
                 r"(?:(?:template[ \t]*<[^;{}()\n]*>|static|inline|constexpr|virtual"
                 r"|explicit|extern|friend)[ \t]+)*")
 _DECL_MACROS = {
@@ -102,7 +107,7 @@ _DECL_MACROS = {
 # follows, and a multi-line one confuses a class body.  Not before ``{``
 # (``TORCH_LIBRARY(aten, m) {`` has a body that must stay balanced).
 _MACRO_LINE = re.compile(
-    r"\n[ \t]*([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:[ \t]*" + _BALANCED + r")?"
+    r"\n[ \t]*+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:[ \t]*" + _BALANCED + r")?"
     r"(?:[ \t]*(?:=[^;\n]*)?;[ \t]*(?=\n|//|\Z)"  # ``TORCH_ARG(int, n) = 1;`` has its end
     r"|[ \t]*(?://[^\n]*)?(?=\n\s*(?:[A-Za-z_~}#\[]|/[/*])|\n?\Z)))")
 # ``f(std::optional<T> x = {})``: tree-sitter reads a declaration with a
@@ -112,7 +117,7 @@ _EMPTY_BRACE_DEFAULT = re.compile(r"=[ \t]*\{[ \t]*\}(?=[ \t\n]*[,)])")
 # ``f(Half a) __ubsan_ignore_float_divide_by_zero__ {``, ``g() const C10_NOEXCEPT;``:
 # an attribute macro after the parameters.
 _TRAILING_MACRO = re.compile(
-    r"\)[ \t\n]*(?:const[ \t\n]+)?(__[a-z_]+__|[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:[ \t]*" + _BALANCED
+    r"\)[ \t\n]*+(?:const[ \t\n]++)?(__[a-z_]+__|[A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:[ \t]*" + _BALANCED
     + r")?(?=[ \t\n]*(?:[{;:]|override\b|final\b|noexcept\b|->|const\b))")
 # ``/* Singular accessors */ \`` inside a multi-line ``#define``: tree-sitter
 # ends the macro's body at such a comment and parses the rest as code.
@@ -123,7 +128,7 @@ _DECLARATION_KEYWORDS = frozenset(
     " friend const volatile unsigned signed void bool char short int long float double auto"
     " operator".split())
 _CONDITIONAL = re.compile(
-    r"\n[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(?:[^\n]*\\\n)*[^\n]*")
+    r"\n[ \t]*+#[ \t]*+(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(?:[^\n]*\\\n)*[^\n]*")
 _NOT_BRACES = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
 
 
@@ -205,9 +210,7 @@ def _names_follow(text: str, start: int) -> bool:
         if found != -1:
             stop = found
     words = _IDENTIFIER.findall(text, start, stop)
-    if any(word in _DECLARATION_KEYWORDS for word in words):
-        return True
-    return len(words) >= 2
+    return len(words) >= 2 or not _DECLARATION_KEYWORDS.isdisjoint(words)
 
 
 _NON_SPACE = re.compile(r"\S")
@@ -361,9 +364,27 @@ class _Scope:
 _FILE_SCOPE = _Scope("", False)
 
 
+class _Fields:
+    """Ids of the fields the walk reads most, in one grammar: ``child_by_field_id``
+    skips the search among all the grammar's field names that every
+    ``child_by_field_name`` call makes."""
+
+    __slots__ = ("body", "declarator", "name", "parameters", "path", "type")
+
+    def __init__(self, language: Language) -> None:
+        for field in self.__slots__:
+            setattr(self, field, language.field_id_for_name(field))
+
+
+@lru_cache(maxsize=None)
+def _fields(cuda: bool) -> _Fields:
+    return _Fields(_parser(cuda).language)
+
+
 class _Walker:
-    def __init__(self, source: bytes) -> None:
+    def __init__(self, source: bytes, fields: _Fields) -> None:
         self.source = source
+        self.fields = fields
         self.symbols: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
         self.namespaces: set[str] = set()
@@ -379,31 +400,39 @@ class _Walker:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def walk(self, root: Node) -> None:
+        # One dict look-up per node instead of a chain of tests: most nodes
+        # visited are comments and includes.  Handlers return what to walk
+        # next, in the order it is pushed.
+        handlers = {
+            "friend_declaration": self.friend,
+            "ERROR": self.error,
+            "namespace_definition": self.namespace,
+            "type_definition": self.typedef,
+            "alias_declaration": self.alias,
+            "preproc_def": self.macro,
+            "preproc_function_def": self.macro,
+            "preproc_include": self.include,
+        }
+        handlers.update(dict.fromkeys(_CLASS_TYPES, self.class_))
+        handlers.update(dict.fromkeys(_DECLARATIONS, self.declaration))
         stack: list[tuple[Node, _Scope]] = [(root, _FILE_SCOPE)]
+        pop, extend = stack.pop, stack.extend
         while stack:
-            node, scope = stack.pop()
+            node, scope = pop()
             kind = node.type
             if kind in _TRANSPARENT:
-                stack.extend((child, scope) for child in reversed(node.named_children))
-            elif kind == "friend_declaration":  # a friend is no member: a function
-                friend_scope = _Scope(scope.name, False)
-                stack.extend((child, friend_scope) for child in node.named_children)
-            elif kind == "ERROR":
-                stack.extend(reversed(self.error(node, scope)))
-            elif kind == "namespace_definition":
-                stack.extend(self.namespace(node, scope))
-            elif kind in _CLASS_TYPES:
-                stack.extend(self.class_(node, scope))
-            elif kind in _DECLARATIONS:
-                stack.extend(self.declaration(node, scope))
-            elif kind == "type_definition":
-                stack.extend(self.typedef(node, scope))
-            elif kind == "alias_declaration":
-                self.alias(node, scope)
-            elif kind in ("preproc_def", "preproc_function_def"):
-                self.macro(node)
-            elif kind == "preproc_include":
-                self.include(node)
+                extend(zip(reversed(node.named_children), repeat(scope)))
+                continue
+            handler = handlers.get(kind)
+            if handler is not None:
+                found = handler(node, scope)
+                if found:
+                    extend(found)
+
+    @staticmethod
+    def friend(node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+        """A friend is no member: a function."""
+        return zip(node.named_children, repeat(_Scope(scope.name, False)))
 
     def add(self, name: str, kind: str, node: Node, scope: _Scope, detail: str = "",
             signature: str = "") -> dict[str, Any]:
@@ -455,6 +484,7 @@ class _Walker:
                 self.function(child, child, previous_type, scopes[-1])
             previous_type = child if node.field_name_for_child(index) == "type" else None
             found.append((child, scopes[-1]))
+        found.reverse()  # pushed last first: walked in the order found
         return found
 
     def opened(self, pending: tuple[str, Node], scope: _Scope) -> _Scope:
@@ -473,8 +503,8 @@ class _Walker:
 
     # namespaces and classes
 
-    def namespace(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
-        name_node = node.child_by_field_name("name")
+    def namespace(self, node: Node, scope: _Scope) -> list[tuple[Node, _Scope]] | None:
+        name_node = node.child_by_field_id(self.fields.name)
         if name_node is not None:
             for part in _namespace_parts(name_node):
                 name = self.text(part)
@@ -483,18 +513,16 @@ class _Walker:
                 self.add(name, "namespace", part, scope)
                 self.namespaces.add(name)
                 scope = _Scope(name, False)
-        body = node.child_by_field_name("body")
-        if body is not None:
-            yield body, scope
+        body = node.child_by_field_id(self.fields.body)
+        return [(body, scope)] if body is not None else None
 
-    def class_(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
-        body = node.child_by_field_name("body")
-        name_node = node.child_by_field_name("name")
+    def class_(self, node: Node, scope: _Scope) -> list[tuple[Node, _Scope]] | None:
+        body = node.child_by_field_id(self.fields.body)
         if body is None:
-            return  # forward declaration or elaborated type: not a definition
+            return None  # forward declaration or elaborated type: not a definition
+        name_node = node.child_by_field_id(self.fields.name)
         if name_node is None:
-            yield body, scope  # anonymous: members belong to the enclosing scope
-            return
+            return [(body, scope)]  # anonymous: members belong to the enclosing scope
         owner = scope
         if name_node.type == "qualified_identifier":  # ``struct A::B {``
             qualifiers, name_node = self.split_qualified(name_node)
@@ -507,17 +535,17 @@ class _Walker:
         header = self.source[node.start_byte:body.start_byte].decode("utf-8", "replace")
         self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header))
         self.classes.add(name)
-        if detail != "enum":
-            yield body, _Scope(name, True)
+        return [(body, _Scope(name, True))] if detail != "enum" else None
 
     # functions, methods and prototypes
 
-    def declaration(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
-        type_node = node.child_by_field_name("type")
-        if type_node is not None and type_node.type in _CLASS_TYPES:
-            yield type_node, scope
-        for declarator in node.children_by_field_name("declarator"):
+    def declaration(self, node: Node, scope: _Scope) -> list[tuple[Node, _Scope]] | None:
+        type_node = node.child_by_field_id(self.fields.type)
+        for declarator in node.children_by_field_id(self.fields.declarator):
             self.function(node, declarator, type_node, scope)
+        if type_node is not None and type_node.type in _CLASS_TYPES:
+            return [(type_node, scope)]
+        return None
 
     def function(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
         declarator = _callable_declarator(declarator)
@@ -526,22 +554,31 @@ class _Walker:
         if declarator.type == "operator_cast":  # ``operator bool() const``
             name_node, params_owner = declarator, _parameters_owner(declarator)
         else:
-            name_node, params_owner = declarator.child_by_field_name("declarator"), declarator
+            name_node = declarator.child_by_field_id(self.fields.declarator)
+            params_owner = declarator
         if name_node is None:
             return
         name_start = name_node.start_byte
+        name_kind = name_node.type  # read once: each ``.type`` builds a new string
         qualifiers: list[str] = []
-        if name_node.type == "qualified_identifier":
+        if name_kind == "qualified_identifier":
             qualifiers, name_node = self.split_qualified(name_node)
-        if name_node is not None and name_node.type == "template_function":
+            name_kind = name_node.type
+        if name_kind == "template_function":
             name_node = name_node.child_by_field_name("name")
-        if name_node is None or name_node.type not in _FUNCTION_NAMES:
+            if name_node is None:
+                return
+            name_kind = name_node.type
+        if name_kind not in _FUNCTION_NAMES:
             return  # function pointers and other non-names
-        name = self.function_name(name_node)
+        if name_kind == "operator_cast":
+            name = self.conversion_name(name_node)
+        else:
+            name = self.text(name_node)
         if not name:
             return
-        if (type_node is not None and type_node.type == "qualified_identifier"
-                and not qualifiers and self.text(type_node).endswith("::operator")):
+        if (not qualifiers and type_node is not None and type_node.type == "qualified_identifier"
+                and self.text(type_node).endswith("::operator")):
             # ``inline Half::operator float() const``: read as type ``Half::operator``
             qualifiers, _operator = self.split_qualified(type_node)
             name, name_start = f"operator {name}", type_node.start_byte
@@ -549,13 +586,14 @@ class _Walker:
         guide = (type_node is None and not qualifiers and not scope.is_class
                  and not _is_macro_name(name) and _has_child(declarator, "trailing_return_type"))
         if type_node is None and not guide and not name.startswith("operator ") and not (
-                self.may_lack_type(name, name_node, qualifiers, scope)):
+                self.may_lack_type(name, name_kind, qualifiers, scope)):
             return  # a macro invocation such as ``TORCH_LIBRARY(aten, m) {``
-        signature = self.signature(node, name_start, params_owner)
+        start = node.start_byte
+        signature = self.signature(start, name_start, params_owner)
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
-        if b"__global__" in self.source[node.start_byte:name_start] and any(
+        if b"__global__" in self.source[start:name_start] and any(
                 child.type == "__global__" for child in node.children):
             detail = "kernel"
         if qualifiers:
@@ -568,20 +606,18 @@ class _Walker:
         else:
             self.add(name, "function", name_node, scope, signature=signature, detail=detail)
 
-    def function_name(self, name_node: Node) -> str:
-        """The name as written; ``operator bool`` for a conversion."""
-        if name_node.type == "operator_cast":  # up to its parameters: ``operator Type&``
-            owner = _parameters_owner(name_node)
-            params = owner.child_by_field_name("parameters") if owner is not None else None
-            stop = params.start_byte if params is not None else name_node.end_byte
-            name = self.source[name_node.start_byte:stop].decode("utf-8", "replace").strip()
-            return name.split("\n", 1)[0].rstrip()  # a name is what its first line shows
-        return self.text(name_node)
+    def conversion_name(self, name_node: Node) -> str:
+        """``operator bool``: the name as written up to its parameters."""
+        owner = _parameters_owner(name_node)
+        params = owner.child_by_field_name("parameters") if owner is not None else None
+        stop = params.start_byte if params is not None else name_node.end_byte
+        name = self.source[name_node.start_byte:stop].decode("utf-8", "replace").strip()
+        return name.split("\n", 1)[0].rstrip()  # a name is what its first line shows
 
     @staticmethod
-    def may_lack_type(name: str, name_node: Node, qualifiers: list[str], scope: _Scope) -> bool:
+    def may_lack_type(name: str, name_kind: str, qualifiers: list[str], scope: _Scope) -> bool:
         """Constructors, destructors and conversions have no return type; macros neither."""
-        if name_node.type in ("destructor_name", "operator_cast", "operator_name"):
+        if name_kind in ("destructor_name", "operator_cast", "operator_name"):
             return True
         if qualifiers:
             return not _is_macro_name(name) or name == qualifiers[-1]
@@ -604,32 +640,37 @@ class _Walker:
             node = name
         return qualifiers, node
 
-    def signature(self, node: Node, name_start: int, params_owner: Node | None) -> str:
-        """``(params) trailing -> return type``, whitespace squeezed."""
-        params = params_owner.child_by_field_name("parameters") if params_owner else None
+    def signature(self, start: int, name_start: int, params_owner: Node | None) -> str:
+        """``(params) trailing -> return type``, whitespace squeezed; ``start`` is
+        where the declaration begins, ``name_start`` where its name does."""
+        if params_owner is None:
+            return ""
+        params = params_owner.child_by_field_id(self.fields.parameters)
         if params is None:
             return ""
         text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
-        head = self.source[node.start_byte:name_start].decode("utf-8", "replace")
+        head = self.source[start:name_start].decode("utf-8", "replace")
         if "__" in head or "[[" in head:
             head = _ATTRIBUTES.sub(" ", head)
-        words = [word for word in _squeeze(head).split(" ") if word not in _SPECIFIER_WORDS]
+        # Squeezing joins words only at parentheses; without any, split() is the same.
+        words = _squeeze(head).split(" ") if "(" in head or ")" in head else head.split()
         result = _squeeze(text)
-        returns = " ".join(words).strip()
+        returns = " ".join([word for word in words if word not in _SPECIFIER_WORDS]).strip()
         if returns and not returns.startswith("["):
             result += " -> " + returns
         return result[:MAX_SIGNATURE]
 
     # types
 
-    def typedef(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+    def typedef(self, node: Node, scope: _Scope) -> list[tuple[Node, _Scope]] | None:
         type_node = node.child_by_field_name("type")
-        if type_node is not None and type_node.type in _CLASS_TYPES:
-            yield type_node, scope
         for declarator in node.children_by_field_name("declarator"):
             name_node = _declared_name(declarator)
             if name_node is not None:
                 self.add(self.text(name_node), "type", name_node, scope, detail="typedef")
+        if type_node is not None and type_node.type in _CLASS_TYPES:
+            return [(type_node, scope)]
+        return None
 
     def alias(self, node: Node, scope: _Scope) -> None:
         name_node = node.child_by_field_name("name")
@@ -638,7 +679,7 @@ class _Walker:
 
     # preprocessor
 
-    def macro(self, node: Node) -> None:
+    def macro(self, node: Node, _scope: _Scope) -> None:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
@@ -647,18 +688,21 @@ class _Walker:
         self.add(self.text(name_node), "macro", name_node, _FILE_SCOPE, signature=signature)
         self.preproc_lines.add(name_node.start_point[0] + 1)
 
-    def include(self, node: Node) -> None:
-        path_node = node.child_by_field_name("path")
+    def include(self, node: Node, _scope: _Scope) -> None:
+        path_node = node.child_by_field_id(self.fields.path)
         if path_node is None:
             return
-        line = node.start_point[0] + 1
-        self.preproc_lines.add(line)
+        self.preproc_lines.add(node.start_point[0] + 1)
+        path_kind = path_node.type
+        if path_kind not in ("system_lib_string", "string_literal"):
+            return  # ``#include MACRO``
         written = self.text(path_node).strip()
-        system = path_node.type == "system_lib_string"
         header = written[1:-1] if written[:1] in '<"' and len(written) > 1 else written
-        if path_node.type not in ("system_lib_string", "string_literal") or not header or "\n" in header:
-            return  # ``#include MACRO``, or an unterminated name running into the next line
-        line = path_node.start_point[0] + 1  # after a ``\`` continuation the name is on a later line
+        if not header or "\n" in header:
+            return  # an unterminated name running into the next line
+        # After a ``\`` continuation the name is on a later line than the ``#``.
+        line = path_node.start_point[0] + 1
+        system = path_kind == "system_lib_string"
         self.imports.append({"module": header, "line": line, "kind": "include", "system": system})
         self.symbols.append({"name": header, "kind": "include", "line": line})
 
@@ -702,16 +746,16 @@ def _namespace_parts(node: Node) -> list[Node]:
 def _callable_declarator(declarator: Node) -> Node | None:
     """The function declarator under ``*``/``&``/attributes; None for variables."""
     for _ in range(16):
-        if declarator.type in ("function_declarator", "operator_cast"):
+        kind = declarator.type
+        if kind == "function_declarator" or kind == "operator_cast":
             return declarator
-        if declarator.type not in _DECLARATOR_WRAPPERS:
+        if kind not in _DECLARATOR_WRAPPERS:
             return None
         inner = declarator.child_by_field_name("declarator")
         if inner is None:
             named = declarator.named_children
             inner = named[-1] if named else None
-        if inner is None or (declarator.type == "init_declarator"
-                             and inner.type != "function_declarator"):
+        if inner is None or (kind == "init_declarator" and inner.type != "function_declarator"):
             return None
         declarator = inner
     return None
@@ -746,7 +790,7 @@ def _squeeze(text: str) -> str:
 # --- without a parse tree -----------------------------------------------------
 
 _DIRECTIVE = re.compile(
-    r'\n[ \t]*(?P<hash>#)[ \t]*(?:define[ \t]+(?P<macro>[A-Za-z_]\w*)(?P<params>\([^)\n]*\))?'
+    r'\n[ \t]*+(?P<hash>#)[ \t]*+(?:define[ \t]+(?P<macro>[A-Za-z_]\w*)(?P<params>\([^)\n]*\))?'
     r'|include[ \t]*(?P<header><[^>\n]+>|"[^"\n]+"))')
 
 
@@ -833,6 +877,9 @@ _NOT_OVERVIEW = re.compile(r"(?:TODO|FIXME|XXX|HACK|NOLINT|clang-format|@lint|\$
 _DOXYGEN_LINE = re.compile(r"^[@\\](?:file|author|date|copyright|version)\b|^Author:", re.I)
 _DOXYGEN_TAG = re.compile(r"^[@\\](?:brief|short|details)\s+")
 _BANNER = re.compile(r"-\*-.*?-\*-|^[=\-]+|[=\-]+(?://)?$")
+_COMMENT_OPENER = re.compile(r"^(?:/\*+!?|//[/!]?|\*+/?)")
+_COMMENT_CLOSER = re.compile(r"\*+/$")
+_RULE = re.compile(r"[-=*/#~_ ]+")
 
 
 def _clean_comment(comment: str) -> str:
@@ -840,14 +887,14 @@ def _clean_comment(comment: str) -> str:
     (``TODO``, ``clang-format off``) that say nothing about the file."""
     paragraph: list[str] = []
     for line in comment.strip().split("\n"):
-        line = re.sub(r"^(?:/\*+!?|//[/!]?|\*+/?)", "", line.strip())
-        line = re.sub(r"\*+/$", "", line).strip()
+        line = _COMMENT_OPENER.sub("", line.strip())
+        line = _COMMENT_CLOSER.sub("", line).strip()
         line = _BANNER.sub("", line).strip()
         if not line:
             if paragraph:
                 break
             continue
-        if _DOXYGEN_LINE.match(line) or re.fullmatch(r"[-=*/#~_ ]+", line):
+        if _DOXYGEN_LINE.match(line) or _RULE.fullmatch(line):
             continue
         paragraph.append(_DOXYGEN_TAG.sub("", line))
     cleaned = " ".join(paragraph)
@@ -886,7 +933,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
         result["parsed"] = False
         return _finish(result, symbols, imports)
     root = tree.root_node
-    walker = _Walker(source)
+    walker = _Walker(source, _fields(cuda))
     walker.walk(root)
     walker.finish()
     symbols, imports = walker.symbols, walker.imports
