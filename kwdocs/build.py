@@ -266,8 +266,9 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
     manifest = load_shard(config, PAGES, unit).get("files", {})
     renderer = renderer_for(config.templates, config.out)
     keys = [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
-    siblings = model.Siblings(folder_names)
+    siblings = model.siblings_of(tuple(folder_names))
     mask = rules_for(config).mask_secrets
+    out = os.fspath(config.out)   # pages named as text: a Path for each took longer than checking it
     written = removed = 0
     new_manifest: dict[str, str] = {}
     for rel, facts in sorted(facts_by_file.items()):
@@ -282,7 +283,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
             data = None
         view = pages.source_view(config, facts, data, mask)
         for page, text in pages.file_pages(config, renderer, facts, links.get(rel), related, view).items():
-            written += output.write_if_changed(config.out, config.out / page, text)
+            written += output.write_if_changed(config.out, os.path.join(out, page), text)
     for rel in sorted(set(manifest) - set(new_manifest)):
         removed += output.remove(config.out, config.out / layout.docs_page(rel))
         removed += output.remove(config.out, config.out / layout.kw_page(rel))

@@ -64,21 +64,36 @@ def link(from_page: str, to_path: str, anchor: str = "") -> str:
     folder prefix is all there is to strip (``posixpath.relpath`` would stat
     nothing but costs ten times as much, and pages hold thousands of links).
     """
-    start = from_page.split("/")[:-1]
-    parts = to_path.split("/")
+    from_folder, from_slash, _ = from_page.rpartition("/")
+    to_folder, to_slash, name = to_path.rpartition("/")
+    target = _route(from_folder if from_slash else None, to_folder if to_slash else None) + name
+    return quote_path(target) + (f"#{anchor}" if anchor else "")
+
+
+@lru_cache(maxsize=1 << 12)   # a page links many pages of a few folders
+def _route(from_folder: str | None, to_folder: str | None) -> str:
+    """The relative way from one folder of the output tree to another (None: the root),
+    ending in ``/``."""
+    start = [] if from_folder is None else from_folder.split("/")
+    parts = [] if to_folder is None else to_folder.split("/")
     common = 0
-    limit = min(len(start), len(parts) - 1)
+    limit = min(len(start), len(parts))
     while common < limit and start[common] == parts[common]:
         common += 1
     ups = len(start) - common
-    target = "/".join([".."] * ups + parts[common:]) if ups else "./" + "/".join(parts[common:])
-    return quote_path(target) + (f"#{anchor}" if anchor else "")
+    return ("../" * ups if ups else "./") + "".join(part + "/" for part in parts[common:])
 
 
 def sibling_link(page_name: str, anchor: str = "") -> str:
     """``link`` to a page in the linking page's own folder: a folder's pages to its files'
     pages, 7,000 of them in the largest folders."""
     return quote_path("./" + page_name) + (f"#{anchor}" if anchor else "")
+
+
+def anchor_link(page_link: str, anchor: str) -> str:
+    """A link to an anchor of a page already linked (``link``, ``sibling_link``): a file's
+    keyword page links every definition on its documentation page."""
+    return f"{page_link}#{anchor}"
 
 
 _SAFE_PATH = re.compile(r"[A-Za-z0-9/._~-]*")
@@ -91,9 +106,14 @@ def quote_path(target: str) -> str:
 _SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-@lru_cache(maxsize=1 << 14)   # a file's two pages and the keyword index name each definition's anchor
 def anchor(kind: str, name: str, line: int) -> str:
-    """A stable anchor for one definition: unique per (name, line), readable, URL-safe."""
+    """A stable anchor for one definition: unique per (name, line), readable, URL-safe.
+
+    Not cached: a build names a million distinct definitions, and most names are plain
+    identifiers, whose slug is the lowercased name (a cache missed nearly always).
+    """
+    if name.isascii() and name.isidentifier():    # only [A-Za-z0-9_]: nothing to replace or strip
+        return f"l{line}-{kind}-{name[:60].lower()}"
     slug = _SLUG.sub("-", name).strip("-").lower()[:60] or "x"
     return f"l{line}-{kind}-{slug}"
 

@@ -10,6 +10,7 @@ import heapq
 import posixpath
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kwdocs import layout
 from kwdocs.facts import GROUP_ORDER, KIND_GROUPS, Facts
@@ -21,6 +22,7 @@ MAIN_DEFINITION_KINDS = ("class", "function", "namespace")   # what a folder's M
 USED_BY_LIMIT = 300   # a core header has thousands of users: list this many, count the rest
 DEFINITION_KINDS = ("namespace", "class", "function", "method", "macro", "type",
                     "constant", "heading", "key", "target")
+_DEFINITION_KINDS = frozenset(DEFINITION_KINDS)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LINK_TARGETS = re.compile(r"\]\([^)\s]*\)|<a id=\"[^\"]*\"></a>")  # not words a reader sees
 
@@ -84,6 +86,13 @@ class Siblings:
         return sorted(chosen[:limit])
 
 
+@lru_cache(maxsize=8)
+def siblings_of(names: tuple[str, ...]) -> Siblings:
+    """One ``Siblings`` per folder and process: a folder of 7,000 files is rendered as 64
+    units, each given all the folder's names, and indexing them took longer than the unit."""
+    return Siblings(list(names))
+
+
 def _stem(name: str) -> str:
     return name.split(".", 1)[0].lower().removeprefix("test_")
 
@@ -123,24 +132,36 @@ def is_test(facts: Facts) -> bool:
     return "test" in facts.get("findings", {}).get("tags", [])
 
 
+def symbol_entries(facts: Facts) -> list[dict]:
+    """Each symbol as the file's pages show it, in the file's order: both pages list every
+    symbol (a header defines thousands), so labels and anchors are worked out once for the two."""
+    symbols = facts.get("symbols", [])
+    return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
+             "name": s["name"], "signature": s.get("signature", ""), "line": s["line"], "depth": depth,
+             "decorators": s.get("decorators", []), "definition": s["kind"] in _DEFINITION_KINDS,
+             "kind": s["kind"]}
+            for s, depth in zip(symbols, _depths(symbols))]
+
+
 def file_docs_model(facts: Facts, *, project: str, related: list[str], links: dict | None,
-                    view: SourceView, src_link: str) -> dict:
-    """The model of ``<file>_docs.md``."""
+                    view: SourceView, src_link: str, entries: list[dict] | None = None) -> dict:
+    """The model of ``<file>_docs.md``; ``entries``: ``symbol_entries(facts)``, if already made."""
     path = facts["path"]
     folder = posixpath.dirname(path)
     name = posixpath.basename(path)
     page = layout.docs_page(path)
     findings = facts.get("findings", {})
-    symbols = facts.get("symbols", [])
-    entries = [dict(anchor=layout.anchor(s["kind"], s["name"], s["line"]), kind_label=kind_label(s),
-                    name=s["name"], signature=s.get("signature", ""), line=s["line"],
-                    depth=depth, decorators=s.get("decorators", []), definition=s["kind"] in DEFINITION_KINDS)
-               for s, depth in zip(symbols, _depths(symbols))]
+    if entries is None:
+        entries = symbol_entries(facts)
+    structure: list[dict] = []
+    other_keywords: list[dict] = []
+    for entry in entries:
+        (structure if entry["definition"] else other_keywords).append(entry)
     deps = _dependencies(facts, links, page)
     users = (links or {}).get("used_by", [])
     test_users = (links or {}).get("test_users", [])
-    used_by = [dict(path=user, link=layout.link(page, layout.docs_page(user))) for user in users[:USED_BY_LIMIT]]
-    tests_using = [dict(path=user, link=layout.link(page, layout.docs_page(user)))
+    used_by = [{"path": user, "link": layout.link(page, layout.docs_page(user))} for user in users[:USED_BY_LIMIT]]
+    tests_using = [{"path": user, "link": layout.link(page, layout.docs_page(user))}
                    for user in test_users[:USED_BY_LIMIT]]
     suffix = posixpath.splitext(name)[1]
     parse_note = "" if facts.get("parsed", True) else (
@@ -156,8 +177,7 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
         binary=facts.get("binary", False), source_text=view.text, fence_info=facts.get("fence", ""),
         shown=view.shown_bytes, omitted=view.omitted_bytes, masked_lines=list(view.masked_lines),
         overview=_paragraphs(facts.get("docstring", "")),
-        parse_note=parse_note, structure=[e for e in entries if e["definition"]],
-        other_keywords=[e for e in entries if not e["definition"]],
+        parse_note=parse_note, structure=structure, other_keywords=other_keywords,
         role=findings.get("role", []) or [f"This file is located in `{folder_display(folder)}`."],
         deps=deps, patterns=findings.get("patterns", []), performance=findings.get("performance", []),
         security=findings.get("security", []),
@@ -189,33 +209,35 @@ def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
     groups: dict[str, list] = {"repo": [], "stdlib": [], "third_party": []}
     for dep in resolved:
         target = dep.get("target")
-        groups[dep.get("category", "third_party")].append(dict(
-            module=dep["module"], line=dep["line"], names=dep.get("names", []),
-            link=layout.link(page, layout.docs_page(target)) if target else ""))
+        groups[dep.get("category", "third_party")].append({
+            "module": dep["module"], "line": dep["line"], "names": dep.get("names", []),
+            "link": layout.link(page, layout.docs_page(target)) if target else ""})
     return groups
 
 
-def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dict[str, list[str]]) -> dict:
-    """The model of ``<file>_kw.md``: keywords grouped by kind, each linked to its anchor."""
+def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dict[str, list[str]],
+                  entries: list[dict] | None = None) -> dict:
+    """The model of ``<file>_kw.md``: keywords grouped by kind, each linked to its anchor
+    (``entries``: ``symbol_entries(facts)``, if already made)."""
     path = facts["path"]
     page = layout.kw_page(path)
     docs = layout.docs_page(path)
-    docs_name = posixpath.basename(docs)    # next to this page
+    docs_page_link = layout.sibling_link(posixpath.basename(docs))    # next to this page
+    if entries is None:
+        entries = symbol_entries(facts)
+    # one stable sort by name for every group (each group's order is the sort's) and the map
+    ordered_entries = sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
     groups: dict[str, list] = {}
-    for symbol in facts.get("symbols", []):
-        title = KIND_GROUPS.get(symbol["kind"], "Identifiers")
-        groups.setdefault(title, []).append(dict(
-            name=symbol["name"], kind=kind_label(symbol), line=symbol["line"],
-            link=layout.sibling_link(docs_name, layout.anchor(symbol["kind"], symbol["name"], symbol["line"]))))
-    ordered = [dict(title=title, keywords=sorted(groups[title], key=lambda k: (k["name"].lower(), k["name"], k["line"])))
-               for title in GROUP_ORDER if title in groups]
-    names = sorted({symbol["name"] for symbol in facts.get("symbols", [])}, key=lambda n: (n.lower(), n))
+    for entry in ordered_entries:
+        groups.setdefault(KIND_GROUPS.get(entry["kind"], "Identifiers"), []).append({
+            "name": entry["name"], "kind": entry["kind_label"], "line": entry["line"],
+            "link": layout.anchor_link(docs_page_link, entry["anchor"])})
+    names = dict.fromkeys(entry["name"] for entry in ordered_entries)
     return dict(
         project=project, path=path, folder_display=folder_display(posixpath.dirname(path)),
         source_link=src_link, docs_name=posixpath.basename(docs), docs_link=layout.link(page, docs),
-        groups=ordered,
-        section_map=[dict(name=name, sections=section_map.get(name, [])) for name in names
-                     if section_map.get(name)],
+        groups=[dict(title=title, keywords=groups[title]) for title in GROUP_ORDER if title in groups],
+        section_map=[dict(name=name, sections=sections) for name in names if (sections := section_map.get(name))],
     )
 
 
@@ -226,20 +248,20 @@ def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None
     Original Source exactly when its line is shown (``shown_lines`` None: no
     source is embedded); that section, by far the largest, is not searched.
     """
-    first_line: dict[str, int] = {}
-    for symbol in symbols:
-        first_line[symbol["name"]] = min(symbol["line"], first_line.get(symbol["name"], symbol["line"]))
-    found: dict[str, list[str]] = {name: [] for name in first_line}
-    simple = {name for name in first_line if _WORD.fullmatch(name)}
-    others = [name for name in first_line if name not in simple]
+    found: dict[str, list[str]] = {symbol["name"]: [] for symbol in symbols}
+    if not found:
+        return found
+    in_source = set() if shown_lines is None else {
+        symbol["name"] for symbol in symbols if symbol["line"] <= shown_lines}
+    simple = set(filter(_WORD.fullmatch, found))
+    others = [name for name in found if name not in simple]
     for title, body in _sections(docs_markdown):
         if title == SOURCE_SECTION:
-            for name, line in first_line.items():
-                if shown_lines is not None and line <= shown_lines:
-                    found[name].append(title)
-            continue
-        mentioned = simple.intersection(_WORD.findall(_LINK_TARGETS.sub("", body)))
-        mentioned.update(name for name in others if name in body)
+            mentioned = in_source
+        else:
+            seen = _LINK_TARGETS.sub("", body) if "](" in body or "<a id=" in body else body
+            mentioned = simple.intersection(_WORD.findall(seen))
+            mentioned.update(name for name in others if name in body)
         for name in mentioned:
             found[name].append(title)
     return found
@@ -255,24 +277,34 @@ def _sections(markdown: str) -> list[tuple[str, str]]:
     """``(title, body)`` of each ``##`` section, ignoring ``##`` lines inside fenced blocks."""
     headings: list[tuple[str, int]] = []    # title, where its line ends
     starts: list[int] = []                   # where each heading's line starts
-    fence = ""
     text = "\n" + markdown                  # offsets in text are one past those in markdown
-    for candidate in _CANDIDATE.finditer(text):
+    position = 0
+    while (candidate := _CANDIDATE.search(text, position)) is not None:
         mark = _MARK.match(text, candidate.start() + 1)
+        position = candidate.end()
         if mark is None:
             continue
-        ticks = mark.group(1)
-        if fence:
-            if ticks and ticks[0] == fence[0] and len(ticks) >= len(fence) and not mark.group(2).strip():
-                fence = ""
-        elif ticks:
-            fence = ticks
+        if mark.group(1):
+            position = _fence_end(text, mark.group(1), mark.end())
         else:
             headings.append((mark.group(3).strip(), mark.end() - 1))
             starts.append(mark.start() - 1)
     ends = [start - 1 for start in starts[1:]] + [len(markdown)]
     return [(title, markdown[line_end + 1:max(end, line_end + 1)])
             for (title, line_end), end in zip(headings, ends)]
+
+
+def _fence_end(text: str, fence: str, position: int) -> int:
+    """Where the line that closes ``fence`` ends (the end of ``text`` if none does).  Only lines
+    starting with the fence can close it: a substring search finds them, where stopping at
+    each line of the embedded source that looks like a fence or a heading cost a fifth of
+    the section map."""
+    while (found := text.find("\n" + fence, position)) != -1:
+        mark = _MARK.match(text, found + 1)    # ticks: the fence's character, at least as many
+        if not mark.group(2).strip():
+            return mark.end()
+        position = found + 1
+    return len(text)
 
 
 def own_names(files: list[Facts]) -> list[str]:

@@ -50,7 +50,7 @@ def _inside(root: Path, path: Path | str) -> str:
     return resolved
 
 
-def write_if_changed(root: Path, path: Path, content: str | bytes) -> bool:
+def write_if_changed(root: Path, path: Path | str, content: str | bytes) -> bool:
     """Write ``content`` to ``path`` unless it already holds exactly that; True if written.
 
     Plain ``os`` calls on strings: a cold build writes 25,000 pages, and

@@ -57,12 +57,14 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
     rel = facts["path"]
     docs_path, kw_path = layout.docs_page(rel), layout.kw_page(rel)
     src_link = source_link(config, kw_path, rel)
+    entries = model.symbol_entries(facts)
     docs = renderer.render(FILE_TEMPLATES[0], model.file_docs_model(
-        facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link))
+        facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link,
+        entries=entries))
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
     section_map = model.section_map(docs, facts.get("symbols", []), shown)
     kw = renderer.render(FILE_TEMPLATES[1], model.file_kw_model(
-        facts, project=config.project_name, src_link=src_link, section_map=section_map))
+        facts, project=config.project_name, src_link=src_link, section_map=section_map, entries=entries))
     return {docs_path: docs, kw_path: kw}
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import jinja2
 import jinja2.bccache
+import jinja2.filters
 
 from kwdocs import output
 from kwdocs.config import STATE_FOLDER
@@ -129,6 +130,9 @@ class Renderer:
         self.env.filters.update(code=inline_code, fence=fenced, md=escape_md,
                                 size=human_size, short_size=short_size,
                                 num=lambda value: f"{value:,}")
+        # jinja's own sync filters, without the wrapper that asks on each call whether the
+        # environment is async (it is not): a file's keyword page joins once per keyword
+        self.env.filters.update(join=jinja2.filters.sync_do_join, map=jinja2.filters.sync_do_map)
 
     def render(self, template: str, model: dict) -> str:
         return self.env.get_template(template).render(model)
