@@ -72,10 +72,11 @@ def write_if_changed(root: Path, path: Path | str, content: str | bytes) -> bool
             return False
     fd, tmp = _temporary(os.path.dirname(target))
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            info = os.fstat(handle.fileno())   # a rename keeps size and modification time
+        try:
+            _write_all(fd, data)
+            info = os.fstat(fd)     # a rename keeps size and modification time
+        finally:
+            os.close(fd)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -85,6 +86,14 @@ def write_if_changed(root: Path, path: Path | str, content: str | bytes) -> bool
         raise
     _journal(root, target, data, info)
     return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until all is written: a file object around the descriptor cost three more
+    system calls per page (size, terminal and position checks)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _read(path: str) -> bytes:
