@@ -26,6 +26,7 @@ import posixpath
 import re
 import string
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -478,12 +479,19 @@ def _base_names(signature: str) -> list[str]:
     return names
 
 
-def _tables(value: Any) -> list[dict]:
-    """The dict items of a facts list; anything else is skipped, never raised on."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+@functools.cache
+def _is_table(kind: type) -> bool:
+    """Whether items of this type are mappings; memoised, as an ABC check costs more than a call."""
+    return issubclass(kind, Mapping)
 
 
-def _arg(call: dict, name: str) -> str | None:
+def _tables(value: Any) -> list[Mapping]:
+    """The dict items of a facts list (or mappings: the Python extractor's calls); anything
+    else is skipped, never raised on."""
+    return [item for item in value if _is_table(item.__class__)] if isinstance(value, list) else []
+
+
+def _arg(call: Mapping, name: str) -> str | None:
     if name.isdigit():
         args = call.get("args")
         index = int(name)
@@ -547,7 +555,7 @@ class RuleSet:
 
     # ------------------------------------------------------------ evaluation
 
-    def evaluate(self, facts: dict, text: str | None, calls: list[dict]) -> dict[str, list]:
+    def evaluate(self, facts: dict, text: str | None, calls: list[Mapping]) -> dict[str, list]:
         """Findings of one file: a sorted list of Markdown sentences per section,
         security findings as ``{"line", "message", "rule"}`` sorted by line, the
         ``tags`` of the rules that matched, and ``secret_lines``.  Never raises
@@ -632,9 +640,28 @@ class RuleSet:
         key = (kind, value)
         found = self._memo.get(key)
         if found is None:
-            found = tuple(rule for rule, pattern in self._patterns(kind) if pattern.fullmatch(value))
+            screen = self._screen(kind)
+            if screen is not None and not screen.fullmatch(value):
+                found = ()  # most names match no rule: one regex says so
+            else:
+                found = tuple(rule for rule, pattern in self._patterns(kind) if pattern.fullmatch(value))
             self._memo[key] = found
         return found
+
+    def _screen(self, kind: str) -> re.Pattern | None:
+        """All ``kind`` patterns as one alternation, which matches a name if and only if one
+        of them does; None when they cannot be joined (mixed flags, groups)."""
+        key = ("screen", kind)
+        if key not in self._memo:
+            patterns = [pattern for _, pattern in self._patterns(kind)]
+            screen = None
+            if patterns and all(pattern.flags == patterns[0].flags and not pattern.groups for pattern in patterns):
+                try:
+                    screen = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in patterns), patterns[0].flags)
+                except re.error:  # e.g. inline flags, which only the start of a regex may hold
+                    screen = None
+            self._memo[key] = screen
+        return self._memo[key]
 
     def _patterns(self, kind: str) -> tuple[tuple[Rule, re.Pattern], ...]:
         """The rules with ``kind`` patterns, and those: a file's every symbol name is asked
@@ -695,7 +722,7 @@ _EMPTY_LIST = re.compile(r"\s*\(\{match(?:es)?\}\)")
 class _Context:
     """One file under evaluation: the facts indexed once, then shared by every rule."""
 
-    def __init__(self, ruleset: RuleSet, facts: dict, text: str | None, calls: list[dict]) -> None:
+    def __init__(self, ruleset: RuleSet, facts: dict, text: str | None, calls: list[Mapping]) -> None:
         self.ruleset = ruleset
         self.facts = facts
         self.text = text
@@ -768,14 +795,14 @@ class _Context:
                 yield str(symbol.get("name", "")), lambda symbol=symbol: _Hit(
                     symbol.get("line"), str(symbol.get("parent") or symbol.get("name", "")))
 
-    def _calls(self) -> Iterator[tuple[str, Callable[[], tuple[dict, _Hit]]]]:
+    def _calls(self) -> Iterator[tuple[str, Callable[[], tuple[Mapping, _Hit]]]]:
         for call in _tables(self.calls):
             name = call.get("name")
             if name and isinstance(name, str):
                 yield name, lambda call=call, name=name: (call, _Hit(call.get("line"), name))
 
     @staticmethod
-    def _args_ok(rule: Rule, call: dict) -> bool:
+    def _args_ok(rule: Rule, call: Mapping) -> bool:
         for name, regex in rule.if_args:
             value = _arg(call, name)
             if value is None or not regex.search(value):
@@ -784,7 +811,7 @@ class _Context:
                        for name, regex in rule.unless_args)
 
     @staticmethod
-    def _call_label(rule: Rule, call: dict) -> str:
+    def _call_label(rule: Rule, call: Mapping) -> str:
         """The called name, with the arguments the rule looked at (``subprocess.run(..., shell=True)``)."""
         shown = [f"{name}={value}" for name, _ in (*rule.if_args, *rule.unless_args)
                  if not name.isdigit() and (value := _arg(call, name)) is not None]
@@ -840,9 +867,11 @@ class _Context:
 
     # -- messages
 
-    def format(self, rule: Rule, labels: list[str]) -> str:
+    @functools.cached_property
+    def _file_values(self) -> dict[str, str]:
+        """The placeholders that depend on the file alone, worked out once for its every message."""
         folder = posixpath.dirname(self.path)
-        values = {
+        return {
             "path": self.path,
             "name": posixpath.basename(self.path),
             "folder": folder or ".",
@@ -851,6 +880,11 @@ class _Context:
             "project": self.ruleset.project,
             "type": str(self.facts.get("type_label") or self.facts.get("language") or "file"),
             "language": str(self.facts.get("language") or ""),
+        }
+
+    def format(self, rule: Rule, labels: list[str]) -> str:
+        values = {
+            **self._file_values,
             "match": f"`{_short(min(labels))}`" if labels else "",
             "matches": _code_list(labels),
         }
