@@ -71,7 +71,13 @@ def render_key(config: Config, template: str) -> str:
 
 # ---------------------------------------------------------------- reading sources
 
-def read_source(path: Path) -> bytes:
+def source_path(config: Config, rel: str) -> str:
+    """A source file's path as text, as doit names a task's files: a ``Path`` per file and
+    step cost more than what is done with it."""
+    return os.path.join(config.src, rel)
+
+
+def read_source(path: Path | str) -> bytes:
     """Read a regular file without ever blocking on a FIFO swapped in after the scan."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
@@ -94,7 +100,7 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
     out again), so its content hash, not its time stamp, decides what is extracted again.
     """
     try:
-        data = read_source(config.src / rel)
+        data = read_source(source_path(config, rel))
     except OSError as error:
         reason = error.strerror or str(error)
         return Facts(path=rel, size=0, lines=0, sha256="", language="unreadable", type_label="Unreadable File",
@@ -133,7 +139,7 @@ def extract_settled(config: Config, rel: str, previous: Facts | None = None) -> 
     build goes on either way, and ``kwdocs.checker`` makes the next one read
     any file modified during this one again.
     """
-    source = config.src / rel
+    source = source_path(config, rel)
     for _ in range(READ_ATTEMPTS):
         before = output.stamp(source)
         facts = extract_file(config, rel, previous)
@@ -156,7 +162,7 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     extracted = 0
     for rel in rels:
         before = previous.get(rel)
-        if before is not None and str(config.src / rel) not in changed_set:
+        if before is not None and source_path(config, rel) not in changed_set:
             files[rel] = before
             continue
         files[rel] = extract_settled(config, rel, before)
@@ -278,7 +284,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
         if manifest.get(rel) == key:
             continue
         try:
-            data = read_source(config.src / rel) if facts.get("sha256") and not facts.get("binary") else None
+            data = read_source(source_path(config, rel)) if facts.get("sha256") and not facts.get("binary") else None
         except OSError:
             data = None
         view = pages.source_view(config, facts, data, mask)

@@ -75,7 +75,7 @@ def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str
         for unit, rels in split.items():
             shard = build.load_shard(config, build.FACTS, unit)
             known = shard.get("files", {}) if shard.get("key") == key else {}
-            changed = [str(config.src / rel) for rel in rels
+            changed = [build.source_path(config, rel) for rel in rels
                        if rel not in known or ledger.file_sha256(config.src / rel) != known[rel].get("sha256")]
             if changed or set(known) != set(rels):
                 build.extract_unit(config, unit, rels, changed)

@@ -141,7 +141,7 @@ def sweep_temporaries(root: Path) -> int:
     return swept
 
 
-def stamp(path: Path) -> tuple[int, int] | None:
+def stamp(path: Path | str) -> tuple[int, int] | None:
     """(mtime_ns, size) of a file, None if it is gone: the cheap "did it change?" check."""
     try:
         info = os.stat(path)

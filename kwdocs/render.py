@@ -126,6 +126,9 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             autoescape=False,  # Markdown, not HTML: escaping is explicit through the filters
+            # no time stamp check of the template file on every page (50,000 in a cold build): a
+            # process that sees templates change (watch mode) makes a new Renderer (``watch.clear_caches``)
+            auto_reload=False,
         )
         self.env.filters.update(code=inline_code, fence=fenced, md=escape_md,
                                 size=human_size, short_size=short_size,

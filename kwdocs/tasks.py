@@ -75,7 +75,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             yield {
                 "name": unit or ".",
                 "actions": [(build.extract_unit, [config, unit, rels])],
-                "file_dep": [str(config.src / rel) for rel in rels],
+                "file_dep": [build.source_path(config, rel) for rel in rels],
                 "targets": [shard_path(config, FACTS, unit)],
                 "uptodate": [config_changed(key)],
                 "verbosity": 0,

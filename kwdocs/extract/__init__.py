@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any, Callable
 
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
@@ -57,11 +56,16 @@ BY_NAME: dict[str, Language] = {"CMakeLists.txt": CMAKE}
 
 
 def language_of(path: str) -> Language:
-    """The language a file name says; ``TEXT`` when it says nothing we know."""
-    name = PurePosixPath(path).name
+    """The language a file name says; ``TEXT`` when it says nothing we know.
+
+    The suffix as ``PurePosixPath.suffix`` has it (none for ``.bashrc`` or ``name.``), by
+    string methods: building a path object twice per call was a twentieth of extraction's
+    own work, and every file is asked about several times."""
+    name = path.rpartition("/")[2]
     if name in BY_NAME:
         return BY_NAME[name]
-    suffix = PurePosixPath(name).suffix.lower()
+    dot = name.rfind(".")
+    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
     return BY_SUFFIX.get(suffix, TEXT)
 
 
