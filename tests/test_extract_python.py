@@ -87,6 +87,20 @@ def test_classes_methods_and_signatures_of_linear():
     assert facts["parsed"] is True and "problems" not in facts
 
 
+ANNOTATIONS = ["x[()]", "x[a,]", "a | (b | c)", "(a | b) | c", "Tuple[int, ...]", "x[-1]", "Literal[\"a'b\"]",
+               "Literal[u'x']", "a.b[c.d, e][f]", "x[a:b]", "Dict[str, int | None]", "x[(a, b), c]", "x[*a]",
+               "b'x' | None", "x[1, 2.5]", "A[B[C[D]]]", "f()[a]", "(a)[b]", "Callable[[int], str]", "'Fwd'"]
+
+
+@pytest.mark.parametrize("annotation", ANNOTATIONS)
+def test_signatures_write_annotations_and_defaults_as_ast_unparse_does(annotation):
+    """Annotations and defaults are written without ast's unparser where their shape is simple: the same text."""
+    source = f"def f(p: {annotation} = {annotation}) -> {annotation}:\n    pass\n"
+    expected = ast.unparse(ast.parse(source).body[0].args.args[0].annotation)
+    symbol = extract(source, "m.py")["symbols"][0]
+    assert symbol["signature"] == f"(p: {expected} = {expected}) -> {expected}"
+
+
 def test_nested_classes_async_decorators_and_constants():
     facts = extract_fixture("features.py", "jobs/features.py")
     symbols = {(s["kind"], s["name"]): s for s in facts["symbols"]}

@@ -357,15 +357,41 @@ _REPR_CONSTANTS = (str, bytes, int, type(None))  # bool is an int
 
 
 def _unparse(node: ast.expr) -> str:
-    """``ast.unparse``, without building its visitor for a name, a dotted name or a plain
-    constant, which most annotations, defaults, bases and decorators are (the same text
-    either way: ``ast.unparse`` writes such a constant as its ``repr``)."""
+    """``ast.unparse``, without building its visitor for the shapes most annotations,
+    defaults, bases and decorators have (see ``_plain_text``)."""
+    text = _plain_text(node)
+    return ast.unparse(node) if text is None else text
+
+
+def _plain_text(node: ast.expr) -> str | None:
+    """What ``ast.unparse`` writes for a name, a dotted name, a plain constant, ``X | Y`` of
+    such, or a subscript of them (``Optional[int]``, ``Dict[str, Any]``); None for any other
+    shape.  The same text: such a constant is its ``repr``, ``|`` chains to the left without
+    parentheses, and a subscript's tuple is written without them."""
     cls = node.__class__
     if cls is ast.Name:
         return node.id
-    if cls is ast.Constant and node.kind is None and isinstance(node.value, _REPR_CONSTANTS):
-        return repr(node.value)
-    return _dotted_name(node) or ast.unparse(node)
+    if cls is ast.Attribute:
+        return _dotted_name(node)
+    if cls is ast.Constant:
+        if node.kind is None and isinstance(node.value, _REPR_CONSTANTS):
+            return repr(node.value)
+        return "..." if node.value is Ellipsis else None
+    if cls is ast.BinOp and node.op.__class__ is ast.BitOr and node.right.__class__ is not ast.BinOp:
+        left, right = _plain_text(node.left), _plain_text(node.right)
+        return None if left is None or right is None else f"{left} | {right}"
+    if cls is ast.Subscript and node.value.__class__ in (ast.Name, ast.Attribute):
+        value = _dotted_name(node.value)
+        index = node.slice
+        if index.__class__ is ast.Tuple:
+            items = [_plain_text(item) for item in index.elts]
+            if not items or None in items:
+                return None
+            inside = items[0] + "," if len(items) == 1 else ", ".join(items)
+        else:
+            inside = _plain_text(index)
+        return None if value is None or inside is None else f"{value}[{inside}]"
+    return None
 
 
 def _dotted_name(node: ast.expr) -> str | None:
