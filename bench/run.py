@@ -456,7 +456,10 @@ class Bench:
             folder.rename(aside / f"{self.set_aside_serial}-{folder.name}")
 
     def delete_set_aside(self) -> None:
-        shutil.rmtree(self.work / "set-aside", ignore_errors=True)
+        """At the end, unless ``--keep``: deleting them slows the file creations of the next
+        few minutes (see ``set_aside``), so benchmarks run back to back should keep them."""
+        if not self.args.keep:
+            shutil.rmtree(self.work / "set-aside", ignore_errors=True)
 
     # -- helpers
 
