@@ -363,11 +363,8 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     to_render = set(all_letters) if everything_again else set(kept) & set(all_letters)
 
     def entries_of(letter: str) -> list[list]:
-        """A letter's entries, unit by unit, in one decode: each unit's are a JSON array,
-        and the arrays joined without their brackets are one."""
         table = kept.pop(letter, None) or table_of(letter)
-        items = (table[unit][1].strip()[1:-1] for unit in sorted(table))
-        return orjson.loads("[" + ",".join(item for item in items if item.strip()) + "]")
+        return [entry for unit in sorted(table) for entry in orjson.loads(table[unit][1])]
 
     def cached_rows(page: str) -> pages.RowCache:
         """The rows a page had (each checked against its places before it is used again)."""
