@@ -118,7 +118,7 @@ def row_model(page: str, name: str, places: list[list], docs_links: dict[str, st
         docs_link = docs_links.get(rel)
         if docs_link is None:
             docs_link = docs_links[rel] = layout.link(page, layout.docs_page(rel))
-        shown_places.append((kind, shown, rel, line, f"{docs_link}#{anchor}", index < last))
+        shown_places.append((kind, shown, rel, line, layout.anchor_link(docs_link, anchor), index < last))
     return dict(name=name, places=shown_places)
 
 

@@ -92,7 +92,7 @@ def sibling_link(page_name: str, anchor: str = "") -> str:
 
 def anchor_link(page_link: str, anchor: str) -> str:
     """A link to an anchor of a page already linked (``link``, ``sibling_link``): a file's
-    keyword page links every definition on its documentation page."""
+    keyword page, and the keyword index, link every definition of a documentation page."""
     return f"{page_link}#{anchor}"
 
 
