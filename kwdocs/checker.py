@@ -28,14 +28,14 @@ import stat
 import time
 from pathlib import Path
 
-from doit.dependency import MD5Checker
+from doit.dependency import FileChangedChecker
 
 # The kernel stamps files from a clock that may lag time.time() by a tick.
 CLOCK_TICK = 0.02
 _GONE = os.stat_result((0,) * 10)   # st_mode 0: not a regular file
 
 
-class SourceChecker(MD5Checker):
+class SourceChecker(FileChangedChecker):
     """See the module docstring; ``own_folder`` is set per build by ``checker_for``.
 
     The state doit saves per file stays ``(mtime, size, digest)``, with an empty
