@@ -147,9 +147,9 @@ def tree_units(scanned: ScanResult, folders: set[str] | None = None) -> dict[str
     only the given folders when ``folders`` is given."""
     names: dict[str, list[str]] = {}
     for source in scanned.files:
-        folder = source.folder
+        folder, _, name = source.rel.rpartition("/")
         if folders is None or folder in folders:
-            names.setdefault(folder, []).append(source.rel.rpartition("/")[2])
+            names.setdefault(folder, []).append(name)
     return {folder: {unit: [f"{folder}/{name}" if folder else name for name in members]
                      for unit, members in state.units_of(folder, members_all).items()}
             for folder, members_all in names.items()}
@@ -194,11 +194,13 @@ class Rebuilder:
                        time.monotonic() - started, code, full=True)
 
     def update(self, changes: Changes, rescanned: ScanResult | None = None,
-               differences: tuple[list[str], list[str], list[str]] | None = None) -> Outcome | None:
+               differences: tuple[list[str], list[str], list[str]] | None = None,
+               rescanned_snapshot: str | None = None) -> Outcome | None:
         """Rebuild what the changes need; None when no documented file changed.
 
         ``rescanned``: a full scan the caller already made (with ``everything``), and
-        ``differences`` what ``diff`` gave between the last scan and it, if the caller has it."""
+        ``differences`` what ``diff`` gave between the last scan and it, and
+        ``rescanned_snapshot`` its ``snapshot.tree_snapshot``, if the caller has them."""
         started = time.monotonic()
         if self.scanned is None:
             changes = Changes(everything=True)
@@ -228,7 +230,7 @@ class Rebuilder:
             outcome.code = run_build(self.config, jobs=1, quiet=True, stream=output, scanned=new, counts=counts)
             outcome.written, outcome.removed, outcome.full = counts.get("written", 0), counts.get("removed", 0), True
             self._tasks = None
-        self._settled(new, outcome.code)
+        self._settled(new, outcome.code, rescanned_snapshot if new is rescanned else None)
         if outcome.code != 0:
             sys.stderr.write(output.getvalue())
         elif trusted:
@@ -280,9 +282,10 @@ class Rebuilder:
         """One doit run over the namespace; in worker processes when there is enough to share."""
         return run_doit(tasks, self.config.jobs if self.parallel and units >= PARALLEL_UNITS else 1)
 
-    def _settled(self, scanned: ScanResult, code: int) -> None:
-        """Remember the tree as built; only a successful build's snapshot vouches for the state."""
+    def _settled(self, scanned: ScanResult, code: int, known: str | None = None) -> None:
+        """Remember the tree as built; only a successful build's snapshot vouches for the state
+        (``known``: the snapshot of ``scanned``, when the caller already hashed it)."""
         self.scanned = scanned
-        self.saved_snapshot = snapshot.tree_snapshot(self.config, scanned) if code == 0 else None
+        self.saved_snapshot = (known or snapshot.tree_snapshot(self.config, scanned)) if code == 0 else None
         if code == 0:
             ledger.compact(self.config)

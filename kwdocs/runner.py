@@ -40,7 +40,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     if snapshot.unchanged(config, current):
         summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet)
         return 0
-    code = _run_changed_units(config, scanned, quiet, stream, counts, started)
+    code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
     if code is not None:
         return code
     snapshot.forget(config)
@@ -68,7 +68,7 @@ def run_doit(tasks: dict, jobs: int) -> int:
 DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses every core
 
 
-def _run_changed_units(config: Config, scanned: ScanResult, quiet: bool, stream,
+def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet: bool, stream,
                        counts: dict[str, int] | None, started: float) -> int | None:
     """When only a few sources changed since the last successful build (same code and
     settings), hand doit just their units, as watch mode does: doit's check of all
@@ -86,7 +86,8 @@ def _run_changed_units(config: Config, scanned: ScanResult, quiet: bool, stream,
         return None
     rebuilder = Rebuilder(config, parallel=True)
     rebuilder.scanned, rebuilder.saved_snapshot = before, last.get("snapshot")
-    outcome = rebuilder.update(Changes(everything=True), rescanned=scanned, differences=differences)
+    outcome = rebuilder.update(Changes(everything=True), rescanned=scanned, differences=differences,
+                               rescanned_snapshot=current)
     code = outcome.code if outcome is not None else 0
     written, removed = (outcome.written, outcome.removed) if outcome is not None else (0, 0)
     if counts is not None:

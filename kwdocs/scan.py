@@ -15,7 +15,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 import pathspec
 
@@ -48,18 +48,23 @@ class ScanResult:
     def by_folder(self) -> dict[str, list[SourceFile]]:
         """Files grouped by their folder ('' is the root), folders in sorted order."""
         groups: dict[str, list[SourceFile]] = {}
-        for source in self.files:
-            groups.setdefault(source.folder, []).append(source)
+        for source in self.files:   # folder_of inline: every edit's build groups 12,000 files
+            groups.setdefault(source.rel.rpartition("/")[0], []).append(source)
         return dict(sorted(groups.items()))
 
     def folders(self) -> list[str]:
         """Every folder that holds a documented file somewhere below it, root included."""
-        found = {""}
-        for folder in self.by_folder():
-            while folder and folder not in found:
-                found.add(folder)
-                folder = folder_of(folder)
-        return sorted(found)
+        return with_ancestors({source.rel.rpartition("/")[0] for source in self.files})
+
+
+def with_ancestors(folders: Iterable[str]) -> list[str]:
+    """The folders, every folder above them and the root (''), sorted."""
+    found = {""}
+    for folder in folders:
+        while folder and folder not in found:
+            found.add(folder)
+            folder = folder_of(folder)
+    return sorted(found)
 
 
 def folder_of(rel: str) -> str:

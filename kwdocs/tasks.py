@@ -9,7 +9,6 @@ takes doit's ``changed`` list and redoes only those files.  ``dodo.py`` and
 from __future__ import annotations
 
 import hashlib
-import posixpath
 from typing import Callable
 
 from doit.tools import config_changed
@@ -17,7 +16,7 @@ from doit.tools import config_changed
 from kwdocs import build, pages
 from kwdocs.checker import checker_for
 from kwdocs.config import Config
-from kwdocs.scan import ScanResult
+from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.snapshot import code_fingerprint
 from kwdocs.state import FACTS, LINKS, shard_path
 
@@ -61,10 +60,10 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         if len(split) == 1:     # the folder is its own unit: its files in scan order
             units[folder] = (folder, [f.rel for f in by_folder[folder]])
         else:
-            units.update((unit, (folder, [posixpath.join(folder, name) for name in names]))
+            units.update((unit, (folder, [f"{folder}/{name}" if folder else name for name in names]))
                          for unit, names in split.items())
     shards = [shard_path(config, FACTS, unit) for unit in units]
-    all_folders = scanned.folders()
+    all_folders = with_ancestors(by_folder)
 
     def task_extract():
         """Extract facts (definitions, imports, findings) from the files that changed."""
