@@ -7,7 +7,7 @@ never re-reads one enormous shard):
     sources --extract:<unit>--> facts/<id>.json    what each file defines and imports
     facts   --link------------> links/<id>.json    which file each import names; users
     facts + links --render:<unit>--> the unit's file pages
-    facts   --keywords--------> keywords.md (per letter when large)
+    facts   --keywords--------> keywords.md (per letter when large), from the entries saved beside the facts
     facts   --assemble--------> index.md and doc.md of every folder
     pages   --prune-----------> pages and state of gone files removed
 
@@ -41,7 +41,7 @@ from kwdocs.snapshot import code_fingerprint
 from kwdocs.workers import collector_paused
 
 from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    FACTS, FILE_ROWS, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, shard_path, units_of, written_pages)
+    FACTS, FILE_ROWS, KEYWORD_ENTRIES, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, shard_path, units_of, written_pages)
 
 
 def digest(*parts: object) -> str:
@@ -171,6 +171,7 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     # (the link and assemble steps, which see the whole tree, run alone); the facts shard goes last:
     # the later steps key on it
     save_shard(config, LINK_INPUTS, unit, {"files": _link_inputs(files)})
+    save_shard(config, KEYWORD_ENTRIES, unit, {"letters": keywords.unit_letters(files)})
     save_shard(config, ROWS, unit, _unit_rows(files))
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     return {"files": len(rels), "extracted": extracted}
@@ -325,15 +326,12 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     for unit in units:
         if unit in known and unit not in changed_set:
             continue
-        by_letter: dict[str, list] = {}
-        for entry in keywords.folder_entries(load_shard(config, FACTS, unit).get("files", {})):
-            by_letter.setdefault(keywords.letter_of(entry[0]), []).append(entry)
-        encoded = {letter: output.compact_json(entries) for letter, entries in by_letter.items()}
-        digests = {letter: hashlib.sha256(data).hexdigest()[:16] for letter, data in encoded.items()}
+        letters = _stored_keyword_entries(config, unit)
+        digests = {letter: hashed for letter, (_, hashed, _) in letters.items()}
         for letter in set(digests) | set(known.get(unit, {})):
             if digests.get(letter) != known.get(unit, {}).get(letter):
                 updates.setdefault(letter, {})[unit] = (
-                    (len(by_letter[letter]), encoded[letter].decode("utf-8")) if letter in encoded else (0, "[]"))
+                    (letters[letter][0], letters[letter][2]) if letter in letters else (0, "[]"))
         known[unit] = digests
     for unit in sorted(set(known) - set(units)):
         for letter in known.pop(unit):
@@ -386,6 +384,15 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return {"written": written, "removed": removed}
+
+
+def _stored_keyword_entries(config: Config, unit: str) -> dict[str, list]:
+    """A unit's keyword entries as extraction left them (made again from its facts if lost or damaged)."""
+    stored = load_shard(config, KEYWORD_ENTRIES, unit)
+    if not keywords.valid_letters(stored.get("letters")):
+        stored = {"letters": keywords.unit_letters(load_shard(config, FACTS, unit).get("files", {}))}
+        save_shard(config, KEYWORD_ENTRIES, unit, stored)
+    return stored["letters"]
 
 
 # ---------------------------------------------------------------- assemble
@@ -536,7 +543,7 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
 
     removed = 0
     live_names = {layout.state_name(unit) for unit in live_units}   # read only the shards of no live unit
-    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, ROWS):
+    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS):
         folder = config.state / kind
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             if path.name in live_names:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kwdocs import layout
 from kwdocs.watch import clear_caches
 from tests.conftest import changed_files, run_kwdocs, snapshot
 from tests.output_checks import pages
@@ -87,9 +88,12 @@ def test_adding_deleting_renaming(built):
     assert not (out / "tools/renamed.py_docs.md").exists()
     assert "renamed.py" not in (out / "tools/index.md").read_text()
 
+    docs_state = sorted(path.parent.name for path in (out / ".kwdocs").glob(f"*/{layout.state_name('docs')}"))
+    assert {"facts", "keyword-entries", "link-inputs", "links", "pages", "rows"} <= set(docs_state)
     shutil.rmtree(tree / "docs")
     build()
     assert not (out / "docs").exists(), "pages of a deleted folder must go"
+    assert not list((out / ".kwdocs").glob(f"*/{layout.state_name('docs')}")), "so must its state"
     assert "docs/" not in (out / "index.md").read_text()
 
 
@@ -172,6 +176,28 @@ def test_lost_unit_state_is_rebuilt_from_the_facts(built, tmp_path, kind):
     cold = tmp_path / "cold"
     assert run_kwdocs("build", "--src", str(tree), "--out", str(cold), "-q") == 0
     assert pages(cold) == pages(out)
+
+
+def test_lost_keyword_entries_are_made_again_from_the_facts(built, tmp_path):
+    """Extraction keeps each unit's keyword index entries in a shard of their own, which the
+    keyword step reads for every unit when it makes the index again as a whole (its own state
+    lost, new templates): one lost or damaged must not drop that unit's names from the index."""
+    tree, out, build = built
+    entries = sorted((out / ".kwdocs" / "keyword-entries").glob("*.json"))
+    assert len(entries) >= 5, "one keyword-entries shard per unit was expected"
+    for number, shard in enumerate(entries):
+        if number % 2:
+            shard.write_text("{damaged")
+        else:
+            shard.unlink()
+    (out / ".kwdocs" / "keywords" / "meta.json").unlink()
+    (tree / "geometry/shapes/triangle.py").write_text("def area(base, height):\n    return base * height / 2\n")
+    build()
+    assert sorted((out / ".kwdocs" / "keyword-entries").glob("*.json")) == entries
+    cold = tmp_path / "cold"
+    assert run_kwdocs("build", "--src", str(tree), "--out", str(cold), "-q") == 0
+    assert pages(cold) == pages(out)
+    assert "`Circle`" in (out / "keywords.md").read_text()
 
 
 def small_units(monkeypatch, tree: Path, count: int) -> Path:
