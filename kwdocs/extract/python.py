@@ -247,10 +247,8 @@ class _AstReader:
         self._body(tree.body, ())
         text_of = _SourceSlicer(text).of
         add_call = self.found.ast_call
-        for call in calls:  # after the imports, so aliases resolve
-            name = _dotted_name(call.func)
-            if name:
-                add_call(name, call, text_of)
+        for name, call in calls:  # after the imports, so aliases resolve
+            add_call(name, call, text_of)
         docstring = ast.get_docstring(tree) or leading_comment(text)
         return {**self.found.facts(docstring), "parsed": True}
 
@@ -460,21 +458,49 @@ _LEAVES = (ast.Name, ast.Constant, ast.MatchSingleton, ast.expr_context, ast.ope
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _calls_and_imports(tree: ast.AST) -> tuple[list[ast.Call], list[ast.Import | ast.ImportFrom]]:
-    """Every call and import statement of the tree, by an iterative walk."""
-    calls: list[ast.Call] = []
+def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
+                                                 list[ast.Import | ast.ImportFrom]]:
+    """Every call of a dotted name (with that name) and every import statement of the tree,
+    by an iterative walk.
+
+    A callee that is a dotted name (``f``, ``torch.nn.functional.relu``: half the
+    attribute nodes of a tree) is read here and not walked, since it holds no call."""
+    calls: list[tuple[str, ast.Call]] = []
     imports: list[ast.Import | ast.ImportFrom] = []
     stack: list[Any] = [tree]
+    push, extend, pop = stack.append, stack.extend, stack.pop
     # the node classes as locals: this loop runs once per node, millions of times in a large tree
     Call, Import, ImportFrom, Name, Constant = ast.Call, ast.Import, ast.ImportFrom, ast.Name, ast.Constant
+    Attribute = ast.Attribute
     while stack:
-        node = stack.pop()
+        node = pop()
         if node is None:  # the holes of ``{**a}`` keys and keyword-only defaults
             continue
         cls = node.__class__
         if cls is Call:
-            calls.append(node)
-        elif cls is Import or cls is ImportFrom:
+            func = node.func
+            kind = func.__class__
+            if kind is Name:
+                calls.append((func.id, node))
+            elif kind is Attribute:
+                parts = [func.attr]
+                base = func.value
+                while base.__class__ is Attribute:
+                    parts.append(base.attr)
+                    base = base.value
+                kind = base.__class__
+                if kind is Name:
+                    parts.append(base.id)
+                    parts.reverse()
+                    calls.append((".".join(parts), node))
+                elif kind is not Constant:
+                    push(base)  # ``f(x).y()``: what the attributes stand on may call
+            else:
+                push(func)
+            extend(node.args)
+            extend(node.keywords)
+            continue
+        if cls is Import or cls is ImportFrom:
             imports.append(node)
             continue
         fields = _CHILD_FIELDS.get(cls)
@@ -486,9 +512,9 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[ast.Call], list[ast.Import |
             value = getattr(node, field, None)
             kind = value.__class__
             if kind is list:
-                stack.extend(value)
+                extend(value)
             elif kind is not Name and kind is not Constant and value is not None:
-                stack.append(value)  # names and constants (a third of all nodes) are leaves: not pushed
+                push(value)  # names and constants (a third of all nodes) are leaves: not pushed
     return calls, imports
 
 
