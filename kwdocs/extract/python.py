@@ -352,6 +352,7 @@ def _class_signature(node: ast.ClassDef) -> str:
 
 
 _REPR_CONSTANTS = (str, bytes, int, type(None))  # bool is an int
+_SIGNS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 
 
 def _unparse(node: ast.expr) -> str:
@@ -362,19 +363,26 @@ def _unparse(node: ast.expr) -> str:
 
 
 def _plain_text(node: ast.expr) -> str | None:
-    """What ``ast.unparse`` writes for a name, a dotted name, a plain constant, ``X | Y`` of
-    such, or a subscript of them (``Optional[int]``, ``Dict[str, Any]``); None for any other
-    shape.  The same text: such a constant is its ``repr``, ``|`` chains to the left without
-    parentheses, and a subscript's tuple is written without them."""
+    """What ``ast.unparse`` writes for a name, a dotted name, a plain constant (``-1`` too),
+    ``X | Y`` of such, a subscript of them (``Optional[int]``, ``Dict[str, Any]``), a call of
+    a dotted name (``lru_cache(256)``, ``field(default_factory=list)``), a tuple or a list;
+    None for any other shape.  The same text: such a constant is its ``repr`` (a float's
+    too, but for infinities and NaN), ``|`` chains to the left without parentheses, a sign
+    binds tighter than anything around it here, and a tuple is written in parentheses but
+    as a subscript's index."""
     cls = node.__class__
     if cls is ast.Name:
         return node.id
     if cls is ast.Attribute:
         return _dotted_name(node)
     if cls is ast.Constant:
-        if node.kind is None and isinstance(node.value, _REPR_CONSTANTS):
-            return repr(node.value)
-        return "..." if node.value is Ellipsis else None
+        value = node.value
+        if node.kind is None and isinstance(value, _REPR_CONSTANTS):
+            return repr(value)
+        if value.__class__ is float:
+            text = repr(value)
+            return None if "n" in text else text  # ``inf`` and ``nan`` become expressions
+        return "..." if value is Ellipsis else None
     if cls is ast.BinOp and node.op.__class__ is ast.BitOr and node.right.__class__ is not ast.BinOp:
         left, right = _plain_text(node.left), _plain_text(node.right)
         return None if left is None or right is None else f"{left} | {right}"
@@ -382,14 +390,43 @@ def _plain_text(node: ast.expr) -> str | None:
         value = _dotted_name(node.value)
         index = node.slice
         if index.__class__ is ast.Tuple:
-            items = [_plain_text(item) for item in index.elts]
-            if not items or None in items:
+            items = _plain_items(index.elts)
+            if not items:
                 return None
             inside = items[0] + "," if len(items) == 1 else ", ".join(items)
         else:
             inside = _plain_text(index)
         return None if value is None or inside is None else f"{value}[{inside}]"
+    if cls is ast.Call:
+        function = _dotted_name(node.func)
+        items = _plain_items(node.args)
+        if function is None or items is None:
+            return None
+        for keyword in node.keywords:
+            value = _plain_text(keyword.value)
+            if value is None:
+                return None
+            items.append(f"{keyword.arg}={value}" if keyword.arg else f"**{value}")
+        return f"{function}({', '.join(items)})"
+    if cls is ast.Tuple:
+        items = _plain_items(node.elts)
+        if items is None:
+            return None
+        return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+    if cls is ast.List:
+        items = _plain_items(node.elts)
+        return None if items is None else f"[{', '.join(items)}]"
+    if cls is ast.UnaryOp and node.operand.__class__ is ast.Constant:
+        sign = _SIGNS.get(node.op.__class__)
+        operand = _plain_text(node.operand)
+        return None if sign is None or operand is None else sign + operand
     return None
+
+
+def _plain_items(nodes: list[ast.expr]) -> list[str] | None:
+    """The plain texts of the elements, or None if one has no plain text."""
+    items = [_plain_text(item) for item in nodes]
+    return None if None in items else items
 
 
 def _dotted_name(node: ast.expr) -> str | None:
