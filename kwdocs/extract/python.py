@@ -81,7 +81,7 @@ class CallRecord(Mapping):
     __slots__ = ("name", "line", "_node", "_text_of", "_arguments")
     KEYS = ("name", "line", "kwargs", "args")
 
-    def __init__(self, name: str, line: int, *, node: ast.Call | None = None,
+    def __init__(self, name: str, line: int, node: ast.Call | None = None,
                  text_of: Callable[[ast.expr], str] | None = None,
                  arguments: tuple[dict[str, str], list[str]] | None = None) -> None:
         self.name = name
@@ -188,9 +188,17 @@ class _Collector:
     def call(self, name: str, line: int, kwargs: dict[str, str], args: list[str]) -> None:
         self.calls.append(CallRecord(self._resolved(name), line, arguments=(kwargs, args)))
 
-    def ast_call(self, name: str, node: ast.Call, text_of: Callable[[ast.expr], str]) -> None:
-        """A call of the ast, its arguments cut by ``text_of`` if ever read."""
-        self.calls.append(CallRecord(self._resolved(name), node.lineno, node=node, text_of=text_of))
+    def ast_calls(self, calls: list[tuple[str, ast.Call]], text_of: Callable[[ast.expr], str]) -> None:
+        """Calls of the ast as (called name, node), their arguments cut by ``text_of`` if ever read.
+
+        Each name is resolved once: a file calls the same few names over and over."""
+        resolved: dict[str, str] = {}
+        records = self.calls
+        for name, node in calls:
+            full = resolved.get(name)
+            if full is None:
+                full = resolved[name] = self._resolved(name)
+            records.append(CallRecord(full, node.lineno, node, text_of))
 
     def _resolved(self, name: str) -> str:
         """The called name with an imported alias replaced by what it stands for."""
@@ -245,10 +253,7 @@ class _AstReader:
                 names = [(alias.name, alias.asname or alias.name, alias.lineno) for alias in node.names]
                 self.found.from_import(node.module, node.level, names, node.lineno)
         self._body(tree.body, ())
-        text_of = _SourceSlicer(text).of
-        add_call = self.found.ast_call
-        for name, call in calls:  # after the imports, so aliases resolve
-            add_call(name, call, text_of)
+        self.found.ast_calls(calls, _SourceSlicer(text).of)  # after the imports, so aliases resolve
         docstring = ast.get_docstring(tree) or leading_comment(text)
         return {**self.found.facts(docstring), "parsed": True}
 
