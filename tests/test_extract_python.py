@@ -89,7 +89,9 @@ def test_classes_methods_and_signatures_of_linear():
 
 ANNOTATIONS = ["x[()]", "x[a,]", "a | (b | c)", "(a | b) | c", "Tuple[int, ...]", "x[-1]", "Literal[\"a'b\"]",
                "Literal[u'x']", "a.b[c.d, e][f]", "x[a:b]", "Dict[str, int | None]", "x[(a, b), c]", "x[*a]",
-               "b'x' | None", "x[1, 2.5]", "A[B[C[D]]]", "f()[a]", "(a)[b]", "Callable[[int], str]", "'Fwd'"]
+               "b'x' | None", "x[1, 2.5]", "A[B[C[D]]]", "f()[a]", "(a)[b]", "Callable[[int], str]", "'Fwd'",
+               "-1", "+1.5", "~0", "-x", "not a", "1e999", "-1e999 | None", "()", "(a,)", "(a, -1) | b",
+               "[a, (b,), []]", "f(a, b=1, **c)", "f(*a)", "a.b(c, d=[1, -2.5])", "f(x)(y)", "f(u'x')"]
 
 
 @pytest.mark.parametrize("annotation", ANNOTATIONS)

@@ -81,7 +81,7 @@ class CallRecord(Mapping):
     __slots__ = ("name", "line", "_node", "_text_of", "_arguments")
     KEYS = ("name", "line", "kwargs", "args")
 
-    def __init__(self, name: str, line: int, *, node: ast.Call | None = None,
+    def __init__(self, name: str, line: int, node: ast.Call | None = None,
                  text_of: Callable[[ast.expr], str] | None = None,
                  arguments: tuple[dict[str, str], list[str]] | None = None) -> None:
         self.name = name
@@ -188,9 +188,17 @@ class _Collector:
     def call(self, name: str, line: int, kwargs: dict[str, str], args: list[str]) -> None:
         self.calls.append(CallRecord(self._resolved(name), line, arguments=(kwargs, args)))
 
-    def ast_call(self, name: str, node: ast.Call, text_of: Callable[[ast.expr], str]) -> None:
-        """A call of the ast, its arguments cut by ``text_of`` if ever read."""
-        self.calls.append(CallRecord(self._resolved(name), node.lineno, node=node, text_of=text_of))
+    def ast_calls(self, calls: list[tuple[str, ast.Call]], text_of: Callable[[ast.expr], str]) -> None:
+        """Calls of the ast as (called name, node), their arguments cut by ``text_of`` if ever read.
+
+        Each name is resolved once: a file calls the same few names over and over."""
+        resolved: dict[str, str] = {}
+        records = self.calls
+        for name, node in calls:
+            full = resolved.get(name)
+            if full is None:
+                full = resolved[name] = self._resolved(name)
+            records.append(CallRecord(full, node.lineno, node, text_of))
 
     def _resolved(self, name: str) -> str:
         """The called name with an imported alias replaced by what it stands for."""
@@ -245,12 +253,7 @@ class _AstReader:
                 names = [(alias.name, alias.asname or alias.name, alias.lineno) for alias in node.names]
                 self.found.from_import(node.module, node.level, names, node.lineno)
         self._body(tree.body, ())
-        text_of = _SourceSlicer(text).of
-        add_call = self.found.ast_call
-        for call in calls:  # after the imports, so aliases resolve
-            name = _dotted_name(call.func)
-            if name:
-                add_call(name, call, text_of)
+        self.found.ast_calls(calls, _SourceSlicer(text).of)  # after the imports, so aliases resolve
         docstring = ast.get_docstring(tree) or leading_comment(text)
         return {**self.found.facts(docstring), "parsed": True}
 
@@ -354,6 +357,7 @@ def _class_signature(node: ast.ClassDef) -> str:
 
 
 _REPR_CONSTANTS = (str, bytes, int, type(None))  # bool is an int
+_SIGNS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 
 
 def _unparse(node: ast.expr) -> str:
@@ -364,19 +368,26 @@ def _unparse(node: ast.expr) -> str:
 
 
 def _plain_text(node: ast.expr) -> str | None:
-    """What ``ast.unparse`` writes for a name, a dotted name, a plain constant, ``X | Y`` of
-    such, or a subscript of them (``Optional[int]``, ``Dict[str, Any]``); None for any other
-    shape.  The same text: such a constant is its ``repr``, ``|`` chains to the left without
-    parentheses, and a subscript's tuple is written without them."""
+    """What ``ast.unparse`` writes for a name, a dotted name, a plain constant (``-1`` too),
+    ``X | Y`` of such, a subscript of them (``Optional[int]``, ``Dict[str, Any]``), a call of
+    a dotted name (``lru_cache(256)``, ``field(default_factory=list)``), a tuple or a list;
+    None for any other shape.  The same text: such a constant is its ``repr`` (a float's
+    too, but for infinities and NaN), ``|`` chains to the left without parentheses, a sign
+    binds tighter than anything around it here, and a tuple is written in parentheses but
+    as a subscript's index."""
     cls = node.__class__
     if cls is ast.Name:
         return node.id
     if cls is ast.Attribute:
         return _dotted_name(node)
     if cls is ast.Constant:
-        if node.kind is None and isinstance(node.value, _REPR_CONSTANTS):
-            return repr(node.value)
-        return "..." if node.value is Ellipsis else None
+        value = node.value
+        if node.kind is None and isinstance(value, _REPR_CONSTANTS):
+            return repr(value)
+        if value.__class__ is float:
+            text = repr(value)
+            return None if "n" in text else text  # ``inf`` and ``nan`` become expressions
+        return "..." if value is Ellipsis else None
     if cls is ast.BinOp and node.op.__class__ is ast.BitOr and node.right.__class__ is not ast.BinOp:
         left, right = _plain_text(node.left), _plain_text(node.right)
         return None if left is None or right is None else f"{left} | {right}"
@@ -384,14 +395,43 @@ def _plain_text(node: ast.expr) -> str | None:
         value = _dotted_name(node.value)
         index = node.slice
         if index.__class__ is ast.Tuple:
-            items = [_plain_text(item) for item in index.elts]
-            if not items or None in items:
+            items = _plain_items(index.elts)
+            if not items:
                 return None
             inside = items[0] + "," if len(items) == 1 else ", ".join(items)
         else:
             inside = _plain_text(index)
         return None if value is None or inside is None else f"{value}[{inside}]"
+    if cls is ast.Call:
+        function = _dotted_name(node.func)
+        items = _plain_items(node.args)
+        if function is None or items is None:
+            return None
+        for keyword in node.keywords:
+            value = _plain_text(keyword.value)
+            if value is None:
+                return None
+            items.append(f"{keyword.arg}={value}" if keyword.arg else f"**{value}")
+        return f"{function}({', '.join(items)})"
+    if cls is ast.Tuple:
+        items = _plain_items(node.elts)
+        if items is None:
+            return None
+        return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+    if cls is ast.List:
+        items = _plain_items(node.elts)
+        return None if items is None else f"[{', '.join(items)}]"
+    if cls is ast.UnaryOp and node.operand.__class__ is ast.Constant:
+        sign = _SIGNS.get(node.op.__class__)
+        operand = _plain_text(node.operand)
+        return None if sign is None or operand is None else sign + operand
     return None
+
+
+def _plain_items(nodes: list[ast.expr]) -> list[str] | None:
+    """The plain texts of the elements, or None if one has no plain text."""
+    items = [_plain_text(item) for item in nodes]
+    return None if None in items else items
 
 
 def _dotted_name(node: ast.expr) -> str | None:
@@ -460,21 +500,49 @@ _LEAVES = (ast.Name, ast.Constant, ast.MatchSingleton, ast.expr_context, ast.ope
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _calls_and_imports(tree: ast.AST) -> tuple[list[ast.Call], list[ast.Import | ast.ImportFrom]]:
-    """Every call and import statement of the tree, by an iterative walk."""
-    calls: list[ast.Call] = []
+def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
+                                                 list[ast.Import | ast.ImportFrom]]:
+    """Every call of a dotted name (with that name) and every import statement of the tree,
+    by an iterative walk.
+
+    A callee that is a dotted name (``f``, ``torch.nn.functional.relu``: half the
+    attribute nodes of a tree) is read here and not walked, since it holds no call."""
+    calls: list[tuple[str, ast.Call]] = []
     imports: list[ast.Import | ast.ImportFrom] = []
     stack: list[Any] = [tree]
+    push, extend, pop = stack.append, stack.extend, stack.pop
     # the node classes as locals: this loop runs once per node, millions of times in a large tree
     Call, Import, ImportFrom, Name, Constant = ast.Call, ast.Import, ast.ImportFrom, ast.Name, ast.Constant
+    Attribute = ast.Attribute
     while stack:
-        node = stack.pop()
+        node = pop()
         if node is None:  # the holes of ``{**a}`` keys and keyword-only defaults
             continue
         cls = node.__class__
         if cls is Call:
-            calls.append(node)
-        elif cls is Import or cls is ImportFrom:
+            func = node.func
+            kind = func.__class__
+            if kind is Name:
+                calls.append((func.id, node))
+            elif kind is Attribute:
+                parts = [func.attr]
+                base = func.value
+                while base.__class__ is Attribute:
+                    parts.append(base.attr)
+                    base = base.value
+                kind = base.__class__
+                if kind is Name:
+                    parts.append(base.id)
+                    parts.reverse()
+                    calls.append((".".join(parts), node))
+                elif kind is not Constant:
+                    push(base)  # ``f(x).y()``: what the attributes stand on may call
+            else:
+                push(func)
+            extend(node.args)
+            extend(node.keywords)
+            continue
+        if cls is Import or cls is ImportFrom:
             imports.append(node)
             continue
         fields = _CHILD_FIELDS.get(cls)
@@ -486,9 +554,9 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[ast.Call], list[ast.Import |
             value = getattr(node, field, None)
             kind = value.__class__
             if kind is list:
-                stack.extend(value)
+                extend(value)
             elif kind is not Name and kind is not Constant and value is not None:
-                stack.append(value)  # names and constants (a third of all nodes) are leaves: not pushed
+                push(value)  # names and constants (a third of all nodes) are leaves: not pushed
     return calls, imports
 
 
