@@ -158,3 +158,17 @@ def test_page_sections_skip_headings_inside_fences(lines, trailing_newline):
     from kwdocs.model import _sections
     markdown = "\n".join(lines) + ("\n" if trailing_newline else "")
     assert _sections(markdown) == _sections_line_by_line(markdown)
+
+
+NAME_PARTS = ["ATen/", "ops/", "add", ".h", "c10::", "x", "`", " ", "\n", "a.b", "_"]
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(NAME_PARTS), max_size=30), st.lists(st.lists(st.sampled_from(NAME_PARTS),
+       min_size=1, max_size=3).map("".join), max_size=8))
+def test_section_map_finds_names_in_any_order(text_parts, names):
+    """Names are searched from where the previous one was found; a name anywhere else in the
+    section (before it, overlapping it, or twice) must be found all the same."""
+    from kwdocs.model import _mentioned_in_order
+    text = "".join(text_parts)
+    assert _mentioned_in_order(text, names) == [name for name in names if name in text]
