@@ -253,18 +253,57 @@ def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None
         return found
     in_source = set() if shown_lines is None else {
         symbol["name"] for symbol in symbols if symbol["line"] <= shown_lines}
-    simple = set(filter(_WORD.fullmatch, found))
+    words = list(filter(_WORD.fullmatch, found))     # in the file's order
+    simple = set(words)
     others = [name for name in found if name not in simple]
     for title, body in _sections(docs_markdown):
         if title == SOURCE_SECTION:
             mentioned = in_source
         else:
             seen = _LINK_TARGETS.sub("", body) if "](" in body or "<a id=" in body else body
-            mentioned = simple.intersection(_WORD.findall(seen))
+            known = _words_in(seen, words) if len(seen) > _SEARCH_RATIO * len(words) else None
+            mentioned = simple.intersection(_WORD.findall(seen)) if known is None else known
             if others:
                 mentioned.update(_mentioned_in_order(body, others))
         for name in mentioned:
             found[name].append(title)
+    return found
+
+
+_DIGITS = frozenset("0123456789")
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | _DIGITS
+_SEARCH_RATIO = 64     # text per name above which searching each name beats splitting into words
+_TRIES = 8             # occurrences of a name inside longer words looked past before giving up
+
+
+def _words_in(text: str, words: list[str]) -> set[str] | None:
+    """Which of ``words`` are words of ``text`` (as ``_WORD.findall`` splits it), each found
+    from where the previous one was (None: a word given up on, inside longer words each
+    time): the section that lists a file's definitions names them all in the file's order,
+    and splitting sections into words was most of the section map."""
+    found = set()
+    hint = 0
+    size = len(text)
+    for word in words:
+        at = text.find(word, hint)
+        for _ in range(_TRIES):
+            if at < 0:
+                if not hint:
+                    break           # nowhere in the text
+                at, hint = text.find(word), 0    # the first search started at the hint
+                continue
+            end = at + len(word)
+            before = text[at - 1] if at else " "
+            if before in _DIGITS:
+                return None         # findall's word may start after the digits: let it say
+            # a whole word: no word character on either side (then findall starts a word here)
+            if before not in _WORD_CHARS and (end == size or text[end] not in _WORD_CHARS):
+                found.add(word)
+                hint = end
+                break
+            at = text.find(word, at + 1)
+        else:
+            return None
     return found
 
 

@@ -172,3 +172,27 @@ def test_section_map_finds_names_in_any_order(text_parts, names):
     from kwdocs.model import _mentioned_in_order
     text = "".join(text_parts)
     assert _mentioned_in_order(text, names) == [name for name in names if name in text]
+
+
+WORD_PARTS = ["add", "x", "_x", "9", "add_out", "`", " ", "\n", "::", ".", "é", "x9"]
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(WORD_PARTS), max_size=30), st.lists(st.sampled_from(["add", "x", "_x", "add_out", "x9"]),
+                                                                   max_size=6, unique=True))
+def test_keywords_searched_in_a_section_are_its_words(text_parts, words):
+    """The section map searches each keyword in a section instead of splitting it into words;
+    it must find exactly the keywords the split finds, or leave the section to the split."""
+    from kwdocs.model import _WORD, _words_in
+    text = "".join(text_parts)
+    found = _words_in(text, words)
+    if found is not None:
+        assert found == set(words) & set(_WORD.findall(text))
+
+
+def test_a_listing_of_every_keyword_is_searched_not_split():
+    """The search must apply where it pays: a section that lists each definition."""
+    from kwdocs.model import _words_in
+    words = ["add", "add_out", "at", "x", "tensor"]
+    listing = "".join(f"- function **`{word}`** `(at::Tensor x, int add_)` (line 1)\n" for word in words[:4])
+    assert _words_in(listing, words) == {"add", "add_out", "at", "x"}
