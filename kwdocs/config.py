@@ -7,6 +7,7 @@ written (exit code 2).
 """
 from __future__ import annotations
 
+import functools
 import os
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -50,9 +51,10 @@ class Config:
     html: bool = False
     config_file: Path | None = field(default=None, compare=False)
 
-    @property
+    @functools.cached_property
     def state(self) -> Path:
-        """kwdocs' own bookkeeping lives inside the output folder: nothing else is written."""
+        """kwdocs' own bookkeeping lives inside the output folder: nothing else is written.
+        (Kept once made: every shard's path starts with it, thousands per build.)"""
         return self.out / STATE_FOLDER
 
     def fingerprint_data(self) -> dict[str, Any]:

@@ -97,15 +97,18 @@ def folder_pages(config: Config, renderer: Renderer, folder: str, rows: list[dic
                  subfolders: list[dict], total_files: int, cached_rows: RowCache
                  ) -> tuple[dict[str, str], RowCache]:
     """``index.md`` and ``doc.md`` of one folder, and the index's rows to keep."""
-    file_rows, kept = folder_file_rows(renderer, rows, cached_rows)
+    names = model.own_names(rows)
+    file_rows, kept = folder_file_rows(renderer, rows, names, cached_rows)
     index = renderer.render(FOLDER_TEMPLATES[0], model.folder_index_model(
         folder, project=config.project_name, file_rows=file_rows, subfolders=subfolders, has_keyword_index=True))
     doc = renderer.render(FOLDER_TEMPLATES[1], model.folder_doc_model(
-        folder, project=config.project_name, files=rows, subfolders=subfolders, total_files=total_files))
+        folder, project=config.project_name, files=rows, names=names, subfolders=subfolders,
+        total_files=total_files))
     return {layout.index_page(folder): index, layout.doc_page(folder): doc}, kept
 
 
-def folder_file_rows(renderer: Renderer, rows: list[dict], cached: RowCache) -> tuple[list[str], RowCache]:
+def folder_file_rows(renderer: Renderer, rows: list[dict], names: list[str], cached: RowCache
+                     ) -> tuple[list[str], RowCache]:
     """A folder index's file rows, through the ``file_row`` macro, and the rows to keep.
 
     ``torch/include/ATen/ops`` holds 7,000 headers, three in four of the corpus's, and an
@@ -113,7 +116,7 @@ def folder_file_rows(renderer: Renderer, rows: list[dict], cached: RowCache) -> 
     """
     row = renderer.macro(FOLDER_ROW_TEMPLATE, "file_row")
     kept: RowCache = {}
-    for facts, name in zip(rows, model.own_names(rows)):
+    for facts, name in zip(rows, names):
         inputs = model.file_row_inputs(facts)
         kept[name] = kept_row(cached, name, inputs, lambda: row(model.file_row_model(name, inputs)))
     return [entry[-1] for entry in kept.values()], kept
