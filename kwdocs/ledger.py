@@ -2,10 +2,11 @@
 
 ``output.write_if_changed`` appends one line per page it writes (or finds
 already right) to a journal of its process: the page, the SHA-256 of what
-kwdocs put there, and the size and modification time the page had then.
+kwdocs put there, and the size and modification time the page had then;
+``output.remove`` appends one without a hash, dated when it removed the page.
 ``load`` merges those journals with ``ledger.json`` (the newest entry of a
-page wins); ``compact`` folds the journals into ``ledger.json``, for the
-holder of the output folder's lock only.
+page wins, and a removal drops the page); ``compact`` folds the journals into
+``ledger.json``, for the holder of the output folder's lock only.
 
 A page is *vouched for* when its content hashes to the ledger's entry.  The
 hash is skipped when size and modification time both still equal the
@@ -55,7 +56,7 @@ def load(config: Config) -> dict[str, Entry]:
             known = entries.get(page)
             if known is None or mtime_ns >= known[2]:
                 entries[page] = [sha, size, mtime_ns]
-    return entries
+    return {page: entry for page, entry in entries.items() if entry[0] is not None}   # not removed since
 
 
 def compact(config: Config, force: bool = False) -> None:
@@ -65,9 +66,8 @@ def compact(config: Config, force: bool = False) -> None:
     sizes = sum(_size(path) for path in journals)
     if not journals or not force and len(journals) < COMPACT_FILES and sizes < max(COMPACT_BYTES, _size(ledger)):
         return
-    root = str(config.out) + os.sep     # strings: pathlib doubled the time of 25,000 checks
-    output.write_json(config.out, ledger, {page: entry for page, entry in load(config).items()
-                                           if os.path.isfile(root + page)})
+    # removals are in the journals: no check of 25,000 pages, serially at the end of a cold build
+    output.write_json(config.out, ledger, load(config))
     for journal in journals:
         try:
             journal.unlink()

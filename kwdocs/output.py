@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import stat
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -159,6 +160,7 @@ def remove(root: Path, path: Path) -> bool:
         path.unlink()
     except FileNotFoundError:
         return False
+    _journal(root, os.fspath(path))
     parent = path.parent
     while parent != root and parent.is_relative_to(root):
         try:
@@ -215,10 +217,12 @@ def journal_path(root: Path, pid: int) -> Path:
     return root / STATE_FOLDER / JOURNAL_FOLDER / f"journal-{pid}.jsonl"
 
 
-def _journal(root: Path, path: str, data: bytes, info: os.stat_result) -> None:
-    """Note that ``path`` holds ``data``, as kwdocs wrote it: Markdown pages of an output
-    folder that has a state folder only.  One append per page, from any process (doit's
-    workers too); a journal that a lock holder folded into the ledger meanwhile is reopened."""
+def _journal(root: Path, path: str, data: bytes | None = None, info: os.stat_result | None = None) -> None:
+    """Note that ``path`` holds ``data``, as kwdocs wrote it, or (no ``data``) that kwdocs removed
+    it: Markdown pages of an output folder that has a state folder only.  One append per page,
+    from any process (doit's workers too); a journal that a lock holder folded into the ledger
+    meanwhile is reopened.  A removal is an entry without a hash, dated now, which the ledger
+    drops the page for: folding the journals then needs no check of which pages still exist."""
     if not path.endswith(".md"):
         return
     rel = path[len(os.fspath(root)):].lstrip(os.sep).replace(os.sep, "/")   # below root: guarded
@@ -237,7 +241,8 @@ def _journal(root: Path, path: str, data: bytes, info: os.stat_result) -> None:
             fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
         _journals[key] = fd
     if fd >= 0:
-        entry = [rel, hashlib.sha256(data).hexdigest(), info.st_size, info.st_mtime_ns]
+        entry = ([rel, None, 0, time.time_ns()] if data is None or info is None
+                 else [rel, hashlib.sha256(data).hexdigest(), info.st_size, info.st_mtime_ns])
         os.write(fd, compact_json(entry) + b"\n")
 
 

@@ -138,6 +138,26 @@ def test_pages_the_ledger_does_not_know_are_judged_by_rendering_them(built, caps
     assert code == 0 and "restored" not in text, text
 
 
+def test_the_ledger_forgets_the_pages_kwdocs_removes(built):
+    """A page kwdocs removes leaves the ledger with it, as the journal notes the removal: the
+    ledger is folded at the end of a cold build without looking at which of 25,000 pages exist."""
+    from kwdocs import ledger
+    tree, out = built
+    config = load_config(str(tree), None, {})
+    pages = {f"{CIRCLE}_{kind}.md" for kind in ("docs", "kw")}
+    assert pages <= set(ledger.load(config))
+    source = (tree / CIRCLE).read_text()
+    (tree / CIRCLE).unlink()
+    assert run_kwdocs("build", "--src", str(tree), "-q") == 0
+    assert not (out / f"{CIRCLE}_docs.md").exists()
+    assert not pages & set(ledger.load(config)), "a removed page is still vouched for"
+    ledger.compact(config, force=True)
+    assert not pages & set(ledger.load(config))
+    (tree / CIRCLE).write_text(source)
+    assert run_kwdocs("build", "--src", str(tree), "-q") == 0
+    assert pages <= set(ledger.load(config)), "a page written again is vouched for again"
+
+
 def test_a_deleted_folder_leaves_orphans_that_fix_removes(built, capsys):
     """The pages of a folder whose unit went away are pruned once pages are rendered; check
     runs the same steps."""
