@@ -74,19 +74,25 @@ def report(title: str, runs: dict[str, list[float]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def comparison_parser(doc: str) -> argparse.ArgumentParser:
+    """The options of every comparison with an earlier version (``doc``: the script's docstring)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", required=True, metavar="REV", help="the git revision to compare with")
     parser.add_argument("--corpus", type=Path, metavar="DIR", help="a source tree to copy (never modified)")
     parser.add_argument("--make-corpus", default=str(MAKE_CORPUS), metavar="PATH",
                         help=f"the script laying out the corpus without --corpus (default: {MAKE_CORPUS})")
     parser.add_argument("--small", action="store_true", help="without --corpus: make-corpus.sh --small")
+    parser.add_argument("--python", default=sys.executable, help="the Python to run kwdocs with")
+    parser.add_argument("--keep", action="store_true", help="keep the working folder")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = comparison_parser(__doc__)
     parser.add_argument("--rounds", type=int, default=2, help="cold builds of each version (default 2)")
     parser.add_argument("--edits", type=int, default=7, help="edit rounds of each kind (default 7)")
-    parser.add_argument("--python", default=sys.executable, help="the Python to run kwdocs with")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds before a run is killed")
-    parser.add_argument("--keep", action="store_true", help="keep the working folder")
     args = parser.parse_args(argv)
     with working_folder("kwdocs-compare-", args.keep, say="compare") as work:
         commands, sources = {}, {}

@@ -17,7 +17,6 @@ Default files: one ``.py`` and one ``.h`` of the corpus, picked as
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -26,8 +25,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare import code_copy, pick  # noqa: E402  (this folder's)
-from run import MAKE_CORPUS, add_keyword, lay_out, working_folder  # noqa: E402
+from compare import code_copy, comparison_parser, pick  # noqa: E402  (this folder's)
+from run import add_keyword, lay_out, working_folder  # noqa: E402
 
 VERSIONS = ("baseline", "this")
 _COLLECTED = re.compile(r"Collected : (\d+)")
@@ -53,17 +52,9 @@ def instructions(python: str, code: Path, src: Path, out: Path, work: Path, labe
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--baseline", required=True, metavar="REV", help="the git revision to compare with")
-    parser.add_argument("--corpus", type=Path, metavar="DIR", help="a source tree to copy (never modified)")
-    parser.add_argument("--make-corpus", default=str(MAKE_CORPUS), metavar="PATH",
-                        help="without --corpus: the script that lays the corpus out")
-    parser.add_argument("--small", action="store_true", help="without --corpus: make-corpus.sh --small")
+    parser = comparison_parser(__doc__)
     parser.add_argument("--file", action="append", metavar="REL",
                         help="a file of the corpus to edit (repeatable; default: one .py and one .h)")
-    parser.add_argument("--python", default=sys.executable, help="the Python to run kwdocs with")
-    parser.add_argument("--keep", action="store_true", help="keep the working folder")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("edit_instructions: valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
