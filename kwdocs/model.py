@@ -399,6 +399,25 @@ def folder_index_model(folder: str, *, project: str, file_rows: list[str], subfo
     )
 
 
+def _namespaces_once(found: list[tuple]) -> tuple[list[tuple], dict[str, int]]:
+    """Main definitions with each namespace kept once, where it comes first, and how many other
+    files open it: every header of ``torch/include/ATen/ops`` opens ``at``, which filled the
+    list 40 times over."""
+    first: dict[str, tuple] = {}
+    files: dict[str, set[str]] = {}
+    for item in found:
+        symbol = item[4]
+        if symbol["kind"] == "namespace":
+            name = symbol["name"]
+            files.setdefault(name, set()).add(item[2])
+            if name not in first or item[:4] < first[name][:4]:
+                first[name] = item
+    if not first:
+        return found, {}
+    kept = [item for item in found if item[4]["kind"] != "namespace" or first[item[4]["name"]] is item]
+    return kept, {name: len(opened) - 1 for name, opened in files.items()}
+
+
 def folder_doc_model(folder: str, *, project: str, files: list[Facts], names: list[str],
                      subfolders: list[dict], total_files: int) -> dict:
     """``names``: ``own_names(files)``, which the folder's index needs too (7,000 in ATen/ops)."""
@@ -413,9 +432,11 @@ def folder_doc_model(folder: str, *, project: str, files: list[Facts], names: li
              for facts, name in zip(files, names) for symbol in facts.get("symbols", [])
              if symbol["kind"] in MAIN_DEFINITION_KINDS and not symbol.get("parent")
              and not symbol["name"].startswith("_")]
+    found, also_opened_by = _namespaces_once(found)
     definitions = [   # only those shown are sorted and linked: a large folder defines thousands
         dict(kind=kind_label(symbol), name=symbol["name"], file=name, line=line,
-             link=layout.sibling_link(layout.docs_page(name), layout.anchor(symbol["kind"], symbol["name"], line)))
+             link=layout.sibling_link(layout.docs_page(name), layout.anchor(symbol["kind"], symbol["name"], line)),
+             also_in=also_opened_by.get(symbol["name"], 0) if symbol["kind"] == "namespace" else 0)
         for _, _, name, line, symbol in heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, found, key=lambda item: item[:4])]
     readme = next((f for f, name in zip(files, names) if name.lower().startswith("readme")
                    and f.get("docstring")), None) or next(

@@ -417,6 +417,27 @@ def test_folder_main_definitions_keep_kind_details_through_edits(tmp_path):
     assert pages(out) == pages(cold)
 
 
+def test_a_namespace_that_many_files_open_is_listed_once(tmp_path):
+    """Every header of a folder like ``torch/include/ATen/ops`` opens ``namespace at``: Main
+    Definitions lists it once, where it comes first, with how many other files open it, and
+    keeps its room for what the files define; an edit keeps the count right."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "ops").mkdir(parents=True)
+    for name in ("add", "mul", "sub"):
+        (src / "ops" / f"{name}.h").write_text(
+            f"#pragma once\nnamespace at {{\nint {name}(int a, int b);\n}}\nnamespace at {{\nint {name}_(int a);\n}}\n"
+            f"int {name}_everywhere(void);\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    listed = [line for line in (out / "ops" / "doc.md").read_text().splitlines() if line.startswith("- ")]
+    namespaces = [line for line in listed if "[`at`]" in line]
+    assert len(namespaces) == 1, listed
+    assert "in `add.h` (line 2); opened in 2 other files too" in namespaces[0]
+    assert all(any(f"[`{name}_everywhere`]" in line for line in listed) for name in ("add", "mul", "sub"))
+    (src / "ops" / "sub.h").unlink()
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert "opened in 1 other file too" in (out / "ops" / "doc.md").read_text()
+
+
 def test_a_build_runs_single_steps_before_rendering_and_a_rebuild_renders_first(built, monkeypatch):
     """On several cores the keyword and folder steps run beside the rendering of file pages; after
     a save, the saved file's own pages are what its user waits for, so they are rendered first."""
