@@ -55,6 +55,26 @@ def escape_md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
 
 
+_DOUBLE_BACKTICKS = re.compile(r"``(?=\S)(.+?)(?<=\S)``")
+
+
+def prose(text: object) -> str:
+    """A docstring's or README's prose, escaped as ``escape_md`` escapes it, but for its
+    double-backtick literals (reStructuredText's inline code, and Markdown's too), which become
+    code spans: escaped, they read as backslashed backticks around backslashed text."""
+    text = str(text)
+    if "``" not in text:
+        return escape_md(text)
+    pieces = []
+    position = 0
+    for literal in _DOUBLE_BACKTICKS.finditer(text):
+        pieces.append(escape_md(text[position:literal.start()]))
+        pieces.append(inline_code(literal.group(1)))
+        position = literal.end()
+    pieces.append(escape_md(text[position:]))
+    return "".join(pieces)
+
+
 def human_size(size: int) -> str:
     """``5,314 bytes (5.19 KB)``, the seeds' format."""
     if size < 1024:
@@ -130,7 +150,7 @@ class Renderer:
             # process that sees templates change (watch mode) makes a new Renderer (``watch.clear_caches``)
             auto_reload=False,
         )
-        self.env.filters.update(code=inline_code, fence=fenced, md=escape_md,
+        self.env.filters.update(code=inline_code, fence=fenced, md=escape_md, prose=prose,
                                 size=human_size, short_size=short_size,
                                 num=lambda value: f"{value:,}")
         # jinja's own sync filters, without the wrapper that asks on each call whether the

@@ -196,3 +196,13 @@ def test_a_listing_of_every_keyword_is_searched_not_split():
     words = ["add", "add_out", "at", "x", "tensor"]
     listing = "".join(f"- function **`{word}`** `(at::Tensor x, int add_)` (line 1)\n" for word in words[:4])
     assert _words_in(listing, words) == {"add", "add_out", "at", "x"}
+
+
+def test_docstring_literals_read_as_code_and_the_rest_as_written():
+    """Overviews quote docstrings, which mark code as reST's ``literal``: a reader of the page
+    sees code there, and every other character as the docstring has it."""
+    import markdown
+    from kwdocs.render import prose
+    html = markdown.markdown(prose("Users write ``geometry.Circle`` or ``a_b``, not a_b * 2 <b> ``` ``."))
+    assert "<code>geometry.Circle</code>" in html and "<code>a_b</code>" in html
+    assert "not a_b * 2 &lt;b&gt; ``` ``." in html and "\\" not in html
