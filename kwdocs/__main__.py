@@ -1,5 +1,3 @@
-import sys
+from kwdocs.cli import entry
 
-from kwdocs.cli import main
-
-sys.exit(main())
+entry()

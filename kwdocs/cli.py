@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from kwdocs import __version__
 from kwdocs.config import ConfigError, load_config
 
 COMMANDS = ("build", "clean", "serve", "watch", "check")
+INTERRUPTED = 130   # the exit code of a command stopped by Ctrl-C, as shells report one
 
 
 def parser() -> argparse.ArgumentParser:
@@ -60,8 +62,25 @@ def main(argv: list[str] | None = None) -> int:
         return args.module.run(config, args)
     except KeyboardInterrupt:   # Ctrl-C: pages are whole (atomic writes); the next build goes on
         print("kwdocs: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
+
+
+def entry() -> None:
+    """The ``kwdocs`` command and ``python -m kwdocs``: ``main``, then exit.
+
+    After Ctrl-C the process ends at once, without Python's exit handlers: multiprocessing's
+    join the feeder threads of doit's worker queues, and after an interrupt one of them may
+    never be told to stop (seen in CI: a parallel build still waiting three minutes after
+    "kwdocs: interrupted").  Nothing is left to do by then: pages are written atomically,
+    the workers are stopped and the lock is released.
+    """
+    code = main()
+    if code == INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
