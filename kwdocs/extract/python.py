@@ -513,32 +513,17 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
     push, extend, pop = stack.append, stack.extend, stack.pop
     # the node classes as locals: this loop runs once per node, millions of times in a large tree
     Call, Import, ImportFrom, Name, Constant = ast.Call, ast.Import, ast.ImportFrom, ast.Name, ast.Constant
-    Attribute = ast.Attribute
     while stack:
         node = pop()
         if node is None:  # the holes of ``{**a}`` keys and keyword-only defaults
             continue
         cls = node.__class__
         if cls is Call:
-            func = node.func
-            kind = func.__class__
-            if kind is Name:
-                calls.append((func.id, node))
-            elif kind is Attribute:
-                parts = [func.attr]
-                base = func.value
-                while base.__class__ is Attribute:
-                    parts.append(base.attr)
-                    base = base.value
-                kind = base.__class__
-                if kind is Name:
-                    parts.append(base.id)
-                    parts.reverse()
-                    calls.append((".".join(parts), node))
-                elif kind is not Constant:
-                    push(base)  # ``f(x).y()``: what the attributes stand on may call
+            name = _dotted_name(node.func)
+            if name is None:
+                push(node.func)  # ``f(x).y()``, ``fs[0]()``: the callee may hold calls
             else:
-                push(func)
+                calls.append((name, node))
             extend(node.args)
             extend(node.keywords)
             continue
