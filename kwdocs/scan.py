@@ -48,13 +48,13 @@ class ScanResult:
     def by_folder(self) -> dict[str, list[SourceFile]]:
         """Files grouped by their folder ('' is the root), folders in sorted order."""
         groups: dict[str, list[SourceFile]] = {}
-        for source in self.files:   # folder_of inline: every edit's build groups 12,000 files
-            groups.setdefault(source.rel.rpartition("/")[0], []).append(source)
+        for source in self.files:
+            groups.setdefault(folder_of(source.rel), []).append(source)
         return dict(sorted(groups.items()))
 
     def folders(self) -> list[str]:
         """Every folder that holds a documented file somewhere below it, root included."""
-        return with_ancestors({source.rel.rpartition("/")[0] for source in self.files})
+        return with_ancestors({folder_of(source.rel) for source in self.files})
 
 
 def with_ancestors(folders: Iterable[str]) -> list[str]:
