@@ -55,7 +55,10 @@ def escape_md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
 
 
-_DOUBLE_BACKTICKS = re.compile(r"``(?=\S)(.+?)(?<=\S)``")
+# reST's inline literal: ``text`` with no blank just inside, no `` within, and the marks set off
+# from the words around them (a docstring about backticks, ``:func:`x``` say, keeps its own)
+_DOUBLE_BACKTICKS = re.compile(r"""(?<![^\s(\[{<'"])``(?=\S)((?:(?!``).)+?)(?<=\S)``(?![^\s)\]}>'".,;:!?-])""",
+                               re.DOTALL)
 
 
 def prose(text: object) -> str:

@@ -206,3 +206,5 @@ def test_docstring_literals_read_as_code_and_the_rest_as_written():
     html = markdown.markdown(prose("Users write ``geometry.Circle`` or ``a_b``, not a_b * 2 <b> ``` ``."))
     assert "<code>geometry.Circle</code>" in html and "<code>a_b</code>" in html
     assert "not a_b * 2 &lt;b&gt; ``` ``." in html and "\\" not in html
+    about_backticks = "anything in inline code (`` `cuda` ``, ``:func:`torch.load```) is a name"
+    assert markdown.markdown(prose(about_backticks)) == f"<p>{about_backticks}</p>"
