@@ -61,7 +61,7 @@ def run_doit(tasks: dict, jobs: int) -> int:
     from doit.doit_cmd import DoitMain
 
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
-    with workers.dying_with_builder():  # a killed build must not leave workers holding the lock
+    with workers.dying_with_builder(), workers.looking_ahead():  # a killed build must not leave workers holding the lock
         return DoitMain(ModuleTaskLoader(tasks)).run(argv)
 
 

@@ -1,0 +1,87 @@
+"""doit's worker processes as kwdocs runs them: every task once, in dependency order, with the
+next ready task already queued when a worker finishes one."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from kwdocs import workers
+from kwdocs.runner import run_doit
+
+INDEPENDENT = [f"part{n}" for n in range(6)]
+
+
+def _append(log: str, name: str, fail: bool = False) -> bool:
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(name + "\n")
+    return not fail
+
+
+def namespace(tmp_path: Path, failing: str | None = None) -> dict:
+    """Six independent tasks, then one that needs them all; each notes its name in a log."""
+    log = str(tmp_path / "log")
+
+    def task_part():
+        for name in INDEPENDENT:
+            yield {"name": name, "actions": [(_append, [log, name, name == failing])], "verbosity": 0}
+
+    def task_whole():
+        return {"actions": [(_append, [log, "whole"])], "task_dep": ["part"], "verbosity": 0}
+
+    return {"DOIT_CONFIG": {"dep_file": str(tmp_path / "doit.sqlite3"), "backend": "sqlite3",
+                            "default_tasks": ["part", "whole"], "verbosity": 0,
+                            "reporter": "zero"},
+            "task_part": task_part, "task_whole": task_whole}
+
+
+def logged(tmp_path: Path) -> list[str]:
+    return (tmp_path / "log").read_text(encoding="utf-8").split()
+
+
+def test_a_parallel_run_runs_every_task_once_and_a_dependent_task_after_its_inputs(tmp_path):
+    assert run_doit(namespace(tmp_path), 2) == 0
+    names = logged(tmp_path)
+    assert sorted(names[:-1]) == INDEPENDENT
+    assert names[-1] == "whole"
+
+
+def test_a_failed_task_fails_the_run_and_what_needs_it_never_runs(tmp_path):
+    assert run_doit(namespace(tmp_path, failing="part2"), 2) == 1
+    names = logged(tmp_path)
+    assert "part2" in names and "whole" not in names
+    assert len(names) == len(set(names))
+
+
+def test_a_finishing_worker_finds_its_next_task_already_queued(tmp_path, monkeypatch):
+    """Before the parent has seen any result, both workers have a task and one more waits."""
+    handed_out: list[str] = []
+    before_first_result: list[int] = []
+    get_next_job = workers.LookaheadRunner.get_next_job
+    process_result = workers.LookaheadRunner._process_result
+
+    def counting(self, completed):
+        job = get_next_job(self, completed)
+        if job is not None and job.type is not workers.JobHold.type:
+            handed_out.append(job.name)
+        return job
+
+    def noting(self, node, task, result):
+        if not before_first_result:
+            before_first_result.append(len(handed_out))
+        return process_result(self, node, task, result)
+
+    monkeypatch.setattr(workers.LookaheadRunner, "get_next_job", counting)
+    monkeypatch.setattr(workers.LookaheadRunner, "_process_result", noting)
+    assert run_doit(namespace(tmp_path), 2) == 0
+    assert before_first_result == [3]      # doit alone: 2
+    assert sorted(handed_out) == sorted([f"part:{name}" for name in INDEPENDENT] + ["part", "whole"])   # "part": the group
+
+
+def test_doit_gets_its_own_runner_back_after_a_run(tmp_path):
+    from doit import cmd_run
+    from doit.runner import MRunner
+
+    run_doit(namespace(tmp_path), 2)
+    assert cmd_run.MRunner is MRunner
