@@ -41,7 +41,7 @@ from kwdocs.snapshot import code_fingerprint
 from kwdocs.workers import collector_paused
 
 from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    FACTS, FILE_ROWS, KEYWORD_ENTRIES, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, shard_path, units_of, written_pages)
+    FACTS, FILE_ROWS, FOLDER_PARTS, KEYWORD_ENTRIES, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, shard_path, units_of, written_pages)
 
 
 def digest(*parts: object) -> str:
@@ -172,7 +172,9 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     # the later steps key on it
     save_shard(config, LINK_INPUTS, unit, {"files": _link_inputs(files)})
     save_shard(config, KEYWORD_ENTRIES, unit, {"letters": keywords.unit_letters(files)})
-    save_shard(config, ROWS, unit, _unit_rows(files))
+    rows, part = _unit_rows(files)
+    save_shard(config, ROWS, unit, rows)
+    save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     return {"files": len(rels), "extracted": extracted}
 
@@ -418,15 +420,13 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     problems: dict[str, list] = {} if fresh else meta.get("problems", {})
     changed_set = changed_units(config, [unit for units in folder_units.values() for unit in units], changed)
     counts = dict(meta.get("counts", {})) if not fresh else {}
-    # folders split into units at the last build: those that kept their index rows (FILE_ROWS)
-    large_folders = {folder for folder, units in meta.get("units", {}).items() if len(units) > 1}
     stale = dict.fromkeys(folder for folder, units in folder_units.items()   # folders whose files changed
                           if fresh or known_units.get(folder) != units or any(unit in changed_set for unit in units))
     emptied = set(known_units) - set(folder_units)   # folders that lost all their own files
-    rows_by_folder: dict[str, tuple[list[dict], list[str]]] = {folder: ([], []) for folder in emptied}
+    parts_by_folder: dict[str, list[dict]] = {folder: [] for folder in emptied}
     for folder in stale:
-        rows_by_folder[folder] = _folder_rows(config, folder_units[folder], problems)
-        counts[folder] = len(rows_by_folder[folder][0])
+        parts_by_folder[folder] = _folder_parts(config, folder_units[folder], problems)
+        counts[folder] = sum(data["part"]["files"] for data in parts_by_folder[folder])
     counts = {folder: counts.get(folder, 0) for folder in folder_units}
     subfolders, totals = pages.folder_tree(counts, all_folders)
     # an edit that adds no file leaves every folder's shape as it was: skip hashing 650 of them
@@ -440,28 +440,21 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         if folder not in stale and folder not in emptied and folder in page_keys and shapes.get(folder) == shape:
             new_keys[folder] = page_keys[folder]
             continue
-        if folder not in rows_by_folder:
-            rows_by_folder[folder] = _folder_rows(config, folder_units.get(folder, []), problems)
-        rows, unit_digests = rows_by_folder[folder]
-        key = digest(folder, unit_digests, subfolders[folder], totals[folder], keys)
+        units = folder_units.get(folder, [])
+        if folder not in parts_by_folder:
+            parts_by_folder[folder] = _folder_parts(config, units, problems)
+        parts = parts_by_folder[folder]
+        key = digest(folder, [data["digest"] for data in parts], subfolders[folder], totals[folder], keys)
         new_keys[folder] = key
         if page_keys.get(folder) == key:
             continue
-        kept_rows = len(folder_units.get(folder, [])) > 1   # split into units: a small folder renders faster
-        stored = load_shard(config, FILE_ROWS, folder) if kept_rows and not fresh else {}
-        cached = stored.get("rows") if stored.get("key") == keys[0] else None
-        texts, kept = pages.folder_pages(config, renderer, folder, rows, subfolders[folder], totals[folder],
-                                         cached if isinstance(cached, dict) else {})
+        file_rows = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1, fresh=fresh)
+        texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
+                                   subfolders[folder], totals[folder])
         written += sum(output.write_if_changed(config.out, config.out / page, text) for page, text in texts.items())
-        if kept_rows:
-            save_shard(config, FILE_ROWS, folder, {"key": keys[0], "rows": kept})
-        elif folder in large_folders:
-            output.remove(config.out, shard(config, FILE_ROWS, folder))
     for folder in sorted(set(page_keys) - set(new_keys)):
         removed += output.remove(config.out, config.out / layout.index_page(folder))
         removed += output.remove(config.out, config.out / layout.doc_page(folder))
-        if folder in large_folders:
-            output.remove(config.out, shard(config, FILE_ROWS, folder))
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
@@ -471,34 +464,71 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     return {"written": written, "removed": removed}
 
 
-def _folder_rows(config: Config, units: list[str], problems: dict[str, list]) -> tuple[list[dict], list[str]]:
-    """A folder's summary rows, sorted by path, and a digest of each unit's rows.
+def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -> list[dict]:
+    """Each unit's digest of its summary rows, problems and ``model.folder_part``, as extraction
+    left them (made again from the unit's facts if lost or damaged); notes each unit's problems.
 
-    Rows are kept per unit, made by extraction: an edit in a folder of 7,000
-    files changes its unit's 110 rows, not all of them.  Lost or damaged rows
-    are made again from the unit's facts.  Notes each unit's problems.
+    An edit in a folder of 7,000 files changes one unit's part: the folder's pages
+    are remade from 64 small parts and the rows of one unit, not from 7,000 rows.
     """
-    rows: list[dict] = []
-    digests: list[str] = []
+    found = []
     for unit in units:
-        data = load_shard(config, ROWS, unit)
-        if not all(key in data for key in ("rows", "digest", "problems")):
-            data = _unit_rows(load_shard(config, FACTS, unit).get("files", {}))
-            save_shard(config, ROWS, unit, data)
+        data = load_shard(config, FOLDER_PARTS, unit)
+        if not all(key in data for key in ("digest", "problems", "part")):
+            data = _remade_rows(config, unit)[1]
         problems[unit] = data["problems"]
-        rows.extend(data["rows"])
-        digests.append(data["digest"])
-    rows.sort(key=lambda row: row["path"])
-    return rows, digests
+        found.append(data)
+    return found
 
 
-def _unit_rows(files: dict[str, Facts]) -> dict:
-    """What folder pages need of a unit's files (its summary rows and their digest), and its problems."""
+def _stored_rows(config: Config, unit: str) -> list[dict]:
+    """A unit's summary rows (sorted by path), as extraction left them or made again."""
+    rows = load_shard(config, ROWS, unit).get("rows")
+    return rows if isinstance(rows, list) else _remade_rows(config, unit)[0]["rows"]
+
+
+def _remade_rows(config: Config, unit: str) -> tuple[dict, dict]:
+    rows, part = _unit_rows(load_shard(config, FACTS, unit).get("files", {}))
+    save_shard(config, ROWS, unit, rows)
+    save_shard(config, FOLDER_PARTS, unit, part)
+    return rows, part
+
+
+def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], key: str, keep: bool,
+                fresh: bool) -> list[str]:
+    """A folder index's file rows as rendered, in path order.
+
+    A folder split into units (``keep``) keeps each unit's rows as rendered
+    (``FILE_ROWS``), good while the unit's summary rows (their digest) and the
+    template (``key``) are unchanged: an edit in ``torch/include/ATen/ops``
+    renders again the rows it changed and reads the other 7,000 as text.
+    """
+    named: list[tuple[str, str]] = []
+    for unit, data in zip(units, parts):
+        stored = load_shard(config, FILE_ROWS, unit) if keep and not fresh else {}
+        names, inputs, texts = (stored.get(field) for field in ("names", "inputs", "rows"))
+        usable = stored.get("key") == key and all(isinstance(value, list) for value in (names, inputs, texts)) \
+            and len(names) == len(inputs) == len(texts)
+        if not (usable and stored.get("digest") == data["digest"]):
+            cached = {name: [*shown, text] for name, shown, text in zip(names, inputs, texts)
+                      if isinstance(name, str) and isinstance(shown, list)} if usable else {}
+            names, inputs, texts = pages.folder_file_rows(renderer, _stored_rows(config, unit), cached)
+            if keep:
+                save_shard(config, FILE_ROWS, unit, {"key": key, "digest": data["digest"], "names": names,
+                                                     "inputs": inputs, "rows": texts})
+        named.extend(zip(names, texts))
+    named.sort()
+    return [text for _, text in named]
+
+
+def _unit_rows(files: dict[str, Facts]) -> tuple[dict, dict]:
+    """What folder pages need of a unit's files: the ``ROWS`` shard (its summary rows) and the
+    ``FOLDER_PARTS`` shard (their digest, the unit's part of the folder's doc.md, its problems)."""
     ordered = sorted(files.items())
     rows = [pages.summary_row(facts) for _, facts in ordered]
-    return {"rows": rows, "digest": digest(rows),
-            "problems": [[rel, problem.get("line"), problem["message"]]
-                         for rel, facts in ordered for problem in facts.get("problems", [])]}
+    return {"rows": rows}, {"digest": digest(rows), "part": model.folder_part(rows),
+                            "problems": [[rel, problem.get("line"), problem["message"]]
+                                         for rel, facts in ordered for problem in facts.get("problems", [])]}
 
 
 def prune(config: Config, folder_units: dict[str, list[str]]) -> dict:
@@ -543,7 +573,7 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
 
     removed = 0
     live_names = {layout.state_name(unit) for unit in live_units}   # read only the shards of no live unit
-    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS):
+    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS, FOLDER_PARTS, FILE_ROWS):
         folder = config.state / kind
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             if path.name in live_names:

@@ -399,57 +399,95 @@ def folder_index_model(folder: str, *, project: str, file_rows: list[str], subfo
     )
 
 
-def _namespaces_once(found: list[tuple]) -> tuple[list[tuple], dict[str, int]]:
-    """Main definitions with each namespace kept once, where it comes first, and how many other
-    files open it: every header of ``torch/include/ATen/ops`` opens ``at``, which filled the
-    list 40 times over."""
-    first: dict[str, tuple] = {}
-    files: dict[str, set[str]] = {}
-    for item in found:
-        symbol = item[4]
-        if symbol["kind"] == "namespace":
-            name = symbol["name"]
-            files.setdefault(name, set()).add(item[2])
-            if name not in first or item[:4] < first[name][:4]:
-                first[name] = item
-    if not first:
-        return found, {}
-    kept = [item for item in found if item[4]["kind"] != "namespace" or first[item[4]["name"]] is item]
-    return kept, {name: len(opened) - 1 for name, opened in files.items()}
+def folder_part(rows: list[Facts]) -> dict:
+    """What a folder's doc.md needs of one unit's summary rows (sorted by path), made at extraction.
+
+    An edit in a folder of 7,000 headers changes one unit's part; the folder's page
+    sums its 64 parts (``merge_folder_parts``) instead of reading 7,000 rows again.
+    Main Definitions keeps each namespace once, where it comes first, with how many
+    files open it (every header of ``torch/include/ATen/ops`` opens ``at``), so a part
+    keeps namespaces apart from the other candidates, and only the first
+    ``MAIN_DEFINITIONS_LIMIT`` of those: no more can be shown of the whole folder.
+    A candidate is ``[not a class, lower-case name, file, line, place in the file, symbol]``.
+    """
+    languages: dict[str, list[int]] = {}
+    candidates: list[list] = []
+    namespaces: dict[str, list] = {}    # name -> [first candidate, files opening it]
+    readme = init = None
+    for facts in rows:
+        name = facts["path"].rpartition("/")[2]
+        totals = languages.setdefault(facts["type_label"], [0, 0, 0])
+        totals[0] += 1
+        totals[1] += facts.get("lines", 0)
+        totals[2] += facts["size"]
+        opened: set[str] = set()
+        for index, symbol in enumerate(facts.get("symbols", [])):
+            if symbol["kind"] not in MAIN_DEFINITION_KINDS or symbol.get("parent") or symbol["name"].startswith("_"):
+                continue
+            item = [symbol["kind"] != "class", symbol["name"].lower(), name, symbol["line"], index, symbol]
+            if symbol["kind"] != "namespace":
+                candidates.append(item)
+                continue
+            entry = namespaces.setdefault(symbol["name"], [item, 0])
+            entry[1] += symbol["name"] not in opened
+            opened.add(symbol["name"])
+            if item[:5] < entry[0][:5]:
+                entry[0] = item
+        if facts.get("docstring"):
+            if readme is None and name.lower().startswith("readme"):
+                readme = [facts["path"], facts["docstring"]]
+            if init is None and name == "__init__.py":
+                init = [facts["path"], facts["docstring"]]
+    return {"files": len(rows), "languages": languages, "count": len(candidates),
+            "candidates": heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, candidates, key=lambda item: item[:5]),
+            "namespaces": namespaces, "readme": readme, "init": init}
 
 
-def folder_doc_model(folder: str, *, project: str, files: list[Facts], names: list[str],
-                     subfolders: list[dict], total_files: int) -> dict:
-    """``names``: ``own_names(files)``, which the folder's index needs too (7,000 in ATen/ops)."""
+def merge_folder_parts(parts: list[dict]) -> dict:
+    """One folder's ``folder_part``s as one (a folder of one unit has one part)."""
+    languages: dict[str, list[int]] = {}
+    namespaces: dict[str, list] = {}
+    for part in parts:
+        for label, (files, lines, size) in part["languages"].items():
+            totals = languages.setdefault(label, [0, 0, 0])
+            totals[0] += files
+            totals[1] += lines
+            totals[2] += size
+        for name, (first, opened) in part["namespaces"].items():
+            entry = namespaces.setdefault(name, [first, 0])
+            entry[1] += opened
+            if first[:5] < entry[0][:5]:
+                entry[0] = first
+    found = [item for part in parts for item in part["candidates"]] + [first for first, _ in namespaces.values()]
+    return {"files": sum(part["files"] for part in parts), "languages": languages,
+            "candidates": heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, found, key=lambda item: item[:5]),
+            "count": sum(part["count"] for part in parts) + len(namespaces),
+            "also_opened_by": {name: opened - 1 for name, (_, opened) in namespaces.items()},
+            "readme": min((part["readme"] for part in parts if part["readme"]), default=None) or min(
+                (part["init"] for part in parts if part["init"]), default=None)}
+
+
+def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders: list[dict],
+                     total_files: int) -> dict:
+    """``parts``: the ``folder_part`` of each unit of the folder."""
     page = layout.doc_page(folder)
-    languages: dict[str, dict] = {}
-    for facts in files:
-        entry = languages.setdefault(facts["type_label"], dict(type_label=facts["type_label"], files=0, lines=0, size=0))
-        entry["files"] += 1
-        entry["lines"] += facts.get("lines", 0)
-        entry["size"] += facts["size"]
-    found = [(symbol["kind"] != "class", symbol["name"].lower(), name, symbol["line"], symbol)
-             for facts, name in zip(files, names) for symbol in facts.get("symbols", [])
-             if symbol["kind"] in MAIN_DEFINITION_KINDS and not symbol.get("parent")
-             and not symbol["name"].startswith("_")]
-    found, also_opened_by = _namespaces_once(found)
-    definitions = [   # only those shown are sorted and linked: a large folder defines thousands
+    merged = merge_folder_parts(parts)
+    definitions = [
         dict(kind=kind_label(symbol), name=symbol["name"], file=name, line=line,
              link=layout.sibling_link(layout.docs_page(name), layout.anchor(symbol["kind"], symbol["name"], line)),
-             also_in=also_opened_by.get(symbol["name"], 0) if symbol["kind"] == "namespace" else 0)
-        for _, _, name, line, symbol in heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, found, key=lambda item: item[:4])]
-    readme = next((f for f, name in zip(files, names) if name.lower().startswith("readme")
-                   and f.get("docstring")), None) or next(
-        (f for f, name in zip(files, names) if name == "__init__.py" and f.get("docstring")), None)
+             also_in=merged["also_opened_by"].get(symbol["name"], 0) if symbol["kind"] == "namespace" else 0)
+        for _, _, name, line, _, symbol in merged["candidates"]]
+    readme = merged["readme"]
+    languages = [dict(type_label=label, files=files, lines=lines, size=size)
+                 for label, (files, lines, size) in merged["languages"].items()]
     return dict(
         project=project, folder=folder,
-        readme=dict(name=posixpath.basename(readme["path"]), text=_paragraphs(readme["docstring"], 800)[0])
-        if readme else None,
-        file_count=len(files), total_files=total_files, folder_count=len(subfolders),
-        total_size=sum(f["size"] for f in files), total_lines=sum(f.get("lines", 0) for f in files),
-        languages=sorted(languages.values(), key=lambda item: (-item["files"], item["type_label"])),
+        readme=dict(name=posixpath.basename(readme[0]), text=_paragraphs(readme[1], 800)[0]) if readme else None,
+        file_count=merged["files"], total_files=total_files, folder_count=len(subfolders),
+        total_size=sum(item["size"] for item in languages), total_lines=sum(item["lines"] for item in languages),
+        languages=sorted(languages, key=lambda item: (-item["files"], item["type_label"])),
         definitions=definitions,
-        more_definitions=max(0, len(found) - MAIN_DEFINITIONS_LIMIT),
+        more_definitions=max(0, merged["count"] - MAIN_DEFINITIONS_LIMIT),
         index_link=layout.link(page, layout.index_page(folder)),
         parent_link=layout.link(page, layout.doc_page(posixpath.dirname(folder))) if folder else "",
         parent_display=folder_display(posixpath.dirname(folder)) if folder else "",

@@ -93,33 +93,31 @@ def kept_row(cached: RowCache, name: str, inputs: list, render: Callable[[], str
     return entry
 
 
-def folder_pages(config: Config, renderer: Renderer, folder: str, rows: list[dict],
-                 subfolders: list[dict], total_files: int, cached_rows: RowCache
-                 ) -> tuple[dict[str, str], RowCache]:
-    """``index.md`` and ``doc.md`` of one folder, and the index's rows to keep."""
-    names = model.own_names(rows)
-    file_rows, kept = folder_file_rows(renderer, rows, names, cached_rows)
+def folder_pages(config: Config, renderer: Renderer, folder: str, file_rows: list[str], parts: list[dict],
+                 subfolders: list[dict], total_files: int) -> dict[str, str]:
+    """``index.md`` and ``doc.md`` of one folder, from its index's file rows as rendered
+    (``file_rows``) and its units' ``model.folder_part``."""
     index = renderer.render(FOLDER_TEMPLATES[0], model.folder_index_model(
         folder, project=config.project_name, file_rows=file_rows, subfolders=subfolders, has_keyword_index=True))
     doc = renderer.render(FOLDER_TEMPLATES[1], model.folder_doc_model(
-        folder, project=config.project_name, files=rows, names=names, subfolders=subfolders,
-        total_files=total_files))
-    return {layout.index_page(folder): index, layout.doc_page(folder): doc}, kept
+        folder, project=config.project_name, parts=parts, subfolders=subfolders, total_files=total_files))
+    return {layout.index_page(folder): index, layout.doc_page(folder): doc}
 
 
-def folder_file_rows(renderer: Renderer, rows: list[dict], names: list[str], cached: RowCache
-                     ) -> tuple[list[str], RowCache]:
-    """A folder index's file rows, through the ``file_row`` macro, and the rows to keep.
-
-    ``torch/include/ATen/ops`` holds 7,000 headers, three in four of the corpus's, and an
-    edit changes one row.
+def folder_file_rows(renderer: Renderer, rows: list[dict], cached: RowCache) -> tuple[list[str], list[list], list[str]]:
+    """Rows of a folder index's table of files, through the ``file_row`` macro: the files'
+    names, what each row shows, and the rows.  A row in ``cached`` is used again while what
+    it shows is unchanged: an edit in ``torch/include/ATen/ops`` changes one row of 7,000.
     """
     row = renderer.macro(FOLDER_ROW_TEMPLATE, "file_row")
-    kept: RowCache = {}
+    names = model.own_names(rows)
+    inputs, texts = [], []
     for facts, name in zip(rows, names):
-        inputs = model.file_row_inputs(facts)
-        kept[name] = kept_row(cached, name, inputs, lambda: row(model.file_row_model(name, inputs)))
-    return [entry[-1] for entry in kept.values()], kept
+        shown = model.file_row_inputs(facts)
+        entry = kept_row(cached, name, shown, lambda: row(model.file_row_model(name, shown)))
+        inputs.append(shown)
+        texts.append(entry[-1])
+    return names, inputs, texts
 
 
 def folder_tree(direct_counts: dict[str, int], all_folders: list[str]) -> tuple[dict[str, list[dict]], dict[str, int]]:

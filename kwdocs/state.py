@@ -14,7 +14,8 @@ from kwdocs.config import Config
 FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"
 LINK_INPUTS = "link-inputs"   # per unit: what linking needs of its facts (imports, language, test or not)
 KEYWORD_ENTRIES = "keyword-entries"   # per unit: its keyword index entries by letter (see keywords.unit_letters)
-FILE_ROWS = "folder-rows"     # per folder split into units: its index's rows as rendered
+FILE_ROWS = "folder-rows"     # per unit of a folder split into units: its rows of the index, as rendered
+FOLDER_PARTS = "folder-parts"   # per unit: its part of its folder's doc.md (see model.folder_part)
 BUCKET_FILES = 128        # a folder with more files than UNIT_LIMIT is split into buckets of about this many
 UNIT_LIMIT = 256
 

@@ -157,7 +157,7 @@ def test_dropping_an_import_updates_only_the_imported_files_page(built):
     assert "tests/test_circle.py" not in circle
 
 
-@pytest.mark.parametrize("kind", ["link-inputs", "rows"])
+@pytest.mark.parametrize("kind", ["link-inputs", "rows", "folder-parts"])
 def test_lost_unit_state_is_rebuilt_from_the_facts(built, tmp_path, kind):
     """Linking keeps each unit's imports, and the folder pages each unit's summary rows, in
     state shards of their own; one lost or damaged must not lose that unit's used-by lists or
@@ -334,36 +334,49 @@ def test_keyword_step_dying_after_its_tables_leaves_no_stale_rows(golden_tree, t
 
 
 def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, tmp_path, monkeypatch):
-    """A folder split into units keeps its index's rendered file rows: an edit renders again
-    the rows of the files it changed, and the pages still equal a cold build's, through
-    edits, a file added and a file removed, and the folder shrinking back to one unit."""
-    from kwdocs import model, state
+    """A folder split into units keeps its index's rendered file rows, unit by unit: an edit
+    renders again the rows of the files it changed and reads no other unit's summary rows,
+    and the pages still equal a cold build's, through edits, damaged kept rows, a file added
+    and a file removed, and the folder shrinking back to one unit."""
+    from kwdocs import build, model, state
 
     many = small_units(monkeypatch, golden_tree, 12)
     out = tmp_path / "inc"
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
     kept = out / ".kwdocs" / state.FILE_ROWS
-    assert len(list(kept.iterdir())) == 1       # "many" only: every other folder is one unit
+    units = json.loads((out / ".kwdocs" / "folders.json").read_text())["units"]["many"]
+    assert len(units) > 1
+    assert sorted(json.loads(path.read_text())["unit"] for path in kept.iterdir()) == sorted(units)  # other folders: one unit
     rendered: list[str] = []
     real_row_model = model.file_row_model
     monkeypatch.setattr(model, "file_row_model", lambda name, inputs: rendered.append(name) or real_row_model(
         name, inputs))
+    rows_read: list[str] = []
+    real_stored_rows = build._stored_rows
+    monkeypatch.setattr(build, "_stored_rows", lambda config, unit: rows_read.append(unit) or real_stored_rows(
+        config, unit))
 
     def same_as_cold() -> None:
         cold = tmp_path / f"cold-{len(list(tmp_path.iterdir()))}"
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
         assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
         assert pages(out) == pages(cold)
 
     (many / "mod05.py").write_text("def function_5():\n    return 5\n\n\ndef another():\n    pass\n")
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
     assert rendered == ["mod05.py"]
+    assert len(rows_read) == 1 and rows_read[0] in units
     rendered.clear()
     same_as_cold()
     key = json.loads(next(kept.iterdir()).read_text())["key"]
-    for damaged in ('{"key": "k", "unit": "many", "rows": {', json.dumps({"key": key, "unit": "many", "rows": []})):
-        next(kept.iterdir()).write_text(damaged)      # damaged: every row rendered again
-        (many / "mod06.py").write_text(f"def function_6():\n    return {len(damaged)}\n")
+    for lines, damaged in enumerate(('{"key": "k", "unit": "%s", "rows": {', '{"key": "%s", "unit": "%s", "rows": []}')):
+        for path in kept.iterdir():     # damaged: every row rendered again
+            unit = json.loads(path.read_text())["unit"]
+            path.write_text(damaged % ((unit,) if damaged.count("%s") == 1 else (key, unit)))
+        (many / "mod06.py").write_text("def function_6():\n    return 6\n" + "\n" * (lines + 1))  # its row changes
+        rendered.clear()
         assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+        assert sorted(rendered) == sorted(path.name for path in many.iterdir())
         same_as_cold()
     (many / "mod99.py").write_text("x = 1\n")
     (many / "mod00.py").unlink()
@@ -467,3 +480,33 @@ def test_a_build_runs_single_steps_before_rendering_and_a_rebuild_renders_first(
     shutil.rmtree(out)
     build("-j", "1")   # a whole build
     assert order() == ["extract_unit", "link_tree", "index_keywords", "assemble", "render_unit", "prune"]
+
+
+def test_folder_pages_do_not_depend_on_how_the_folder_is_split(tmp_path, monkeypatch):
+    """A folder's pages are summed from its units' parts (languages, Main Definitions, its
+    README), each unit keeping only the definitions that can be shown: split into 2-file units
+    or kept whole, the folder's pages read the same, namespaces, order and counts included."""
+    from kwdocs import state
+
+    src = tmp_path / "src"
+    (src / "ops").mkdir(parents=True)
+    (src / "ops" / "README.md").write_text("# Ops\n\nThe operators, one header each.\n")
+    (src / "ops" / "__init__.py").write_text('"""Not the readme: README.md comes first."""\n')
+    for number in range(12):
+        functions = "".join(f"int op{number}_{index}(int a);\n" for index in range(45))
+        (src / "ops" / f"op{number:02d}.h").write_text(
+            f"#pragma once\nnamespace at {{\nint inside{number}(int a);\n}}\nnamespace detail{number % 3} {{\n}}\n"
+            f"class Op{number} {{}};\n{functions}")
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(whole), "-q") == 0
+    monkeypatch.setattr(state, "UNIT_LIMIT", 4)
+    monkeypatch.setattr(state, "BUCKET_FILES", 2)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(split), "-q") == 0
+    assert len(json.loads((split / ".kwdocs" / "folders.json").read_text())["units"]["ops"]) > 1
+    assert pages(split) == pages(whole)
+    doc = (whole / "ops" / "doc.md").read_text()
+    assert "> The operators, one header each." in doc
+    assert doc.index("class [`Op0`]") < doc.index("class [`Op1`]") < doc.index("namespace [`at`]")
+    assert "namespace [`at`](./op00.h_docs.md#l2-namespace-at) in `op00.h` (line 2); opened in 11 other files too" in doc
+    assert "namespace [`detail1`](./op01.h_docs.md#l5-namespace-detail1) in `op01.h` (line 5); opened in 3 other" in doc
+    assert "more definitions are listed" in doc
