@@ -41,7 +41,7 @@ from kwdocs.snapshot import code_fingerprint
 from kwdocs.workers import collector_paused
 
 from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    FACTS, FILE_ROWS, FOLDER_PARTS, KEYWORD_ENTRIES, LINK_INPUTS, LINKS, PAGES, ROWS, load_shard, save_shard, shard, shard_path, units_of, written_pages)
+    FACTS, FILE_ROWS, FOLDER_PARTS, KEYWORD_ENTRIES, LINK_INPUTS, LINK_META, LINKS, PAGES, ROWS, load_shard, save_shard, shard_path, units_of, written_pages)
 
 
 def digest(*parts: object) -> str:
@@ -233,7 +233,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     """
     from kwdocs.links import resolve_links
 
-    meta_path = config.state / "link-meta.json"
+    meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
     digests: dict[str, str] = meta.get("digests", {})
     changed_set = changed_units(config, units, changed)
@@ -251,18 +251,19 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                              {rel: info["imports"] for rel, info in flat.items() if info["imports"]},
                              config.include_roots, in_place=True)   # the inputs are saved in their shards
     tests = {rel for rel, info in flat.items() if info["test"]}
-    written = 0
+    rewritten = []
     for unit, entry in inputs.items():
         files = {}
         for rel in entry:
             links = resolved.get(rel, {"deps": [], "used_by": []})
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             files[rel] = links
-        written += save_shard(config, LINKS, unit, {"files": files})
-    output.write_json(config.out, meta_path, {
+        if save_shard(config, LINKS, unit, {"files": files}):
+            rewritten.append(unit)
+    output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
-        "roots": list(config.include_roots)})
-    return {"link_shards": written}
+        "roots": list(config.include_roots), "rewritten": rewritten})
+    return {"link_shards": len(rewritten)}
 
 
 # ---------------------------------------------------------------- render

@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs import layout, ledger, snapshot, state, summary
+from kwdocs import ledger, output, snapshot, state, summary
 from kwdocs.config import Config
 from kwdocs.runner import build_namespace, run_build, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder
@@ -136,6 +136,10 @@ def merge(old: ScanResult, targets: dict[str, bool], written: set[str], config: 
 
 def diff(before: list[SourceFile], after: list[SourceFile]) -> tuple[list[str], list[str], list[str]]:
     """(added, deleted, modified) documented files."""
+    if len(before) == len(after):   # an edit, no file added or removed: the lists pair up (a third of the time)
+        unequal = [(old, new) for old, new in zip(before, after) if old != new]
+        if all(old.rel == new.rel for old, new in unequal):
+            return [], [], sorted(new.rel for _, new in unequal)
     old_keys, new_keys = set(before), set(after)
     old = {key[0] for key in old_keys - new_keys}
     new = {key[0] for key in new_keys - old_keys}
@@ -155,19 +159,14 @@ def tree_units(scanned: ScanResult, folders: set[str] | None = None) -> dict[str
             for folder, members_all in names.items()}
 
 
-def _link_stamps(config: Config) -> dict[str, tuple[int, int, int]]:
+def _link_meta_stamp(config: Config) -> tuple[int, int, int] | None:
+    """Linking rewrites its meta file, naming the units whose link shards changed, whenever it
+    relinks: a new stamp (inode, time, size) says to read it."""
     try:
-        entries = list(os.scandir(config.state / state.LINKS))
+        info = os.stat(config.state / state.LINK_META)
     except OSError:
-        return {}
-    stamps = {}
-    for entry in entries:
-        try:
-            info = entry.stat()
-        except OSError:
-            continue
-        stamps[entry.name] = (info.st_ino, info.st_mtime_ns, info.st_size)
-    return stamps
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 class Rebuilder:
@@ -267,13 +266,14 @@ class Rebuilder:
         tasks = dict(self._tasks, DOIT_CONFIG=dict(self._tasks["DOIT_CONFIG"], reporter=reporter,
                                                    default_tasks=task_order(self.config, rebuild=True)))
         snapshot.forget(self.config)
-        links_before = _link_stamps(self.config)
+        link_meta = _link_meta_stamp(self.config)
         outcome.code = self._doit(tasks, len(units))
         if outcome.code == 0:
-            links_after = _link_stamps(self.config)
-            relinked = {name for name in links_after if links_before.get(name) != links_after[name]}
-            self._render = {unit for split in tree_units(scanned).values() for unit in split
-                            if layout.state_name(unit) in relinked} - units if relinked else set()
+            relinked = []
+            if _link_meta_stamp(self.config) != link_meta:
+                meta = output.read_json(self.config.state / state.LINK_META, {})
+                relinked = meta.get("rewritten", []) if isinstance(meta, dict) else []
+            self._render = set(relinked) - units
             if self._render:
                 outcome.code = self._doit(tasks, len(self._render))
         outcome.written, outcome.removed = reporter.counts["written"], reporter.counts["removed"]

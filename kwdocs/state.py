@@ -15,6 +15,7 @@ FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"
 LINK_INPUTS = "link-inputs"   # per unit: what linking needs of its facts (imports, language, test or not)
 KEYWORD_ENTRIES = "keyword-entries"   # per unit: its keyword index entries by letter (see keywords.unit_letters)
 FILE_ROWS = "folder-rows"     # per unit of a folder split into units: its rows of the index, as rendered
+LINK_META = "link-meta.json"   # what linking last saw, and which units' link shards it rewrote
 FOLDER_PARTS = "folder-parts"   # per unit: its part of its folder's doc.md (see model.folder_part)
 BUCKET_FILES = 128        # a folder with more files than UNIT_LIMIT is split into buckets of about this many
 UNIT_LIMIT = 256

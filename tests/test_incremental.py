@@ -510,3 +510,18 @@ def test_folder_pages_do_not_depend_on_how_the_folder_is_split(tmp_path, monkeyp
     assert "namespace [`at`](./op00.h_docs.md#l2-namespace-at) in `op00.h` (line 2); opened in 11 other files too" in doc
     assert "namespace [`detail1`](./op01.h_docs.md#l5-namespace-detail1) in `op01.h` (line 5); opened in 3 other" in doc
     assert "more definitions are listed" in doc
+
+
+def test_diff_tells_added_deleted_and_modified_files():
+    """Edits pair up file by file; a rename or an added file with as many files as before
+    must still read as one file gone and one new."""
+    from kwdocs.incremental import diff
+    from kwdocs.scan import SourceFile
+
+    before = [SourceFile("a.py", 1, 1), SourceFile("b.py", 2, 2), SourceFile("c.py", 3, 3)]
+    assert diff(before, list(before)) == ([], [], [])
+    assert diff(before, [before[0], SourceFile("b.py", 2, 5), SourceFile("c.py", 4, 3)]) == ([], [], ["b.py", "c.py"])
+    assert diff(before, [before[0], SourceFile("b2.py", 2, 2), before[2]]) == (["b2.py"], ["b.py"], [])
+    assert diff(before, [SourceFile("0.py", 1, 1), before[0], before[1]]) == (["0.py"], ["c.py"], [])
+    assert diff(before, before[:2]) == ([], ["c.py"], [])
+    assert diff(before[1:], before) == (["a.py"], [], [])
