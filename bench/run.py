@@ -22,7 +22,8 @@ that one scenario's write-back does not land in the next one's time.
 Scenarios (names for ``--only``): cold, cold-after-delete (one cold build
 started as soon as the last output is deleted), noop (with the floor it is
 compared with: a Python walk + ``os.stat`` of every source file, run
-interleaved with it), floor, edit-py, edit-header, edit-100, check, and with ``--large`` (or
+interleaved with it), floor, noop-gitignore (no-op builds with a 300-pattern
+``.gitignore`` at the root that matches nothing in the corpus), edit-py, edit-header, edit-100, check, and with ``--large`` (or
 named in ``--only``) large-cold and large-noop, on the corpus hard-linked 8
 times under ``copy1/`` ... ``copy8/``.  Edits append a new function (``.py``)
 or a ``#define`` and a declaration (``.h``) to a file not edited before, so
@@ -59,7 +60,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MAKE_CORPUS = REPO.parent / "shared" / "bench" / "make-corpus.sh"
 GNU_TIME = "/usr/bin/time"
-SCENARIOS = ("cold", "cold-after-delete", "floor", "noop", "edit-py", "edit-header", "edit-100", "check", "large-cold", "large-noop")
+SCENARIOS = ("cold", "cold-after-delete", "floor", "noop", "noop-gitignore", "edit-py", "edit-header", "edit-100", "check",
+             "large-cold", "large-noop")
 LARGE = ("large-cold", "large-noop")
 LARGE_COPIES = 8
 STATE = ".kwdocs"  # kwdocs' state folder inside the output folder
@@ -74,6 +76,21 @@ for root, _, files in os.walk(sys.argv[1]):
         count += 1
 print(count)
 """
+
+
+
+def big_gitignore(names: int = 100) -> str:
+    """A ``.gitignore`` of 3 × ``names`` patterns in the forms real ones use (a repository's
+    build folders, file kinds, generated files under a path, exceptions), none of which matches
+    a file of the corpus: the corpus (a wheel) has none, and a checkout of PyTorch has one of
+    350 lines, which every file and folder of the tree is checked against."""
+    lines = ["# written by bench/run.py (scenario noop-gitignore): matches nothing in the corpus"]
+    for number in range(names):
+        lines += [f"/kwdocs-bench-build{number}/", f"*.kwdocs-bench-{number}", f"tools/**/kwdocs_generated_{number}.h"]
+        if number % 10 == 0:
+            lines.append(f"!kwdocs-bench-keep{number}.kwdocs-bench-{number}")
+    return "\n".join(lines) + "\n"
+
 
 # The kernel's share of a cold build: the same files (folders, names' count, sizes) created as
 # kwdocs creates them (a temporary opened exclusively, written, renamed), into a scratch folder.
@@ -628,6 +645,27 @@ class Bench:
                 ratio.notes.append(f"median no-op wall / median floor wall "
                                    f"({noop.median('wall'):.3f} / {floor.median('wall'):.3f})")
 
+    def noop_gitignore(self) -> None:
+        """No-op builds with a large ``.gitignore`` at the root that leaves out nothing: what a
+        real checkout costs, whose every file is matched against such a file."""
+        row = self.add(Row("no-op build, with a 300-pattern `.gitignore` at the root", "< 0.35 s wall", limit=0.35))
+        if not self.ensure_built(self.src, self.out, row):
+            return
+        self.progress("no-op builds with a large .gitignore")
+        ignore = self.src / ".gitignore"
+        if ignore.exists():
+            row.skipped = "the corpus has a .gitignore of its own"
+            return
+        ignore.write_text(big_gitignore(), encoding="utf-8")
+        try:
+            for number in range(self.args.runs):
+                row.runs.append(self.build(self.src, self.out, f"noop-gitignore-{number + 1}", watch_out=True))
+        finally:
+            ignore.unlink()
+        self.change_notes(row)
+        if any(run.pages_changed for run in row.runs):
+            row.notes.append("ODD: the .gitignore changed pages, though it matches no file of the corpus")
+
     def edit_scenario(self, name: str, title: str, limit: float, files_per_run) -> None:
         """Per run: a complete build, then the edits, then the measured build."""
         row = self.add(Row(title, f"< {limit:g} s wall", limit=limit))
@@ -745,6 +783,7 @@ class Bench:
             ("cold" in chosen, self.cold),
             ("cold-after-delete" in chosen, self.cold_after_delete),
             ("noop" in chosen or "floor" in chosen, self.noop),
+            ("noop-gitignore" in chosen, self.noop_gitignore),
             ("edit-py" in chosen, lambda: self.edit_scenario(
                 "edit-py", "one `.py` file edited (new function), then build", 0.5, self.pick_one(".py"))),
             ("edit-header" in chosen, lambda: self.edit_scenario(
