@@ -65,7 +65,8 @@ def run_doit(tasks: dict, jobs: int) -> int:
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
     with workers.dying_with_builder(), looking_ahead():
-        return DoitMain(ModuleTaskLoader(tasks)).run(argv)
+        # no config_filenames: the shell's folder's pyproject.toml or doit.cfg is no business of this build
+        return DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
 
 
 DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses every core
