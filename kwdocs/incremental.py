@@ -136,7 +136,7 @@ def merge(old: ScanResult, targets: dict[str, bool], written: set[str], config: 
 
 def diff(before: list[SourceFile], after: list[SourceFile]) -> tuple[list[str], list[str], list[str]]:
     """(added, deleted, modified) documented files."""
-    if len(before) == len(after):   # an edit, no file added or removed: the lists pair up (a third of the time)
+    if len(before) == len(after):   # edits only: the sorted lists pair up, compared in a third of the time
         unequal = [(old, new) for old, new in zip(before, after) if old != new]
         if all(old.rel == new.rel for old, new in unequal):
             return [], [], sorted(new.rel for _, new in unequal)
