@@ -475,7 +475,9 @@ def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -
     found = []
     for unit in units:
         data = load_shard(config, FOLDER_PARTS, unit)
-        if not all(key in data for key in ("digest", "problems", "part")):
+        part = data.get("part")
+        if not (isinstance(data.get("digest"), str) and isinstance(data.get("problems"), list)
+                and isinstance(part, dict) and model.is_folder_part(part)):
             data = _remade_rows(config, unit)[1]
         problems[unit] = data["problems"]
         found.append(data)
@@ -509,7 +511,7 @@ def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], k
         stored = load_shard(config, FILE_ROWS, unit) if keep and not fresh else {}
         names, inputs, texts = (stored.get(field) for field in ("names", "inputs", "rows"))
         usable = stored.get("key") == key and all(isinstance(value, list) for value in (names, inputs, texts)) \
-            and len(names) == len(inputs) == len(texts)
+            and len(names) == len(inputs) == len(texts) and all(isinstance(text, str) for text in names + texts)
         if not (usable and stored.get("digest") == data["digest"]):
             cached = {name: [*shown, text] for name, shown, text in zip(names, inputs, texts)
                       if isinstance(name, str) and isinstance(shown, list)} if usable else {}

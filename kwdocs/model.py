@@ -443,6 +443,15 @@ def folder_part(rows: list[Facts]) -> dict:
             "namespaces": namespaces, "readme": readme, "init": init}
 
 
+_PART_SHAPE = {"files": int, "languages": dict, "count": int, "candidates": list, "namespaces": dict}
+
+
+def is_folder_part(part: dict) -> bool:
+    """Whether a stored part has the shape ``folder_part`` gives (state files can be damaged)."""
+    return all(isinstance(part.get(key), kind) for key, kind in _PART_SHAPE.items()) \
+        and all(isinstance(part.get(key), (list, type(None))) for key in ("readme", "init"))
+
+
 def merge_folder_parts(parts: list[dict]) -> dict:
     """One folder's ``folder_part``s as one (a folder of one unit has one part)."""
     languages: dict[str, list[int]] = {}

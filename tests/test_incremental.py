@@ -166,8 +166,11 @@ def test_lost_unit_state_is_rebuilt_from_the_facts(built, tmp_path, kind):
     inputs = sorted((out / ".kwdocs" / kind).glob("*.json"))
     assert len(inputs) >= 5, f"one {kind} shard per unit was expected"
     for number, shard in enumerate(inputs):
-        if number % 2:
+        if number % 3 == 1:
             shard.write_text("{damaged")
+        elif number % 3 == 2:   # well-formed JSON of the wrong shape
+            unit = json.loads(shard.read_text())["unit"]
+            shard.write_text(json.dumps({"unit": unit, "rows": 5, "files": 5, "digest": 5, "problems": 5, "part": 5}))
         else:
             shard.unlink()
     (tree / "tests/test_circle.py").write_text("import math\n\n\ndef test_pi():\n    assert math.pi > 3\n")
@@ -369,10 +372,15 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     rendered.clear()
     same_as_cold()
     key = json.loads(next(kept.iterdir()).read_text())["key"]
-    for lines, damaged in enumerate(('{"key": "k", "unit": "%s", "rows": {', '{"key": "%s", "unit": "%s", "rows": []}')):
+    damages = (
+        lambda stored: '{"key": "k", "unit": "%s", "rows": {' % stored["unit"],            # not JSON
+        lambda stored: json.dumps({"key": key, "unit": stored["unit"], "rows": []}),    # no names, no digest
+        lambda stored: json.dumps({"key": key, "unit": stored["unit"], "digest": stored["digest"],  # current digest,
+                                   "names": [1], "inputs": [[]], "rows": [2]}),                       # rows not text
+    )
+    for lines, damage in enumerate(damages):
         for path in kept.iterdir():     # damaged: every row rendered again
-            unit = json.loads(path.read_text())["unit"]
-            path.write_text(damaged % ((unit,) if damaged.count("%s") == 1 else (key, unit)))
+            path.write_text(damage(json.loads(path.read_text())))
         (many / "mod06.py").write_text("def function_6():\n    return 6\n" + "\n" * (lines + 1))  # its row changes
         rendered.clear()
         assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
