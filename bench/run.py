@@ -78,7 +78,6 @@ print(count)
 """
 
 
-
 def big_gitignore(names: int = 100) -> str:
     """A ``.gitignore`` of 3 × ``names`` patterns in the forms real ones use (a repository's
     build folders, file kinds, generated files under a path, exceptions), none of which matches

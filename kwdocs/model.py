@@ -414,12 +414,8 @@ def folder_part(rows: list[Facts]) -> dict:
     candidates: list[list] = []
     namespaces: dict[str, list] = {}    # name -> [first candidate, files opening it]
     readme = init = None
-    for facts in rows:
-        name = facts["path"].rpartition("/")[2]
-        totals = languages.setdefault(facts["type_label"], [0, 0, 0])
-        totals[0] += 1
-        totals[1] += facts.get("lines", 0)
-        totals[2] += facts["size"]
+    for facts, name in zip(rows, own_names(rows)):
+        _add_totals(languages, facts["type_label"], 1, facts.get("lines", 0), facts["size"])
         opened: set[str] = set()
         for index, symbol in enumerate(facts.get("symbols", [])):
             if symbol["kind"] not in MAIN_DEFINITION_KINDS or symbol.get("parent") or symbol["name"].startswith("_"):
@@ -428,19 +424,36 @@ def folder_part(rows: list[Facts]) -> dict:
             if symbol["kind"] != "namespace":
                 candidates.append(item)
                 continue
-            entry = namespaces.setdefault(symbol["name"], [item, 0])
-            entry[1] += symbol["name"] not in opened
+            _note_namespace(namespaces, symbol["name"], item, symbol["name"] not in opened)
             opened.add(symbol["name"])
-            if item[:5] < entry[0][:5]:
-                entry[0] = item
         if facts.get("docstring"):
             if readme is None and name.lower().startswith("readme"):
                 readme = [facts["path"], facts["docstring"]]
             if init is None and name == "__init__.py":
                 init = [facts["path"], facts["docstring"]]
     return {"files": len(rows), "languages": languages, "count": len(candidates),
-            "candidates": heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, candidates, key=lambda item: item[:5]),
+            "candidates": heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, candidates, key=_candidate_order),
             "namespaces": namespaces, "readme": readme, "init": init}
+
+
+def _candidate_order(item: list) -> list:
+    """Classes first, then by name, file, line and place in the file (ties keep the file's order)."""
+    return item[:5]
+
+
+def _add_totals(languages: dict[str, list[int]], label: str, files: int, lines: int, size: int) -> None:
+    totals = languages.setdefault(label, [0, 0, 0])
+    totals[0] += files
+    totals[1] += lines
+    totals[2] += size
+
+
+def _note_namespace(namespaces: dict[str, list], name: str, first: list, files: int) -> None:
+    """Count ``files`` more files opening namespace ``name``, and keep where it comes first."""
+    entry = namespaces.setdefault(name, [first, 0])
+    entry[1] += files
+    if _candidate_order(first) < _candidate_order(entry[0]):
+        entry[0] = first
 
 
 _PART_SHAPE = {"files": int, "languages": dict, "count": int, "candidates": list, "namespaces": dict}
@@ -458,18 +471,12 @@ def merge_folder_parts(parts: list[dict]) -> dict:
     namespaces: dict[str, list] = {}
     for part in parts:
         for label, (files, lines, size) in part["languages"].items():
-            totals = languages.setdefault(label, [0, 0, 0])
-            totals[0] += files
-            totals[1] += lines
-            totals[2] += size
+            _add_totals(languages, label, files, lines, size)
         for name, (first, opened) in part["namespaces"].items():
-            entry = namespaces.setdefault(name, [first, 0])
-            entry[1] += opened
-            if first[:5] < entry[0][:5]:
-                entry[0] = first
+            _note_namespace(namespaces, name, first, opened)
     found = [item for part in parts for item in part["candidates"]] + [first for first, _ in namespaces.values()]
     return {"files": sum(part["files"] for part in parts), "languages": languages,
-            "candidates": heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, found, key=lambda item: item[:5]),
+            "candidates": heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, found, key=_candidate_order),
             "count": sum(part["count"] for part in parts) + len(namespaces),
             "also_opened_by": {name: opened - 1 for name, (_, opened) in namespaces.items()},
             "readme": min((part["readme"] for part in parts if part["readme"]), default=None) or min(
