@@ -34,7 +34,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from kwdocs import layout, ledger, output, snapshot, state
+from kwdocs import layout, ledger, output, owned, snapshot, state
 from kwdocs.config import STATE_FOLDER, Config
 from kwdocs.incremental import tree_units
 from kwdocs.lock import locked, shared
@@ -175,14 +175,16 @@ def examine(config: Config, fix: bool) -> Findings:
             refresh_state(config, scanned, tree_units(scanned), dry)
         expected = expected_pages(config, dry)
         compared = {path.relative_to(config.out).as_posix() for path in dry.pages} if dry else set()
-        _, doubtful = ledger.vouched(config, expected - compared, ledger.load(config))
+        entries = ledger.load(config)
+        _, doubtful = ledger.vouched(config, expected - compared, entries)
         if doubtful:
             before = {page: _stamp(config, page) for page in doubtful}
             findings.written, findings.removed = render_again(config, scanned, tree_units(scanned), doubtful)
             if fix:     # what was restored (the ledger may merely not have known a page that was right)
                 findings.stale |= {page for page in doubtful if _stamp(config, page) != before[page]}
             expected = expected_pages(config, dry)
-        orphans = pages_on_disk(config) - expected
+        # a file kwdocs did not write is the user's: never an orphan, whatever its name
+        orphans = {page for page in pages_on_disk(config) - expected if owned.is_ours(config, page, entries)}
         if dry:
             for path, verdict in dry.pages.items():
                 page = path.relative_to(config.out).as_posix()
@@ -194,6 +196,9 @@ def examine(config: Config, fix: bool) -> Findings:
             unjudged = doubtful - {path.relative_to(config.out).as_posix() for path in dry.pages}
             findings.stale |= {page for page in unjudged if (config.out / page).is_file()}
             findings.missing |= {page for page in unjudged if not (config.out / page).is_file()}
+            users = owned.foreign(config, findings.stale, entries)
+            if users:   # what a build would refuse to replace, check reports as the build would
+                raise owned.ForeignFiles(config, users)
         elif orphans:
             findings.removed += sum(output.remove(config.out, config.out / page) for page in sorted(orphans))
         findings.orphaned = orphans
@@ -229,8 +234,9 @@ def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
     from kwdocs.runner import run_build
 
     counts: dict[str, int] = {}
+    scanned = owned.check_first_build(config)
     with locked(config.state):
-        code = run_build(config, jobs=jobs, quiet=False, stream=stream, counts=counts)
+        code = run_build(config, jobs=jobs, quiet=False, stream=stream, counts=counts, scanned=scanned)
         if code != 0:
             stream.write("kwdocs check --fix: the build failed\n")
             return 1

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kwdocs import __version__
 from kwdocs.config import ConfigError, load_config
+from kwdocs.owned import ForeignFiles
 
 COMMANDS = ("build", "clean", "serve", "watch", "check")
 INTERRUPTED = 130   # the exit code of a command stopped by Ctrl-C, as shells report one
@@ -60,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.module.run(config, args)
+    except ForeignFiles as error:
+        for line in error.lines:
+            print(line, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:   # Ctrl-C: pages are whole (atomic writes); the next build goes on
         print("kwdocs: interrupted", file=sys.stderr)
         return INTERRUPTED

@@ -26,7 +26,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs import ledger, output, snapshot, state, summary
+from kwdocs import ledger, output, owned, snapshot, state, summary
 from kwdocs.config import Config
 from kwdocs.runner import build_namespace, run_build, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder
@@ -221,6 +221,7 @@ class Rebuilder:
         outcome = Outcome(added, deleted, modified)
         output = io.StringIO()
         if trusted:
+            owned.check_added(self.config, added, self.scanned.folders())
             if added or deleted or self._tasks is None:
                 self._tasks = self._namespace(new)
             self._run_units(new, self._units_to_run(new, outcome), outcome, output)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from kwdocs import output
+from kwdocs.owned import STATE_GITIGNORE
 
 
 class Busy(Exception):
@@ -30,7 +31,7 @@ class Busy(Exception):
 def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Iterator[None]:
     """Hold the state folder's lock; wait up to ``wait`` seconds (None: forever)."""
     state.mkdir(parents=True, exist_ok=True)
-    output.write_if_changed(state, state / ".gitignore", "# kwdocs' own state: never commit it\n*\n")
+    output.write_if_changed(state, state / ".gitignore", STATE_GITIGNORE)
     handle = open(state / "lock", "a+")
     held = finished = False
     try:

@@ -10,7 +10,7 @@ import gc
 import sys
 import time
 
-from kwdocs import ledger, snapshot, summary, workers
+from kwdocs import ledger, owned, snapshot, summary, workers
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, scan
 
@@ -43,6 +43,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
     if code is not None:
         return code
+    owned.check_tree(config, scanned)   # before anything is written: no file of the user's is replaced
     snapshot.forget(config)
     tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
     code = run_doit(tasks, jobs or config.jobs)

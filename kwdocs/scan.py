@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
-from kwdocs.config import Config
+from kwdocs.config import STATE_FOLDER, Config
+from kwdocs.owned import is_output_folder
 
 if TYPE_CHECKING:
     import pathspec
 
+_OUTPUT_SIGNS = frozenset({STATE_FOLDER, "doc.md"})     # a folder holding one may be another output folder
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
 _SPECIAL = {stat.S_IFIFO: "a named pipe", stat.S_IFSOCK: "a socket",
             stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
@@ -174,6 +176,11 @@ def scan_folder(config: Config, folder: str, recursive: bool = True) -> ScanResu
             return None
         if not (is_folder and _printable_name(name) and walker.enters(str(path), name, rel, specs)):
             return None
+        try:
+            if is_output_folder(str(path), os.listdir(path)):
+                return None
+        except OSError:
+            return None
     walker.walk(path, rel, specs)
     walker.result.files.sort()
     walker.result.problems.sort()
@@ -216,6 +223,9 @@ class _Walker:
         except OSError as error:
             self.problem(rel_folder or ".", f"folder skipped: {error.strerror}")
             return
+        if rel_folder and any(entry.name in _OUTPUT_SIGNS for entry in entries) \
+                and is_output_folder(str(folder), (entry.name for entry in entries)):
+            return      # another kwdocs output folder: its pages are never inputs
         if any(entry.name == ".gitignore" for entry in entries):
             spec = _read_gitignore(folder / ".gitignore")
             if spec is not None:

@@ -5,6 +5,7 @@ import argparse
 
 from kwdocs.config import Config
 from kwdocs.lock import locked
+from kwdocs.owned import check_first_build
 from kwdocs.runner import run_build
 
 HELP = "write or update the documentation and keyword pages of a source tree"
@@ -17,6 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    scanned = check_first_build(config)
     with locked(config.state):
-        code = run_build(config, jobs=args.jobs, quiet=args.quiet)
+        code = run_build(config, jobs=args.jobs, quiet=args.quiet, scanned=scanned)
     return 0 if code == 0 else 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from kwdocs import output
+from kwdocs import ledger, output, owned
 from kwdocs.config import Config
 from kwdocs.lock import locked
 
@@ -16,15 +16,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    from kwdocs import build, html  # heavy: only when cleaning, not for `kwdocs --help`
-    if not config.state.is_dir():
+    if not config.out.is_dir():
         print(f"kwdocs: nothing to clean in {config.out}")
         return 0
+    had_state = config.state.is_dir()
     with locked(config.state):
-        pages = build.written_pages(config)
+        # by the journal, else by their looks: pages of a build whose state was lost go too
+        pages = owned.own_files(config, ledger.load(config))
         removed = sum(output.remove(config.out, config.out / page) for page in sorted(pages))
-        removed += html.remove_site(config)
     shutil.rmtree(config.state, ignore_errors=True)
+    if not (removed or had_state):
+        print(f"kwdocs: nothing to clean in {config.out}")
+        return 0
     try:
         config.out.rmdir()  # only if nothing else is left in it
     except OSError:
