@@ -28,7 +28,7 @@ from pathlib import Path
 
 import orjson
 
-from kwdocs import keywords, layout, model, output, pages
+from kwdocs import keywords, layout, ledger, model, output, pages
 from kwdocs.config import Config
 from kwdocs.extract import extract_bytes, extract_text
 from kwdocs.extract.decode import decode, is_binary
@@ -158,6 +158,11 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     key = extraction_key(config)
     previous = old.get("files", {}) if old.get("key") == key else {}
     changed_set = set(changed)
+    if not changed_set and previous:
+        # doit runs the task but names no changed file when it has no record of the task (a build
+        # that died, or could not save doit's database on a full disk): judge the files by content
+        changed_set = {source_path(config, rel) for rel, facts in previous.items() if rel in rels
+                       and ledger.file_sha256(Path(source_path(config, rel))) != facts.get("sha256")}
     files: dict[str, Facts] = {}
     extracted = 0
     for rel in rels:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kwdocs import __version__
 from kwdocs.config import ConfigError, load_config
+from kwdocs.mistakes import describe
 from kwdocs.owned import ForeignFiles
 
 COMMANDS = ("build", "clean", "serve", "watch", "check")
@@ -55,15 +56,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         config = load_config(args.src, args.config, overrides(args))
+        return args.module.run(config, args)
     except ConfigError as error:
         for problem in error.problems:
             print(f"kwdocs: {problem}", file=sys.stderr)
         return 2
-    try:
-        return args.module.run(config, args)
     except ForeignFiles as error:
         for line in error.lines:
             print(line, file=sys.stderr)
+        return 2
+    except Exception as error:     # the user's set-up (see kwdocs.mistakes) is one line; a bug, a traceback
+        line = describe(error)
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
         return 2
     except KeyboardInterrupt:   # Ctrl-C: pages are whole (atomic writes); the next build goes on
         print("kwdocs: interrupted", file=sys.stderr)

@@ -111,7 +111,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
     src = Path(src).resolve()
     problems: list[str] = []
     if not src.is_dir():
-        raise ConfigError([f"source folder not found: {src}"])
+        raise ConfigError([f"{src}: is a file, not a folder" if src.exists() else f"source folder not found: {src}"])
     table, document, origin = read_table(src, Path(config_file).resolve() if config_file else None)
     where = f"{origin}" if origin else "configuration"
     values: dict[str, Any] = {}
@@ -155,6 +155,10 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
             problems.append(f"{where}: 'rules': {error}")
     if out == src or src.is_relative_to(out):
         problems.append(f"{where}: 'output' ({out}) must not be the source folder or contain it")
+    else:   # the output folder, or the first of its parents that exists, must be a folder
+        existing = next((part for part in (out, *out.parents) if part.exists()), None)
+        if existing is not None and not existing.is_dir():
+            problems.append(f"{where}: 'output' ({out}): {existing} is a file, not a folder")
     if problems:
         raise ConfigError(problems)
 

@@ -14,6 +14,7 @@ from doit.reporter import ConsoleReporter
 
 from kwdocs import summary
 from kwdocs.config import Config
+from kwdocs.tasks import Mistake
 from kwdocs.scan import ScanResult
 
 
@@ -38,6 +39,7 @@ class BuildReporter(ConsoleReporter):
         self.progress = progress_wanted(sys.stderr) and not quiet
         self.last_draw = 0.0
         self.failed = False
+        self.mistakes: list[str] = []
 
     def execute_task(self, task):
         pass
@@ -55,6 +57,9 @@ class BuildReporter(ConsoleReporter):
 
     def add_failure(self, task, fail):
         self.failed = True
+        if isinstance(fail, Mistake):     # the user's set-up: one line, after doit (see kwdocs.mistakes)
+            self.mistakes.append(fail.message)
+            return
         self._clear()
         super().add_failure(task, fail)
 
@@ -78,5 +83,7 @@ class BuildReporter(ConsoleReporter):
     def complete_run(self):
         self._clear()
         super().complete_run()
+        if self.mistakes:       # the one line the command ends with says it all
+            return
         summary.report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
                        time.monotonic() - self.started, self.quiet)

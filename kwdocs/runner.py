@@ -10,7 +10,7 @@ import gc
 import sys
 import time
 
-from kwdocs import ledger, owned, snapshot, summary, workers
+from kwdocs import ledger, mistakes, owned, snapshot, summary, workers
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, scan
 
@@ -65,9 +65,11 @@ def run_doit(tasks: dict, jobs: int) -> int:
 
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
-    with workers.dying_with_builder(), looking_ahead():
+    with workers.dying_with_builder(), looking_ahead(), mistakes.doit_database_kept():
         # no config_filenames: the shell's folder's pyproject.toml or doit.cfg is no business of this build
-        return DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
+        code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
+    mistakes.raise_kept(getattr(tasks["DOIT_CONFIG"].get("reporter"), "mistakes", []))
+    return code
 
 
 DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses every core

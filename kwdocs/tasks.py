@@ -9,13 +9,16 @@ takes doit's ``changed`` list and redoes only those files.  ``dodo.py`` and
 from __future__ import annotations
 
 import hashlib
-from typing import Callable
+import sqlite3
+from typing import Any, Callable
 
+from doit.exceptions import TaskError
 from doit.tools import config_changed
 
 from kwdocs import build, pages
 from kwdocs.checker import checker_for
 from kwdocs.config import Config
+from kwdocs.mistakes import describe
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.snapshot import code_fingerprint
 from kwdocs.state import FACTS, LINKS, shard_path
@@ -27,6 +30,28 @@ from kwdocs.state import FACTS, LINKS, shard_path
 # first, since those are what its user waits for.
 BUILD_ORDER = ("extract", "link", "keywords", "assemble", "render", "prune")
 REBUILD_ORDER = ("extract", "link", "render", "keywords", "assemble", "prune")
+
+
+class Mistake(TaskError):
+    """A task's error of the user's set-up (see ``kwdocs.mistakes``), worded as its one line."""
+
+
+class Guarded:
+    """A task action that returns a ``Mistake`` instead of raising one (a plain class, not a
+    closure: doit's worker processes may be sent it).  doit reads the action's parameters
+    through ``__wrapped__``."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.__wrapped__ = function
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self.__wrapped__(*args, **kwargs)
+        except (OSError, sqlite3.Error) as error:
+            line = describe(error)
+            if line is None:
+                raise
+            return Mistake(line)
 
 
 def task_order(config: Config, rebuild: bool = False) -> list[str]:
@@ -68,12 +93,13 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_extract():
         """Extract facts (definitions, imports, findings) from the files that changed."""
         key = build.extraction_key(config)
+        extract = Guarded(build.extract_unit)
         for unit, (_, rels) in units.items():
             if not wanted("extract", unit):
                 continue
             yield {
                 "name": unit or ".",
-                "actions": [(build.extract_unit, [config, unit, rels])],
+                "actions": [(extract, [config, unit, rels])],
                 "file_dep": [build.source_path(config, rel) for rel in rels],
                 "targets": [shard_path(config, FACTS, unit)],
                 "uptodate": [config_changed(key)],
@@ -83,7 +109,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_link():
         """Resolve imports and includes across the tree (who uses whom)."""
         return {
-            "actions": [(build.link_tree, [config, list(units)])],
+            "actions": [(Guarded(build.link_tree), [config, list(units)])],
             "file_dep": shards,
             "targets": [shard_path(config, LINKS, unit) for unit in units],
             "uptodate": [config_changed({"units": list(units), "roots": list(config.include_roots)})],
@@ -93,13 +119,14 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_render():
         """Render the documentation and keyword pages of files whose inputs changed."""
         keys = [build.render_key(config, name) for name in pages.FILE_TEMPLATES]
+        render = Guarded(build.render_unit)
         for unit, (folder, _) in units.items():
             if not wanted("render", unit):
                 continue
             names = folder_names[folder]
             yield {
                 "name": unit or ".",
-                "actions": [(build.render_unit, [config, unit, names])],
+                "actions": [(render, [config, unit, names])],
                 "file_dep": [shard_path(config, FACTS, unit), shard_path(config, LINKS, unit)],
                 # siblings decide each page's Related Files: a file added next door re-checks the unit
                 "uptodate": [config_changed({"templates": keys,
@@ -111,7 +138,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_keywords():
         """Update the repository-wide keyword index (keywords.md, one page per letter when large)."""
         return {
-            "actions": [(build.index_keywords, [config, list(units)])],
+            "actions": [(Guarded(build.index_keywords), [config, list(units)])],
             "file_dep": shards,
             "uptodate": [config_changed({"units": list(units), "key": build.render_key(config, pages.KEYWORDS_TEMPLATE)})],
             "verbosity": 0,
@@ -123,7 +150,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         """Write every folder's index.md and doc.md that changed."""
         keys = [build.render_key(config, name) for name in pages.FOLDER_TEMPLATES]
         return {
-            "actions": [(build.assemble, [config, unit_map, all_folders])],
+            "actions": [(Guarded(build.assemble), [config, unit_map, all_folders])],
             "file_dep": shards,
             "uptodate": [config_changed({"folders": all_folders, "units": list(units), "keys": keys})],
             "verbosity": 0,
@@ -132,7 +159,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_prune():
         """Remove the pages and state of files and folders that are gone."""
         return {
-            "actions": [(build.prune, [config, unit_map])],
+            "actions": [(Guarded(build.prune), [config, unit_map])],
             "task_dep": ["render", "assemble"],
             # the step checks this itself (``kwdocs check`` runs it without doit); doit can skip it
             "uptodate": [config_changed({"units": list(units), "code": code_fingerprint()})],
@@ -143,7 +170,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         """Bring the HTML site in <out>/site up to date with the Markdown pages (html = true)."""
         from kwdocs.html import build_site
         return {
-            "actions": [(build_site, [config])],
+            "actions": [(Guarded(build_site), [config])],
             "task_dep": ["assemble", "prune", "keywords"],
             "verbosity": 0,
         }

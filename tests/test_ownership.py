@@ -13,6 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.output_checks import kwdocs_command, pages, tree_state
 
 USER_FILES = {
@@ -22,7 +24,9 @@ USER_FILES = {
     "keywords-extra.md": "my own keyword list\n",
     "site/about.html": "<p>mine</p>\n",
     "site/pkg/mine.html": "<p>mine too</p>\n",
+    "site/index.html": "<p>an MkDocs site's front page</p>\n",
 }
+BESIDE_PAGES = [rel for rel in USER_FILES if rel not in ("index.md", "site/index.html")]   # in no page's place
 
 
 def kwdocs(*args: str) -> subprocess.CompletedProcess:
@@ -92,7 +96,7 @@ def test_a_file_added_later_may_not_replace_a_users_file_either(tmp_path):
 def test_check_and_fix_never_call_a_users_file_an_orphan_with_or_without_state(tmp_path):
     src, out = tmp_path / "src", tmp_path / "docs"
     make_tree(src)
-    put_user_files(out, [rel for rel in USER_FILES if rel != "index.md"])
+    put_user_files(out, BESIDE_PAGES)
     assert kwdocs("build", "--src", str(src), "--out", str(out), "--html").returncode == 0
     for state in ("kept", "lost"):
         if state == "lost":         # a fresh clone: committed pages, no .kwdocs
@@ -101,8 +105,7 @@ def test_check_and_fix_never_call_a_users_file_an_orphan_with_or_without_state(t
         assert (result.returncode, "orphaned" in result.stdout) == (0, False), (state, result.stdout)
         result = kwdocs("check", "--src", str(src), "--out", str(out), "--fix")
         assert result.returncode == 0, (state, result.stdout, result.stderr)
-        mine = [rel for rel in USER_FILES if rel != "index.md"]
-        assert user_files(out, mine) == {rel: USER_FILES[rel] for rel in mine}
+        assert user_files(out, BESIDE_PAGES) == {rel: USER_FILES[rel] for rel in BESIDE_PAGES}
 
 
 def test_without_state_kwdocs_still_knows_its_own_pages_by_their_footer(tmp_path):
@@ -125,14 +128,16 @@ def test_without_state_kwdocs_still_knows_its_own_pages_by_their_footer(tmp_path
     assert kwdocs("check", "--src", str(src), "--out", str(out)).returncode == 0
 
 
-def test_clean_removes_only_what_kwdocs_wrote_then_the_folders_it_emptied(tmp_path):
+@pytest.mark.parametrize("html", [True, False], ids=["with the site", "without"])
+def test_clean_removes_only_what_kwdocs_wrote_then_the_folders_it_emptied(tmp_path, html):
+    """Without the site, a ``site/index.html`` of the user's (an MkDocs build) is no page of kwdocs'."""
     src, out = tmp_path / "src", tmp_path / "docs"
     make_tree(src)
-    mine = [rel for rel in USER_FILES if rel != "index.md"]
+    mine = BESIDE_PAGES + ([] if html else ["site/index.html"])
     put_user_files(out, mine)
     (out / "empty-of-mine").mkdir()
-    assert kwdocs("build", "--src", str(src), "--out", str(out), "--html").returncode == 0
-    assert len(pages(out)) > 20
+    assert kwdocs("build", "--src", str(src), "--out", str(out), *(["--html"] if html else [])).returncode == 0
+    assert len(pages(out)) > (20 if html else 10)
     result = kwdocs("clean", "--src", str(src), "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert set(pages(out)) == set(mine) and user_files(out, mine) == {rel: USER_FILES[rel] for rel in mine}

@@ -1,0 +1,78 @@
+"""The user's mistakes (a read-only or full disk, a path that is a file): one line, exit 2.
+
+``kwdocs.cli`` turns every error ``describe`` knows into its line.  Inside a
+doit run, exceptions never reach it: doit catches a task's and prints its
+traceback, and prints one when saving its own database fails.  So each task
+action runs through ``kwdocs.tasks.Guarded``, which returns such an error
+as a ``Mistake`` (a doit task failure that the reporter keeps instead of
+printing), and ``doit_database_kept`` holds back a failure of doit's final
+save; ``raise_kept`` then raises either as ``UserMistake`` once doit is done.
+"""
+from __future__ import annotations
+
+import errno
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+# errors of the machine's set-up, never of kwdocs: the user can mend them and build again
+USER_ERRNOS = {
+    errno.ENOSPC: "no space left on the device (free some and build again)",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOTDIR: "a file stands where a folder belongs",
+}
+SQLITE_MISTAKES = ("database or disk is full", "attempt to write a readonly database", "disk I/O error",
+                   "unable to open database file")
+
+
+class UserMistake(Exception):
+    """An error of the user's set-up, already worded as its one line."""
+
+
+def describe(error: BaseException) -> str | None:
+    """The one line for an error of the user's set-up; None for anything else (a bug: traceback)."""
+    if isinstance(error, UserMistake):
+        return str(error)
+    if isinstance(error, OSError) and error.errno in USER_ERRNOS:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"kwdocs: {where}{USER_ERRNOS[error.errno]}"
+    # sqlite3's errors by module: importing sqlite3 would cost every command's start
+    if type(error).__module__ == "sqlite3" and any(text in str(error) for text in SQLITE_MISTAKES):
+        return f"kwdocs: the output folder's state database: {error} (free some space, or check the folder)"
+    return None
+
+
+_kept: list[str] = []
+
+
+@contextmanager
+def doit_database_kept() -> Iterator[None]:
+    """While doit runs, a failure of its final save of its database is kept, not printed."""
+    from doit.dependency import SqliteDB
+
+    dump = SqliteDB.dump
+
+    def kept_dump(self) -> None:
+        try:
+            dump(self)
+        except Exception as error:
+            line = describe(error)
+            if line is None:
+                raise
+            _kept.append(line)
+
+    SqliteDB.dump = kept_dump
+    try:
+        yield
+    finally:
+        SqliteDB.dump = dump
+
+
+def raise_kept(reporter_mistakes: list[str]) -> None:
+    """After a doit run: raise the first mistake a task or doit's save met, if any."""
+    lines = reporter_mistakes + _kept
+    _kept.clear()
+    if lines:
+        raise UserMistake(lines[0])
