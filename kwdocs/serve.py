@@ -2,8 +2,8 @@
 
 Three small parts:
 
-- ``make_server``: a threading HTTP server that serves the site folder and
-  nothing else: no directory listings, no path that resolves outside it
+- ``make_server``: an HTTP server with a bounded pool of threads and
+  per-connection timeouts that serves the site folder and nothing else: no directory listings, no path that resolves outside it
   (``..``, encoded or not, symbolic links), only Host headers that name this
   server when bound to loopback (so a web page cannot reach it through DNS
   rebinding), and the site's Content-Security-Policy as a header too.
@@ -16,13 +16,14 @@ Three small parts:
 from __future__ import annotations
 
 import os
+import queue
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable
 from http import HTTPStatus
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import HTTPServer, SimpleHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -32,6 +33,7 @@ from kwdocs.lock import locked
 
 VERSION_PATH = "/__kwdocs_version"
 DEBOUNCE_SECONDS = 0.15
+CONNECTION_TIMEOUT = 10.0   # seconds a connection may stay silent before the server drops it
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 IGNORED_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", "__pycache__"})
 
@@ -133,8 +135,42 @@ class SiteHandler(SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(HTTPServer):
+    """An HTTP server whose connections a fixed pool of ``WORKERS`` threads answers.
+
+    At most ``WORKERS`` more wait for a thread; further ones are closed at once, and an idle
+    connection is dropped after the handler's ``timeout``: idle or slow clients can hold
+    neither threads nor sockets for ever.  A client that goes away mid-answer is not an
+    error worth a traceback.
+    """
+
+    WORKERS = 16
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._waiting: queue.Queue = queue.Queue(maxsize=self.WORKERS)
+        for number in range(self.WORKERS):
+            threading.Thread(target=self._work, name=f"kwdocs-http-{number}", daemon=True).start()
+
+    def process_request(self, request, client_address) -> None:
+        try:
+            self._waiting.put_nowait((request, client_address))
+        except queue.Full:
+            self.shutdown_request(request)
+
+    def _work(self) -> None:
+        while True:
+            request, client_address = self._waiting.get()
+            try:
+                self.finish_request(request, client_address)
+            except Exception:   # noqa: BLE001 - as socketserver's threads do: report, go on
+                self.handle_error(request, client_address)
+            finally:
+                self.shutdown_request(request)
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):   # closed, reset, idle
+            super().handle_error(request, client_address)
 
 
 class _Server6(_Server):
@@ -149,11 +185,13 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def make_server(site: Path, host: str, port: int, live: LiveVersion, log_requests: bool = False) -> ThreadingHTTPServer:
-    """A server for ``site`` on ``host:port`` (port 0: any free port), not yet serving."""
+def make_server(site: Path, host: str, port: int, live: LiveVersion, log_requests: bool = False,
+                timeout: float = CONNECTION_TIMEOUT) -> HTTPServer:
+    """A server for ``site`` on ``host:port`` (port 0: any free port), not yet serving;
+    ``timeout``: how long a connection may stay silent."""
     server_class = _Server6 if ":" in host else _Server
     handler = type("BoundSiteHandler", (SiteHandler,), {
-        "site": os.path.realpath(site), "live": live, "log_requests": log_requests})
+        "site": os.path.realpath(site), "live": live, "log_requests": log_requests, "timeout": timeout})
     server = server_class((host, port), handler)
     bound_port = server.server_address[1]
     if is_loopback(host):

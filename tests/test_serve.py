@@ -4,6 +4,7 @@ from __future__ import annotations
 import queue
 import re
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -159,3 +160,71 @@ def test_a_busy_port_is_a_clear_error(golden_tree, capsys):
         taken.listen()
         assert serve(load_config(golden_tree), port=taken.getsockname()[1]) == 1
     assert "cannot listen on 127.0.0.1:" in capsys.readouterr().err
+
+
+def threads_of(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        pytest.skip("no /proc on this system")
+    return int(re.search(r"^Threads:\s+(\d+)", status.read_text(), re.M).group(1))
+
+
+def drained(lines: queue.Queue, seconds: float) -> list[str]:
+    """What the server printed within ``seconds``."""
+    found, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            found.append(lines.get(timeout=0.1))
+        except queue.Empty:
+            pass
+    return found
+
+
+IDLE_CONNECTIONS = 60
+
+
+def test_idle_connections_hold_no_thread_each_and_disconnects_are_quiet(served):
+    """Idle clients once held one thread each for ever; a client leaving mid-answer printed a
+    BrokenPipeError traceback."""
+    site = served.tree / "kwdocs-out" / "site"
+    (site / "big.txt").write_bytes(b"x" * (8 << 20))
+    before = threads_of(served.process.pid)
+    idle = [socket.create_connection(("127.0.0.1", served.port), timeout=10) for _ in range(IDLE_CONNECTIONS)]
+    try:
+        time.sleep(1.0)
+        assert threads_of(served.process.pid) <= before + 2      # not one per connection
+    finally:
+        for connection in idle:
+            connection.close()
+    for _ in range(5):      # ask for a large file and leave at once, resetting the connection
+        connection = socket.create_connection(("127.0.0.1", served.port), timeout=10)
+        connection.sendall(f"GET /big.txt HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n\r\n".encode())
+        connection.recv(1024)
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        connection.close()
+    printed = drained(served.lines, 2.0)
+    assert not [line for line in printed if "Traceback" in line or "Error" in line], printed
+    assert request(served.port, "/index.html")[0] == 200                        # still serving
+
+
+def test_a_silent_connection_is_dropped_and_a_crowd_of_them_is_bounded(tmp_path):
+    from kwdocs.serve import LiveVersion, make_server
+
+    (tmp_path / "index.html").write_text("<p>hello</p>\n")
+    server = make_server(tmp_path, "127.0.0.1", 0, LiveVersion(), timeout=0.5)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    baseline = threading.active_count()
+    try:
+        crowd = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(IDLE_CONNECTIONS)]
+        started = time.monotonic()
+        time.sleep(0.2)
+        assert threading.active_count() == baseline
+        for connection in crowd:        # every one is closed by the server, none waits for ever
+            assert connection.recv(1) == b""
+            connection.close()
+        assert time.monotonic() - started < 5.0
+        assert request(port, "/index.html")[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
