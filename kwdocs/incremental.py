@@ -221,7 +221,7 @@ class Rebuilder:
         outcome = Outcome(added, deleted, modified)
         output = io.StringIO()
         if trusted:
-            owned.check_added(self.config, added, self.scanned.folders())
+            owned.check_added(self.config, added, self.scanned)
             if added or deleted or self._tasks is None:
                 self._tasks = self._namespace(new)
             self._run_units(new, self._units_to_run(new, outcome), outcome, output)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-
 from typing import TYPE_CHECKING
 
 from kwdocs import layout, ledger
@@ -78,17 +77,32 @@ def _starts(path: str, prefix: bytes) -> bool:
 
 def is_ours(config: Config, page: str, entries: dict) -> bool:
     """Whether kwdocs wrote ``page`` (relative to the output folder), by its journal or its looks."""
-    return page in entries or page.startswith(SITE_ASSETS) or looks_generated(os.path.join(config.out, page))
+    return page in entries or _looks_ours(config, page)
+
+
+def _looks_ours(config: Config, page: str) -> bool:
+    return page.startswith(SITE_ASSETS) or looks_generated(os.path.join(config.out, page))
 
 
 def foreign(config: Config, pages: Iterable[str], entries: dict | None = None) -> list[str]:
     """The ``pages`` that exist and are not kwdocs' own."""
     if not config.out.is_dir():
         return []
-    entries = ledger.load(config) if entries is None else entries
+    known = set(ledger.load(config) if entries is None else entries) | _site_written(config)
     root = str(config.out) + os.sep
-    return sorted(page for page in pages if page not in entries
-                  and os.path.isfile(root + page) and not is_ours(config, page, entries))
+    return sorted(page for page in pages if page not in known
+                  and os.path.isfile(root + page) and not _looks_ours(config, page))
+
+
+def _site_written(config: Config) -> set[str]:
+    """The HTML pages the site's manifest says kwdocs rendered (the journal lists Markdown only)."""
+    if not config.html:
+        return set()
+    from kwdocs.html import MANIFEST
+    from kwdocs.output import read_json
+    manifest = read_json(config.state / MANIFEST, {})
+    pages = manifest.get("pages") if isinstance(manifest, dict) else None
+    return site_pages(config, pages) if isinstance(pages, dict) else set()
 
 
 def site_pages(config: Config, pages: Iterable[str]) -> set[str]:
@@ -115,20 +129,20 @@ def pages_of(config: Config, files: Iterable[str], folders: Iterable[str]) -> se
 def check_tree(config: Config, scanned: ScanResult) -> None:
     """Before a build writes anything: raise ``ForeignFiles`` if any page of the tree would
     replace a file kwdocs did not write."""
-    if not config.out.is_dir():
+    if not config.out.is_dir():     # a first build into a new folder: nothing to replace
         return
     found = foreign(config, pages_of(config, (source.rel for source in scanned.files), scanned.folders()))
     if found:
         raise ForeignFiles(config, found)
 
 
-def check_added(config: Config, added: list[str], known_folders: Iterable[str]) -> None:
-    """``check_tree`` for the files an incremental build adds (the other pages were checked when
-    they were first written)."""
+def check_added(config: Config, added: list[str], before: ScanResult) -> None:
+    """``check_tree`` for the files an incremental build adds to the tree scanned ``before``
+    (the other pages were checked when they were first written)."""
     from kwdocs.scan import folder_of, with_ancestors
     if not added:
         return
-    known = set(known_folders)
+    known = set(before.folders())
     folders = [folder for folder in with_ancestors(folder_of(rel) for rel in added) if folder not in known]
     found = foreign(config, pages_of(config, added, folders))
     if found:
@@ -148,7 +162,6 @@ def own_files(config: Config, entries: dict) -> set[str]:
             if rel.startswith(SITE_ASSETS) or name.endswith(".html") and looks_generated(os.path.join(folder, name)):
                 found.add(rel)
     return found
-
 
 
 def check_first_build(config: Config) -> ScanResult | None:
