@@ -10,7 +10,6 @@ from pathlib import Path
 from kwdocs import __version__
 from kwdocs.config import ConfigError, load_config
 from kwdocs.mistakes import describe
-from kwdocs.owned import ForeignFiles
 
 COMMANDS = ("build", "clean", "serve", "watch", "check")
 INTERRUPTED = 130   # the exit code of a command stopped by Ctrl-C, as shells report one
@@ -60,10 +59,6 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         for problem in error.problems:
             print(f"kwdocs: {problem}", file=sys.stderr)
-        return 2
-    except ForeignFiles as error:
-        for line in error.lines:
-            print(line, file=sys.stderr)
         return 2
     except Exception as error:     # the user's set-up (see kwdocs.mistakes) is one line; a bug, a traceback
         line = describe(error)

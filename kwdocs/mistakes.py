@@ -28,7 +28,7 @@ SQLITE_MISTAKES = ("database or disk is full", "attempt to write a readonly data
 
 
 class UserMistake(Exception):
-    """An error of the user's set-up, already worded as its one line."""
+    """An error of the user's set-up, already worded as its line (one per file it names)."""
 
 
 def describe(error: BaseException) -> str | None:

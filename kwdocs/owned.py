@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from kwdocs import layout, ledger
 from kwdocs.config import STATE_FOLDER, Config
+from kwdocs.mistakes import UserMistake
 
 if TYPE_CHECKING:
     from kwdocs.scan import ScanResult
@@ -31,13 +32,12 @@ STATE_GITIGNORE = "# kwdocs' own state: never commit it\n*\n"   # in every state
 _TAIL = 512
 
 
-class ForeignFiles(Exception):
-    """Files kwdocs did not write stand where it would write; ``lines`` names each."""
+class ForeignFiles(UserMistake):
+    """Files kwdocs did not write stand where it would write: one line names each."""
 
     def __init__(self, config: Config, pages: list[str]):
-        self.lines = [f"kwdocs: {config.out / page}: not written by kwdocs; refusing to overwrite it "
-                      f"(move it away or choose another --out)" for page in sorted(pages)]
-        super().__init__("\n".join(self.lines))
+        super().__init__("\n".join(f"kwdocs: {config.out / page}: not written by kwdocs; refusing to overwrite it "
+                                   f"(move it away or choose another --out)" for page in sorted(pages)))
 
 
 def looks_generated(path: str) -> bool:

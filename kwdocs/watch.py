@@ -28,6 +28,7 @@ from pathlib import Path
 from kwdocs.config import Config, ConfigError
 from kwdocs.incremental import Changes, Outcome, Rebuilder
 from kwdocs.lock import locked
+from kwdocs.mistakes import describe
 from kwdocs.scan import EDITOR_TEMP_FILES, VCS_FOLDERS, scan_folder
 
 QUIET_SECONDS = 0.05        # a save's events arrive within 15 ms (FINDINGS: p95 5-14 ms); a checkout's keep coming
@@ -372,7 +373,7 @@ def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bo
                 with locked(config.state):
                     outcome = rebuilder.update(changes)
             except Exception as error:   # noqa: BLE001 -- keep watching; the next change builds in full
-                print(f"kwdocs: rebuild failed: {type(error).__name__}: {error}", file=sys.stderr)
+                print(describe(error) or f"kwdocs: rebuild failed: {type(error).__name__}: {error}", file=sys.stderr)
                 rebuilder.saved_snapshot = None
                 continue
             if outcome is not None:
