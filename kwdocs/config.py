@@ -16,9 +16,10 @@ from typing import Any
 DEFAULT_OUTPUT = "kwdocs-out"
 STATE_FOLDER = ".kwdocs"
 DEFAULT_SECRET_FILES = [
-    ".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+    ".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
     "*.p12", "*.pfx", ".netrc", "_netrc", "credentials*", "*.kdbx", ".pgpass",
-    "*.keystore", "*.jks",
+    "*.keystore", "*.jks", ".npmrc", ".pypirc", ".htpasswd", ".git-credentials",
+    "**/.docker/config.json", "**/.kube/config", "kubeconfig", "*.kubeconfig",
 ]
 
 
