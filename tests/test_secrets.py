@@ -284,7 +284,9 @@ NOT_SECRETS = {
     "schema/command.json": '{"name": "install", "arguments": [{"token": "lib-name", "type": "string"}]}\n',
     "app/login.py": ('import os\n\n\ndef login(user, password):\n    """Check the password and the token."""\n'
                      '    token = os.environ["API_TOKEN"]\n    secret = os.environ.get("APP_SECRET_KEY", "")\n'
-                     '    password_field = "password"\n    return check(user, password, token, secret)\n'),
+                     '    password_field = "password"\n    return check(user, password, token, secret)\n\n\n'
+                     'pad_token = "[PAD]"\nbos_token = "<|endoftext|>"\nmodel_token = "gpt2-medium"\n'
+                     'auth_token = "bert-base-uncased"\nPASSWORD_RESET_URL = "/reset"\n'),
     "docs/auth.md": "# Auth\n\nSet the password: the one you chose. The token is passed in a header.\n\n"
                     "auth: basic\ntoken = refresh\n",
     "deploy/app.yaml": "auth: basic\ntoken: lib-name\npassword: ${DB_PASSWORD}\napi_key: <your key>\n",
