@@ -276,6 +276,9 @@ class _Walker:
             return
         if rules.exclude is not None and rules.exclude.match(rel, name):
             return
+        if len(name) >= TOKEN_MIN_LENGTH and TOKEN_IN_NAME.search(name) is not None:
+            self.problem(masked_name(rel) or rel, "skipped: its name holds a secret")
+            return
         if is_link:
             info = self.follow_link(Path(entry.path), rel)
             if info is None:
@@ -286,9 +289,6 @@ class _Walker:
             return
         if not plain and rules.secrets is not None and rules.secrets.match(rel, name):
             self.problem(rel, "skipped: may hold secrets (see 'secret_files' in the configuration)")
-            return
-        if len(name) >= TOKEN_MIN_LENGTH and TOKEN_IN_NAME.search(name) is not None:
-            self.problem(masked_name(rel) or rel, "skipped: its name holds a secret")
             return
         self.result.files.append(SourceFile(rel, info.st_size, info.st_mtime_ns))
 

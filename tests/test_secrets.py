@@ -249,6 +249,8 @@ def test_a_file_named_after_a_key_is_skipped_and_the_key_written_nowhere(tmp_pat
     token = SECRETS["github token"]
     (src / "deploy").mkdir(parents=True)
     (src / "deploy" / f"{key}.txt").write_text("rotated\n")
+    os.mkfifo(src / "deploy" / f"pipe-{key}")               # an odd file is reported by name too
+    (src / "deploy" / f"link-{key}").symlink_to("/etc/hostname")
     (src / token).mkdir()
     (src / token / "notes.md").write_text("# Notes\n")
     (src / "deploy" / "run.py").write_text("def run():\n    pass\n")
