@@ -292,7 +292,7 @@ NOT_SECRETS = {
     "docs/auth.md": "# Auth\n\nSet the password: the one you chose. The token is passed in a header.\n\n"
                     "auth: basic\ntoken = refresh\n",
     "deploy/app.yaml": "auth: basic\ntoken: lib-name\npassword: ${DB_PASSWORD}\napi_key: <your key>\n",
-    "deploy/env.sh": '#!/bin/sh\nexport PASSWORD="$1"\nexport API_TOKEN=$(cat /run/secrets/token)\n',
+    "deploy/env.sh": '#!/bin/sh\nexport PASSWORD="$1"\nexport API_TOKEN=$(cat /run/secrets/token)\nexport PWD=/app\n',
 }
 
 
