@@ -114,13 +114,13 @@ in another folder would make every page stale)."""
 
 
 def tree_project_name(src: Path, pyproject: dict[str, Any] | None = None) -> str:
-    """The project's name as the tree itself gives it: ``[project].name`` of pyproject.toml,
+    """The project's name as the tree itself gives it: ``[project].name`` (or Poetry's) of pyproject.toml,
     package.json's ``name``, Cargo.toml's ``[package].name``, the last element of go.mod's
     module, CMakeLists.txt's ``project()``, the repository name of the git remote (read from
     ``.git/config``); else ``FALLBACK_PROJECT_NAME``.  ``pyproject`` is the parsed
     pyproject.toml when the caller has it."""
     finders: tuple[tuple[str, Callable[[str], Any]], ...] = (
-        ("pyproject.toml", lambda text: _toml(text).get("project", {}).get("name")),
+        ("pyproject.toml", lambda text: _pyproject_name(_toml(text))),
         ("package.json", lambda text: json.loads(text).get("name")),
         ("Cargo.toml", lambda text: _toml(text).get("package", {}).get("name")),
         ("go.mod", lambda text: _last_part(_first_group(r"(?m)^module\s+\"?([^\s\"]+)", text))),
@@ -129,7 +129,7 @@ def tree_project_name(src: Path, pyproject: dict[str, Any] | None = None) -> str
     for file, find in finders:
         try:
             if file == "pyproject.toml" and pyproject is not None:
-                name = pyproject.get("project", {}).get("name")
+                name = _pyproject_name(pyproject)
             else:
                 name = find((src / file).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError, AttributeError):
@@ -137,6 +137,11 @@ def tree_project_name(src: Path, pyproject: dict[str, Any] | None = None) -> str
         if isinstance(name, str) and name.strip():
             return name.strip()
     return _git_remote_name(src) or FALLBACK_PROJECT_NAME
+
+
+def _pyproject_name(document: dict[str, Any]) -> Any:
+    """``[project].name``, else Poetry's ``[tool.poetry].name``."""
+    return document.get("project", {}).get("name") or document.get("tool", {}).get("poetry", {}).get("name")
 
 
 def _toml(text: str) -> dict[str, Any]:

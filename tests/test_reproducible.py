@@ -20,6 +20,7 @@ from tests.output_checks import kwdocs_command, pages, run_build
 # (case, the file that names the project, its text, the name it gives)
 NAMERS = [
     ("pyproject", "pyproject.toml", '[project]\nname = "pyname"\n', "pyname"),
+    ("poetry", "pyproject.toml", '[tool.poetry]\nname = "poetryname"\n', "poetryname"),
     ("package.json", "package.json", '{"name": "js-name", "version": "1.0.0"}\n', "js-name"),
     ("Cargo.toml", "Cargo.toml", '[package]\nname = "rustname"\nversion = "0.1.0"\n', "rustname"),
     ("go.mod", "go.mod", "module github.com/someone/gotool/v2\n\ngo 1.22\n", "gotool"),
