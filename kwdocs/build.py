@@ -30,7 +30,7 @@ import orjson
 
 from kwdocs import keywords, layout, ledger, model, output, pages
 from kwdocs.config import Config
-from kwdocs.extract import extract_bytes, extract_text
+from kwdocs.extract import extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.facts import identity as facts_identity
@@ -109,6 +109,7 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
     if (previous is not None and previous.get("size") == len(data)
             and previous.get("sha256") == hashlib.sha256(data).hexdigest()):
         return previous
+    rules = rules_for(config)
     if len(data) > pages.ANALYSE_LIMIT and not is_binary(data):
         facts, _, calls = extract_bytes(rel, b"")
         text, _ = decode(data[: pages.ANALYSE_LIMIT])
@@ -117,14 +118,10 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
         facts["problems"].append({"message": f"larger than {pages.ANALYSE_LIMIT // (1024 * 1024)} MiB: "
                                               "only its metadata and beginning are documented"})
     else:
-        facts, text, calls = extract_bytes(rel, data)
-    rules = rules_for(config)
+        # the extractor reads the masked text: everything pages show besides the source
+        # (overview, signatures, keywords, search data) comes from it
+        facts, text, calls = extract_bytes(rel, data, lambda text, language: rules.mask_secrets(text, language, "x")[0])
     facts["findings"] = rules.evaluate(facts, text, calls)
-    if facts["findings"].get("secret_lines") and text is not None:
-        # what pages show besides the source (overview, signatures, keywords) comes from the masked text
-        found, _ = extract_text(rel, rules.mask_secrets(text)[0])
-        facts.update(symbols=found.get("symbols", []), imports=found.get("imports", []),
-                     docstring=found.get("docstring", ""))
     return facts
 
 

@@ -8,17 +8,20 @@ written (exit code 2).
 from __future__ import annotations
 
 import functools
+import json
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 DEFAULT_OUTPUT = "kwdocs-out"
 STATE_FOLDER = ".kwdocs"
 DEFAULT_SECRET_FILES = [
-    ".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+    ".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
     "*.p12", "*.pfx", ".netrc", "_netrc", "credentials*", "*.kdbx", ".pgpass",
-    "*.keystore", "*.jks",
+    "*.keystore", "*.jks", ".npmrc", ".pypirc", ".htpasswd", ".git-credentials",
+    "**/.docker/config.json", "**/.kube/config", "kubeconfig", "*.kubeconfig",
 ]
 
 
@@ -105,6 +108,87 @@ def read_table(src: Path, config_file: Path | None) -> tuple[dict[str, Any], dic
     return table, document, path
 
 
+FALLBACK_PROJECT_NAME = "project"
+"""The name pages give a tree that names itself nowhere (never its folder's name: a clone
+in another folder would make every page stale)."""
+
+
+def tree_project_name(src: Path, pyproject: dict[str, Any] | None = None) -> str:
+    """The project's name as the tree itself gives it: ``[project].name`` (or Poetry's) of pyproject.toml,
+    package.json's ``name``, Cargo.toml's ``[package].name``, the last element of go.mod's
+    module, CMakeLists.txt's ``project()``, the repository name of the git remote (read from
+    ``.git/config``); else ``FALLBACK_PROJECT_NAME``.  ``pyproject`` is the parsed
+    pyproject.toml when the caller has it."""
+    finders: tuple[tuple[str, Callable[[str], Any]], ...] = (
+        ("pyproject.toml", lambda text: _pyproject_name(_toml(text))),
+        ("package.json", lambda text: json.loads(text).get("name")),
+        ("Cargo.toml", lambda text: _toml(text).get("package", {}).get("name")),
+        ("go.mod", lambda text: _last_part(_first_group(r"(?m)^module\s+\"?([^\s\"]+)", text))),
+        ("CMakeLists.txt", lambda text: _first_group(r"(?im)^\s*project\s*\(\s*\"?([A-Za-z0-9_.+-]+)", text)),
+    )
+    for file, find in finders:
+        try:
+            if file == "pyproject.toml" and pyproject is not None:
+                name = _pyproject_name(pyproject)
+            else:
+                name = find((src / file).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+            continue    # absent, unreadable or not what it should be: the next source may know
+        if isinstance(name, str) and name.strip():
+            return name.strip()
+    return _git_remote_name(src) or FALLBACK_PROJECT_NAME
+
+
+def _pyproject_name(document: dict[str, Any]) -> Any:
+    """``[project].name``, else Poetry's ``[tool.poetry].name``."""
+    return document.get("project", {}).get("name") or document.get("tool", {}).get("poetry", {}).get("name")
+
+
+def _toml(text: str) -> dict[str, Any]:
+    import tomllib  # only for trees that need it
+    return tomllib.loads(text)
+
+
+def _first_group(pattern: str, text: str) -> str | None:
+    found = re.search(pattern, text)
+    return found.group(1) if found else None
+
+
+def _last_part(module: str | None) -> str | None:
+    """``github.com/user/tool/v2`` -> ``tool``: a major version suffix is not the name."""
+    if not module:
+        return None
+    parts = [part for part in module.split("/") if part]
+    if len(parts) > 1 and re.fullmatch(r"v\d+", parts[-1]):
+        parts.pop()
+    return parts[-1] if parts else None
+
+
+def _git_remote_name(src: Path) -> str | None:
+    """The repository name of the ``origin`` remote (else the first remote) in the tree's git
+    configuration, read without running git; a worktree's ``.git`` file is followed."""
+    git = src / ".git"
+    try:
+        if git.is_file():
+            pointer = git.read_text(encoding="utf-8").strip()
+            git = (src / pointer.removeprefix("gitdir:").strip()).resolve()
+            common = git / "commondir"
+            if common.is_file():
+                git = (git / common.read_text(encoding="utf-8").strip()).resolve()
+        config = (git / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    urls = re.findall(r'(?ms)^\s*\[remote\s+"([^"]*)"\]\s*$(.*?)(?=^\s*\[|\Z)', config)
+    ordered = sorted(urls, key=lambda remote: remote[0] != "origin")
+    for _, body in ordered:
+        url = _first_group(r"(?m)^\s*url\s*=\s*(\S+)", body)
+        if url:
+            name = re.split(r"[/:\\]", url.rstrip("/"))[-1].removesuffix(".git")
+            if name:
+                return name
+    return None
+
+
 def load_config(src: Path | str, config_file: Path | str | None = None,
                 overrides: dict[str, Any] | None = None) -> Config:
     """Read, merge and validate; raises ConfigError listing every bad key."""
@@ -162,7 +246,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
     if problems:
         raise ConfigError(problems)
 
-    name = values.get("project_name") or document.get("project", {}).get("name") or src.name
+    own_pyproject = origin is not None and origin == src / "pyproject.toml"
+    name = values.get("project_name") or tree_project_name(src, document if own_pyproject else None)
     return Config(
         src=src,
         out=out,

@@ -18,13 +18,20 @@ as the tail of any path in the tree, which finds roots nobody configured
 from __future__ import annotations
 
 import posixpath
-import sys
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from kwdocs.workers import collector_paused
 
-PYTHON_STDLIB: frozenset[str] = frozenset(sys.stdlib_module_names) | {"__future__"}
+def _stdlib_modules() -> frozenset[str]:
+    """Python's standard library, shipped as data (not the running Python's
+    ``sys.stdlib_module_names``): ``import imp`` is the standard library on every Python."""
+    text = (Path(__file__).parent / "stdlib_modules.txt").read_text(encoding="utf-8")
+    return frozenset(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
+PYTHON_STDLIB: frozenset[str] = _stdlib_modules()
 
 # Headers of the C and C++ standard libraries, POSIX, the common operating
 # system SDKs and compiler intrinsics: none of them is third party.  The C

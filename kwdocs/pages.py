@@ -44,11 +44,13 @@ def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model
     """What the page embeds of the file: decoded, secrets masked, cut at the configured size."""
     if data is None or facts.get("binary") or is_binary(data):
         return model.SourceView(None)
-    text, _ = decode(data[: config.max_source_bytes + 4])
-    masked, lines = text, []
     if facts.get("findings", {}).get("secret_lines") or config.max_source_bytes > ANALYSE_LIMIT:
-        masked, lines = mask(text)
-    return model.source_view(masked, facts["size"], config.max_source_bytes, tuple(lines))
+        # masked whole, as analysed, and only then cut: a secret across the cut is found and hidden
+        text, _ = decode(data[:max(ANALYSE_LIMIT, config.max_source_bytes + 4)])
+        masked, lines = mask(text, facts.get("language", ""))
+        return model.source_view(masked, facts["size"], config.max_source_bytes, tuple(lines))
+    text, _ = decode(data[: config.max_source_bytes + 4])
+    return model.source_view(text, facts["size"], config.max_source_bytes)
 
 
 def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | None,

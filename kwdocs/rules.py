@@ -513,6 +513,7 @@ class RuleSet:
     _by_language: dict[str, tuple[tuple[Rule, ...], ...]] = field(
         default_factory=dict, repr=False, compare=False)
     _memo: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, compare=False)
+    _last_spans: tuple[_Text, str, list] | None = field(default=None, repr=False, compare=False)
 
     @functools.cached_property
     def rules(self) -> tuple[Rule, ...]:
@@ -675,10 +676,16 @@ class RuleSet:
 
     # ------------------------------------------------------------ secrets
 
-    def _secret_spans(self, text: _Text) -> list[_Span]:
-        """Where secrets are, overlaps resolved (the earlier rule wins a tie)."""
+    def _secret_spans(self, text: _Text, language: str) -> list[_Span]:
+        """Where secrets are, overlaps resolved (the earlier rule wins a tie).  The last answer
+        is kept: extraction masks a file's text and its rules then ask again for the same text."""
+        last = self._last_spans
+        if last is not None and last[0] is text and last[1] == language:
+            return last[2]
         candidates: list[_Span] = []
         for order, rule in enumerate(self._secret_rules):
+            if rule.languages is not None and language not in rule.languages:
+                continue
             for match in text.matches(rule):
                 group = "secret" if "secret" in match.re.groupindex and match.group("secret") else 0
                 secret = match.group(group)
@@ -691,28 +698,34 @@ class RuleSet:
         for span in candidates:
             if not spans or span.start >= spans[-1].end:
                 spans.append(span)
+        self._last_spans = (text, language, spans)
         return spans
 
-    def mask_secrets(self, text: str) -> tuple[str, list[int]]:
-        """The text with each secret masked (a short prefix kept) and the lines where secrets were."""
+    def mask_secrets(self, text: str, language: str = "", fill: str = "*") -> tuple[str, list[int]]:
+        """The text with each secret masked (a short prefix kept) and the lines where secrets were.
+
+        ``language`` (an extraction language id) picks the rules that apply to it; the
+        rules for settings files (``KEY=value``) are used only for their languages.
+        ``fill`` replaces the hidden characters: parsers are given letters (a YAML value
+        of stars is an alias), pages stars."""
         scanned = _Text(text)
-        spans = self._secret_spans(scanned)
+        spans = self._secret_spans(scanned, language)
         if not spans:
             return text, []
         pieces: list[str] = []
         position = 0
         for span in spans:
             pieces.append(text[position:span.start])
-            pieces.append(_mask(text[span.start:span.end], span.keep))
+            pieces.append(_mask(text[span.start:span.end], span.keep, fill))
             position = span.end
         pieces.append(text[position:])
         return "".join(pieces), sorted({scanned.line_of(span.start) for span in spans})
 
 
-def _mask(secret: str, keep: int) -> str:
+def _mask(secret: str, keep: int, fill: str = "*") -> str:
     """Keep at most a quarter of the secret; stars for the rest, newlines kept so lines stay put."""
     keep = min(keep, len(secret) // 4)
-    return secret[:keep] + re.sub(r"[^\n]", "*", secret[keep:])
+    return secret[:keep] + re.sub(r"[^\n]", fill, secret[keep:])
 
 
 _EMPTY_LIST = re.compile(r"\s*\(\{match(?:es)?\}\)")
@@ -730,7 +743,8 @@ class _Context:
         self.path = str(facts.get("path", ""))
         self.folder_rules = ruleset._folder_rules(posixpath.dirname(self.path))
         self._index: dict[str, dict[str, list[_Hit]]] = {}
-        self.scanned = _Text(text or "")
+        last = ruleset._last_spans   # the text extraction masked: its line index and spans are reused
+        self.scanned = last[0] if last is not None and last[0].text is text else _Text(text or "")
         self._spans: list[_Span] | None = None
         self._secret_hits: dict[str, list[_Hit]] | None = None
 
@@ -839,7 +853,7 @@ class _Context:
 
     def spans(self) -> list[_Span]:
         if self._spans is None:
-            self._spans = self.ruleset._secret_spans(self.scanned)
+            self._spans = self.ruleset._secret_spans(self.scanned, str(self.facts.get("language", "")))
         return self._spans
 
     def _masked(self, start: int, end: int) -> str:
@@ -897,10 +911,10 @@ def _shipped() -> RuleSet:
     return RuleSet.load()
 
 
-def mask_secrets(text: str, rules: RuleSet | None = None) -> tuple[str, list[int]]:
+def mask_secrets(text: str, rules: RuleSet | None = None, language: str = "") -> tuple[str, list[int]]:
     """``text`` with every secret-looking string masked, and the lines where secrets were.
 
     Uses the shipped secret rules unless a ``RuleSet`` (with a project's own
     secret rules) is given.
     """
-    return (rules or _shipped()).mask_secrets(text)
+    return (rules or _shipped()).mask_secrets(text, language)

@@ -88,6 +88,12 @@ class GlobSet:
         by_path = [p for p in patterns if p not in by_name]
         self.name_regex = re.compile("|".join(fnmatch.translate(p) for p in by_name)) if by_name else None
         self.path_spec = _gitignore_spec(by_path) if by_path else None
+        # every name a pattern can match (``**/.kube/config``: ``config``), so that the scan asks
+        # pathspec only about those; None when a pattern may match any name
+        lasts = [p.rpartition("/")[2] for p in by_path]
+        self.candidate_names = (None if any(p.startswith("!") or not last or "**" in last
+                                            for p, last in zip(by_path, lasts))
+                                else re.compile("|".join(fnmatch.translate(p) for p in by_name + lasts)))
 
     def __bool__(self) -> bool:
         return bool(self.name_regex or self.path_spec)
@@ -192,10 +198,28 @@ def _plain_names(rules: _Rules) -> re.Pattern | None:
     editor's temporary, not a secret file's), nearly all of them: three regex calls per file
     were a tenth of a scan.  None when those checks look at more than the name."""
     globs = [EDITOR_TEMP_FILES] + ([rules.secrets] if rules.secrets is not None else [])
-    if any(glob.path_spec is not None or glob.name_regex is None for glob in globs):
+    if any(glob.candidate_names is None for glob in globs):
         return None
-    refused = "".join(f"(?!{glob.name_regex.pattern})" for glob in globs)
+    refused = "".join(f"(?!{glob.candidate_names.pattern})" for glob in globs)
     return re.compile(f"{refused}[^{_CONTROL_CHARACTERS}]*\\Z")
+
+
+# The known token formats of the secret rules (kwdocs/rules.toml), for names: a file or folder
+# named with a token is skipped, and reported with the token masked.
+TOKEN_IN_NAME = re.compile(
+    r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Za-z])|gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,}"
+    r"|xox[baprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|[rs]k_live_[0-9A-Za-z]{16,}|npm_[A-Za-z0-9]{36}"
+    r"|pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}|hf_[A-Za-z]{34}(?![A-Za-z0-9])|sk-(?:proj-)?[A-Za-z0-9_-]{40,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+TOKEN_MIN_LENGTH = 15   # the shortest of them: shorter names are not searched (a no-op scans every name)
+
+
+def masked_name(rel: str) -> str | None:
+    """``rel`` with each token in it masked as pages mask one (its first 4 characters kept),
+    or None when it holds none."""
+    if len(rel) < TOKEN_MIN_LENGTH or TOKEN_IN_NAME.search(rel) is None:
+        return None
+    return TOKEN_IN_NAME.sub(lambda match: match[0][:4] + "*" * (len(match[0]) - 4), rel)
 
 
 class _Walker:
@@ -210,6 +234,9 @@ class _Walker:
     def enters(self, path: str, name: str, rel: str, specs: list) -> bool:
         """Whether the walk goes into this folder."""
         if name in VCS_FOLDERS or path in self.skip_dirs:
+            return False
+        if len(name) >= TOKEN_MIN_LENGTH and TOKEN_IN_NAME.search(name) is not None:
+            self.problem(masked_name(rel) or rel, "folder skipped: its name holds a secret")
             return False
         return not (_Rules.ignored(specs, rel, True) or (self.rules.exclude is not None
                                                          and self.rules.exclude.match(rel + "/", name)))
@@ -258,6 +285,9 @@ class _Walker:
         if rules.include is not None and not rules.include.match(rel, name):
             return
         if rules.exclude is not None and rules.exclude.match(rel, name):
+            return
+        if len(name) >= TOKEN_MIN_LENGTH and TOKEN_IN_NAME.search(name) is not None:
+            self.problem(masked_name(rel) or rel, "skipped: its name holds a secret")
             return
         if is_link:
             info = self.follow_link(Path(entry.path), rel)

@@ -28,7 +28,7 @@ def code_fingerprint() -> str:
     """A hash of kwdocs' own code: a new kwdocs rebuilds everything, released or not."""
     package = Path(__file__).parent
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted(package.rglob("*.py")) + sorted(package.glob("*.toml")):
+    for path in sorted(package.rglob("*.py")) + sorted(package.glob("*.toml")) + sorted(package.glob("*.txt")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

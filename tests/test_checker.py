@@ -64,7 +64,7 @@ def test_a_touched_file_is_read_again_but_not_extracted_again(tmp_path: Path, mo
 
     extracted: list[str] = []
     real = build.extract_bytes
-    monkeypatch.setattr(build, "extract_bytes", lambda rel, data: extracted.append(rel) or real(rel, data))
+    monkeypatch.setattr(build, "extract_bytes", lambda rel, data, *mask: extracted.append(rel) or real(rel, data, *mask))
     touched(src / "a.py")
     (src / "b.py").write_text("def gamma():\n    pass\n")
     changed = [str(src / "a.py"), str(src / "b.py")]

@@ -368,24 +368,28 @@ def test_folders_named_like_pages_or_the_state_get_pages_of_their_own(tmp_path, 
     assert main(["check", "--src", str(src), "--out", str(out)]) == 0
 
 
-@pytest.mark.parametrize("secret_files", [None, ["*.secret", "keys/*.pem"]], ids=["default", "a path glob"])
+@pytest.mark.parametrize("secret_files", [None, ["*.secret", "keys/*.pem"], ["*.secret", "keys/**"]],
+                         ids=["default", "a path glob", "a folder glob"])
 def test_names_the_scan_lets_through_unchecked_are_exactly_those_that_pass_every_check(tmp_path, secret_files):
     """The scan asks one regex whether a name needs its per-name checks (printable, an editor's
-    temporary, a secret file's); a name it waves through must pass all three, and one it stops
-    must fail one, or a secret file or an editor's swap file would be documented."""
+    temporary, a secret file's); a name it waves through must pass all of them in
+    any folder, or a secret file, an editor's swap file or a key would be documented."""
     from kwdocs import scan
     from kwdocs.config import load_config
 
     overrides = {"output": str(tmp_path / "out")} | ({"secret_files": secret_files} if secret_files else {})
     rules = scan._Rules(load_config(tmp_path, None, overrides))
     plain = scan._plain_names(rules)
-    if secret_files:    # a glob with a slash looks at the path: no shortcut
+    if secret_files and secret_files[-1].endswith("**"):    # any name may match: no shortcut
         assert plain is None
         return
     names = ["ok.py", "README.md", "a~", ".x.swp", ".x.swpx", "4913", "49130", ".env", ".env.local", "env",
              "id_rsa", "id_rsa.pub", "key.pem", "pem", "credentials", "my_credentials", ".#lock", "#auto#",
-             "x.tmp", "x.tmpl", "tab\tname", "bell\x07", "del\x7f", "\udcff.py", "café.py", "naïve name.h", ".pgpass"]
+             "x.tmp", "x.tmpl", "tab\tname", "bell\x07", "del\x7f", "\udcff.py", "café.py", "naïve name.h", ".pgpass",
+             "config", "config.json", "kubeconfig", "prod.env", ".npmrc", "x.secret", "AKIAIOSFODNN7EXAMPLQ.txt",
+             "AKIA.txt", "hf_utils.py"]
     for name in names:
-        checked = (scan._printable_name(name) and not scan.EDITOR_TEMP_FILES.match(name, name)
-                   and not rules.secrets.match(name, name))
+        checked = all(scan._printable_name(name) and not scan.EDITOR_TEMP_FILES.match(folder + name, name)
+                      and not rules.secrets.match(folder + name, name)
+                      for folder in ("", "keys/", "home/.kube/", "home/.docker/"))
         assert (plain.match(name) is not None) == checked, name

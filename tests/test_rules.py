@@ -141,7 +141,7 @@ PLANTED = {  # secret -> the rule that must report it
     "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": "security.secret.huggingface-token",
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIy"
     "fQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": "security.secret.jwt",
-    "s3cr3t-Hunter2!": "security.secret.assignment",
+    "s3cr3t-Hunter2!": "security.secret.password",
     "Tr0ub4dor&3": "security.secret.url-credentials",
     "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c": "security.secret.assignment",
     "9bArPcZm9FveqizK7c0rUVdBDk3uSvKzT0MKBzRH3mNsDoBslXumhNZDH7Xq10JNCeFdAkxYSPI9":

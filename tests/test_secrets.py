@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from kwdocs.config import DEFAULT_SECRET_FILES
+from kwdocs.scan import GlobSet
 from tests.conftest import run_kwdocs
-from tests.output_checks import pages
+from tests.output_checks import pages, run_build
 
 def made_up(kind: str, length: int, alphabet: str = string.ascii_letters + string.digits) -> str:
     """A fixed random-looking string per kind, sharing no substring worth the name with the others."""
@@ -82,6 +83,11 @@ SECRET_FILES = {   # a name matching each default glob, with a unique content
     "home/.netrc": "machine x login y password netrc-content", "aws/credentials": "credentials-content",
     "aws/credentials.json": "credentials-json-content", "vault/passwords.kdbx": "kdbx-content",
     "home/.pgpass": "pgpass-content", "android/release.keystore": "keystore-content", "java/trust.jks": "jks-content",
+    "deploy/prod.env": "DB_PASSWORD=prod-env-content", "home/.npmrc": "//r/:_authToken=npmrc-content",
+    "home/.pypirc": "[pypi]\npassword = pypirc-content", "web/.htpasswd": "htpasswd-content",
+    "home/.git-credentials": "git-credentials-content", "home/.docker/config.json": "docker-config-content",
+    "home/.kube/config": "kube-config-content", "cluster/kubeconfig": "kubeconfig-content",
+    "cluster/prod.kubeconfig": "prod-kubeconfig-content",
 }
 
 
@@ -107,10 +113,8 @@ def build(src: Path, out: Path, capsys, *extra: str) -> list[str]:
 
 
 def test_every_default_glob_has_a_planted_file():
-    import fnmatch
-    names = [Path(rel).name for rel in SECRET_FILES]
     for glob in DEFAULT_SECRET_FILES:
-        assert any(fnmatch.fnmatch(name, glob) for name in names), glob
+        assert any(GlobSet([glob]).match(rel) for rel in SECRET_FILES), glob
 
 
 def test_files_that_hold_secrets_are_skipped_and_said_so(tmp_path, capsys):
@@ -162,3 +166,145 @@ def secret_build(tmp_path) -> tuple[bytes, Path]:
     plant(src)
     assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
     return everything_written(out), out
+
+
+# ---------------------------------------------------------------- every leak of issue 17, item 6
+# (case, file, its text with {} where the secret goes, the secret, a name the page still shows).
+# Each secret is made up, unique, and shares nothing with the rest of its file.
+LEAKS = [
+    ("short password", "app/settings.py", 'db_password = "{}"\n', "Sh0rt7!", "db_password"),
+    ("password with spaces", "app/admin.py", 'ADMIN_PASSWORD = "{}"\n', "correct horse battery staple",
+     "ADMIN_PASSWORD"),
+    ("prod.env", "deploy/prod.env", "DEBUG=0\nDB_PASSWORD={}\n", "Pr0d-" + made_up("prod.env", 12), "DB_PASSWORD"),
+    ("export in shell", "deploy/run.sh", "#!/bin/sh\nexport API_TOKEN={}\nexec app\n",
+     made_up("shell token", 24), "API_TOKEN"),
+    ("compose YAML", "deploy/docker-compose.yml",
+     "services:\n  db:\n    image: postgres\n    environment:\n      POSTGRES_PASSWORD: {}\n",
+     "Cmp-" + made_up("compose", 12), "POSTGRES_PASSWORD"),
+    (".ini", "conf/app.ini", "[db]\nhost = db\npassword = {}\n", "Ini-" + made_up("ini", 12), "host = db"),
+    (".pypirc", "home/.pypirc", "[pypi]\nusername = __token__\npassword = {}\n",
+     "pypi-" + made_up("pypirc", 30), "username = __token__"),
+    ("#define", "native/db.h", '#define DB_PASSWORD "{}"\nint connect(void);\n',
+     "Def-" + made_up("define", 12), "DB_PASSWORD"),
+    (".npmrc", "home/.npmrc", "//registry.npmjs.org/:_authToken={}\n", made_up("npmrc", 28), "_authToken"),
+    ("kubeconfig", "home/.kube/config",
+     "apiVersion: v1\nusers:\n- name: admin\n  user:\n    client-key-data: {}\n",
+     made_up("kubeconfig", 40) + "==", "client-key-data"),
+    ("docker config", "home/.docker/config.json", '{{"auths": {{"https://index.docker.io/v1/": {{"auth": "{}"}}}}}}\n',
+     made_up("docker auth", 32) + "=", "index.docker.io"),
+    (".htpasswd", "web/.htpasswd", "alice:{}\n", "$apr1$" + made_up("htpasswd salt", 8) + "$"
+     + made_up("htpasswd hash", 22), "alice"),
+]
+
+
+def hidden_part(secret: str) -> str:
+    """What masking must never show: all but the quarter it may keep at the start."""
+    return secret[len(secret) // 4:]
+
+
+@pytest.fixture(scope="module")
+def leak_build(tmp_path_factory) -> tuple[bytes, Path, str]:
+    """Every case of LEAKS documented (secret files not skipped, so their text is masked,
+    not just left out), as Markdown, HTML and search data."""
+    root = tmp_path_factory.mktemp("leaks")
+    src, out = root / "src", root / "out"
+    for _, rel, text, secret, _ in LEAKS:
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        with open(src / rel, "a", encoding="utf-8") as file:
+            file.write(text.format(secret))
+    (src / "pyproject.toml").write_text("[tool.kwdocs]\nskip_secret_files = false\n")
+    result = run_build(src, out, "--html")
+    assert result.returncode == 0, result.stderr
+    assert (out / "site/_kwdocs/search-index.js").is_file() and (out / ".kwdocs").is_dir()
+    return everything_written(out), out, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("case", [leak[0] for leak in LEAKS])
+def test_every_leak_of_item_6_is_masked_in_every_output(leak_build, case):
+    written, out, printed = leak_build
+    _, rel, _, secret, shown = next(leak for leak in LEAKS if leak[0] == case)
+    page = (out / f"{rel}_docs.md").read_text(encoding="utf-8")
+    assert shown in page, "the file is documented, the rest of its source shown"
+    assert "Secrets that look hard-coded were masked" in page
+    assert (out / "site" / f"{rel}_docs.html").is_file()
+    assert hidden_part(secret).encode() not in written, f"the {case} secret is in the output"
+    assert hidden_part(secret) not in printed
+
+
+def test_the_new_secret_files_are_skipped_by_default(tmp_path, capsys):
+    src, out = tmp_path / "src", tmp_path / "out"
+    for _, rel, text, secret, _ in LEAKS:
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        with open(src / rel, "a", encoding="utf-8") as file:
+            file.write(text.format(secret))
+    skipped = {line.split(": ")[1] for line in build(src, out, capsys) if "may hold secrets" in line}
+    assert skipped == {"deploy/prod.env", "home/.pypirc", "home/.npmrc", "home/.kube/config",
+                       "home/.docker/config.json", "web/.htpasswd"}
+    assert "app/settings.py_docs.md" in pages(out) and "conf/app.ini_docs.md" in pages(out)
+
+
+def test_a_file_named_after_a_key_is_skipped_and_the_key_written_nowhere(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    key = SECRETS["aws access key id"]
+    token = SECRETS["github token"]
+    (src / "deploy").mkdir(parents=True)
+    (src / "deploy" / f"{key}.txt").write_text("rotated\n")
+    os.mkfifo(src / "deploy" / f"pipe-{key}")               # an odd file is reported by name too
+    (src / "deploy" / f"link-{key}").symlink_to("/etc/hostname")
+    (src / token).mkdir()
+    (src / token / "notes.md").write_text("# Notes\n")
+    (src / "deploy" / "run.py").write_text("def run():\n    pass\n")
+    result = run_build(src, out, "--html")
+    assert result.returncode == 0, result.stderr
+    assert "deploy/run.py_docs.md" in pages(out)
+    printed = result.stdout + result.stderr
+    assert f"deploy/{key[:4]}{'*' * 16}.txt: skipped: its name holds a secret" in printed
+    assert "folder skipped: its name holds a secret" in printed
+    for secret in (key, token):
+        assert hidden_part(secret) not in printed
+        assert hidden_part(secret).encode() not in everything_written(out)
+        assert not [path for path in out.rglob("*") if hidden_part(secret) in str(path)], "a page is named after it"
+
+
+def test_a_token_cut_by_max_source_bytes_is_masked_before_the_cut(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    token = SECRETS["github token"]
+    limit = 2000
+    # the token starts 10 bytes before the cut: the cut keeps "ghp_" and 6 of its characters
+    (src / "big.py").write_text("# " + "x" * (limit - 12) + token + "\nvalue = 1\n")
+    (src / "pyproject.toml").write_text(f"[tool.kwdocs]\nmax_source_bytes = {limit}\n")
+    result = run_build(src, out, "--html")
+    assert result.returncode == 0, result.stderr
+    page = (out / "big.py_docs.md").read_text(encoding="utf-8")
+    assert "Contains a **GitHub token**" in page and "bytes were left out" in page
+    assert token[4:10].encode() not in everything_written(out), "part of the token is shown"
+
+
+# Not secrets: masking or reporting them would alter the source and cry wolf.
+NOT_SECRETS = {
+    "schema/command.json": '{"name": "install", "arguments": [{"token": "lib-name", "type": "string"}]}\n',
+    "app/login.py": ('import os\n\n\ndef login(user, password):\n    """Check the password and the token."""\n'
+                     '    token = os.environ["API_TOKEN"]\n    secret = os.environ.get("APP_SECRET_KEY", "")\n'
+                     '    password_field = "password"\n    return check(user, password, token, secret)\n\n\n'
+                     'pad_token = "[PAD]"\nbos_token = "<|endoftext|>"\nmodel_token = "gpt2-medium"\n'
+                     'auth_token = "bert-base-uncased"\nPASSWORD_RESET_URL = "/reset"\n'),
+    "docs/auth.md": "# Auth\n\nSet the password: the one you chose. The token is passed in a header.\n\n"
+                    "auth: basic\ntoken = refresh\n",
+    "deploy/app.yaml": "auth: basic\ntoken: lib-name\npassword: ${DB_PASSWORD}\napi_key: <your key>\n",
+    "deploy/env.sh": '#!/bin/sh\nexport PASSWORD="$1"\nexport API_TOKEN=$(cat /run/secrets/token)\nexport PWD=/app\n',
+}
+
+
+def test_ordinary_words_and_names_are_not_secrets(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    for rel, text in NOT_SECRETS.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text, encoding="utf-8")
+    result = run_build(src, out)
+    assert result.returncode == 0, result.stderr
+    for rel, text in NOT_SECRETS.items():
+        page = (out / f"{rel}_docs.md").read_text(encoding="utf-8")
+        assert "masked" not in page and "**hard-coded" not in page and "Sets a **" not in page, rel
+        for line in text.splitlines():
+            assert line in page, f"{rel}: the source is altered: {line!r}"

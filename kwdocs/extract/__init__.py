@@ -78,9 +78,12 @@ def _extractor(module: str) -> Callable[[str, str], dict[str, Any]]:
     return _EXTRACTORS[module]
 
 
-def extract_bytes(path: str, data: bytes) -> tuple[Facts, str | None, list[dict]]:
+def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None = None,
+                  ) -> tuple[Facts, str | None, list[dict]]:
     """Facts of one file, its decoded text (None for binaries), and its calls.
 
+    ``mask(text, language id)`` (secrets masked) is applied to the text before the
+    extractor sees it, so no fact (definition, docstring, problem) can hold a secret.
     Never raises for bad input: a failing extractor becomes a problem on the
     record and the file still gets its pages.
     """
@@ -108,7 +111,7 @@ def extract_bytes(path: str, data: bytes) -> tuple[Facts, str | None, list[dict]
     if encoding not in ("utf-8", "ascii") and encoding != (bom_encoding(data) or coding_line(data)):
         # a guess (Latin-1 never fails) is worth a line; a BOM or coding line the file declares is not
         facts["problems"].append({"message": f"not UTF-8; decoded as {encoding}"})
-    found, calls = extract_text(path, text)
+    found, calls = extract_text(path, mask(text, language.id) if mask is not None else text)
     facts["problems"].extend(found.pop("problems", []))
     facts.update(found)
     return facts, text, calls
