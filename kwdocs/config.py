@@ -148,7 +148,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
     rules = tuple((base / rule).resolve() for rule in values.get("rules", []))
     problems += [f"{where}: 'rules' file not found: {rule}" for rule in rules if not rule.is_file()]
     if not problems and rules:
-        from kwdocs.rules import RuleError, RuleSet
+        from kwdocs.rules.ruleset import RuleError, RuleSet
         try:
             RuleSet.load(extra_files=list(rules), replace=values.get("replace_rules", False))
         except RuleError as error:

@@ -152,7 +152,7 @@ def test_the_server_listens_on_loopback_only(served):
 
 def test_a_busy_port_is_a_clear_error(golden_tree, capsys):
     from kwdocs.config import load_config
-    from kwdocs.serve import serve
+    from kwdocs.site.webserver import serve
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import html as site
+from kwdocs.site import html as site
 from kwdocs.config import load_config
 from tests.browser import chromium, watch
 from tests.conftest import FIXTURES, run_kwdocs

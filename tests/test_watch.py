@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import watch as watch_module
+from kwdocs.engine import on_save as watch_module
 from kwdocs.config import load_config
-from kwdocs.lock import locked
-from kwdocs.incremental import Changes
+from kwdocs.store.lock import locked
+from kwdocs.engine.incremental import Changes
 from kwdocs.scan import scan, scan_folder
 from tests.conftest import run_kwdocs
 
@@ -470,7 +470,7 @@ def test_too_few_inotify_watches_is_said_at_start():
 
 
 def test_changes_only_in_ignored_files_rebuild_nothing(golden_tree):
-    from kwdocs.incremental import Rebuilder
+    from kwdocs.engine.incremental import Rebuilder
 
     config = load_config(golden_tree)
     rebuilder = Rebuilder(config)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 
 from kwdocs.config import Config
-from kwdocs.lock import locked
-from kwdocs.runner import run_build
+from kwdocs.store.lock import locked
+from kwdocs.engine.runner import run_build
 
 HELP = "write or update the documentation and keyword pages of a source tree"
 

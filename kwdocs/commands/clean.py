@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from kwdocs import output
+from kwdocs.store import writer as output
 from kwdocs.config import Config
-from kwdocs.lock import locked
+from kwdocs.store.lock import locked
 
 HELP = "remove the pages and state kwdocs wrote (files it did not write stay)"
 
@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    from kwdocs import build, html  # heavy: only when cleaning, not for `kwdocs --help`
+    from kwdocs.engine import steps as build  # heavy: only when cleaning, not for `kwdocs --help`
+    from kwdocs.site import html
     if not config.state.is_dir():
         print(f"kwdocs: nothing to clean in {config.out}")
         return 0

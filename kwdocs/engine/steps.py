@@ -13,7 +13,7 @@ never re-reads one enormous shard):
 
 Each step rewrites a state file only when its content changes, so doit's time
 stamp check cuts off everything downstream of an edit that changes nothing.  Page
-texts come from ``kwdocs.pages``; this module only decides what to redo and
+texts come from ``kwdocs.pages.texts``; this module only decides what to redo and
 writes it.  Each step returns counts for the build summary.
 """
 from __future__ import annotations
@@ -28,19 +28,20 @@ from pathlib import Path
 
 import orjson
 
-from kwdocs import keywords, layout, model, output, pages
+from kwdocs.pages import keywords, layout, model, texts as pages
+from kwdocs.store import writer as output
 from kwdocs.config import Config
 from kwdocs.extract import extract_bytes, extract_text
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.facts import identity as facts_identity
-from kwdocs.render import renderer_for
-from kwdocs.rules import RuleSet
+from kwdocs.pages.render import renderer_for
+from kwdocs.rules.ruleset import RuleSet
 from kwdocs.scan import folder_of
-from kwdocs.snapshot import code_fingerprint
-from kwdocs.workers import collector_paused
+from kwdocs.store.snapshot import code_fingerprint
+from kwdocs.engine.workers import collector_paused
 
-from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
+from kwdocs.store.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
     FACTS, FILE_ROWS, FOLDER_PARTS, KEYWORD_ENTRIES, LINK_INPUTS, LINK_META, LINKS, PAGES, ROWS, load_shard, save_shard, shard_path, units_of, written_pages)
 
 
@@ -136,7 +137,7 @@ def extract_settled(config: Config, rel: str, previous: Facts | None = None) -> 
 
     A file deleted or replaced mid-build is documented as it is now (or as
     unreadable); one that never holds still as last read, with a problem.  The
-    build goes on either way, and ``kwdocs.checker`` makes the next one read
+    build goes on either way, and ``kwdocs.engine.stat_checker`` makes the next one read
     any file modified during this one again.
     """
     source = source_path(config, rel)
@@ -231,7 +232,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     shard of their own, written only when they change (one file for the whole
     tree meant holding it twice over as text on every relink).
     """
-    from kwdocs.links import resolve_links
+    from kwdocs.extract.links import resolve_links
 
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}

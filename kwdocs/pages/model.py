@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kwdocs import layout
+from kwdocs.pages import layout
 from kwdocs.facts import GROUP_ORDER, KIND_GROUPS, Facts
 
 RELATED_LIMIT = 10

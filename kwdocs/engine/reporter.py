@@ -12,7 +12,7 @@ import time
 
 from doit.reporter import ConsoleReporter
 
-from kwdocs import summary
+from kwdocs.engine import summary
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
 

@@ -19,7 +19,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from kwdocs import keywords, layout, output
+from kwdocs.pages import keywords, layout
+from kwdocs.store import writer as output
 from kwdocs.config import Config
 
 TREE_FILE = "tree.js"

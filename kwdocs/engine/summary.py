@@ -1,7 +1,7 @@
 """The lines a build ends with: one per problem, then one summary line."""
 from __future__ import annotations
 
-from kwdocs import output
+from kwdocs.store import writer as output
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
 

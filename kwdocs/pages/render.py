@@ -16,7 +16,7 @@ import jinja2
 import jinja2.bccache
 import jinja2.filters
 
-from kwdocs import output
+from kwdocs.store import writer as output
 from kwdocs.config import STATE_FOLDER
 
 _BACKTICKS = re.compile(r"`+")

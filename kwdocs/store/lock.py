@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from kwdocs import output
+from kwdocs.store import writer as output
 
 
 class Busy(Exception):

@@ -4,7 +4,7 @@ Editors save in many ways (in place; a temporary file renamed over the old
 one, as VS Code and ``sed -i`` do; JetBrains' and vim's renaming dances), so
 an event here only says "this path may have changed": watchdog's thread
 records the path and nothing else, and after a quiet window the loop rescans
-those folders and rebuilds what changed on disk (``kwdocs.incremental``).
+those folders and rebuilds what changed on disk (``kwdocs.engine.incremental``).
 
 What is not watched, so that kwdocs never wakes itself up: the output and
 state folders and version control (their events are dropped, and where they
@@ -26,8 +26,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kwdocs.config import Config, ConfigError
-from kwdocs.incremental import Changes, Outcome, Rebuilder
-from kwdocs.lock import locked
+from kwdocs.engine.incremental import Changes, Outcome, Rebuilder
+from kwdocs.store.lock import locked
 from kwdocs.scan import EDITOR_TEMP_FILES, VCS_FOLDERS, scan_folder
 
 QUIET_SECONDS = 0.05        # a save's events arrive within 15 ms (FINDINGS: p95 5-14 ms); a checkout's keep coming
@@ -328,7 +328,8 @@ def status_line(outcome: Outcome) -> str:
 
 def clear_caches() -> None:
     """Settings changed under a running process: templates and rules must be read again."""
-    from kwdocs import build, render
+    from kwdocs.engine import steps as build
+    from kwdocs.pages import render
     for cached in (build.rules_for, build.extraction_key, build.render_key, render.renderer_for):
         cached.cache_clear()
 

@@ -29,9 +29,11 @@ import markdown
 import nh3
 from pygments.formatters import HtmlFormatter
 
-from kwdocs import layout, output, search
+from kwdocs.pages import layout
+from kwdocs.site import search
+from kwdocs.store import writer as output
 from kwdocs.config import Config
-from kwdocs.render import shipped_templates
+from kwdocs.pages.render import shipped_templates
 
 SITE_FOLDER = "site"
 STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data
@@ -249,7 +251,7 @@ def render_key(config: Config) -> str:
 
 def markdown_pages(config: Config) -> list[str]:
     """Every Markdown page the build wrote, by the build's own records."""
-    from kwdocs.state import written_pages
+    from kwdocs.store.state import written_pages
     return sorted(written_pages(config))
 
 

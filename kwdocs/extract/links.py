@@ -22,7 +22,7 @@ import sys
 from collections import defaultdict
 from typing import Any, Callable, Mapping, Sequence
 
-from kwdocs.workers import collector_paused
+from kwdocs.engine.workers import collector_paused
 
 PYTHON_STDLIB: frozenset[str] = frozenset(sys.stdlib_module_names) | {"__future__"}
 

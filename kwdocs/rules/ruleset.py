@@ -338,7 +338,7 @@ def _read_rule_file(path: Path) -> list[Any]:
 
 
 def _shipped_text() -> str:
-    return importlib.resources.files("kwdocs").joinpath("rules.toml").read_text(encoding="utf-8")
+    return importlib.resources.files("kwdocs.rules").joinpath("rules.toml").read_text(encoding="utf-8")
 
 
 def _merge(layers: Iterable[tuple[str, list[Any]]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -536,7 +536,7 @@ class RuleSet:
         """
         layers: list[tuple[str, list[Any]]] = []
         if not replace:
-            layers.append(("kwdocs/rules.toml", _rule_tables(_shipped_text(), "kwdocs/rules.toml")))
+            layers.append(("kwdocs/rules/rules.toml", _rule_tables(_shipped_text(), "kwdocs/rules/rules.toml")))
         for path in extra_files:
             layers.append((str(path), _read_rule_file(Path(path))))
         extra = list(extra_rules)

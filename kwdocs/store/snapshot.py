@@ -15,7 +15,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from kwdocs import __version__, output
+from kwdocs import __version__
+from kwdocs.store import writer as output
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
 
@@ -26,9 +27,9 @@ SCANNED_FILE = "scanned.json"     # the file list it vouches for: what an edit's
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """A hash of kwdocs' own code: a new kwdocs rebuilds everything, released or not."""
-    package = Path(__file__).parent
+    package = Path(__file__).parent.parent
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted(package.rglob("*.py")) + sorted(package.glob("*.toml")):
+    for path in sorted(package.rglob("*.py")) + sorted(package.rglob("*.toml")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
