@@ -259,7 +259,7 @@ class Rebuilder:
 
     def _run_units(self, scanned: ScanResult, units: set[str], outcome: Outcome, stream) -> None:
         """doit over the given units, then over the units link gave new used-by lists."""
-        from kwdocs.engine.reporter import BuildReporter
+        from kwdocs.engine.summary import BuildReporter
         from kwdocs.engine.tasks import task_order
 
         self._extract = self._render = units

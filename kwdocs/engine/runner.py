@@ -19,7 +19,7 @@ from kwdocs.scan import ScanResult, scan
 def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bool = False,
                     stream=None, only=None) -> dict:
     """The dodo namespace with kwdocs' reporter attached (``only``: see ``tasks.namespace``)."""
-    from kwdocs.engine.reporter import BuildReporter
+    from kwdocs.engine.summary import BuildReporter
     from kwdocs.engine.tasks import namespace
 
     scanned = scanned if scanned is not None else scan(config)

@@ -1,5 +1,18 @@
-"""The lines a build ends with: one per problem, then one summary line."""
+"""What a build tells the user: one line per problem, one summary line, and progress.
+
+The summary is printed by the no-op build, which never loads doit; the doit
+reporter (``BuildReporter``, so that ``doit`` at the repository root and
+``kwdocs build`` print the same thing) is made on first use.  Progress is one
+self-overwriting line on a terminal and nothing at all when output is piped or
+in CI.
+"""
 from __future__ import annotations
+
+import functools
+import os
+import sys
+import time
+from typing import Any
 
 from kwdocs.store import writer as output
 from kwdocs.config import Config
@@ -22,3 +35,81 @@ def report(write, config: Config, scanned: ScanResult, written: int, removed: in
             write(f"problem: {line}\n")
     write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, "
           f"{len({path for path, _ in found}):,} files with problems ({seconds:.2f} s)\n")
+
+
+def progress_wanted(stream) -> bool:
+    return stream.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
+
+
+@functools.cache
+def _reporter_class() -> type:
+    from doit.reporter import ConsoleReporter
+
+    class BuildReporter(ConsoleReporter):
+        """Counts what the tasks report and prints problems and the summary at the end."""
+
+        desc = "kwdocs summary"
+
+        def __init__(self, outstream, options, *, config: Config, scanned: ScanResult, quiet: bool = False):
+            super().__init__(outstream, options)
+            self.config = config
+            self.scanned = scanned
+            self.quiet = quiet
+            self.counts = {"written": 0, "removed": 0, "extracted": 0}
+            self.files_total = len(scanned.files)
+            self.files_done = 0
+            self.started = time.monotonic()
+            self.progress = progress_wanted(sys.stderr) and not quiet
+            self.last_draw = 0.0
+            self.failed = False
+
+        def execute_task(self, task):
+            pass
+
+        def skip_uptodate(self, task):
+            pass
+
+        def add_success(self, task):
+            values = task.values or {}
+            for key in self.counts:
+                self.counts[key] += int(values.get(key, 0) or 0)
+            if task.name.startswith("extract:"):
+                self.files_done += int(values.get("files", 0) or 0)
+                self._draw()
+
+        def add_failure(self, task, fail):
+            self.failed = True
+            self._clear()
+            super().add_failure(task, fail)
+
+        def _draw(self) -> None:
+            now = time.monotonic()
+            if not self.progress or now - self.last_draw < 0.1:
+                return
+            self.last_draw = now
+            elapsed = now - self.started
+            rate = self.files_done / elapsed if elapsed else 0.0
+            left = (self.files_total - self.files_done) / rate if rate else 0.0
+            sys.stderr.write(f"\rkwdocs: {self.files_done:,}/{self.files_total:,} files, "
+                             f"{rate:,.0f}/s, {left:,.0f}s left \x1b[K")
+            sys.stderr.flush()
+
+        def _clear(self) -> None:
+            if self.progress and self.last_draw:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+
+        def complete_run(self):
+            self._clear()
+            super().complete_run()
+            report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
+                           time.monotonic() - self.started, self.quiet)
+
+    return BuildReporter
+
+
+def __getattr__(name: str) -> Any:
+    """``BuildReporter`` imports doit: only when a build runs tasks (PEP 562)."""
+    if name == "BuildReporter":
+        return _reporter_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
