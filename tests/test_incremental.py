@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kwdocs.pages import layout
-from kwdocs.engine.on_save import clear_caches
+from kwdocs.context import drop_contexts
 from tests.conftest import changed_files, run_kwdocs, snapshot
 from tests.output_checks import pages
 
@@ -122,7 +122,7 @@ def test_editing_an_included_template_rewrites_the_pages_that_include_it(built, 
     build("--templates", str(templates))
     assert "*Documented by kwdocs*" in (out / "doc.md").read_text()
     (templates / "footer.md.j2").write_text("---\n\n*Documented by kwdocs, with a partial*\n")
-    clear_caches()    # these builds share one process: forget the templates, as a restarted watch does
+    drop_contexts()    # these builds share one process: forget the templates, as a restarted watch does
     written = build("--templates", str(templates))
     doc_pages = {p.relative_to(out).as_posix() for p in out.rglob("doc.md")}
     assert written == doc_pages
@@ -299,7 +299,7 @@ def test_keyword_rows_follow_moved_definitions_and_row_template(golden_tree, tmp
     templates.mkdir()
     shipped = Path(__file__).parent.parent / "templates" / "keyword_row.md.j2"
     (templates / "keyword_row.md.j2").write_text(shipped.read_text().replace(" in [", " at ["))
-    clear_caches()
+    drop_contexts()
     before = snapshot(out)
     time.sleep(0.01)
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q", "--templates", str(templates)) == 0

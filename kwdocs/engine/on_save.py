@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kwdocs.config import Config, ConfigError
+from kwdocs.context import drop_contexts
 from kwdocs.engine.incremental import Changes, Outcome, Rebuilder
 from kwdocs.store.lock import locked
 from kwdocs.scan import EDITOR_TEMP_FILES, VCS_FOLDERS, scan_folder
@@ -326,14 +327,6 @@ def status_line(outcome: Outcome) -> str:
             f"{outcome.removed:,} removed ({outcome.seconds * 1000:,.0f} ms)")
 
 
-def clear_caches() -> None:
-    """Settings changed under a running process: templates and rules must be read again."""
-    from kwdocs.engine import steps as build
-    from kwdocs.pages import render
-    for cached in (build.rules_for, build.extraction_key, build.render_key, render.renderer_for):
-        cached.cache_clear()
-
-
 def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bool = False,
           reload: Callable[[], Config] | None = None) -> int:
     """Build, then rebuild on every change until interrupted (Ctrl-C, SIGTERM)."""
@@ -401,7 +394,7 @@ def _reloaded(config: Config, rebuilder: Rebuilder, reload: Callable[[], Config]
         print("kwdocs: the output folder changed: restart kwdocs watch to use it", file=sys.stderr)
         return config, rebuilder
     print("kwdocs: settings changed; rebuilding everything", flush=True)
-    clear_caches()
+    drop_contexts()
     fresh = Rebuilder(new)
     fresh.scanned = rebuilder.scanned
     return new, fresh

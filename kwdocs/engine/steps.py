@@ -23,7 +23,6 @@ import os
 import posixpath
 import stat
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import orjson
@@ -31,6 +30,7 @@ import orjson
 from kwdocs.pages import keywords, layout, model, texts as pages
 from kwdocs.store import writer as output
 from kwdocs.config import Config
+from kwdocs.context import per_config
 from kwdocs.extract import extract_bytes, extract_text
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
@@ -50,23 +50,23 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(output.compact_json(parts, sort_keys=True, default=str)).hexdigest()
 
 
-@lru_cache(maxsize=4)
+@per_config
 def rules_for(config: Config) -> RuleSet:
     """Lazy: an edit's build needs only their fingerprint; config validation compiled them once."""
     return RuleSet.load(extra_files=list(config.rules), replace=config.replace_rules, project=config.project_name,
                         lazy=True)
 
 
-@lru_cache(maxsize=8)
+@per_config
 def extraction_key(config: Config) -> str:
     """What facts depend on besides the file itself: kwdocs' code and the rules."""
     return digest(code_fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT)
 
 
-@lru_cache(maxsize=32)
+@per_config
 def render_key(config: Config, template: str) -> str:
     """What a page depends on besides its model: its templates, kwdocs' code and the settings."""
-    renderer = renderer_for(config.templates, config.out)
+    renderer = renderer_for(config)
     return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data())
 
 
@@ -275,7 +275,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
     facts_by_file: dict[str, Facts] = load_shard(config, FACTS, unit).get("files", {})
     links = load_shard(config, LINKS, unit).get("files", {})
     manifest = load_shard(config, PAGES, unit).get("files", {})
-    renderer = renderer_for(config.templates, config.out)
+    renderer = renderer_for(config)
     keys = [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
     siblings = model.siblings_of(tuple(folder_names))
     mask = rules_for(config).mask_secrets
@@ -319,7 +319,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         """Where a keyword page's rendered rows are kept (see ``pages.keyword_rows``)."""
         return root / f"rows-{page.removesuffix('.md')}.json"
 
-    renderer = renderer_for(config.templates, config.out)
+    renderer = renderer_for(config)
     key = render_key(config, pages.KEYWORDS_TEMPLATE)
     meta = output.read_json(root / "meta.json", {}) or {}
     fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
@@ -411,7 +411,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     from what extraction saved, so this step runs beside the rendering of file
     pages; pruning what is gone waits for that (``prune``).
     """
-    renderer = renderer_for(config.templates, config.out)
+    renderer = renderer_for(config)
     keys = [render_key(config, name) for name in pages.FOLDER_TEMPLATES]
     meta_path = config.state / "folders.json"
     meta = output.read_json(meta_path, {}) or {}

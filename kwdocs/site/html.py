@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import threading
-from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -33,6 +32,7 @@ from kwdocs.pages import layout
 from kwdocs.site import search
 from kwdocs.store import writer as output
 from kwdocs.config import Config
+from kwdocs.context import per_config
 from kwdocs.pages.render import shipped_templates
 
 SITE_FOLDER = "site"
@@ -186,9 +186,9 @@ def _environment(override: Path | None) -> jinja2.Environment:
                               trim_blocks=True, lstrip_blocks=True)
 
 
-@lru_cache(maxsize=4)
-def _template(override: Path | None) -> jinja2.Template:
-    return _environment(override).get_template(PAGE_TEMPLATE)
+@per_config
+def _template(config: Config) -> jinja2.Template:
+    return _environment(config.templates).get_template(PAGE_TEMPLATE)
 
 
 def render_site_page(config: Config, md_page: str, markdown_text: str) -> str:
@@ -201,7 +201,7 @@ def render_site_page(config: Config, md_page: str, markdown_text: str) -> str:
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
-    return _template(config.templates).render(
+    return _template(config).render(
         csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
@@ -235,7 +235,7 @@ def write_static(config: Config) -> int:
     return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, css + "\n")
 
 
-@lru_cache(maxsize=8)
+@per_config
 def render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
     digest = hashlib.sha256(Path(__file__).read_bytes())
