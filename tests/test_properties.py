@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from kwdocs.extract import BY_NAME, BY_SUFFIX, extract_bytes, language_of
 from kwdocs.extract.decode import decode, is_binary
+from kwdocs.pages import layout
 
 # One path per extractor the registry knows (and plain text for unknown names).
 PATHS = ["pkg/mod.py", "docs/guide.md", "docs/guide.rst", "notes.txt", "include/api.h", "src/impl.cpp",
@@ -208,3 +209,18 @@ def test_docstring_literals_read_as_code_and_the_rest_as_written():
     assert "not a_b * 2 &lt;b&gt; ``` ``." in html and "\\" not in html
     about_backticks = "anything in inline code (`` `cuda` ``, ``:func:`torch.load```) is a name"
     assert markdown.markdown(prose(about_backticks)) == f"<p>{about_backticks}</p>"
+
+
+_FOLDER_PART = st.one_of(st.sampled_from(["index.md", "doc.md", "a.py_docs.md", ".kwdocs", "x.md~", "x.md~~", "~",
+                                          ".kwdocs~", "src", "a~b", "md"]),
+                         st.text(alphabet="ab.md~k", min_size=1, max_size=8).filter(lambda part: part not in (".", "..")))
+
+
+@given(st.lists(_FOLDER_PART, min_size=1, max_size=4), st.sampled_from(["a.py", "README.md", "x~"]))
+def test_a_page_names_its_source_file_and_folder_back_exactly(parts, name):
+    folder = "/".join(parts)
+    assert layout.page_subject(layout.docs_page(f"{folder}/{name}")) == ("docs", f"{folder}/{name}")
+    assert layout.page_subject(layout.kw_page(f"{folder}/{name}")) == ("kw", f"{folder}/{name}")
+    assert layout.page_subject(layout.index_page(folder)) == ("index", folder)
+    assert layout.page_subject(layout.doc_page(folder)) == ("doc", folder)
+    assert layout.page_subject(layout.docs_page(name)) == ("docs", name)

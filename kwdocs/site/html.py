@@ -144,21 +144,20 @@ def markdown_to_html(markdown_text: str, md_page: str) -> str:
 # ---------------------------------------------------------------- the layout
 
 def describe(md_page: str) -> tuple[str, str, str]:
-    """(kind, subject, title) of a page, from its path alone."""
-    folder, name = posixpath.split(md_page)
-    if name.endswith(layout.DOCS_SUFFIX):
-        rel = md_page[: -len(layout.DOCS_SUFFIX)]
-        return "docs", rel, f"{rel} · documentation"
-    if name.endswith(layout.KW_SUFFIX):
-        rel = md_page[: -len(layout.KW_SUFFIX)]
-        return "kw", rel, f"{rel} · keywords"
-    if name == "index.md":
-        return "index", folder, f"{folder or '/'} · folder index"
-    if name == "doc.md":
-        return "doc", folder, f"{folder or '/'} · folder documentation"
-    if name.startswith("keywords"):
-        return "keywords", "", "keyword index"
-    return "page", folder, name
+    """(kind, subject, title) of a page, from its path alone; the subject is the source
+    file or folder by its real name (see ``layout.page_subject``)."""
+    kind, subject = layout.page_subject(md_page)
+    if kind == "docs":
+        return kind, subject, f"{subject} · documentation"
+    if kind == "kw":
+        return kind, subject, f"{subject} · keywords"
+    if kind == "index":
+        return kind, subject, f"{subject or '/'} · folder index"
+    if kind == "doc":
+        return kind, subject, f"{subject or '/'} · folder documentation"
+    if kind == "keywords":
+        return kind, subject, "keyword index"
+    return kind, subject, posixpath.basename(md_page)
 
 
 def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
@@ -167,7 +166,7 @@ def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
     crumbs = [dict(label=project, href=layout.link(page, "index.html"))]
     parts = folder.split("/") if folder else []
     for depth, part in enumerate(parts):
-        crumbs.append(dict(label=part, href=layout.link(page, "/".join(parts[: depth + 1]) + "/index.html")))
+        crumbs.append(dict(label=part, href=layout.link(page, html_page(layout.index_page("/".join(parts[: depth + 1]))))))
     if kind in ("docs", "kw"):
         crumbs.append(dict(label=posixpath.basename(subject), href=""))
     elif kind == "doc":
