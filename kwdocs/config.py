@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_OUTPUT = "kwdocs-out"
+# Shipped templates: ``templates/`` beside the package in a checkout, ``kwdocs.templates`` once installed.
+_CHECKOUT_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 STATE_FOLDER = ".kwdocs"
 DEFAULT_SECRET_FILES = [
     ".env", ".env.*", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
@@ -103,6 +105,15 @@ def read_table(src: Path, config_file: Path | None) -> tuple[dict[str, Any], dic
     if not isinstance(table, dict):
         raise ConfigError([f"{path}: [tool.kwdocs] must be a table"])
     return table, document, path
+
+
+@functools.cache
+def shipped_templates() -> Path:
+    """The templates kwdocs ships: those of the checkout this code runs from, or the installed package's."""
+    if (_CHECKOUT_TEMPLATES / "file_docs.md.j2").is_file():
+        return _CHECKOUT_TEMPLATES
+    from kwdocs import templates
+    return templates.folder()
 
 
 def load_config(src: Path | str, config_file: Path | str | None = None,

@@ -16,17 +16,11 @@ import jinja2.bccache
 import jinja2.filters
 
 from kwdocs.store import writer as output
-from kwdocs.config import STATE_FOLDER, Config
+from kwdocs.config import STATE_FOLDER, Config, shipped_templates
 from kwdocs.context import per_config
 
 _BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
-
-
-def shipped_templates() -> Path:
-    """The templates installed with the package (``templates/`` in the source tree)."""
-    from kwdocs import templates
-    return templates.folder()
 
 
 def inline_code(text: object) -> str:

@@ -31,9 +31,8 @@ from pygments.formatters import HtmlFormatter
 from kwdocs.pages import layout
 from kwdocs.site import search
 from kwdocs.store import writer as output
-from kwdocs.config import Config
+from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
-from kwdocs.pages.render import shipped_templates
 
 SITE_FOLDER = "site"
 STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kwdocs import __version__
 from kwdocs.store import writer as output
-from kwdocs.config import Config
+from kwdocs.config import Config, shipped_templates
 from kwdocs.scan import ScanResult
 
 SNAPSHOT_FILE = "snapshot.json"   # the hash alone: what a no-op build reads
@@ -47,10 +47,9 @@ def _stats(folder: Path | None) -> list:
 
 def settings_digest(config: Config) -> str:
     """What every page depends on besides the sources: code, settings, templates, rule files."""
-    from kwdocs import templates
     rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
     return hashlib.sha256(json.dumps([code_fingerprint(), config.fingerprint_data(), config.html,
-                                      _stats(config.templates), _stats(templates.folder()), rules],
+                                      _stats(config.templates), _stats(shipped_templates()), rules],
                                      sort_keys=True, default=str).encode()).hexdigest()
 
 
