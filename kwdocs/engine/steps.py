@@ -31,6 +31,7 @@ from kwdocs.pages import keywords, layout, model, texts as pages
 from kwdocs.store import writer as output
 from kwdocs.config import Config
 from kwdocs.context import per_config
+from kwdocs import languages
 from kwdocs.extract import extract_bytes, extract_text
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
@@ -59,8 +60,9 @@ def rules_for(config: Config) -> RuleSet:
 
 @per_config
 def extraction_key(config: Config) -> str:
-    """What facts depend on besides the file itself: kwdocs' code and the rules."""
-    return digest(code_fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT)
+    """What facts depend on besides the file itself: kwdocs' code, the languages installed
+    (``languages.fingerprint``) and the rules."""
+    return digest(code_fingerprint(), languages.fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT)
 
 
 @per_config

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,11 +46,25 @@ def _stats(folder: Path | None) -> list:
     return found
 
 
+def _package_folders() -> list:
+    """The import path with each folder's time stamp: installing or removing a package (a
+    language among them, see ``kwdocs.languages``) changes one, so the next build looks again,
+    without reading any package's metadata here.  The first entry is the working folder."""
+    found = []
+    for folder in sys.path[1:]:
+        try:
+            found.append([folder, os.stat(folder).st_mtime_ns])
+        except OSError:
+            pass
+    return found
+
+
 def settings_digest(config: Config) -> str:
     """What every page depends on besides the sources: code, settings, templates, rule files."""
     rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
     return hashlib.sha256(json.dumps([code_fingerprint(), config.fingerprint_data(), config.html,
-                                      _stats(config.templates), _stats(shipped_templates()), rules],
+                                      _stats(config.templates), _stats(shipped_templates()), rules,
+                                      _package_folders()],
                                      sort_keys=True, default=str).encode()).hexdigest()
 
 
