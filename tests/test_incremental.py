@@ -314,7 +314,7 @@ def test_keyword_rows_follow_moved_definitions_and_row_template(golden_tree, tmp
 def test_keyword_step_dying_after_its_tables_leaves_no_stale_rows(golden_tree, tmp_path, monkeypatch):
     """A keyword step that dies between updating its letter tables and rendering their pages
     (a kill, a full disk) must not leave the next build trusting rows kept from before."""
-    from kwdocs.pages import texts as pages_module
+    from kwdocs.pages import compose as pages_module
     from kwdocs.pages import keywords
 
     monkeypatch.setattr(keywords, "SPLIT_THRESHOLD", 5)

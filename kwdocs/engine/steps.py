@@ -13,7 +13,7 @@ never re-reads one enormous shard):
 
 Each step rewrites a state file only when its content changes, so doit's time
 stamp check cuts off everything downstream of an edit that changes nothing.  Page
-texts come from ``kwdocs.pages.texts``; this module only decides what to redo and
+texts come from ``kwdocs.pages.compose``; this module only decides what to redo and
 writes it.  Each step returns counts for the build summary.
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import orjson
 
-from kwdocs.pages import keywords, layout, model, texts as pages
+from kwdocs.pages import keywords, layout, model, compose as pages
 from kwdocs.store import writer as output
 from kwdocs.config import Config
 from kwdocs.context import per_config

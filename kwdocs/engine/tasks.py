@@ -14,7 +14,7 @@ from typing import Callable
 from doit.tools import config_changed
 
 from kwdocs.engine import steps as build
-from kwdocs.pages import texts as pages
+from kwdocs.pages import compose as pages
 from kwdocs.engine.stat_checker import checker_for
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, with_ancestors

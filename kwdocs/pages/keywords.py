@@ -146,7 +146,7 @@ def row_model(page: str, name: str, places: list[list], docs_links: dict[str, st
 def letter_model(letter: str | None, rows: list[str], *, project: str, all_letters: list[str],
                  counts: dict[str, int]) -> dict:
     """The model of one keyword page (``letter`` None: the single page holding everything);
-    ``rows`` are its table rows, rendered already (see ``kwdocs.pages.texts.keyword_rows``)."""
+    ``rows`` are its table rows, rendered already (see ``kwdocs.pages.compose.keyword_rows``)."""
     page = layout.keywords_page(letter)
     return dict(project=project, letter=letter, rows=rows,
                 bar=[dict(letter=l, count=counts.get(l, 0), link=layout.link(page, layout.keywords_page(l)))
