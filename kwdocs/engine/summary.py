@@ -1,6 +1,6 @@
 """What a build tells the user: one line per problem, one summary line, and progress.
 
-The summary is printed by the no-op build, which never loads doit; the doit
+The summary is printed by the no-op build too, which never loads doit; the doit
 reporter (``BuildReporter``, so that ``doit`` at the repository root and
 ``kwdocs build`` print the same thing) is made on first use.  Progress is one
 self-overwriting line on a terminal and nothing at all when output is piped or
@@ -41,71 +41,72 @@ def progress_wanted(stream) -> bool:
     return stream.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
 
 
+class _Counting:
+    """``BuildReporter`` but for doit's ``ConsoleReporter`` below it: counts what the tasks
+    report and prints problems and the summary at the end."""
+
+    desc = "kwdocs summary"
+
+    def __init__(self, outstream, options, *, config: Config, scanned: ScanResult, quiet: bool = False):
+        super().__init__(outstream, options)
+        self.config = config
+        self.scanned = scanned
+        self.quiet = quiet
+        self.counts = {"written": 0, "removed": 0, "extracted": 0}
+        self.files_total = len(scanned.files)
+        self.files_done = 0
+        self.started = time.monotonic()
+        self.progress = progress_wanted(sys.stderr) and not quiet
+        self.last_draw = 0.0
+        self.failed = False
+
+    def execute_task(self, task):
+        pass
+
+    def skip_uptodate(self, task):
+        pass
+
+    def add_success(self, task):
+        values = task.values or {}
+        for key in self.counts:
+            self.counts[key] += int(values.get(key, 0) or 0)
+        if task.name.startswith("extract:"):
+            self.files_done += int(values.get("files", 0) or 0)
+            self._draw()
+
+    def add_failure(self, task, fail):
+        self.failed = True
+        self._clear()
+        super().add_failure(task, fail)
+
+    def _draw(self) -> None:
+        now = time.monotonic()
+        if not self.progress or now - self.last_draw < 0.1:
+            return
+        self.last_draw = now
+        elapsed = now - self.started
+        rate = self.files_done / elapsed if elapsed else 0.0
+        left = (self.files_total - self.files_done) / rate if rate else 0.0
+        sys.stderr.write(f"\rkwdocs: {self.files_done:,}/{self.files_total:,} files, "
+                         f"{rate:,.0f}/s, {left:,.0f}s left \x1b[K")
+        sys.stderr.flush()
+
+    def _clear(self) -> None:
+        if self.progress and self.last_draw:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+    def complete_run(self):
+        self._clear()
+        super().complete_run()
+        report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
+                       time.monotonic() - self.started, self.quiet)
+
+
 @functools.cache
 def _reporter_class() -> type:
     from doit.reporter import ConsoleReporter
-
-    class BuildReporter(ConsoleReporter):
-        """Counts what the tasks report and prints problems and the summary at the end."""
-
-        desc = "kwdocs summary"
-
-        def __init__(self, outstream, options, *, config: Config, scanned: ScanResult, quiet: bool = False):
-            super().__init__(outstream, options)
-            self.config = config
-            self.scanned = scanned
-            self.quiet = quiet
-            self.counts = {"written": 0, "removed": 0, "extracted": 0}
-            self.files_total = len(scanned.files)
-            self.files_done = 0
-            self.started = time.monotonic()
-            self.progress = progress_wanted(sys.stderr) and not quiet
-            self.last_draw = 0.0
-            self.failed = False
-
-        def execute_task(self, task):
-            pass
-
-        def skip_uptodate(self, task):
-            pass
-
-        def add_success(self, task):
-            values = task.values or {}
-            for key in self.counts:
-                self.counts[key] += int(values.get(key, 0) or 0)
-            if task.name.startswith("extract:"):
-                self.files_done += int(values.get("files", 0) or 0)
-                self._draw()
-
-        def add_failure(self, task, fail):
-            self.failed = True
-            self._clear()
-            super().add_failure(task, fail)
-
-        def _draw(self) -> None:
-            now = time.monotonic()
-            if not self.progress or now - self.last_draw < 0.1:
-                return
-            self.last_draw = now
-            elapsed = now - self.started
-            rate = self.files_done / elapsed if elapsed else 0.0
-            left = (self.files_total - self.files_done) / rate if rate else 0.0
-            sys.stderr.write(f"\rkwdocs: {self.files_done:,}/{self.files_total:,} files, "
-                             f"{rate:,.0f}/s, {left:,.0f}s left \x1b[K")
-            sys.stderr.flush()
-
-        def _clear(self) -> None:
-            if self.progress and self.last_draw:
-                sys.stderr.write("\r\x1b[K")
-                sys.stderr.flush()
-
-        def complete_run(self):
-            self._clear()
-            super().complete_run()
-            report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
-                           time.monotonic() - self.started, self.quiet)
-
-    return BuildReporter
+    return type("BuildReporter", (_Counting, ConsoleReporter), {"__module__": __name__})
 
 
 def __getattr__(name: str) -> Any:
