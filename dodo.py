@@ -6,8 +6,8 @@ output folder is `kwdocs-out/` (settings in `[tool.kwdocs]` of pyproject.toml).
 from pathlib import Path
 
 from kwdocs.config import load_config
-from kwdocs.lock import hold_for_process
-from kwdocs.runner import build_namespace
+from kwdocs.store.lock import hold_for_process
+from kwdocs.engine.runner import build_namespace
 
 _config = load_config(Path(__file__).resolve().parent)
 hold_for_process(_config.state)

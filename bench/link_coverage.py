@@ -5,7 +5,7 @@ Usage: python bench/link_coverage.py --corpus /work/corpus/full [--jobs N] [--mi
 Imports come from kwdocs' own extractors when their modules import (per
 language); otherwise from a regex stand-in, and the output says which.  The
 check of "this module/header exists in the corpus" looks at the disk directly,
-independently of ``kwdocs.links``' indexes.
+independently of ``kwdocs.extract.links``' indexes.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kwdocs.extract import language_of  # noqa: E402
-from kwdocs.links import resolve_links  # noqa: E402
+from kwdocs.extract.links import resolve_links  # noqa: E402
 
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.M)
 _IMPORT = re.compile(r"^[ \t]*import[ \t]+([^\n#;]+)", re.M)

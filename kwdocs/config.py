@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 DEFAULT_OUTPUT = "kwdocs-out"
+# Shipped templates: ``templates/`` beside the package in a checkout, ``kwdocs.templates`` once installed.
+_CHECKOUT_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 STATE_FOLDER = ".kwdocs"
 DEFAULT_SECRET_FILES = [
     ".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
@@ -189,6 +191,15 @@ def _git_remote_name(src: Path) -> str | None:
     return None
 
 
+@functools.cache
+def shipped_templates() -> Path:
+    """The templates kwdocs ships: those of the checkout this code runs from, or the installed package's."""
+    if (_CHECKOUT_TEMPLATES / "file_docs.md.j2").is_file():
+        return _CHECKOUT_TEMPLATES
+    from kwdocs import templates
+    return templates.folder()
+
+
 def load_config(src: Path | str, config_file: Path | str | None = None,
                 overrides: dict[str, Any] | None = None) -> Config:
     """Read, merge and validate; raises ConfigError listing every bad key."""
@@ -232,7 +243,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
     rules = tuple((base / rule).resolve() for rule in values.get("rules", []))
     problems += [f"{where}: 'rules' file not found: {rule}" for rule in rules if not rule.is_file()]
     if not problems and rules:
-        from kwdocs.rules import RuleError, RuleSet
+        from kwdocs.rules.ruleset import RuleError, RuleSet
         try:
             RuleSet.load(extra_files=list(rules), replace=values.get("replace_rules", False))
         except RuleError as error:

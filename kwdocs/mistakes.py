@@ -3,7 +3,7 @@
 ``kwdocs.cli`` turns every error ``describe`` knows into its line.  Inside a
 doit run, exceptions never reach it: doit catches a task's and prints its
 traceback, and prints one when saving its own database fails.  So each task
-action runs through ``kwdocs.tasks.Guarded``, which returns such an error
+action runs through ``kwdocs.engine.tasks.Guarded``, which returns such an error
 as a ``Mistake`` (a doit task failure that the reporter keeps instead of
 printing), and ``doit_database_kept`` holds back a failure of doit's final
 save; ``raise_kept`` then raises either as ``UserMistake`` once doit is done.

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from kwdocs.config import STATE_FOLDER, Config
-from kwdocs.owned import is_output_folder
+from kwdocs.store.owned import is_output_folder
 
 if TYPE_CHECKING:
     import pathspec

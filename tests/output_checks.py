@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 from markdown_it import MarkdownIt
 
 from kwdocs.config import STATE_FOLDER
-from kwdocs.output import TEMP_PREFIX, TEMP_SUFFIX
+from kwdocs.store.writer import TEMP_PREFIX, TEMP_SUFFIX
 
 _MARKDOWN = MarkdownIt("commonmark").enable("table")
 

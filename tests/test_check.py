@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kwdocs.config import load_config
-from kwdocs.lock import locked
+from kwdocs.store.lock import locked
 from tests.conftest import run_kwdocs
 
 CIRCLE = "geometry/shapes/circle.py"
@@ -142,7 +142,7 @@ def test_pages_the_ledger_does_not_know_are_judged_by_rendering_them(built, caps
 def test_the_ledger_forgets_the_pages_kwdocs_removes(built):
     """A page kwdocs removes leaves the ledger with it, as the journal notes the removal: the
     ledger is folded at the end of a cold build without looking at which of 25,000 pages exist."""
-    from kwdocs import ledger
+    from kwdocs.store import journal as ledger
     tree, out = built
     config = load_config(str(tree), None, {})
     pages = {f"{CIRCLE}_{kind}.md" for kind in ("docs", "kw")}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import build, checker
+from kwdocs.engine import steps as build, stat_checker as checker
 from kwdocs.config import load_config
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs.lock import Busy, locked
-from kwdocs.output import TEMP_PREFIX, TEMP_SUFFIX
+from kwdocs.store.lock import Busy, locked
+from kwdocs.store.writer import TEMP_PREFIX, TEMP_SUFFIX
 from tests.output_checks import kwdocs_command, pages, run_build, temporaries
 
 WAITING = "waiting for another kwdocs process"
@@ -100,7 +100,7 @@ def test_two_builds_started_together_both_finish(tree, out):
 def test_a_caller_that_will_not_wait_is_told_the_folder_is_busy(tmp_path):
     state = tmp_path / "out" / ".kwdocs"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom pathlib import Path\nfrom kwdocs.lock import locked\n"
+        [sys.executable, "-c", "import sys, time\nfrom pathlib import Path\nfrom kwdocs.store.lock import locked\n"
          f"with locked(Path({str(state)!r})):\n    print('held', flush=True)\n    sys.stdin.read()\n"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
@@ -118,7 +118,7 @@ def test_the_lock_goes_with_a_killed_holder_and_its_temporaries_are_swept(tmp_pa
     state = tmp_path / "out" / ".kwdocs"
     page_folder = tmp_path / "out" / "pkg"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import time\nfrom pathlib import Path\nfrom kwdocs.lock import locked\n"
+        [sys.executable, "-c", "import time\nfrom pathlib import Path\nfrom kwdocs.store.lock import locked\n"
          f"with locked(Path({str(state)!r})):\n"
          f"    Path({str(page_folder)!r}).mkdir()\n"
          f"    Path({str(page_folder)!r}, {TEMP_PREFIX + 'half' + TEMP_SUFFIX!r}).write_text('half a page')\n"

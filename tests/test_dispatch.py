@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import dispatch
-from kwdocs.runner import run_doit
+from kwdocs.engine import dispatch
+from kwdocs.engine.runner import run_doit
 
 INDEPENDENT = [f"part{n}" for n in range(6)]
 

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kwdocs.extract import cmake, data, extract_bytes, shell
+from kwdocs.extract import cmake, data, extract_bytes, hash_comments, shell
 
 FIXTURES = Path(__file__).parent / "fixtures" / "data"
 
@@ -339,7 +339,7 @@ def test_leading_comment_skips_licence_and_cuts_long_text_visibly() -> None:
     summary = shell.leading_comment(licence + body + "echo hi\n")
     assert summary.startswith("line 0\nline 1")
     assert summary.endswith("…")
-    assert len(summary.split("\n")) == shell.DOC_MAX_LINES + 1
+    assert len(summary.split("\n")) == hash_comments.DOC_MAX_LINES + 1
 
 
 def test_yaml_merge_key_is_not_a_key_but_a_quoted_one_is() -> None:

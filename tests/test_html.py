@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kwdocs import html as site
+from kwdocs.site import html as site
 from kwdocs.config import load_config
 from tests.conftest import changed_files, run_kwdocs, snapshot
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import layout
-from kwdocs.watch import clear_caches
+from kwdocs.pages import layout
+from kwdocs.context import drop_contexts
 from tests.conftest import changed_files, run_kwdocs, snapshot
 from tests.output_checks import pages
 
@@ -122,7 +122,7 @@ def test_editing_an_included_template_rewrites_the_pages_that_include_it(built, 
     build("--templates", str(templates))
     assert "*Documented by kwdocs*" in (out / "doc.md").read_text()
     (templates / "footer.md.j2").write_text("---\n\n*Documented by kwdocs, with a partial*\n")
-    clear_caches()    # these builds share one process: forget the templates, as a restarted watch does
+    drop_contexts()    # these builds share one process: forget the templates, as a restarted watch does
     written = build("--templates", str(templates))
     doc_pages = {p.relative_to(out).as_posix() for p in out.rglob("doc.md")}
     assert written == doc_pages
@@ -206,7 +206,7 @@ def test_lost_keyword_entries_are_made_again_from_the_facts(built, tmp_path):
 def small_units(monkeypatch, tree: Path, count: int) -> Path:
     """Units of 4 files at most (buckets of about 2), and a folder ``many`` of ``count`` modules:
     a folder split into units, as ``torch/include/ATen/ops`` is, in a tiny tree."""
-    from kwdocs import state
+    from kwdocs.store import state
 
     monkeypatch.setattr(state, "UNIT_LIMIT", 4)
     monkeypatch.setattr(state, "BUCKET_FILES", 2)
@@ -219,7 +219,7 @@ def small_units(monkeypatch, tree: Path, count: int) -> Path:
 
 def test_large_folder_is_split_into_units_and_stays_incremental(golden_tree, tmp_path, monkeypatch):
     """A folder of thousands of files is handled in buckets: an edit re-reads only its bucket."""
-    from kwdocs import state as build_module
+    from kwdocs.store import state as build_module
 
     many = small_units(monkeypatch, golden_tree, 12)
     out = tmp_path / "units-out"
@@ -251,7 +251,7 @@ def test_folder_losing_its_own_files_updates_its_index(built):
 
 def test_split_keyword_index_incremental_equals_cold(golden_tree, tmp_path, monkeypatch):
     """Letter pages behind a letter bar stay equal to a cold build as letters come and go."""
-    from kwdocs import keywords
+    from kwdocs.pages import keywords
 
     monkeypatch.setattr(keywords, "SPLIT_THRESHOLD", 5)
     out = tmp_path / "inc"
@@ -273,7 +273,7 @@ def test_split_keyword_index_incremental_equals_cold(golden_tree, tmp_path, monk
 def test_keyword_rows_follow_moved_definitions_and_row_template(golden_tree, tmp_path, monkeypatch):
     """Keyword pages keep rendered rows between builds: rows whose places moved (lines shifted
     above them) are rendered again, and a new row template renders every row again."""
-    from kwdocs import keywords
+    from kwdocs.pages import keywords
 
     monkeypatch.setattr(keywords, "SPLIT_THRESHOLD", 5)
     out = tmp_path / "inc"
@@ -299,7 +299,7 @@ def test_keyword_rows_follow_moved_definitions_and_row_template(golden_tree, tmp
     templates.mkdir()
     shipped = Path(__file__).parent.parent / "templates" / "keyword_row.md.j2"
     (templates / "keyword_row.md.j2").write_text(shipped.read_text().replace(" in [", " at ["))
-    clear_caches()
+    drop_contexts()
     before = snapshot(out)
     time.sleep(0.01)
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q", "--templates", str(templates)) == 0
@@ -314,8 +314,8 @@ def test_keyword_rows_follow_moved_definitions_and_row_template(golden_tree, tmp
 def test_keyword_step_dying_after_its_tables_leaves_no_stale_rows(golden_tree, tmp_path, monkeypatch):
     """A keyword step that dies between updating its letter tables and rendering their pages
     (a kill, a full disk) must not leave the next build trusting rows kept from before."""
-    from kwdocs import pages as pages_module
-    from kwdocs import keywords
+    from kwdocs.pages import compose as pages_module
+    from kwdocs.pages import keywords
 
     monkeypatch.setattr(keywords, "SPLIT_THRESHOLD", 5)
     out = tmp_path / "inc"
@@ -341,7 +341,9 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     renders again the rows of the files it changed and reads no other unit's summary rows,
     and the pages still equal a cold build's, through edits, damaged kept rows, a file added
     and a file removed, and the folder shrinking back to one unit."""
-    from kwdocs import build, model, state
+    from kwdocs.engine import steps as build
+    from kwdocs.pages import model
+    from kwdocs.store import state
 
     many = small_units(monkeypatch, golden_tree, 12)
     out = tmp_path / "inc"
@@ -462,7 +464,7 @@ def test_a_namespace_that_many_files_open_is_listed_once(tmp_path):
 def test_a_build_runs_single_steps_before_rendering_and_a_rebuild_renders_first(built, monkeypatch):
     """On several cores the keyword and folder steps run beside the rendering of file pages; after
     a save, the saved file's own pages are what its user waits for, so they are rendered first."""
-    from kwdocs import build as steps
+    from kwdocs.engine import steps
 
     tree, out, build = built
     ran: list[str] = []
@@ -494,7 +496,7 @@ def test_folder_pages_do_not_depend_on_how_the_folder_is_split(tmp_path, monkeyp
     """A folder's pages are summed from its units' parts (languages, Main Definitions, its
     README), each unit keeping only the definitions that can be shown: split into 2-file units
     or kept whole, the folder's pages read the same, namespaces, order and counts included."""
-    from kwdocs import state
+    from kwdocs.store import state
 
     src = tmp_path / "src"
     (src / "ops").mkdir(parents=True)
@@ -523,7 +525,7 @@ def test_folder_pages_do_not_depend_on_how_the_folder_is_split(tmp_path, monkeyp
 def test_diff_tells_added_deleted_and_modified_files():
     """Edits pair up file by file; a rename or an added file with as many files as before
     must still read as one file gone and one new."""
-    from kwdocs.incremental import diff
+    from kwdocs.engine.incremental import diff
     from kwdocs.scan import SourceFile
 
     before = [SourceFile("a.py", 1, 1), SourceFile("b.py", 2, 2), SourceFile("c.py", 3, 3)]

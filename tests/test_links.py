@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from kwdocs.links import resolve_links
+from kwdocs.extract.links import resolve_links
 
 
 def py_import(module: str, line: int = 1, level: int = 0) -> dict:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import output
+from kwdocs.store import writer as output
 
 
 def leftovers(root: Path) -> list[Path]:

@@ -36,6 +36,10 @@ def hooks(tmp_path_factory) -> tuple[Path, dict]:
     """(a repository with this kwdocs committed, environment with a private PRE_COMMIT_HOME)."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
+    try:
+        import pre_commit  # noqa: F401  (the hooks run through `python -m pre_commit`)
+    except ImportError:
+        pytest.fail("pre-commit is not installed: it is a test dependency (pip install -e '.[test]')")
     scratch = tmp_path_factory.mktemp("precommit")
     source = scratch / "kwdocs"
     listed = git(REPO, "ls-files", "--cached", "--others", "--exclude-standard", "-z").split("\0")

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from kwdocs.extract import BY_NAME, BY_SUFFIX, extract_bytes, language_of
 from kwdocs.extract.decode import decode, is_binary
+from kwdocs.pages import layout
 
 # One path per extractor the registry knows (and plain text for unknown names).
 PATHS = ["pkg/mod.py", "docs/guide.md", "docs/guide.rst", "notes.txt", "include/api.h", "src/impl.cpp",
@@ -155,7 +156,7 @@ MARKDOWN_LINES = ["## Overview", "## Original Source ", "## ", "##x", " ## Not",
 def test_page_sections_skip_headings_inside_fences(lines, trailing_newline):
     """The section map splits rendered pages without walking every embedded source line;
     it must split exactly as the line-by-line definition does."""
-    from kwdocs.model import _sections
+    from kwdocs.pages.model import _sections
     markdown = "\n".join(lines) + ("\n" if trailing_newline else "")
     assert _sections(markdown) == _sections_line_by_line(markdown)
 
@@ -169,7 +170,7 @@ NAME_PARTS = ["ATen/", "ops/", "add", ".h", "c10::", "x", "`", " ", "\n", "a.b",
 def test_section_map_finds_names_in_any_order(text_parts, names):
     """Names are searched from where the previous one was found; a name anywhere else in the
     section (before it, overlapping it, or twice) must be found all the same."""
-    from kwdocs.model import _mentioned_in_order
+    from kwdocs.pages.model import _mentioned_in_order
     text = "".join(text_parts)
     assert _mentioned_in_order(text, names) == [name for name in names if name in text]
 
@@ -183,7 +184,7 @@ WORD_PARTS = ["add", "x", "_x", "9", "add_out", "`", " ", "\n", "::", ".", "é",
 def test_keywords_searched_in_a_section_are_its_words(text_parts, words):
     """The section map searches each keyword in a section instead of splitting it into words;
     it must find exactly the keywords the split finds, or leave the section to the split."""
-    from kwdocs.model import _WORD, _words_in
+    from kwdocs.pages.model import _WORD, _words_in
     text = "".join(text_parts)
     found = _words_in(text, words)
     if found is not None:
@@ -192,7 +193,7 @@ def test_keywords_searched_in_a_section_are_its_words(text_parts, words):
 
 def test_a_listing_of_every_keyword_is_searched_not_split():
     """The search must apply where it pays: a section that lists each definition."""
-    from kwdocs.model import _words_in
+    from kwdocs.pages.model import _words_in
     words = ["add", "add_out", "at", "x", "tensor"]
     listing = "".join(f"- function **`{word}`** `(at::Tensor x, int add_)` (line 1)\n" for word in words[:4])
     assert _words_in(listing, words) == {"add", "add_out", "at", "x"}
@@ -202,9 +203,24 @@ def test_docstring_literals_read_as_code_and_the_rest_as_written():
     """Overviews quote docstrings, which mark code as reST's ``literal``: a reader of the page
     sees code there, and every other character as the docstring has it."""
     import markdown
-    from kwdocs.render import prose
+    from kwdocs.pages.render import prose
     html = markdown.markdown(prose("Users write ``geometry.Circle`` or ``a_b``, not a_b * 2 <b> ``` ``."))
     assert "<code>geometry.Circle</code>" in html and "<code>a_b</code>" in html
     assert "not a_b * 2 &lt;b&gt; ``` ``." in html and "\\" not in html
     about_backticks = "anything in inline code (`` `cuda` ``, ``:func:`torch.load```) is a name"
     assert markdown.markdown(prose(about_backticks)) == f"<p>{about_backticks}</p>"
+
+
+_FOLDER_PART = st.one_of(st.sampled_from(["index.md", "doc.md", "a.py_docs.md", ".kwdocs", "x.md~", "x.md~~", "~",
+                                          ".kwdocs~", "src", "a~b", "md"]),
+                         st.text(alphabet="ab.md~k", min_size=1, max_size=8).filter(lambda part: part not in (".", "..")))
+
+
+@given(st.lists(_FOLDER_PART, min_size=1, max_size=4), st.sampled_from(["a.py", "README.md", "x~"]))
+def test_a_page_names_its_source_file_and_folder_back_exactly(parts, name):
+    folder = "/".join(parts)
+    assert layout.page_subject(layout.docs_page(f"{folder}/{name}")) == ("docs", f"{folder}/{name}")
+    assert layout.page_subject(layout.kw_page(f"{folder}/{name}")) == ("kw", f"{folder}/{name}")
+    assert layout.page_subject(layout.index_page(folder)) == ("index", folder)
+    assert layout.page_subject(layout.doc_page(folder)) == ("doc", folder)
+    assert layout.page_subject(layout.docs_page(name)) == ("docs", name)

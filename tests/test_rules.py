@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs.rules import RuleError, RuleSet, mask_secrets
+from kwdocs.rules.ruleset import RuleError, RuleSet, mask_secrets
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 
@@ -282,7 +282,7 @@ def test_role_falls_back_to_the_folder(rules):
 
 
 def test_no_shipped_message_names_a_project():
-    shipped = tomllib.loads((Path(__file__).parents[1] / "kwdocs" / "rules.toml").read_text())
+    shipped = tomllib.loads((Path(__file__).parents[1] / "kwdocs" / "rules" / "rules.toml").read_text())
     for rule in shipped["rule"]:
         assert "PyTorch" not in rule["message"], rule["id"]
 

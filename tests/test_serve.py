@@ -153,7 +153,7 @@ def test_the_server_listens_on_loopback_only(served):
 
 def test_a_busy_port_is_a_clear_error(golden_tree, capsys):
     from kwdocs.config import load_config
-    from kwdocs.serve import serve
+    from kwdocs.site.webserver import serve
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -208,7 +208,7 @@ def test_idle_connections_hold_no_thread_each_and_disconnects_are_quiet(served):
 
 
 def test_a_silent_connection_is_dropped_and_a_crowd_of_them_is_bounded(tmp_path):
-    from kwdocs.serve import LiveVersion, make_server
+    from kwdocs.site.webserver import LiveVersion, make_server
 
     (tmp_path / "index.html").write_text("<p>hello</p>\n")
     server = make_server(tmp_path, "127.0.0.1", 0, LiveVersion(), timeout=0.5)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import html as site
+from kwdocs.site import html as site
 from kwdocs.config import load_config
 from tests.browser import chromium, watch
 from tests.conftest import FIXTURES, run_kwdocs
@@ -197,4 +197,36 @@ def test_hostile_sources_names_and_markdown_run_no_script(page, built, tmp_path)
     page.wait_for_load_state("load")
     page.wait_for_timeout(200)
     print(f"screenshots of hostile pages: {tmp_path}")
+    assert watched.clean(), watched
+
+
+def test_a_folder_named_like_a_page_shows_its_real_name_everywhere(page, tmp_path):
+    """``index.md/`` has its pages in ``index.md~/``; titles, crumbs, tree and search say ``index.md``."""
+    tree = tmp_path / "tree"
+    (tree / "index.md").mkdir(parents=True)
+    (tree / "index.md" / "a.py").write_text('"""A module in an oddly named folder."""\n\n\ndef oddly_placed():\n'
+                                            '    return 1\n')
+    (tree / "top.py").write_text("def at_the_top():\n    return 2\n")
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    site_folder = tree / "kwdocs-out" / "site"
+    watched = watch(page)
+    page.goto((site_folder / "index.md~" / "a.py_docs.html").as_uri())
+    assert page.title().startswith("index.md/a.py · documentation")
+    assert texts(page.locator(".kwdocs-breadcrumbs li")) == ["project", "index.md", "a.py"]   # no name in the tree
+    current = page.locator('#kwdocs-tree a[aria-current="page"]')
+    assert current.inner_text() == "a.py" and current.is_visible()
+    assert "index.md~" not in page.locator("#kwdocs-tree").inner_text()
+
+    page.fill("#kwdocs-search", "oddly_pl")
+    hit = page.locator("#kwdocs-results a.result", has_text="oddly_placed").first
+    hit.wait_for()
+    assert texts(hit.locator("span"))[2] == "index.md/a.py:4"
+    page.goto((site_folder / "top.py_docs.html").as_uri())
+    page.fill("#kwdocs-search", "oddly_pl")
+    page.locator("#kwdocs-results a.result", has_text="oddly_placed").first.click()
+    page.wait_for_url("**/site/index.md~/a.py_docs.html#*")
+
+    page.locator(".kwdocs-breadcrumbs a", has_text="index.md").click()
+    page.wait_for_url("**/site/index.md~/index.html")
+    assert page.title().startswith("index.md · folder index")
     assert watched.clean(), watched

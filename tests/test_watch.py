@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs import watch as watch_module
+from kwdocs.engine import on_save as watch_module
 from kwdocs.config import load_config
-from kwdocs.lock import locked
-from kwdocs.incremental import Changes
+from kwdocs.store.lock import locked
+from kwdocs.engine.incremental import Changes
 from kwdocs.scan import scan, scan_folder
 from tests.conftest import run_kwdocs
 
@@ -470,7 +470,7 @@ def test_too_few_inotify_watches_is_said_at_start():
 
 
 def test_changes_only_in_ignored_files_rebuild_nothing(golden_tree):
-    from kwdocs.incremental import Rebuilder
+    from kwdocs.engine.incremental import Rebuilder
 
     config = load_config(golden_tree)
     rebuilder = Rebuilder(config)
@@ -482,3 +482,29 @@ def test_changes_only_in_ignored_files_rebuild_nothing(golden_tree):
         os.utime(golden_tree / "README.md")
         outcome = rebuilder.update(Changes(written={"README.md"}))
         assert outcome is not None and outcome.modified == ["README.md"] and outcome.written == 0
+
+
+def test_an_edited_html_layout_override_shows_without_a_restart(tmp_path):
+    """Editing the override ``html/page.html.j2`` changes every site page while watch runs."""
+    tree = tmp_path / "tree"
+    (tree / "templates" / "html").mkdir(parents=True)
+    (tree / "shapes.py").write_text('"""Shapes."""\n\n\ndef area(side: float) -> float:\n    return side * side\n')
+    shipped = Path(__file__).parents[1] / "templates" / "html" / "page.html.j2"
+    override = tree / "templates" / "html" / "page.html.j2"
+    override.write_text(shipped.read_text())
+    (tree / "pyproject.toml").write_text('[tool.kwdocs]\nhtml = true\ntemplates = "templates"\n')
+    site_page = tree / OUT / "site" / "shapes.py_docs.html"
+    watching = Watching(tree)
+    try:
+        watching.wait_for(r"kwdocs: watching ", STARTUP_SECONDS)
+        assert "layout-edited-while-watching" not in site_page.read_text()
+        override.write_text(shipped.read_text().replace("<body", "<body data-mark=\"layout-edited-while-watching\"", 1))
+        watching.wait_for(r"settings changed")
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while "layout-edited-while-watching" not in site_page.read_text():
+            assert time.monotonic() < deadline, "the site kept the old layout:\n" + "\n".join(watching.lines[-20:])
+            assert watching.process.poll() is None, "kwdocs watch died:\n" + "\n".join(watching.lines)
+            time.sleep(0.2)
+    finally:
+        if watching.process.poll() is None:
+            watching.stop()

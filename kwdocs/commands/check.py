@@ -15,6 +15,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    from kwdocs.check import run_check
+    from kwdocs.engine.verify import run_check
 
     return run_check(config, fix=args.fix, jobs=args.jobs)

@@ -22,7 +22,7 @@ def _interrupt(signum, frame) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    from kwdocs.serve import serve
+    from kwdocs.site.webserver import serve
 
     signal.signal(signal.SIGTERM, _interrupt)   # stop as cleanly as Ctrl-C does
     return serve(config, host=args.bind, port=args.port, log_requests=args.log_requests)

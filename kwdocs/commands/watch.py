@@ -21,7 +21,7 @@ def _interrupt(signum, frame) -> None:
     """Stop as cleanly as the time allows, then for sure: a parallel first build can take seconds
     to wind its workers down.  The alarm's default action ends the process even while Python
     finalizes; pages are replaced whole and the kernel releases the lock (and kills the workers,
-    see ``kwdocs.workers``), so that loses nothing but temporary files, which the next kwdocs
+    see ``kwdocs.engine.workers``), so that loses nothing but temporary files, which the next kwdocs
     process sweeps away."""
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     signal.setitimer(signal.ITIMER_REAL, STOP_SECONDS)
@@ -30,7 +30,7 @@ def _interrupt(signum, frame) -> None:
 
 def run(config: Config, args: argparse.Namespace) -> int:
     from kwdocs.cli import overrides
-    from kwdocs.watch import watch
+    from kwdocs.engine.on_save import watch
 
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGINT, _interrupt)

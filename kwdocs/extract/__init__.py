@@ -2,80 +2,18 @@
 
 One module per language, each exposing ``extract(text, path) -> dict`` with any
 of the keys ``symbols``, ``imports``, ``docstring``, ``problems``, ``parsed``
-and ``calls`` (called names, for the rules; not kept in the record).  The
-registry below maps file names to a language; adding a language is one new
-module plus one row here.
+and ``calls`` (called names, for the rules; not kept in the record).  Which
+module reads which file is the language registry's (``kwdocs.languages``):
+adding a language is one new module plus one row there.
 """
 from __future__ import annotations
 
 import hashlib
-import importlib
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
 from kwdocs.facts import Facts
-
-
-@dataclass(frozen=True)
-class Language:
-    id: str            # facts' ``language``
-    label: str         # the page's ``Type``
-    fence: str         # info string of the source fence
-    module: str | None  # extractor module under kwdocs.extract, None = identifiers only
-
-
-PYTHON = Language("python", "Python Source", "python", "python")
-PYTHON_STUB = Language("python", "Python Stub", "python", "python")
-MARKDOWN = Language("markdown", "Markdown Documentation", "markdown", "prose")
-RST = Language("rst", "reStructuredText Documentation", "rst", "prose")
-C_HEADER = Language("cpp", "C/C++ Header", "cpp", "cpp")
-CPP_HEADER = Language("cpp", "C++ Header", "cpp", "cpp")
-C_SOURCE = Language("cpp", "C Source", "c", "cpp")
-CPP_SOURCE = Language("cpp", "C++ Source", "cpp", "cpp")
-CUDA = Language("cuda", "CUDA Source", "cuda", "cpp")
-YAML = Language("yaml", "YAML Data", "yaml", "data")
-TOML = Language("toml", "TOML Data", "toml", "data")
-JSON = Language("json", "JSON Data", "json", "data")
-CMAKE = Language("cmake", "CMake Build Script", "cmake", "cmake")
-SHELL = Language("shell", "Shell Script", "bash", "shell")
-TEXT = Language("text", "Text File", "text", "text")
-BINARY = Language("binary", "Binary File", "", None)
-
-BY_SUFFIX: dict[str, Language] = {
-    ".py": PYTHON, ".pyw": PYTHON, ".pyi": PYTHON_STUB,
-    ".md": MARKDOWN, ".markdown": MARKDOWN, ".rst": RST,
-    ".h": C_HEADER, ".hpp": CPP_HEADER, ".hh": CPP_HEADER, ".hxx": CPP_HEADER,
-    ".inl": CPP_HEADER, ".cuh": CUDA,
-    ".c": C_SOURCE, ".cc": CPP_SOURCE, ".cpp": CPP_SOURCE, ".cxx": CPP_SOURCE,
-    ".cu": CUDA,
-    ".yaml": YAML, ".yml": YAML, ".toml": TOML, ".json": JSON,
-    ".cmake": CMAKE, ".sh": SHELL, ".bash": SHELL,
-}
-BY_NAME: dict[str, Language] = {"CMakeLists.txt": CMAKE}
-
-
-def language_of(path: str) -> Language:
-    """The language a file name says; ``TEXT`` when it says nothing we know.
-
-    The suffix as ``PurePosixPath.suffix`` has it (none for ``.bashrc`` or ``name.``), by
-    string methods: building a path object twice per call was a twentieth of extraction's
-    own work, and every file is asked about several times."""
-    name = path.rpartition("/")[2]
-    if name in BY_NAME:
-        return BY_NAME[name]
-    dot = name.rfind(".")
-    suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
-    return BY_SUFFIX.get(suffix, TEXT)
-
-
-_EXTRACTORS: dict[str, Callable[[str, str], dict[str, Any]]] = {}
-
-
-def _extractor(module: str) -> Callable[[str, str], dict[str, Any]]:
-    if module not in _EXTRACTORS:
-        _EXTRACTORS[module] = importlib.import_module(f"kwdocs.extract.{module}").extract
-    return _EXTRACTORS[module]
+from kwdocs.languages import BINARY, BY_NAME, BY_SUFFIX, TEXT, Language, language_of  # noqa: F401  (re-exported)
 
 
 def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None = None,
@@ -119,9 +57,8 @@ def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None
 
 def extract_text(path: str, text: str) -> tuple[dict[str, Any], list[dict]]:
     """What the extractor of ``path``'s language finds in decoded text, and the calls; never raises."""
-    module = language_of(path).module or "text"
     try:
-        found = _extractor(module)(text, path)
+        found = language_of(path).extract(text, path)
     except RecursionError:
         found = {"problems": [{"message": "too deeply nested to analyse"}], "parsed": False}
     except Exception as error:  # an extractor bug must not stop the build

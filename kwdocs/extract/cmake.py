@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from kwdocs.extract.shell import leading_comment, summarize, unique_sorted
+from kwdocs.extract.hash_comments import leading_comment, summarize, unique_sorted
 
 _TOKEN = re.compile(
     r"""

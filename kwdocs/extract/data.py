@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from kwdocs.extract.shell import leading_comment, unique_sorted
+from kwdocs.extract.hash_comments import leading_comment, unique_sorted
 
 Result = dict[str, Any]
 

@@ -34,8 +34,21 @@
     return root + quotePath(path) + (anchor ? "#" + encodeURIComponent(anchor) : "");
   }
 
-  function docsHref(file, anchor) { return siteHref(file + "_docs.html", anchor); }
-  function folderHref(folder) { return siteHref(folder ? folder + "/index.html" : "index.html"); }
+  /* Source names to page paths: a folder named like a page has its pages in another folder
+     (tree data's "moved"), the only place that rule is known. */
+  var moved = {}, movedBack = {};
+  function learnMoved(data) {
+    moved = (data && data.moved) || {};
+    movedBack = {};
+    Object.keys(moved).forEach(function (folder) { movedBack[moved[folder]] = folder; });
+  }
+  function pageFolder(folder) { return moved[folder] || folder; }
+  function sourceFolder(folder) { return movedBack[folder] || folder; }
+  function docsHref(file, anchor) {
+    var folder = dirname(file);
+    return siteHref((folder ? pageFolder(folder) + "/" : "") + basename(file) + "_docs.html", anchor);
+  }
+  function folderHref(folder) { return siteHref(folder ? pageFolder(folder) + "/index.html" : "index.html"); }
 
   function element(tag, className, text) {
     var node = document.createElement(tag);
@@ -50,8 +63,11 @@
   /* The source file or folder this page is about, to open the tree there. */
   function currentSubject() {
     var match = /^(.*)_(docs|kw)\.html$/.exec(page);
-    if (match) return { file: match[1], folder: dirname(match[1]) };
-    return { file: null, folder: dirname(page) };
+    if (match) {
+      var folder = sourceFolder(dirname(match[1]));
+      return { file: (folder ? folder + "/" : "") + basename(match[1]), folder: folder };
+    }
+    return { file: null, folder: sourceFolder(dirname(page)) };
   }
 
   // ------------------------------------------------------------ folder tree
@@ -112,6 +128,7 @@
     var nav = document.getElementById("kwdocs-tree");
     var data = dataGlobal("KWDOCS_TREE");
     if (!nav || !data) return;
+    learnMoved(data);
     var heading = element("a", "tree-root", (data.project || "") + "/");
     heading.setAttribute("href", folderHref(""));
     nav.appendChild(heading);
@@ -177,6 +194,7 @@
     var data = dataGlobal("KWDOCS_TREE");
     var found = [];
     if (!data) return found;
+    learnMoved(data);
     (data.files || []).forEach(function (file) {
       var lower = file.toLowerCase();
       var score = rank(basename(lower), query);

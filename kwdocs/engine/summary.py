@@ -1,29 +1,49 @@
 """What a build tells the user: one line per problem, one summary line, and progress.
 
-A doit reporter, so ``doit`` at the repository root and ``kwdocs build`` print
-the same thing.  Progress is one self-overwriting line on a terminal and
-nothing at all when output is piped or in CI.
+The summary is printed by the no-op build too, which never loads doit; the doit
+reporter (``BuildReporter``, so that ``doit`` at the repository root and
+``kwdocs build`` print the same thing) is made on first use.  Progress is one
+self-overwriting line on a terminal and nothing at all when output is piped or
+in CI.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
+from typing import Any
 
-from doit.reporter import ConsoleReporter
-
-from kwdocs import summary
+from kwdocs.store import writer as output
 from kwdocs.config import Config
-from kwdocs.tasks import Mistake
 from kwdocs.scan import ScanResult
+
+
+def problems(config: Config, scanned: ScanResult) -> list[tuple[str, str]]:
+    """(path, line to print) for the scan's problems and those extraction recorded."""
+    found = [(path, f"{path}: {message}") for path, message in scanned.problems]
+    for path, line, message in output.read_json(config.state / "problems.json", []) or []:
+        found.append((path, f"{path}:{line}: {message}" if line else f"{path}: {message}"))
+    return found
+
+
+def report(write, config: Config, scanned: ScanResult, written: int, removed: int, seconds: float,
+           quiet: bool = False) -> None:
+    found = problems(config, scanned)
+    if not quiet:
+        for _, line in found:
+            write(f"problem: {line}\n")
+    write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, "
+          f"{len({path for path, _ in found}):,} files with problems ({seconds:.2f} s)\n")
 
 
 def progress_wanted(stream) -> bool:
     return stream.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
 
 
-class BuildReporter(ConsoleReporter):
-    """Counts what the tasks report and prints problems and the summary at the end."""
+class _Counting:
+    """``BuildReporter`` but for doit's ``ConsoleReporter`` below it: counts what the tasks
+    report and prints problems and the summary at the end."""
 
     desc = "kwdocs summary"
 
@@ -56,6 +76,8 @@ class BuildReporter(ConsoleReporter):
             self._draw()
 
     def add_failure(self, task, fail):
+        from kwdocs.engine.tasks import Mistake   # doit's; this class exists only once doit runs
+
         self.failed = True
         if isinstance(fail, Mistake):     # the user's set-up: one line, after doit (see kwdocs.mistakes)
             self.mistakes.append(fail.message)
@@ -85,5 +107,18 @@ class BuildReporter(ConsoleReporter):
         super().complete_run()
         if self.mistakes:       # the one line the command ends with says it all
             return
-        summary.report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
-                       time.monotonic() - self.started, self.quiet)
+        report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
+               time.monotonic() - self.started, self.quiet)
+
+
+@functools.cache
+def _reporter_class() -> type:
+    from doit.reporter import ConsoleReporter
+    return type("BuildReporter", (_Counting, ConsoleReporter), {"__module__": __name__})
+
+
+def __getattr__(name: str) -> Any:
+    """``BuildReporter`` imports doit: only when a build runs tasks (PEP 562)."""
+    if name == "BuildReporter":
+        return _reporter_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ nothing outside the output folder is touched.
 
 Two more things hang off that one place.  Every page written (or found to
 hold what would be written) is noted in a journal in the state folder: what
-kwdocs wrote, by content hash, which ``kwdocs.ledger`` reads so that ``kwdocs
+kwdocs wrote, by content hash, which ``kwdocs.store.journal`` reads so that ``kwdocs
 check`` can vouch for a page without rendering it again.  And ``dry_run()``
 makes writes and removals record what they would do instead of doing them,
 with state files kept in memory: that is how ``kwdocs check`` runs the build's
@@ -209,7 +209,7 @@ def compact_json(data: Any, sort_keys: bool = False, default: Callable[[Any], An
 
 # ---------------------------------------------------------------- the journal of pages written
 
-JOURNAL_FOLDER = "ledger"        # below the state folder; read by kwdocs.ledger
+JOURNAL_FOLDER = "ledger"        # below the state folder; read by kwdocs.store.journal
 _journals: dict[tuple[int, Path], int] = {}   # (process, output root) -> open journal, -1: none
 
 

@@ -2,7 +2,7 @@
 
 ``kwdocs build`` and friends come through here; ``doit`` at the repository
 root loads the same namespace from ``dodo.py``.  A build whose snapshot (see
-``kwdocs.snapshot``) matches the last successful one stops after the scan.
+``kwdocs.store.snapshot``) matches the last successful one stops after the scan.
 """
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import gc
 import sys
 import time
 
-from kwdocs import ledger, mistakes, owned, snapshot, summary, workers
+from kwdocs import mistakes
+from kwdocs.engine import summary, workers
+from kwdocs.store import journal as ledger, owned, snapshot
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, scan
 
@@ -18,8 +20,8 @@ from kwdocs.scan import ScanResult, scan
 def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bool = False,
                     stream=None, only=None) -> dict:
     """The dodo namespace with kwdocs' reporter attached (``only``: see ``tasks.namespace``)."""
-    from kwdocs.reporter import BuildReporter
-    from kwdocs.tasks import namespace
+    from kwdocs.engine.summary import BuildReporter
+    from kwdocs.engine.tasks import namespace
 
     scanned = scanned if scanned is not None else scan(config)
     tasks = namespace(config, scanned, only)
@@ -61,7 +63,7 @@ def run_doit(tasks: dict, jobs: int) -> int:
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
-    from kwdocs.dispatch import looking_ahead
+    from kwdocs.engine.dispatch import looking_ahead
 
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
@@ -80,7 +82,7 @@ def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet:
     """When only a few sources changed since the last successful build (same code and
     settings), hand doit just their units, as watch mode does: doit's check of all
     12,000 files is most of an edit's cost.  None: not applicable, build as usual."""
-    from kwdocs.incremental import Changes, Rebuilder, diff
+    from kwdocs.engine.incremental import Changes, Rebuilder, diff
     from kwdocs.scan import SourceFile
 
     last = snapshot.previous(config)

@@ -26,9 +26,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs import ledger, output, owned, snapshot, state, summary
+from kwdocs.engine import summary
+from kwdocs.store import journal as ledger, owned, writer as output, snapshot, state
 from kwdocs.config import Config
-from kwdocs.runner import build_namespace, run_build, run_doit
+from kwdocs.engine.runner import build_namespace, run_build, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder
 
 RESCAN_LIMIT = 256      # more folders to rescan than this: one full scan is cheaper
@@ -147,7 +148,7 @@ def diff(before: list[SourceFile], after: list[SourceFile]) -> tuple[list[str], 
 
 
 def tree_units(scanned: ScanResult, folders: set[str] | None = None) -> dict[str, dict[str, list[str]]]:
-    """Folder -> unit -> its files (relative paths), split as ``kwdocs.tasks`` splits them;
+    """Folder -> unit -> its files (relative paths), split as ``kwdocs.engine.tasks`` splits them;
     only the given folders when ``folders`` is given."""
     names: dict[str, list[str]] = {}
     for source in scanned.files:
@@ -259,8 +260,8 @@ class Rebuilder:
 
     def _run_units(self, scanned: ScanResult, units: set[str], outcome: Outcome, stream) -> None:
         """doit over the given units, then over the units link gave new used-by lists."""
-        from kwdocs.reporter import BuildReporter
-        from kwdocs.tasks import task_order
+        from kwdocs.engine.summary import BuildReporter
+        from kwdocs.engine.tasks import task_order
 
         self._extract = self._render = units
         reporter = BuildReporter(stream, {}, config=self.config, scanned=scanned, quiet=True)

@@ -13,7 +13,7 @@ never re-reads one enormous shard):
 
 Each step rewrites a state file only when its content changes, so doit's time
 stamp check cuts off everything downstream of an edit that changes nothing.  Page
-texts come from ``kwdocs.pages``; this module only decides what to redo and
+texts come from ``kwdocs.pages.compose``; this module only decides what to redo and
 writes it.  Each step returns counts for the build summary.
 """
 from __future__ import annotations
@@ -23,24 +23,26 @@ import os
 import posixpath
 import stat
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import orjson
 
-from kwdocs import keywords, layout, ledger, model, output, pages
+from kwdocs.pages import keywords, layout, model, compose as pages
+from kwdocs.store import journal as ledger, writer as output
 from kwdocs.config import Config
+from kwdocs.context import per_config
+from kwdocs import languages
 from kwdocs.extract import extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.facts import identity as facts_identity
-from kwdocs.render import renderer_for
-from kwdocs.rules import RuleSet
+from kwdocs.pages.render import renderer_for
+from kwdocs.rules.ruleset import RuleSet
 from kwdocs.scan import folder_of
-from kwdocs.snapshot import code_fingerprint
-from kwdocs.workers import collector_paused
+from kwdocs.store.snapshot import code_fingerprint
+from kwdocs.engine.workers import collector_paused
 
-from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
+from kwdocs.store.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
     FACTS, FILE_ROWS, FOLDER_PARTS, KEYWORD_ENTRIES, LINK_INPUTS, LINK_META, LINKS, PAGES, ROWS, load_shard, save_shard, shard_path, units_of, written_pages)
 
 
@@ -49,23 +51,24 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(output.compact_json(parts, sort_keys=True, default=str)).hexdigest()
 
 
-@lru_cache(maxsize=4)
+@per_config
 def rules_for(config: Config) -> RuleSet:
     """Lazy: an edit's build needs only their fingerprint; config validation compiled them once."""
     return RuleSet.load(extra_files=list(config.rules), replace=config.replace_rules, project=config.project_name,
                         lazy=True)
 
 
-@lru_cache(maxsize=8)
+@per_config
 def extraction_key(config: Config) -> str:
-    """What facts depend on besides the file itself: kwdocs' code and the rules."""
-    return digest(code_fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT)
+    """What facts depend on besides the file itself: kwdocs' code, the languages installed
+    (``languages.fingerprint``) and the rules."""
+    return digest(code_fingerprint(), languages.fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT)
 
 
-@lru_cache(maxsize=32)
+@per_config
 def render_key(config: Config, template: str) -> str:
     """What a page depends on besides its model: its templates, kwdocs' code and the settings."""
-    renderer = renderer_for(config.templates, config.out)
+    renderer = renderer_for(config)
     return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data())
 
 
@@ -133,7 +136,7 @@ def extract_settled(config: Config, rel: str, previous: Facts | None = None) -> 
 
     A file deleted or replaced mid-build is documented as it is now (or as
     unreadable); one that never holds still as last read, with a problem.  The
-    build goes on either way, and ``kwdocs.checker`` makes the next one read
+    build goes on either way, and ``kwdocs.engine.stat_checker`` makes the next one read
     any file modified during this one again.
     """
     source = source_path(config, rel)
@@ -233,7 +236,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     shard of their own, written only when they change (one file for the whole
     tree meant holding it twice over as text on every relink).
     """
-    from kwdocs.links import resolve_links
+    from kwdocs.extract.links import resolve_links
 
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
@@ -276,7 +279,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
     facts_by_file: dict[str, Facts] = load_shard(config, FACTS, unit).get("files", {})
     links = load_shard(config, LINKS, unit).get("files", {})
     manifest = load_shard(config, PAGES, unit).get("files", {})
-    renderer = renderer_for(config.templates, config.out)
+    renderer = renderer_for(config)
     keys = [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
     siblings = model.siblings_of(tuple(folder_names))
     mask = rules_for(config).mask_secrets
@@ -320,7 +323,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         """Where a keyword page's rendered rows are kept (see ``pages.keyword_rows``)."""
         return root / f"rows-{page.removesuffix('.md')}.json"
 
-    renderer = renderer_for(config.templates, config.out)
+    renderer = renderer_for(config)
     key = render_key(config, pages.KEYWORDS_TEMPLATE)
     meta = output.read_json(root / "meta.json", {}) or {}
     fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
@@ -412,7 +415,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     from what extraction saved, so this step runs beside the rendering of file
     pages; pruning what is gone waits for that (``prune``).
     """
-    renderer = renderer_for(config.templates, config.out)
+    renderer = renderer_for(config)
     keys = [render_key(config, name) for name in pages.FOLDER_TEMPLATES]
     meta_path = config.state / "folders.json"
     meta = output.read_json(meta_path, {}) or {}

@@ -8,7 +8,8 @@ from __future__ import annotations
 import zlib
 from pathlib import Path
 
-from kwdocs import layout, output
+from kwdocs.pages import layout
+from kwdocs.store import writer as output
 from kwdocs.config import Config
 
 FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"

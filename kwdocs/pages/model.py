@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kwdocs import layout
-from kwdocs.facts import GROUP_ORDER, KIND_GROUPS, Facts
+from kwdocs.pages import layout
+from kwdocs.facts import Facts
+from kwdocs.languages import by_id, group_order, kind_group
 
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"
@@ -201,7 +202,7 @@ def _paragraphs(text: str, limit: int = 1500) -> list[str]:
 
 
 def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
-    if facts.get("binary") or (not facts.get("imports") and facts.get("language") not in ("python", "cpp", "cuda")):
+    if facts.get("binary") or (not facts.get("imports") and not _lists_dependencies(str(facts.get("language")))):
         return None
     resolved = (links or {}).get("deps")
     if resolved is None:  # links not computed: everything unresolved, unclassified
@@ -213,6 +214,11 @@ def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
             "module": dep["module"], "line": dep["line"], "names": dep.get("names", []),
             "link": layout.link(page, layout.docs_page(target)) if target else ""})
     return groups
+
+
+def _lists_dependencies(language_id: str) -> bool:
+    language = by_id(language_id)
+    return language is not None and language.dependencies
 
 
 def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dict[str, list[str]],
@@ -229,14 +235,14 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     ordered_entries = sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
     groups: dict[str, list] = {}
     for entry in ordered_entries:
-        groups.setdefault(KIND_GROUPS.get(entry["kind"], "Identifiers"), []).append({
+        groups.setdefault(kind_group(entry["kind"]), []).append({
             "name": entry["name"], "kind": entry["kind_label"], "line": entry["line"],
             "link": layout.anchor_link(docs_page_link, entry["anchor"])})
     names = dict.fromkeys(entry["name"] for entry in ordered_entries)
     return dict(
         project=project, path=path, folder_display=folder_display(posixpath.dirname(path)),
         source_link=src_link, docs_name=posixpath.basename(docs), docs_link=layout.link(page, docs),
-        groups=[dict(title=title, keywords=groups[title]) for title in GROUP_ORDER if title in groups],
+        groups=[dict(title=title, keywords=groups[title]) for title in group_order() if title in groups],
         section_map=[dict(name=name, sections=sections) for name in names if (sections := section_map.get(name))],
     )
 

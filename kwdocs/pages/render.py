@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,17 +15,12 @@ import jinja2
 import jinja2.bccache
 import jinja2.filters
 
-from kwdocs import output
-from kwdocs.config import STATE_FOLDER
+from kwdocs.store import writer as output
+from kwdocs.config import STATE_FOLDER, Config, shipped_templates
+from kwdocs.context import per_config
 
 _BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
-
-
-def shipped_templates() -> Path:
-    """The templates installed with the package (``templates/`` in the source tree)."""
-    from kwdocs import templates
-    return templates.folder()
 
 
 def inline_code(text: object) -> str:
@@ -150,7 +144,7 @@ class Renderer:
             lstrip_blocks=True,
             autoescape=False,  # Markdown, not HTML: escaping is explicit through the filters
             # no time stamp check of the template file on every page (50,000 in a cold build): a
-            # process that sees templates change (watch mode) makes a new Renderer (``watch.clear_caches``)
+            # process that sees templates change (watch mode) makes a new Renderer (``context.drop_contexts``)
             auto_reload=False,
         )
         self.env.filters.update(code=inline_code, fence=fenced, md=escape_md, prose=prose,
@@ -191,8 +185,8 @@ class Renderer:
         return digest.hexdigest()
 
 
-@lru_cache(maxsize=4)
-def renderer_for(override: Path | None, out: Path | None = None) -> Renderer:
-    """One environment per process and templates folder (templates compile once), its
-    compiled templates cached in ``out``'s state folder when given."""
-    return Renderer(override, out)
+@per_config
+def renderer_for(config: Config) -> Renderer:
+    """One environment per build context (templates compile once), its compiled templates
+    cached in the output's state folder."""
+    return Renderer(config.templates, config.out)

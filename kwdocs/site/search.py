@@ -19,7 +19,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from kwdocs import keywords, layout, output
+from kwdocs.pages import keywords, layout
+from kwdocs.store import writer as output
 from kwdocs.config import Config
 
 TREE_FILE = "tree.js"
@@ -34,14 +35,22 @@ def as_script(global_name: str, data: object) -> str:
 
 
 def tree_data(project: str, pages: list[str]) -> dict:
-    """Folders (those with an index page) and files (those with a documentation page)."""
+    """Folders (those with an index page) and files (those with a documentation page), by
+    their source names; ``moved`` gives the output folder of each folder whose pages are
+    elsewhere (a source folder named like a page, see ``layout.output_folder``)."""
     folders, files = [], []
     for page in pages:
-        if page.endswith(layout.DOCS_SUFFIX):
-            files.append(page[: -len(layout.DOCS_SUFFIX)])
-        elif page == "index.md" or page.endswith("/index.md"):
-            folders.append(page[: -len("index.md")].rstrip("/"))
-    return {"project": project, "folders": sorted(folders), "files": sorted(files)}
+        kind, subject = layout.page_subject(page)
+        if kind == "docs":
+            files.append(subject)
+        elif kind == "index":
+            folders.append(subject)
+    data: dict = {"project": project, "folders": sorted(folders), "files": sorted(files)}
+    moved = {folder: layout.output_folder(folder) for folder in data["folders"]
+             if layout.output_folder(folder) != folder}
+    if moved:
+        data["moved"] = moved
+    return data
 
 
 def keyword_tables(config: Config) -> list[Path]:

@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from kwdocs import output
-from kwdocs.owned import STATE_GITIGNORE
+from kwdocs.store import writer as output
+from kwdocs.store.owned import STATE_GITIGNORE
 
 
 class Busy(Exception):

@@ -4,7 +4,7 @@ Editors save in many ways (in place; a temporary file renamed over the old
 one, as VS Code and ``sed -i`` do; JetBrains' and vim's renaming dances), so
 an event here only says "this path may have changed": watchdog's thread
 records the path and nothing else, and after a quiet window the loop rescans
-those folders and rebuilds what changed on disk (``kwdocs.incremental``).
+those folders and rebuilds what changed on disk (``kwdocs.engine.incremental``).
 
 What is not watched, so that kwdocs never wakes itself up: the output and
 state folders and version control (their events are dropped, and where they
@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kwdocs.config import Config, ConfigError
-from kwdocs.incremental import Changes, Outcome, Rebuilder
-from kwdocs.lock import locked
+from kwdocs.context import drop_contexts
+from kwdocs.engine.incremental import Changes, Outcome, Rebuilder
+from kwdocs.store.lock import locked
 from kwdocs.mistakes import describe
 from kwdocs.scan import EDITOR_TEMP_FILES, VCS_FOLDERS, scan_folder
 
@@ -327,13 +328,6 @@ def status_line(outcome: Outcome) -> str:
             f"{outcome.removed:,} removed ({outcome.seconds * 1000:,.0f} ms)")
 
 
-def clear_caches() -> None:
-    """Settings changed under a running process: templates and rules must be read again."""
-    from kwdocs import build, render
-    for cached in (build.rules_for, build.extraction_key, build.render_key, render.renderer_for):
-        cached.cache_clear()
-
-
 def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bool = False,
           reload: Callable[[], Config] | None = None) -> int:
     """Build, then rebuild on every change until interrupted (Ctrl-C, SIGTERM)."""
@@ -401,7 +395,7 @@ def _reloaded(config: Config, rebuilder: Rebuilder, reload: Callable[[], Config]
         print("kwdocs: the output folder changed: restart kwdocs watch to use it", file=sys.stderr)
         return config, rebuilder
     print("kwdocs: settings changed; rebuilding everything", flush=True)
-    clear_caches()
+    drop_contexts()
     fresh = Rebuilder(new)
     fresh.scanned = rebuilder.scanned
     return new, fresh

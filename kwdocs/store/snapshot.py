@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
-from kwdocs import __version__, output
-from kwdocs.config import Config
+from kwdocs import __version__
+from kwdocs.store import writer as output
+from kwdocs.config import Config, shipped_templates
 from kwdocs.scan import ScanResult
 
 SNAPSHOT_FILE = "snapshot.json"   # the hash alone: what a no-op build reads
@@ -26,9 +28,9 @@ SCANNED_FILE = "scanned.json"     # the file list it vouches for: what an edit's
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """A hash of kwdocs' own code: a new kwdocs rebuilds everything, released or not."""
-    package = Path(__file__).parent
+    package = Path(__file__).parent.parent
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted(package.rglob("*.py")) + sorted(package.glob("*.toml")) + sorted(package.glob("*.txt")):
+    for path in sorted(package.rglob("*.py")) + sorted(package.rglob("*.toml")) + sorted(package.rglob("*.txt")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
@@ -44,12 +46,25 @@ def _stats(folder: Path | None) -> list:
     return found
 
 
+def _package_folders() -> list:
+    """The import path with each folder's time stamp: installing or removing a package (a
+    language among them, see ``kwdocs.languages``) changes one, so the next build looks again,
+    without reading any package's metadata here.  The first entry is the working folder."""
+    found = []
+    for folder in sys.path[1:]:
+        try:
+            found.append([folder, os.stat(folder).st_mtime_ns])
+        except OSError:
+            pass
+    return found
+
+
 def settings_digest(config: Config) -> str:
     """What every page depends on besides the sources: code, settings, templates, rule files."""
-    from kwdocs import templates
     rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
     return hashlib.sha256(json.dumps([code_fingerprint(), config.fingerprint_data(), config.html,
-                                      _stats(config.templates), _stats(templates.folder()), rules],
+                                      _stats(config.templates), _stats(shipped_templates()), rules,
+                                      _package_folders()],
                                      sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -10,7 +10,7 @@ Three small parts:
 - ``LiveVersion``: a counter the pages poll at ``/__kwdocs_version``; a rebuild
   that changed the site bumps it and open pages reload themselves.
 - ``SourceWatcher`` + ``Changes``: watchdog on the source tree, debounced. They
-  stand alone so that they can give way to ``kwdocs.watch`` later; all the
+  stand alone so that they can give way to ``kwdocs.engine.on_save`` later; all the
   loop needs is "something may have changed".
 """
 from __future__ import annotations
@@ -28,8 +28,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from kwdocs.config import Config
-from kwdocs.html import CSP, build_site, site_root
-from kwdocs.lock import locked
+from kwdocs.site.html import CSP, build_site, site_root
+from kwdocs.store.lock import locked
 
 VERSION_PATH = "/__kwdocs_version"
 DEBOUNCE_SECONDS = 0.15
@@ -276,7 +276,7 @@ class SourceWatcher:
 
 def rebuild(config: Config, quiet: bool = True) -> bool:
     """Build the pages and the site in this process; True if the site changed."""
-    from kwdocs.runner import run_build
+    from kwdocs.engine.runner import run_build
 
     with locked(config.state):
         code = run_build(config, jobs=1, quiet=quiet)

@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
-from kwdocs import keywords, layout, model
+from kwdocs.pages import keywords, layout, model
 from kwdocs.config import Config
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
-from kwdocs.render import Renderer
+from kwdocs.pages.render import Renderer
 
 ANALYSE_LIMIT = 8 * 1024 * 1024   # larger files get metadata and an excerpt, not keywords
 FILE_TEMPLATES = ("file_docs.md.j2", "file_kw.md.j2")

@@ -22,7 +22,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from kwdocs.workers import collector_paused
+from kwdocs.engine.workers import collector_paused
+from kwdocs.languages import resolver
 
 def _stdlib_modules() -> frozenset[str]:
     """Python's standard library, shipped as data (not the running Python's
@@ -114,8 +115,9 @@ def resolve_links(languages: Mapping[str, str], imports: Mapping[str, list[dict]
 
 def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
              include_roots: Sequence[str], in_place: bool) -> dict[str, dict]:
+    how = {language: resolver(language) for language in set(languages.values())}
     python_dep = _PythonIndex([path for path, language in languages.items()
-                               if language == "python"]).dep
+                               if how[language] == "python"]).dep
     record = _update if in_place else _copy
     files = _FileIndex(languages.keys(), include_roots)
     # Each distinct include is resolved once: <...> per header, "..." per folder and header.
@@ -129,8 +131,10 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
             continue
         deps = result[path]["deps"]
         folder = path.rpartition("/")[0]
-        python = languages[path] == "python"
-        cmake = languages[path] == "cmake"
+        found_by = how[languages[path]]
+        python = found_by == "python"
+        cmake = found_by == "cmake"
+        includes = found_by == "include"
         quoted = quoted_answers[folder]
         users: set[str | None] = set()
         for entry in file_imports:
@@ -141,7 +145,7 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
             if not isinstance(module, str):
                 entry = {**entry, "module": ""}
                 module = ""
-            if kind == "include" and not cmake:
+            if kind == "include" and includes:
                 if entry.get("system"):
                     answer = angle_answers.get(module)
                     if answer is None:
@@ -158,6 +162,9 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
             elif cmake:
                 target, category = files.cmake_answer(module, kind, folder)
                 dep = record(entry, target, category)
+            elif callable(found_by):    # an installed language's own resolver
+                target = _installed_answer(found_by, module, path, files.paths)
+                dep = record(entry, target, "repo" if target else "third_party")
             else:
                 dep = record(entry, None, "third_party")
             deps.append(dep)
@@ -169,6 +176,16 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
     for target, users_of_target in used_by.items():
         result[target]["used_by"] = users_of_target
     return result
+
+
+def _installed_answer(find: Callable[[str, str, frozenset[str]], str | None], module: str, path: str,
+                      paths: frozenset[str]) -> str | None:
+    """An installed language's resolver, kept to its promise: a path of the tree, or None."""
+    try:
+        target = find(module, path, paths)
+    except Exception:  # a plug-in's bug leaves the import unresolved, never stops the build
+        return None
+    return target if isinstance(target, str) and target in paths and target != path else None
 
 
 def _copy(entry: dict[str, Any], target: str | None, category: str) -> dict[str, Any]:
@@ -318,6 +335,11 @@ class _FileIndex:
         roots += sorted(detected, key=lambda root: (root.count("/"), root))
         self.roots = [root for root in dict.fromkeys(roots) if root]
         self._by_name: dict[str, list[str]] | None = None
+
+    @property
+    def paths(self) -> frozenset[str]:
+        """Every file of the tree."""
+        return self._paths
 
     def answer(self, header: str, folder: str, system: bool) -> tuple[str | None, str]:
         """(target, category) of one include written in a file of ``folder``."""

@@ -15,13 +15,14 @@ from typing import Any, Callable
 from doit.exceptions import TaskError
 from doit.tools import config_changed
 
-from kwdocs import build, pages
-from kwdocs.checker import checker_for
+from kwdocs.engine import steps as build
+from kwdocs.pages import compose as pages
+from kwdocs.engine.stat_checker import checker_for
 from kwdocs.config import Config
 from kwdocs.mistakes import describe
 from kwdocs.scan import ScanResult, with_ancestors
-from kwdocs.snapshot import code_fingerprint
-from kwdocs.state import FACTS, LINKS, shard_path
+from kwdocs.store.snapshot import code_fingerprint
+from kwdocs.store.state import FACTS, LINKS, shard_path
 
 
 # The order in which doit takes up the tasks that are ready.  A build puts the single-task
@@ -168,7 +169,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_site():
         """Bring the HTML site in <out>/site up to date with the Markdown pages (html = true)."""
-        from kwdocs.html import build_site
+        from kwdocs.site.html import build_site
         return {
             "actions": [(Guarded(build_site), [config])],
             "task_dep": ["assemble", "prune", "keywords"],

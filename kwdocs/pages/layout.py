@@ -1,4 +1,4 @@
-"""Where each page lives in the output tree, and links between pages.
+"""Where each page lives in the output tree and what a page is about, and links between pages.
 
 The output mirrors the source tree: ``a/b/c.py`` gets ``a/b/c.py_docs.md`` and
 ``a/b/c.py_kw.md``; every folder gets ``index.md`` and ``doc.md``; the root gets
@@ -55,6 +55,33 @@ def doc_page(folder: str) -> str:
 
 def keywords_page(letter: str | None = None) -> str:
     return f"keywords-{letter}.md" if letter else "keywords.md"
+
+
+def source_folder(folder: str) -> str:
+    """The source folder whose pages are in an output folder: ``output_folder`` undone.
+
+    Exact because a name ending in "~" whose stem clashes would itself clash and
+    have been given one more "~"."""
+    if "~" not in folder:
+        return folder
+    return "/".join(part[:-1] if part.endswith("~") and _CLASHING_FOLDER.fullmatch(part[:-1]) else part
+                    for part in folder.split("/"))
+
+
+def page_subject(page: str) -> tuple[str, str]:
+    """What a page of the output tree is about, from its path alone, with real source names:
+    ("docs" or "kw", source file), ("index" or "doc", source folder), ("keywords", ""), or
+    ("page", its output folder) for anything else."""
+    folder, _, name = page.rpartition("/")
+    for kind, suffix in (("docs", DOCS_SUFFIX), ("kw", KW_SUFFIX)):
+        if name.endswith(suffix):
+            stem = name[: -len(suffix)]
+            return kind, f"{source_folder(folder)}/{stem}" if folder else stem
+    if name in ("index.md", "doc.md"):
+        return name[:-3], source_folder(folder)
+    if not folder and name.startswith("keywords") and name.endswith(".md"):
+        return "keywords", ""
+    return "page", folder
 
 
 def link(from_page: str, to_path: str, anchor: str = "") -> str:

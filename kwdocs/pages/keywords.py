@@ -13,8 +13,9 @@ import string
 from operator import itemgetter
 from pathlib import Path
 
-from kwdocs import layout, output
-from kwdocs.model import kind_label
+from kwdocs.pages import layout
+from kwdocs.store import writer as output
+from kwdocs.pages.model import kind_label
 
 INDEXED_KINDS = ("namespace", "class", "function", "method", "macro", "type", "constant", "target")
 SPLIT_THRESHOLD = 2000   # more entries than this: one page per letter behind a letter bar
@@ -145,7 +146,7 @@ def row_model(page: str, name: str, places: list[list], docs_links: dict[str, st
 def letter_model(letter: str | None, rows: list[str], *, project: str, all_letters: list[str],
                  counts: dict[str, int]) -> dict:
     """The model of one keyword page (``letter`` None: the single page holding everything);
-    ``rows`` are its table rows, rendered already (see ``kwdocs.pages.keyword_rows``)."""
+    ``rows`` are its table rows, rendered already (see ``kwdocs.pages.compose.keyword_rows``)."""
     page = layout.keywords_page(letter)
     return dict(project=project, letter=letter, rows=rows,
                 bar=[dict(letter=l, count=counts.get(l, 0), link=layout.link(page, layout.keywords_page(l)))

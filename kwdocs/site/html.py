@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import threading
-from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -29,9 +28,11 @@ import markdown
 import nh3
 from pygments.formatters import HtmlFormatter
 
-from kwdocs import layout, output, search
-from kwdocs.config import Config
-from kwdocs.render import shipped_templates
+from kwdocs.pages import layout
+from kwdocs.site import search
+from kwdocs.store import writer as output
+from kwdocs.config import Config, shipped_templates
+from kwdocs.context import per_config
 
 SITE_FOLDER = "site"
 STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data
@@ -142,21 +143,20 @@ def markdown_to_html(markdown_text: str, md_page: str) -> str:
 # ---------------------------------------------------------------- the layout
 
 def describe(md_page: str) -> tuple[str, str, str]:
-    """(kind, subject, title) of a page, from its path alone."""
-    folder, name = posixpath.split(md_page)
-    if name.endswith(layout.DOCS_SUFFIX):
-        rel = md_page[: -len(layout.DOCS_SUFFIX)]
-        return "docs", rel, f"{rel} · documentation"
-    if name.endswith(layout.KW_SUFFIX):
-        rel = md_page[: -len(layout.KW_SUFFIX)]
-        return "kw", rel, f"{rel} · keywords"
-    if name == "index.md":
-        return "index", folder, f"{folder or '/'} · folder index"
-    if name == "doc.md":
-        return "doc", folder, f"{folder or '/'} · folder documentation"
-    if name.startswith("keywords"):
-        return "keywords", "", "keyword index"
-    return "page", folder, name
+    """(kind, subject, title) of a page, from its path alone; the subject is the source
+    file or folder by its real name (see ``layout.page_subject``)."""
+    kind, subject = layout.page_subject(md_page)
+    if kind == "docs":
+        return kind, subject, f"{subject} · documentation"
+    if kind == "kw":
+        return kind, subject, f"{subject} · keywords"
+    if kind == "index":
+        return kind, subject, f"{subject or '/'} · folder index"
+    if kind == "doc":
+        return kind, subject, f"{subject or '/'} · folder documentation"
+    if kind == "keywords":
+        return kind, subject, "keyword index"
+    return kind, subject, posixpath.basename(md_page)
 
 
 def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
@@ -165,7 +165,7 @@ def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
     crumbs = [dict(label=project, href=layout.link(page, "index.html"))]
     parts = folder.split("/") if folder else []
     for depth, part in enumerate(parts):
-        crumbs.append(dict(label=part, href=layout.link(page, "/".join(parts[: depth + 1]) + "/index.html")))
+        crumbs.append(dict(label=part, href=layout.link(page, html_page(layout.index_page("/".join(parts[: depth + 1]))))))
     if kind in ("docs", "kw"):
         crumbs.append(dict(label=posixpath.basename(subject), href=""))
     elif kind == "doc":
@@ -184,9 +184,9 @@ def _environment(override: Path | None) -> jinja2.Environment:
                               trim_blocks=True, lstrip_blocks=True)
 
 
-@lru_cache(maxsize=4)
-def _template(override: Path | None) -> jinja2.Template:
-    return _environment(override).get_template(PAGE_TEMPLATE)
+@per_config
+def _template(config: Config) -> jinja2.Template:
+    return _environment(config.templates).get_template(PAGE_TEMPLATE)
 
 
 def render_site_page(config: Config, md_page: str, markdown_text: str) -> str:
@@ -199,7 +199,7 @@ def render_site_page(config: Config, md_page: str, markdown_text: str) -> str:
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
-    return _template(config.templates).render(
+    return _template(config).render(
         csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
@@ -233,7 +233,7 @@ def write_static(config: Config) -> int:
     return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, css + "\n")
 
 
-@lru_cache(maxsize=8)
+@per_config
 def render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
     digest = hashlib.sha256(Path(__file__).read_bytes())
@@ -249,7 +249,7 @@ def render_key(config: Config) -> str:
 
 def markdown_pages(config: Config) -> list[str]:
     """Every Markdown page the build wrote, by the build's own records."""
-    from kwdocs.state import written_pages
+    from kwdocs.store.state import written_pages
     return sorted(written_pages(config))
 
 

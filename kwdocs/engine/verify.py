@@ -7,14 +7,14 @@ timestamps: pre-commit stashes files and a checkout rewrites them.
 
 How, without writing anything (no page, no state, no lock file):
 
-1. Unless the snapshot of the last successful build (``kwdocs.snapshot``)
-   matches the tree, the build's own steps (``kwdocs.build``) run under
+1. Unless the snapshot of the last successful build (``kwdocs.store.snapshot``)
+   matches the tree, the build's own steps (``kwdocs.engine.steps``) run under
    ``output.dry_run()``: sources whose content differs from their facts are
    extracted again, every unit's pages are rendered where their inputs
    changed, and each would-be write is compared with the disk.  With no state
    at all (a fresh clone in CI) that is every file.
 2. Every other page the state lists must be what kwdocs last wrote there, by
-   content hash (``kwdocs.ledger``).  Pages that are not are rendered and
+   content hash (``kwdocs.store.journal``).  Pages that are not are rendered and
    compared too.
 3. Pages under the output folder that kwdocs would not write are orphans.
 
@@ -34,10 +34,11 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from kwdocs import layout, ledger, output, owned, snapshot, state
+from kwdocs.pages import layout
+from kwdocs.store import journal as ledger, owned, writer as output, snapshot, state
 from kwdocs.config import STATE_FOLDER, Config
-from kwdocs.incremental import tree_units
-from kwdocs.lock import locked, shared
+from kwdocs.engine.incremental import tree_units
+from kwdocs.store.lock import locked, shared
 from kwdocs.scan import ScanResult, scan
 
 PAGE_NAME = re.compile(r".+_docs\.md|.+_kw\.md|index\.md|doc\.md")      # in any folder
@@ -68,7 +69,7 @@ def _folder_names(split: dict[str, list[str]]) -> list[str]:
 def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str, list[str]]],
                   dry: output.DryRun) -> None:
     """What a build would do to the state and pages, under ``dry`` (sources judged by content)."""
-    from kwdocs import build  # parsers and templates: only when something must be redone
+    from kwdocs.engine import steps as build  # parsers and templates: only when something must be redone
     key = build.extraction_key(config)
     all_units = [unit for split in units.values() for unit in split]
     for split in units.values():
@@ -104,7 +105,7 @@ def expected_pages(config: Config, dry: output.DryRun | None) -> set[str]:
 def render_again(config: Config, scanned: ScanResult, units: dict[str, dict[str, list[str]]],
                  pages: set[str]) -> tuple[int, int]:
     """Forget that these pages are up to date and run their steps again; (written, removed)."""
-    from kwdocs import build  # parsers and templates: only when something must be redone
+    from kwdocs.engine import steps as build  # parsers and templates: only when something must be redone
     # pages back to their sources, through the layout itself (it escapes some folder names)
     file_of = {page: (rel, folder, unit) for folder, split in units.items() for unit, rels in split.items()
                for rel in rels for page in (layout.docs_page(rel), layout.kw_page(rel))}
@@ -231,7 +232,7 @@ def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream
 
 
 def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
-    from kwdocs.runner import run_build
+    from kwdocs.engine.runner import run_build
 
     counts: dict[str, int] = {}
     scanned = owned.check_first_build(config)

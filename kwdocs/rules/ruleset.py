@@ -33,6 +33,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+from kwdocs.languages import by_id, known_ids
+
 SECTIONS: tuple[str, ...] = ("purpose", "role", "patterns", "performance", "security")
 
 ENGINE_VERSION = "1"
@@ -109,13 +111,10 @@ SCHEMA: dict[str, tuple[Any, str]] = {
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
-@functools.lru_cache(maxsize=1)
-def _known_languages() -> frozenset[str]:
-    """Language ids of the extraction registry, so a typo in ``languages`` is caught."""
-    from kwdocs import extract  # local import: rules stay usable if the registry moves
-
-    found = {language.id for language in (*extract.BY_SUFFIX.values(), *extract.BY_NAME.values())}
-    return frozenset(found | {extract.TEXT.id, extract.BINARY.id, "unreadable"})
+def _unknown_languages(ids: list[str]) -> list[str]:
+    """The ids no registered language has, so a typo in ``languages`` is caught."""
+    return sorted(language for language in set(ids) if language not in known_ids(installed=False)
+                  and language not in known_ids())
 
 
 def _validate(raw: Any, source: str) -> dict[str, Any]:
@@ -159,10 +158,10 @@ def _validate(raw: Any, source: str) -> dict[str, Any]:
         raise RuleError(f"{where}: key 'keep' needs 'secret = true'")
     if rule.get("keep", 0) < 0:
         raise RuleError(f"{where}: key 'keep' must be 0 or more, got {rule['keep']}")
-    unknown = sorted(set(rule.get("languages", [])) - _known_languages())
+    unknown = _unknown_languages(rule.get("languages", []))
     if unknown:
         raise RuleError(f"{where}: key 'languages' names unknown language(s) {', '.join(unknown)};"
-                        f" known: {', '.join(sorted(_known_languages()))}")
+                        f" known: {', '.join(sorted(known_ids()))}")
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(rule["message"]) if name is not None]
     except ValueError as error:
@@ -338,7 +337,7 @@ def _read_rule_file(path: Path) -> list[Any]:
 
 
 def _shipped_text() -> str:
-    return importlib.resources.files("kwdocs").joinpath("rules.toml").read_text(encoding="utf-8")
+    return importlib.resources.files("kwdocs.rules").joinpath("rules.toml").read_text(encoding="utf-8")
 
 
 def _merge(layers: Iterable[tuple[str, list[Any]]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -451,34 +450,6 @@ def _normal_decorator(text: str) -> str:
     return text.lstrip("@").split("(", 1)[0].strip()
 
 
-_BASE_SPLIT = re.compile(r",(?![^\[(<]*[\])>])")
-
-
-_CPP_BASES = re.compile(r"(?<!:):(?!:)")
-
-
-def _base_names(signature: str) -> list[str]:
-    """Base class names from a Python ``(A, b.B[T], metaclass=M)`` or a C++
-    ``class Foo : public a::B<T>`` signature; C++ ``::`` reads as ``.``."""
-    signature = signature.strip()
-    if signature.startswith("("):
-        inner = signature[1: signature.rfind(")") if ")" in signature else len(signature)]
-    elif found := _CPP_BASES.search(signature):
-        inner = signature[found.end():]
-    else:
-        return []
-    names = []
-    for part in _BASE_SPLIT.split(inner):
-        part = part.strip()
-        if not part or "=" in part or part.startswith("*"):
-            continue
-        part = re.split(r"[\[<(]", part, maxsplit=1)[0]  # drop template or subscript arguments
-        words = [w for w in part.split() if w not in ("public", "protected", "private", "virtual")]
-        if words:
-            names.append(words[-1].replace("::", "."))
-    return names
-
-
 @functools.cache
 def _is_table(kind: type) -> bool:
     """Whether items of this type are mappings; memoised, as an ABC check costs more than a call."""
@@ -537,7 +508,7 @@ class RuleSet:
         """
         layers: list[tuple[str, list[Any]]] = []
         if not replace:
-            layers.append(("kwdocs/rules.toml", _rule_tables(_shipped_text(), "kwdocs/rules.toml")))
+            layers.append(("kwdocs/rules/rules.toml", _rule_tables(_shipped_text(), "kwdocs/rules/rules.toml")))
         for path in extra_files:
             layers.append((str(path), _read_rule_file(Path(path))))
         extra = list(extra_rules)
@@ -798,9 +769,13 @@ class _Context:
                     symbol.get("line"), str(symbol.get("name", "")))
 
     def _bases(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+        language = by_id(str(self.facts.get("language") or ""))
+        base_names = language.bases if language is not None else None
+        if base_names is None:
+            return
         for symbol in _tables(self.facts.get("symbols")):
             if symbol.get("kind") == "class" and symbol.get("signature"):
-                for base in _base_names(str(symbol["signature"])):
+                for base in base_names(str(symbol["signature"])):
                     yield base, lambda symbol=symbol: _Hit(symbol.get("line"), str(symbol.get("name", "")))
 
     def _symbols(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from kwdocs import output
+from kwdocs.store import writer as output
 from kwdocs.config import Config
 
 LEDGER_FILE = "ledger.json"
