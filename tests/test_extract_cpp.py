@@ -168,7 +168,7 @@ def test_class_members_nested_class_and_templates() -> None:
                     if s["name"] == "Shape" and s["kind"] == "method"]
     assert constructors == [43, 44]
     assert symbol(facts, "~Shape", "method", 45)["signature"] == "() override"
-    assert symbol(facts, "cast_to", "method", 48)["signature"] == "(const T& other) const -> T"
+    assert symbol(facts, "cast_to", "method", 48)["signature"] == "template <typename T> (const T& other) const -> T"
     assert symbol(facts, "operator bool", "method", 50)["parent"] == "Shape"
 
 
@@ -255,7 +255,7 @@ def test_cuda_kernels_device_functions_and_launches() -> None:
     assert "detail" not in symbol(facts, "square", "function", 7)
     kernel = symbol(facts, "square_kernel", "function", 10)
     assert kernel["detail"] == "kernel"
-    assert kernel["signature"] == "(const scalar_t* in, scalar_t* out, int n) -> void"
+    assert kernel["signature"] == "template <typename scalar_t> (const scalar_t* in, scalar_t* out, int n) -> void"
     assert symbol(facts, "fill_kernel", "function", 17)["detail"] == "kernel"
     assert symbol(facts, "launch_square", "function", 19)["parent"] == "cuda"
 

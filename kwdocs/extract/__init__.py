@@ -2,7 +2,9 @@
 
 One module per language, each exposing ``extract(text, path) -> dict`` with any
 of the keys ``symbols``, ``imports``, ``docstring``, ``problems``, ``parsed``
-and ``calls`` (called names, for the rules; not kept in the record).  The
+and ``calls`` (called names, for the rules; not kept in the record).  Where a
+language documents a definition by the comment above it, that comment becomes
+the symbol's ``doc`` here, the same way for every such language.  The
 registry below maps file names to a language; adding a language is one new
 module plus one row here.
 """
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
+from kwdocs.extract.text import attach_comment_docs
 from kwdocs.facts import Facts
 
 
@@ -114,11 +117,19 @@ def extract_bytes(path: str, data: bytes) -> tuple[Facts, str | None, list[dict]
     return facts, text, calls
 
 
+# Languages whose definitions are documented by the comment right above them: True for ``#`` comments.
+_COMMENT_DOCS: dict[str, bool] = {"cpp": False, "cuda": False, "cmake": True, "shell": True,
+                                  "yaml": True, "toml": True}
+
+
 def extract_text(path: str, text: str) -> tuple[dict[str, Any], list[dict]]:
     """What the extractor of ``path``'s language finds in decoded text, and the calls; never raises."""
-    module = language_of(path).module or "text"
+    language = language_of(path)
+    module = language.module or "text"
     try:
         found = _extractor(module)(text, path)
+        if language.id in _COMMENT_DOCS and found.get("symbols"):
+            attach_comment_docs(text, found["symbols"], _COMMENT_DOCS[language.id])
     except RecursionError:
         found = {"problems": [{"message": "too deeply nested to analyse"}], "parsed": False}
     except Exception as error:  # an extractor bug must not stop the build

@@ -590,6 +590,8 @@ class _Walker:
             return  # a macro invocation such as ``TORCH_LIBRARY(aten, m) {``
         start = node.start_byte
         signature = self.signature(start, name_start, params_owner)
+        if signature:
+            signature = (self.template_head(node) + signature)[:MAX_SIGNATURE]
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
@@ -656,9 +658,18 @@ class _Walker:
         words = _squeeze(head).split(" ") if "(" in head or ")" in head else head.split()
         result = _squeeze(text)
         returns = " ".join([word for word in words if word not in _SPECIFIER_WORDS]).strip()
-        if returns and not returns.startswith("["):
+        trailing = returns in ("auto", "decltype(auto)") and "->" in result
+        if returns and not returns.startswith("[") and not trailing:   # ``auto f() -> T`` says T once
             result += " -> " + returns
         return result[:MAX_SIGNATURE]
+
+    def template_head(self, node: Node) -> str:
+        """``template <typename T> `` when ``node`` is the declaration of a template, else ""."""
+        parent = node.parent
+        if parent is None or parent.type != "template_declaration":
+            return ""
+        parameters = parent.child_by_field_name("parameters")
+        return "" if parameters is None else f"template {_squeeze(self.text(parameters))} "
 
     # types
 
