@@ -222,14 +222,14 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     generated-file banner becomes the note instead), then what it defines, from
     the definitions' own summaries.  The rules' kind sentences (test, header ...)
     follow; a fallback sentence is kept only when the file says nothing itself."""
-    paragraphs = _paragraphs(facts.get("docstring", ""))
     generated = ""
-    kept = []
-    for paragraph in paragraphs:
-        if not generated and _GENERATED.search(paragraph):
-            generated = _generated_note(paragraph)
+    lines = []
+    for line in facts.get("docstring", "").split("\n"):   # a banner line is a note, not the purpose
+        if _GENERATED.search(line):
+            generated = generated or _generated_note(line)
         else:
-            kept.append(paragraph)
+            lines.append(line)
+    kept = _paragraphs("\n".join(lines))
     defines = _defines_sentence(entries, facts.get("language") in ("cpp", "cuda"))
     purpose: list[str] = []
     if kept:

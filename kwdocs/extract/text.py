@@ -15,7 +15,7 @@ MAX_COMMENT_LINES = 40
 # Comment lines that speak to tools, not readers.
 _DIRECTIVE = re.compile(
     r"^(?:-\*-|\s*(?:vim?|ex):|\s*(?:mypy|noqa|type|pylint|flake8|ruff|fmt|isort|pyre|pyright"
-    r"|pragma|clang-format|NOLINT|cython|distutils|@generated|SPDX-License-Identifier)\b)"
+    r"|pragma|clang-format|NOLINT|cython|distutils|SPDX-License-Identifier)\b)"
     r"|coding[:=]",
     re.IGNORECASE,
 )
@@ -44,6 +44,8 @@ def _leading_prose(text: str) -> str:
     lines = paragraph.split("\n")[:MAX_COMMENT_LINES]
     if not lines or not all(_PROSE_LINE.match(line.strip()) and len(line.split()) >= 3 for line in lines):
         return ""
+    if _LICENSE.search(text[:4000]) or re.search(r"\blicen[cs]e\b", paragraph, re.IGNORECASE):
+        return ""   # a licence's text says nothing about this project
     return _shorten("\n".join(lines))
 
 
