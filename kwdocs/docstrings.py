@@ -6,8 +6,9 @@ commands (``\\brief``, ``@param``, ``@return``, ``\\code``, ``\\rst`` ...); any
 other comment is prose.  The result is plain data for the templates:
 
 - ``summary``: spans (see below), the first paragraph or ``\\brief``;
-- ``blocks``: ``{"t": "text", "spans": [...]}``, ``{"t": "code", "v": text, "lang": "python"}``
-  and ``{"t": "fields", "title": "Parameters", "rows": [{"name", "type", "spans"}]}``.
+- ``blocks``: ``{"t": "text", "spans": [...]}``, ``{"t": "code", "v": text, "lang": "python"}``,
+  ``{"t": "list", "items": [spans, ...]}`` and
+  ``{"t": "fields", "title": "Parameters", "rows": [{"name", "type", "spans"}]}``.
 
 A span is ``{"t": "text", "v": ...}`` or ``{"t": "code", "v": ..., "link": ...}``: reST roles
 (``:class:`~torch.nn.Module```), literals and backticked names become code, linked when
@@ -36,11 +37,13 @@ _FIELD_TITLES = {
 _INLINE = re.compile(r"(?P<role>(?::[A-Za-z][\w+.-]*)+:)`(?P<target>[^`]+)`"
                      r"|``(?P<literal>[^`]+?)``"
                      r"|(?<![\w`])`(?P<plain>[^`\n]+)`(?!`)")
+_ROLE_PREFIX = re.compile(r"(?<![\w`])(?::(?!math:)[A-Za-z][\w+.-]*)+:`(?=[^`\n]+`)")
 _TITLED = re.compile(r"(?P<title>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+(?P<name>[\w:-]+)::\s*(?P<rest>.*)$")
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "testcode", "doctest", "math",
                               "testsetup", "literalinclude", "highlight"})
+_BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#\.)\s+(?=\S)")
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)")
 
 
@@ -126,9 +129,14 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}: "}]
                            + spans(" ".join(words.split()), resolve)})
             continue
+        if _BULLET.match(line):
+            items, index = _bullets(lines, index, resolve)
+            blocks.append({"t": "list", "items": items})
+            continue
         end = index
         while end < len(lines) and lines[end].strip() and not lines[end].strip().startswith(">>>") \
-                and not _DIRECTIVE.match(lines[end]) and not (end > index and _FENCE.match(lines[end])):
+                and not _DIRECTIVE.match(lines[end]) and not (end > index and _FENCE.match(lines[end])) \
+                and not (end > index and _BULLET.match(lines[end])):
             end += 1
         paragraph = " ".join(part.strip() for part in lines[index:end])
         index = end
@@ -143,6 +151,24 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             continue
         blocks.append({"t": "text", "spans": spans(paragraph, resolve)})
     return blocks
+
+
+def _bullets(lines: list[str], index: int, resolve: Resolver) -> tuple[list[list[dict]], int]:
+    """A bullet list from ``lines[index]``: its items' spans, and where it ends (a blank line
+    or a line indented less than the bullets)."""
+    base = _indent(lines[index])
+    items: list[list[str]] = []
+    while index < len(lines) and lines[index].strip():
+        line = lines[index]
+        bullet = _BULLET.match(line)
+        if bullet and _indent(line) == base:
+            items.append([line[bullet.end():].strip()])
+        elif _indent(line) > base and items:
+            items[-1].append(line.strip())
+        else:
+            break
+        index += 1
+    return [spans(" ".join(item), resolve) for item in items], index
 
 
 def _indent(line: str) -> int:
@@ -172,6 +198,7 @@ def _capped(blocks: list[dict]) -> list[dict]:
     used = 0
     for block in blocks:
         size = len(block.get("v", "")) + sum(len(span["v"]) for span in block.get("spans", ())) \
+            + sum(len(span["v"]) for item in block.get("items", ()) for span in item) \
             + sum(len(row["name"]) + sum(len(span["v"]) for span in row["spans"]) for row in block.get("rows", ()))
         if used and used + size > MAX_BODY_CHARS:
             kept.append({"t": "text", "spans": [{"t": "text", "v": "(The rest is in the source above.)"}]})
@@ -198,8 +225,9 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     if _parser is None:
         _parser = _griffe()
     griffe = _parser
-    try:
-        sections = griffe.parse_auto(griffe.Docstring(text), per_style_options=_STYLE_OPTIONS)
+    try:   # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
+        sections = griffe.parse_auto(griffe.Docstring(_ROLE_PREFIX.sub("`", text)),
+                                     per_style_options=_STYLE_OPTIONS)
     except Exception:   # a parser bug on one odd docstring: show it as prose
         sections = None
     if sections is None:

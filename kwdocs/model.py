@@ -6,6 +6,7 @@ page's inputs can be hashed to decide whether it must be rendered again.
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import posixpath
 import re
@@ -166,7 +167,14 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
     symbols = facts.get("symbols", [])
     for entry, symbol in zip(entries, symbols):
         doc = symbol.get("doc")
-        entry["doc"] = parse(doc, resolve) if doc else None
+        if not doc:
+            entry["doc"] = None
+            continue
+        # a name is first looked up where the definition is: a method's ``__init__`` is its class's
+        scope = symbol["name"] if symbol["kind"] in ("class", "namespace") else symbol.get("parent", "")
+        if symbol["kind"] in ("class", "namespace") and symbol.get("parent"):
+            scope = f"{symbol['parent']}.{scope}"
+        entry["doc"] = parse(doc, functools.partial(resolve, scope=scope.replace("::", ".")))
     purpose, overview, generated = _purpose_and_overview(facts, entries, findings)
     users = (links or {}).get("used_by", [])
     test_users = (links or {}).get("test_users", [])
@@ -230,7 +238,9 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
         else:
             lines.append(line)
     kept = _paragraphs("\n".join(lines))
-    defines = _defines_sentence(entries, facts.get("language") in ("cpp", "cuda"))
+    stem = posixpath.basename(facts["path"]).split(".", 1)[0].lstrip("_")
+    defines = (_defines_sentence(entries, facts.get("language") in ("cpp", "cuda"), stem)
+               or _reexports_sentence(facts))
     purpose: list[str] = []
     if kept:
         purpose.append(_escaped_sentence(kept[0]))
@@ -247,6 +257,24 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     if defines:
         overview.append(defines)
     return purpose, overview, generated
+
+
+def _reexports_sentence(facts: Facts) -> str:
+    """For a Python module that defines nothing: the names it imports, which it exists to
+    re-export (``Imports `Linear`, `Conv2d` and 4 more from `torch.ao.nn.qat.modules`.``)."""
+    if facts.get("language") != "python":
+        return ""
+    names = [symbol["name"] for symbol in facts.get("symbols", [])
+             if symbol["kind"] == "import" and symbol.get("signature") and not symbol["name"].startswith("_")]
+    modules = list(dict.fromkeys(record["module"] for record in facts.get("imports", [])
+                                 if record.get("kind") == "from" and record.get("module")))
+    if not names or not modules:
+        return ""
+    shown = ", ".join(_code(name) for name in names[:PURPOSE_NAMES])
+    rest = len(names) - PURPOSE_NAMES
+    more = f" and {rest:,} more" if rest > 0 else ""
+    also = f" and {len(modules) - 1:,} more modules" if len(modules) > 1 else ""
+    return f"Imports {shown}{more} from {_code(modules[0])}{also}."
 
 
 def _holds_sentence(facts: Facts, entries: list[dict]) -> list[str]:
@@ -290,7 +318,13 @@ def _escaped_sentence(paragraph: str) -> str:
     return render_prose(_first_sentence(paragraph))
 
 
-def _defines_sentence(entries: list[dict], c_family: bool) -> str:
+def _importance(entry: dict, stem: str) -> tuple:
+    """Named after the file first (``Linear`` in ``linear.py``), then documented ones, in file order."""
+    name = entry["name"].lower()
+    return (name != stem, stem not in name, not entry.get("doc"), entry["line"])
+
+
+def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
     """``Defines `Linear`, `Bilinear` and 2 more: applies an affine ...`` from the file's
     top-level definitions, public ones first, and the first summary among them."""
     candidates = [entry for entry in entries if entry["definition"] and entry["kind"] not in _NOT_DEFINES
@@ -303,7 +337,8 @@ def _defines_sentence(entries: list[dict], c_family: bool) -> str:
         top = [entry for entry in candidates if entry["depth"] == 0]
     if not top:
         return ""
-    public = [entry for entry in top if not entry["name"].startswith("_")] or top
+    public = sorted([entry for entry in top if not entry["name"].startswith("_")] or top,
+                    key=functools.partial(_importance, stem=stem.lower()))
     named = public[:PURPOSE_NAMES]
     names = ", ".join(_code(entry["name"]) for entry in named)
     rest = len(top) - len(named)
@@ -348,8 +383,12 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
     bound = {symbol["name"]: symbol["signature"] for symbol in facts.get("symbols", [])
              if symbol["kind"] == "import" and symbol.get("signature")}
 
-    def resolve(name: str) -> str:
+    def resolve(name: str, scope: str = "") -> str:
         name = name.replace("::", ".")
+        while scope:
+            if f"{scope}.{name}" in local:
+                return local[f"{scope}.{name}"]
+            scope = scope.rpartition(".")[0]
         if name in local:
             return local[name]
         head, _, rest = name.partition(".")

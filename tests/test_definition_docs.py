@@ -35,6 +35,9 @@ class Linear(Helper):
         tensor([1.])
     """
 
+    def __init__(self, n=2):
+        pass
+
     def forward(self, x):
         """Run the layer.
 
@@ -48,6 +51,22 @@ class Linear(Helper):
         >>> layer.forward(x)
         """
         return x
+
+
+class Bilinear:
+    """Applies a bilinear transformation.
+
+    Shape:
+        - Input: ``(*, H)``, where
+          ``*`` means any dimensions.
+        - Output: ``(*, H)``.
+    """
+
+    def __init__(self):
+        pass
+
+    def reset(self):
+        """Resets what ``__init__`` set."""
 
 
 def make(n: int) -> Linear:
@@ -151,6 +170,11 @@ def test_python_docstrings_are_under_their_definitions_with_sections_code_and_li
     forward = _definition(page, "forward")
     assert "Run the layer." in forward and "- `x` (`Tensor`): the input." in forward   # NumPy style
     assert ">>> layer.forward(x)" in forward
+    bilinear = _definition(page, "Bilinear")
+    assert "  - Input: `(*, H)`, where `*` means any dimensions.\n  - Output: `(*, H)`." in bilinear
+    # a method's ``__init__`` is its own class's, not the first one of the file
+    init_line = PYTHON.split("\n").index("    def __init__(self):") + 1
+    assert f"[`__init__`](#l{init_line}-method-__init__)" in _definition(page, "reset")
     make = _definition(page, "make")
     assert "- `n`: how many." in make and "*Returns:*" in make                          # Sphinx style
 
@@ -184,7 +208,7 @@ def test_purpose_is_the_files_own_words_and_what_it_defines(tmp_path):
     shared = [name for name, count in Counter(purposes.values()).items() if count > 1]
     assert not shared, shared
     layers = purposes["src/pkg/layers.py_docs.md"]
-    assert layers.startswith("Linear layers for the toy network. Defines `Linear`, `make`; "
+    assert layers.startswith("Linear layers for the toy network. Defines `Linear`, `Bilinear`, `make`; "
                              "`Linear`: Applies an affine linear transformation")
     header = purposes["include/acme/vec.h_docs.md"]
     assert "Defines `Vec`, `add`, `twice`" in header and "ACME_VEC_H" not in header
@@ -193,7 +217,7 @@ def test_purpose_is_the_files_own_words_and_what_it_defines(tmp_path):
     assert generated.startswith("Operators. Defines `op`.")
     overview = (out / "src/pkg/layers.py_docs.md").read_text(encoding="utf-8").split(
         "## High-Level Overview\n\n", 1)[1].split("\n## ", 1)[0]
-    assert "Linear layers for the toy network." in overview and "Defines `Linear`, `make`" in overview
+    assert "Linear layers for the toy network." in overview and "Defines `Linear`, `Bilinear`, `make`" in overview
 
 
 def test_keywords_local_definitions_module_paths_and_src_layout(tmp_path):
