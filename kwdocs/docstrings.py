@@ -41,6 +41,10 @@ _ROLE_PREFIX = re.compile(r"(?<![\w`])(?::(?!math:)[A-Za-z][\w+.-]*)+:`(?=[^`\n]
 _TITLED = re.compile(r"(?P<title>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+(?P<name>[\w:-]+)::\s*(?P<rest>.*)$")
+_DIRECTIVE_LABELS = {"versionadded": "New in version", "versionchanged": "Changed in version",
+                     "deprecated": "Deprecated since version", "seealso": "See also"}
+_RST_ESCAPE = re.compile(r"\\ |(?<=`)\\(?=s\b)")   # ``:func:`f`\s``: an escaped space, a plural
+_FIELD_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::", re.MULTILINE)
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "testcode", "doctest", "math",
                               "testsetup", "literalinclude", "highlight"})
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#\.)\s+(?=\S)")
@@ -55,6 +59,8 @@ def spans(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
     """Prose split into text and code spans; roles, literals and backticked names become code."""
     result: list[dict] = []
     position = 0
+    if "\\" in text:
+        text = _RST_ESCAPE.sub("", text)
     for match in _INLINE.finditer(text):
         if match.start() > position:
             result.append({"t": "text", "v": text[position:match.start()]})
@@ -124,8 +130,11 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
                     lang = directive.group("rest").strip() if name in ("code-block", "code", "sourcecode") else ""
                     blocks.append({"t": "code", "v": code, "lang": "python" if name.startswith("test") else lang})
                 continue
-            label = name.replace("-", " ").capitalize()
-            words = " ".join(part for part in (directive.group("rest"), body) if part.strip())
+            label = _DIRECTIVE_LABELS.get(name) or name.replace("-", " ").capitalize()
+            rest = directive.group("rest").strip()
+            if name in _DIRECTIVE_LABELS and name != "seealso" and rest:   # the version, in the label
+                label, rest = f"{label} {rest}", ""
+            words = " ".join(part for part in (rest, body) if part.strip())
             blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}: "}]
                            + spans(" ".join(words.split()), resolve)})
             continue
@@ -247,15 +256,22 @@ def _section_blocks(section, resolve: Resolver) -> list[dict]:
         return prose_blocks(value, resolve)
     if kind in _FIELD_TITLES:
         rows = []
+        after: list[dict] = []   # ``.. versionchanged::`` in a field's text: a note after the list
         for item in value:
             name = getattr(item, "name", "") or ""
             annotation = getattr(item, "annotation", None)
             annotation = str(annotation) if annotation else ""
             if kind in ("raises", "warns"):
                 name, annotation = annotation, ""
+            description = item.description or ""
+            directive = _FIELD_DIRECTIVE.search(description)
+            if directive:
+                after.extend(prose_blocks(textwrap.dedent(description[directive.start():]), resolve))
+                description = description[:directive.start()]
             rows.append({"name": name, "type": spans(f"`{annotation}`", resolve) if annotation else [],
-                         "spans": spans(" ".join((item.description or "").split()), resolve)})
-        return [{"t": "fields", "title": section.title or _FIELD_TITLES[kind], "rows": rows}] if rows else []
+                         "spans": spans(" ".join(description.split()), resolve)})
+        fields = [{"t": "fields", "title": section.title or _FIELD_TITLES[kind], "rows": rows}] if rows else []
+        return fields + after
     if kind == "examples":
         blocks: list[dict] = []
         for part_kind, part in value:

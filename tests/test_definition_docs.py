@@ -70,9 +70,14 @@ class Bilinear:
 
 
 def make(n: int) -> Linear:
-    """Make a layer.
+    r"""Make a layer.
+
+    Several :func:`make`\\s make a network.
 
     :param n: how many.
+
+        .. versionchanged:: 2.0
+            Counts from one.
     :returns: the layer.
     """
     class ToyModel:
@@ -176,7 +181,9 @@ def test_python_docstrings_are_under_their_definitions_with_sections_code_and_li
     init_line = PYTHON.split("\n").index("    def __init__(self):") + 1
     assert f"[`__init__`](#l{init_line}-method-__init__)" in _definition(page, "reset")
     make = _definition(page, "make")
-    assert "- `n`: how many." in make and "*Returns:*" in make                          # Sphinx style
+    assert "- `n`: how many.\n" in make and "*Returns:*" in make                        # Sphinx style
+    assert "Changed in version 2.0: Counts from one." in make                          # a directive in a field
+    assert re.search(r"Several \[`make`\]\(#l\d+-function-make\)s make a network\.", make)   # rST's plural
 
 
 def test_cpp_and_cmake_doc_comments_are_under_their_declarations(tmp_path):
