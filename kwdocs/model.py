@@ -315,13 +315,16 @@ def _first_sentence(text: str) -> str:
 
 
 def _escaped_sentence(paragraph: str) -> str:
-    return render_prose(_first_sentence(paragraph))
+    """The first sentence, ending as one (a comment's title line often has no full stop)."""
+    sentence = _first_sentence(paragraph)
+    return render_prose(sentence if sentence.endswith((".", "!", "?", "…", ":")) else sentence + ".")
 
 
 def _importance(entry: dict, stem: str) -> tuple:
-    """Named after the file first (``Linear`` in ``linear.py``), then documented ones, in file order."""
+    """Named after the file first (``Linear`` in ``linear.py``), then what is not a macro, then
+    documented ones, in file order."""
     name = entry["name"].lower()
-    return (name != stem, stem not in name, not entry.get("doc"), entry["line"])
+    return (name != stem, entry["kind"] == "macro", stem not in name, not entry.get("doc"), entry["line"])
 
 
 def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
@@ -339,15 +342,16 @@ def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
         return ""
     public = sorted([entry for entry in top if not entry["name"].startswith("_")] or top,
                     key=functools.partial(_importance, stem=stem.lower()))
-    named = public[:PURPOSE_NAMES]
-    names = ", ".join(_code(entry["name"]) for entry in named)
-    rest = len(top) - len(named)
+    distinct = list(dict.fromkeys(entry["name"] for entry in public))   # overloads once
+    named = distinct[:PURPOSE_NAMES]
+    names = ", ".join(_code(name) for name in named)
+    rest = len({entry["name"] for entry in top}) - len(named)
     sentence = f"Defines {names}" + (f" and {rest:,} more" if rest else "")
     for entry in public:
         doc = entry.get("doc")
         summary = docstrings.summary_text(doc) if doc else ""
         if summary:
-            return f"{sentence}; {_code(entry['name'])}: {render_prose(_first_sentence(' '.join(summary.split())))}"
+            return f"{sentence}; {_code(entry['name'])}: {_escaped_sentence(' '.join(summary.split()))}"
     return sentence + "."
 
 

@@ -15,7 +15,7 @@ MAX_COMMENT_LINES = 40
 # Comment lines that speak to tools, not readers.
 _DIRECTIVE = re.compile(
     r"^(?:-\*-|\s*(?:vim?|ex):|\s*(?:mypy|noqa|type|pylint|flake8|ruff|fmt|isort|pyre|pyright"
-    r"|pragma|clang-format|NOLINT|cython|distutils|SPDX-License-Identifier)\b)"
+    r"|pragma|clang-format|NOLINT\w*|cython|distutils|SPDX-License-Identifier)\b)"
     r"|coding[:=]",
     re.IGNORECASE,
 )
