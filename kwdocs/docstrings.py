@@ -47,6 +47,7 @@ _RST_ESCAPE = re.compile(r"\\ |(?<=`)\\(?=s\b)")   # ``:func:`f`\s``: an escaped
 _FIELD_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::", re.MULTILINE)
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "testcode", "doctest", "math",
                               "testsetup", "literalinclude", "highlight"})
+_SPECIAL_LINE = re.compile(r"\s*(?:>>>|\.\.\s|```|~~~|[-*+•]\s|\d+[.)]\s|#\.\s)|.*::\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#\.)\s+(?=\S)")
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)")
 
@@ -57,6 +58,8 @@ def _no_resolver(name: str) -> str:
 
 def spans(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
     """Prose split into text and code spans; roles, literals and backticked names become code."""
+    if "`" not in text:   # most text: nothing inline to find
+        return [{"t": "text", "v": _RST_ESCAPE.sub("", text) if "\\" in text else text}] if text else []
     result: list[dict] = []
     position = 0
     if "\\" in text:
@@ -95,6 +98,8 @@ def _link(name: str, resolve: Resolver) -> str:
 def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
     """reST or Markdown prose as paragraphs and code: ``>>>`` sessions, ``::`` literal blocks,
     ``.. code-block::`` and fenced blocks become code; other directives a labelled paragraph."""
+    if "\n" not in text and not _SPECIAL_LINE.match(text):   # one line of prose: one paragraph
+        return [{"t": "text", "spans": spans(text.strip(), resolve)}] if text.strip() else []
     lines = text.expandtabs().split("\n")
     blocks: list[dict] = []
     index = 0
