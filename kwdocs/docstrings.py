@@ -47,6 +47,7 @@ _RST_ESCAPE = re.compile(r"\\ |(?<=`)\\(?=s\b)")   # ``:func:`f`\s``: an escaped
 _FIELD_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::", re.MULTILINE)
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "testcode", "doctest", "math",
                               "testsetup", "literalinclude", "highlight"})
+_LANGUAGE = re.compile(r"[\w+#-]{1,20}")
 _SPECIAL_LINE = re.compile(r"\s*(?:>>>|\.\.\s|```|~~~|[-*+•]\s|\d+[.)]\s|#\.\s)|.*::\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#\.)\s+(?=\S)")
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)")
@@ -132,7 +133,7 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             if name in _CODE_DIRECTIVES:
                 code = body or directive.group("rest")
                 if code.strip():
-                    lang = directive.group("rest").strip() if name in ("code-block", "code", "sourcecode") else ""
+                    lang = _language(directive.group("rest")) if name in ("code-block", "code", "sourcecode") else ""
                     blocks.append({"t": "code", "v": code, "lang": "python" if name.startswith("test") else lang})
                 continue
             label = _DIRECTIVE_LABELS.get(name) or name.replace("-", " ").capitalize()
@@ -183,6 +184,12 @@ def _bullets(lines: list[str], index: int, resolve: Resolver) -> tuple[list[list
             break
         index += 1
     return [spans(" ".join(item), resolve) for item in items], index
+
+
+def _language(written: str) -> str:
+    """A code block's language as a fence's info string can hold it: a plain word or nothing."""
+    word = written.strip().strip("{}. ")
+    return word if _LANGUAGE.fullmatch(word) else ""
 
 
 def _indent(line: str) -> int:
@@ -359,7 +366,7 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
             if name == "rst":
                 blocks.extend(prose_blocks(inner, resolve))
             elif inner:
-                language = rest.strip("{}. ") if name == "code" else ""
+                language = _language(rest) if name == "code" else ""
                 blocks.append({"t": "code", "v": inner, "lang": language})
             current = None
         elif name == "brief" or name == "short":
