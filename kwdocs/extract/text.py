@@ -122,6 +122,7 @@ _DOC_KINDS = frozenset({"namespace", "class", "function", "method", "macro", "ty
 _TRAILING_DOC = re.compile(r"(?://[/!]<|#<)\s?(.*)$")
 _ABOVE_SKIP = re.compile(r"^\s*(?:template\s*<.*|\[\[.*\]\]\s*|__global__|__device__|__host__)\s*$")
 MAX_DOC_LINES = 80
+MAX_TEMPLATE_LINES = 8
 
 
 def attach_comment_docs(text: str, symbols: list[dict], hash_comments: bool) -> None:
@@ -150,11 +151,27 @@ def attach_comment_docs(text: str, symbols: list[dict], hash_comments: bool) -> 
             symbol["doc"] = doc
 
 
+def _above_template_head(lines: list[str], index: int) -> int:
+    """The line above a ``template <...>`` head written over several lines before ``lines[index]``,
+    else the line right above it."""
+    probe = index - 1
+    while probe >= 0 and index - probe <= MAX_TEMPLATE_LINES:
+        stripped = lines[probe].strip()
+        if not stripped or stripped.startswith(("//", "/*", "*", "#")) or stripped.endswith((";", "{", "}")):
+            break
+        if stripped.startswith("template"):
+            return probe - 1
+        probe -= 1
+    return index - 1
+
+
 def _comment_above(lines: list[str], index: int, hash_comments: bool) -> str:
     """The comment block ending right above ``lines[index]``, markers stripped, or ""."""
     above = index - 1
-    while above >= 0 and not hash_comments and _ABOVE_SKIP.match(lines[above]):
-        above -= 1
+    if not hash_comments:
+        above = _above_template_head(lines, index)
+        while above >= 0 and _ABOVE_SKIP.match(lines[above]):
+            above -= 1
     if above < 0:
         return ""
     last = lines[above].strip()
