@@ -229,6 +229,52 @@ def _capped(blocks: list[dict]) -> list[dict]:
     return kept
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
+    """A Python signature as code spans, the names in its annotations (after ``:`` and ``->``)
+    linked where ``resolve`` knows them; None when nothing in it is linked."""
+    pieces: list[dict] = []
+    linked = False
+    position = 0
+    depth = 0
+    annotation = False
+    index = 0
+    while index < len(signature):
+        char = signature[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == ":" and depth == 1 and not annotation:
+            annotation = True
+        elif char == "-" and signature.startswith("->", index) and depth == 0:
+            annotation = True
+            index += 1
+        elif (char == "=" or char == ",") and depth == 1:
+            annotation = False
+        elif annotation and (char.isalpha() or char == "_") and (index == 0 or not (
+                signature[index - 1].isalnum() or signature[index - 1] in "_.'\"")):
+            match = _IDENTIFIER.match(signature, index)
+            name = match.group(0).rstrip(".")
+            link = resolve(name)
+            if link:
+                if index > position:
+                    pieces.append({"t": "code", "v": signature[position:index], "link": ""})
+                pieces.append({"t": "code", "v": name, "link": link})
+                linked = True
+                position = index + len(name)
+            index += len(name)
+            continue
+        index += 1
+    if not linked:
+        return None
+    if position < len(signature):
+        pieces.append({"t": "code", "v": signature[position:], "link": ""})
+    return pieces
+
+
 # ---------------------------------------------------------------- Python
 
 def _griffe():

@@ -165,16 +165,22 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
     resolve = _resolver(facts, entries, links, page)
     parse = docstrings.python_doc if facts.get("language") == "python" else docstrings.comment_doc
     symbols = facts.get("symbols", [])
+    python = facts.get("language") == "python"
     for entry, symbol in zip(entries, symbols):
         doc = symbol.get("doc")
-        if not doc:
+        annotated = python and entry["definition"] and (":" in entry["signature"] or "->" in entry["signature"])
+        entry["signature_spans"] = None
+        if not doc and not annotated:
             entry["doc"] = None
             continue
         # a name is first looked up where the definition is: a method's ``__init__`` is its class's
         scope = symbol["name"] if symbol["kind"] in ("class", "namespace") else symbol.get("parent", "")
         if symbol["kind"] in ("class", "namespace") and symbol.get("parent"):
             scope = f"{symbol['parent']}.{scope}"
-        entry["doc"] = parse(doc, functools.partial(resolve, scope=scope.replace("::", ".")))
+        resolve_here = functools.partial(resolve, scope=scope.replace("::", "."))
+        entry["doc"] = parse(doc, resolve_here) if doc else None
+        if annotated:
+            entry["signature_spans"] = docstrings.signature_spans(entry["signature"], resolve_here)
     purpose, overview, generated = _purpose_and_overview(facts, entries, findings)
     users = (links or {}).get("used_by", [])
     test_users = (links or {}).get("test_users", [])

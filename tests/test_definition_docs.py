@@ -7,6 +7,11 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from kwdocs.render import inline_code
 from tests.conftest import run_kwdocs
 
 PYTHON = '''\
@@ -193,6 +198,8 @@ def test_python_docstrings_are_under_their_definitions_with_sections_code_and_li
     init_line = PYTHON.split("\n").index("    def __init__(self):") + 1
     assert f"[`__init__`](#l{init_line}-method-__init__)" in _definition(page, "reset")
     make = _definition(page, "make")
+    # a type annotation names a definition: linked, the rest of the signature as written
+    assert re.match(r"\*\*`make`\*\* `\(n: int\) -> `\[`Linear`\]\(#l\d+-class-linear\) \(line", make)
     assert "- `n`: how many.\n" in make and "*Returns:*" in make                        # Sphinx style
     assert "Changed in version 2.0: Counts from one." in make                          # a directive in a field
     assert re.search(r"Several \[`make`\]\(#l\d+-function-make\)s make a network\.", make)   # rST's plural
@@ -295,3 +302,12 @@ def test_doc_text_is_escaped_and_cannot_break_the_page(tmp_path):
     assert "\\[link\\](javascript:x)" in entry and "&lt;b&gt;" in entry
     assert "\n## not a heading" not in page and "  ## not a heading" in entry   # inside an indented fence
     assert "  ```\n  ## nor this\n  ```" in entry                             # an odd language is dropped
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(" `ab=,()[]:*-"), min_size=1, max_size=30).filter(str.strip))
+def test_a_code_span_shows_its_text_exactly(text):
+    """Signatures are cut into code spans between links: each span must show its text as is,
+    spaces at both ends and backticks included."""
+    tokens = MarkdownIt("commonmark").parseInline(f"x {inline_code(text)} y")[0].children
+    assert [token.content for token in tokens if token.type == "code_inline"] == [text]
