@@ -28,7 +28,7 @@ from pathlib import Path
 
 import orjson
 
-from kwdocs import keywords, layout, model, output, pages
+from kwdocs import docstrings, keywords, layout, model, output, pages
 from kwdocs.config import Config
 from kwdocs.extract import extract_bytes, extract_text
 from kwdocs.extract.decode import decode, is_binary
@@ -64,9 +64,11 @@ def extraction_key(config: Config) -> str:
 
 @lru_cache(maxsize=32)
 def render_key(config: Config, template: str) -> str:
-    """What a page depends on besides its model: its templates, kwdocs' code and the settings."""
+    """What a page depends on besides its model: its templates, kwdocs' code, the settings
+    and the docstring parser's version (another one may read a docstring differently)."""
     renderer = renderer_for(config.templates, config.out)
-    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data())
+    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data(),
+                  docstrings.parser_version())
 
 
 # ---------------------------------------------------------------- reading sources
