@@ -141,8 +141,11 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             if name in _DIRECTIVE_LABELS and name != "seealso" and rest:   # the version, in the label
                 label, rest = f"{label} {rest}", ""
             words = " ".join(part for part in (rest, body) if part.strip())
-            blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}: "}]
-                           + spans(" ".join(words.split()), resolve)})
+            if words.strip():
+                blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}: "}]
+                               + spans(" ".join(words.split()), resolve)})
+            else:   # ``.. versionadded:: 2.0`` alone
+                blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}."}]})
             continue
         if _BULLET.match(line):
             items, index = _bullets(lines, index, resolve)

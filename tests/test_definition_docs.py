@@ -34,6 +34,8 @@ class Linear(Helper):
     Raises:
         ValueError: if the sizes do not match.
 
+    .. versionadded:: 1.5
+
     Example::
 
         >>> Linear(2)(x)
@@ -192,6 +194,7 @@ def test_python_docstrings_are_under_their_definitions_with_sections_code_and_li
     forward = _definition(page, "forward")
     assert "Run the layer." in forward and "- `x` (`Tensor`): the input." in forward   # NumPy style
     assert ">>> layer.forward(x)" in forward
+    assert "\n  New in version 1.5.\n" in _definition(page, "Linear")   # a version directive alone
     bilinear = _definition(page, "Bilinear")
     assert "  - Input: `(*, H)`, where `*` means any dimensions.\n  - Output: `(*, H)`." in bilinear
     # a method's ``__init__`` is its own class's, not the first one of the file
