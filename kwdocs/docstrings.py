@@ -238,6 +238,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
     """A Python signature as code spans, the names in its annotations (after ``:`` and ``->``)
     linked where ``resolve`` knows them; None when nothing in it is linked."""
+    if not any(resolve(name) for name in set(_IDENTIFIER.findall(signature))):
+        return None   # most signatures name nothing linkable: no need to walk them
     pieces: list[dict] = []
     linked = False
     position = 0
