@@ -286,7 +286,7 @@ class _AstReader:
                 self._body(node.body, parents + (node.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(node)
-            else:
+            elif kind in _COMPOUND:   # only these hold statements: most of a function body does not
                 for block in _nested_blocks(node):
                     self._body(block, parents, scope)
 
@@ -299,6 +299,10 @@ class _AstReader:
                 self.found.definition(name.id, "type", name.lineno)
             elif _CONSTANT_NAME.fullmatch(name.id):
                 self.found.definition(name.id, "constant", name.lineno)
+
+
+_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+                       ast.Match} | ({ast.TryStar} if hasattr(ast, "TryStar") else set()))
 
 
 def _nested_blocks(node: ast.stmt) -> list[list[ast.stmt]]:
