@@ -48,7 +48,9 @@ _FIELD_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::", re.MULTILINE)
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "testcode", "doctest", "math",
                               "testsetup", "literalinclude", "highlight"})
 _LANGUAGE = re.compile(r"[\w+#-]{1,20}")
-_SPECIAL_LINE = re.compile(r"\s*(?:>>>|\.\.\s|```|~~~|[-*+•]\s|\d+[.)]\s|#\.\s)|.*::\s*$")
+_SPECIAL_ANYWHERE = re.compile(r">>>|```|~~~|::[ \t]*$|^[ \t]*(?:\.\.[ \t]|[-*+•][ \t]|\d+[.)][ \t]|#\.[ \t])",
+                               re.MULTILINE)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#\.)\s+(?=\S)")
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)")
 
@@ -99,8 +101,9 @@ def _link(name: str, resolve: Resolver) -> str:
 def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
     """reST or Markdown prose as paragraphs and code: ``>>>`` sessions, ``::`` literal blocks,
     ``.. code-block::`` and fenced blocks become code; other directives a labelled paragraph."""
-    if "\n" not in text and not _SPECIAL_LINE.match(text):   # one line of prose: one paragraph
-        return [{"t": "text", "spans": spans(text.strip(), resolve)}] if text.strip() else []
+    if not _SPECIAL_ANYWHERE.search(text):   # prose only (most text): paragraphs at blank lines
+        return [{"t": "text", "spans": spans(" ".join(paragraph.split()), resolve)}
+                for paragraph in _BLANK_LINE.split(text) if paragraph.strip()]
     lines = text.expandtabs().split("\n")
     blocks: list[dict] = []
     index = 0
