@@ -18,6 +18,7 @@ class Symbol(TypedDict, total=False):
     parent: str        # enclosing class or namespace (``Linear`` for a method)
     detail: str        # sub-kind shown to the reader (``struct``, ``enum``, ``async``)
     decorators: list[str]
+    doc: str           # its own documentation: docstring, or the doc comment above it (markers stripped)
 
 
 class Import(TypedDict, total=False):

@@ -54,6 +54,7 @@ class Language:
     resolver: str | None = None          # one of RESOLVERS, or "module:function"
     dependencies: bool = False           # list a Dependencies section even when nothing is imported
     bases: Callable[[str], list[str]] | None = None   # base class names from a class signature
+    doc_comments: str | None = None      # "#" or "//": the comment block above a definition documents it
 
     def extract(self, text: str, path: str) -> dict[str, Any]:
         """What the extractor finds in ``text``; may raise (``kwdocs.extract`` catches)."""
@@ -96,7 +97,7 @@ def _base_list(inner: str) -> list[str]:
 # ---------------------------------------------------------------- the built-in languages
 
 _PYTHON = dict(resolver="python", dependencies=True, bases=python_bases)
-_C_FAMILY = dict(resolver="include", dependencies=True, bases=c_family_bases)
+_C_FAMILY = dict(resolver="include", dependencies=True, bases=c_family_bases, doc_comments="//")
 
 BUILT_IN: tuple[Language, ...] = (
     Language("python", "Python Source", "python", "python", suffixes=(".py", ".pyw"),
@@ -109,13 +110,14 @@ BUILT_IN: tuple[Language, ...] = (
     Language("cuda", "CUDA Source", "cuda", "cpp", suffixes=(".cuh", ".cu"), **_C_FAMILY),
     Language("cpp", "C Source", "c", "cpp", suffixes=(".c",), **_C_FAMILY),
     Language("cpp", "C++ Source", "cpp", "cpp", suffixes=(".cc", ".cpp", ".cxx"), **_C_FAMILY),
-    Language("yaml", "YAML Data", "yaml", "data", suffixes=(".yaml", ".yml")),
-    Language("toml", "TOML Data", "toml", "data", suffixes=(".toml",)),
+    Language("yaml", "YAML Data", "yaml", "data", suffixes=(".yaml", ".yml"), doc_comments="#"),
+    Language("toml", "TOML Data", "toml", "data", suffixes=(".toml",), doc_comments="#"),
     Language("json", "JSON Data", "json", "data", suffixes=(".json",)),
     Language("cmake", "CMake Build Script", "cmake", "cmake", suffixes=(".cmake",), names=("CMakeLists.txt",),
-             resolver="cmake"),
+             resolver="cmake", doc_comments="#"),
     Language("shell", "Shell Script", "bash", "shell", suffixes=(".sh", ".bash"),
-             interpreters=("sh", "bash", "dash", "ksh", "zsh"), resolver="include"),
+             interpreters=("sh", "bash", "dash", "ksh", "zsh"), resolver="include",
+             doc_comments="#"),
 )
 TEXT = Language("text", "Text File", "text", "text")
 BINARY = Language("binary", "Binary File", "", None)

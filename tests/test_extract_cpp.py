@@ -168,7 +168,7 @@ def test_class_members_nested_class_and_templates() -> None:
                     if s["name"] == "Shape" and s["kind"] == "method"]
     assert constructors == [43, 44]
     assert symbol(facts, "~Shape", "method", 45)["signature"] == "() override"
-    assert symbol(facts, "cast_to", "method", 48)["signature"] == "(const T& other) const -> T"
+    assert symbol(facts, "cast_to", "method", 48)["signature"] == "template <typename T> (const T& other) const -> T"
     assert symbol(facts, "operator bool", "method", 50)["parent"] == "Shape"
 
 
@@ -255,7 +255,7 @@ def test_cuda_kernels_device_functions_and_launches() -> None:
     assert "detail" not in symbol(facts, "square", "function", 7)
     kernel = symbol(facts, "square_kernel", "function", 10)
     assert kernel["detail"] == "kernel"
-    assert kernel["signature"] == "(const scalar_t* in, scalar_t* out, int n) -> void"
+    assert kernel["signature"] == "template <typename scalar_t> (const scalar_t* in, scalar_t* out, int n) -> void"
     assert symbol(facts, "fill_kernel", "function", 17)["detail"] == "kernel"
     assert symbol(facts, "launch_square", "function", 19)["parent"] == "cuda"
 
@@ -353,3 +353,24 @@ def test_parse_running_past_its_budget_falls_back(monkeypatch: pytest.MonkeyPatc
     # the shared parser is usable again afterwards
     monkeypatch.setattr(cpp, "PARSE_SECONDS", 5.0)
     assert symbol(extract("struct Fast {};\n", "fast.h"), "Fast", "class", 1)
+
+
+def test_anonymous_enum_is_not_named_after_its_underlying_type() -> None:
+    facts = extract("namespace n {\nenum : ullong { kA = 1 };\nenum class Color : int { Red };\n}\n", "e.h")
+    assert [(s["name"], s["kind"]) for s in facts["symbols"]] == [("n", "namespace"), ("Color", "class")]
+
+
+def test_signatures_as_written_trailing_return_and_template_head() -> None:
+    facts = extract("auto twice(char c) -> char;\ntemplate <typename T, int N = 2>\nT first(const T* v);\n", "s.h")
+    signatures = {s["name"]: s["signature"] for s in facts["symbols"]}
+    assert signatures == {"twice": "(char c) -> char", "first": "template <typename T, int N = 2> (const T* v) -> T"}
+
+
+AVX_HEADER = Path("/work/corpus/full/torch/include/ATen/native/cpu/avx_mathfun.h")
+
+
+@pytest.mark.skipif(not AVX_HEADER.exists(), reason="the corpus is not on this machine")
+def test_damage_is_reported_where_the_code_is_not_an_enclosing_if_guard() -> None:
+    text = AVX_HEADER.read_text(encoding="utf-8")
+    damage = [p["line"] for p in extract(text, "avx_mathfun.h")["problems"] if "not understood" in p["message"]]
+    assert damage and all(not text.split("\n")[line - 1].lstrip().startswith("#") for line in damage)

@@ -24,27 +24,21 @@ def by_name(facts: dict, kind: str) -> dict[str, dict]:
 
 
 def definitions_by_ast_walk(text: str) -> set[tuple[str, str, int, str]]:
-    """Independent truth: (kind, name, line, parent) of every def/class not local to a function."""
-    tree = ast.parse(text)
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
+    """Independent truth: (kind, name, line, parent) of every def and class, the parent as
+    Python's ``__qualname__`` spells it (``f.<locals>`` for one local to ``f``)."""
     found = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        classes, ancestor, local = [], parents.get(node), False
-        while ancestor is not None:
-            if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                local = True
-            elif isinstance(ancestor, ast.ClassDef):
-                classes.append(ancestor.name)
-            ancestor = parents.get(ancestor)
-        if local:
-            continue
-        kind = "class" if isinstance(node, ast.ClassDef) else ("method" if classes else "function")
-        found.add((kind, node.name, node.lineno, ".".join(reversed(classes))))
+
+    def visit(node: ast.AST, qualname: list[str], in_class: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                is_class = isinstance(child, ast.ClassDef)
+                kind = "class" if is_class else ("method" if in_class else "function")
+                found.add((kind, child.name, child.lineno, ".".join(qualname)))
+                visit(child, qualname + ([child.name] if is_class else [child.name, "<locals>"]), is_class)
+            else:
+                visit(child, qualname, in_class and not isinstance(child, ast.Lambda))
+
+    visit(ast.parse(text), [], False)
     return found
 
 
@@ -118,7 +112,7 @@ def test_nested_classes_async_decorators_and_constants():
     assert (run["detail"], run["signature"]) == ("async", "(self, command, /, retries=MAX_RETRIES, *args) -> int")
     assert symbols[("function", "main")]["detail"] == "async"
     assert symbols[("function", "fallback_device")]["line"] == 27  # defined under except ImportError
-    assert ("function", "helper") not in symbols  # local to a method
+    assert symbols[("function", "helper")]["parent"] == "Scheduler.parse.<locals>"  # local to a method
     constants = sorted(name for kind, name in symbols if kind == "constant")
     assert constants == ["DEFAULT_TIMEOUT", "HAS_TORCH", "LOG_LEVEL", "MAX_RETRIES", "_CACHE_DIR"]
     assert symbols[("type", "T")]["line"] == 16

@@ -235,8 +235,8 @@ def test_the_seeds_sentences(rules):
     ("scripts/build_android.sh", "shell", "This file is part of the **build system**."),
     ("torch/include/ATen/Tensor.h", "cpp",
      "This file is a **public C/C++ header**, installed for code that builds against it."),
-    ("torch/nn/modules/linear.py", "python", "This file is **core source** code."),
-    ("LICENSE", "text", "This file is a **supporting file** (Text File)."),
+    ("torch/nn/modules/linear.py", "python", "`torch/nn/modules/linear.py` is **source code** with no documentation of its own."),
+    ("LICENSE", "text", "`LICENSE` is a **supporting file** (Text File) with no documentation of its own."),
 ])
 def test_purpose_from_path(rules, path, language, expected):
     found = rules.evaluate(facts_for(path, language, type_label="Text File"), "", [])["purpose"]
@@ -246,7 +246,7 @@ def test_purpose_from_path(rules, path, language, expected):
 def test_a_file_importing_pytest_is_a_test_and_tagged_so(rules):
     found = rules.evaluate(facts_for("torch/utils/checks.py", imports=[{"module": "pytest", "line": 1}]), "", [])
     assert "This file is part of the **tests**." in found["purpose"]
-    assert "This file is **core source** code." not in found["purpose"]  # the fallback only stands alone
+    assert not any("**source code**" in sentence for sentence in found["purpose"])  # the fallback only stands alone
     assert found["tags"] == ["test"]
 
 
@@ -352,7 +352,7 @@ def test_performance_notes(rules, path, language, text, imports, calls, expected
 def test_a_binary_file_gets_a_purpose_and_nothing_from_its_text(rules):
     found = rules.evaluate({"path": "torch/lib/libc10.so", "language": "binary", "type_label": "Binary File"},
                            None, [])
-    assert found["purpose"] == ["This file is a **supporting file** (Binary File)."]
+    assert found["purpose"] == ["`torch/lib/libc10.so` is a **supporting file** (Binary File) with no documentation of its own."]
     assert found["security"] == [] and found["patterns"] == [] and found["secret_lines"] == []
 
 

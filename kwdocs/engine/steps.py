@@ -27,7 +27,7 @@ from pathlib import Path
 
 import orjson
 
-from kwdocs.pages import keywords, layout, model, compose as pages
+from kwdocs.pages import docstrings, keywords, layout, model, compose as pages
 from kwdocs.store import journal as ledger, writer as output
 from kwdocs.config import Config
 from kwdocs.context import per_config
@@ -67,9 +67,11 @@ def extraction_key(config: Config) -> str:
 
 @per_config
 def render_key(config: Config, template: str) -> str:
-    """What a page depends on besides its model: its templates, kwdocs' code and the settings."""
+    """What a page depends on besides its model: its templates, kwdocs' code, the settings
+    and the docstring parser's version (another one may read a docstring differently)."""
     renderer = renderer_for(config)
-    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data())
+    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data(),
+                  docstrings.parser_version())
 
 
 # ---------------------------------------------------------------- reading sources

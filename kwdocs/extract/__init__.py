@@ -2,9 +2,11 @@
 
 One module per language, each exposing ``extract(text, path) -> dict`` with any
 of the keys ``symbols``, ``imports``, ``docstring``, ``problems``, ``parsed``
-and ``calls`` (called names, for the rules; not kept in the record).  Which
-module reads which file is the language registry's (``kwdocs.languages``):
-adding a language is one new module plus one row there.
+and ``calls`` (called names, for the rules; not kept in the record).  Where a
+language documents a definition by the comment above it (``Language.doc_comments``),
+that comment becomes the symbol's ``doc`` here, the same way for every such
+language.  Which module reads which file is the language registry's
+(``kwdocs.languages``): adding a language is one new module plus one row there.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import hashlib
 from typing import Any
 
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
+from kwdocs.extract.text import attach_comment_docs
 from kwdocs.facts import Facts
 from kwdocs.languages import BINARY, BY_NAME, BY_SUFFIX, TEXT, Language, language_of  # noqa: F401  (re-exported)
 
@@ -57,8 +60,11 @@ def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None
 
 def extract_text(path: str, text: str) -> tuple[dict[str, Any], list[dict]]:
     """What the extractor of ``path``'s language finds in decoded text, and the calls; never raises."""
+    language = language_of(path)
     try:
-        found = language_of(path).extract(text, path)
+        found = language.extract(text, path)
+        if language.doc_comments and found.get("symbols"):
+            attach_comment_docs(text, found["symbols"], language.doc_comments == "#")
     except RecursionError:
         found = {"problems": [{"message": "too deeply nested to analyse"}], "parsed": False}
     except Exception as error:  # an extractor bug must not stop the build

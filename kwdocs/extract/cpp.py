@@ -454,7 +454,7 @@ class _Walker:
         declarations their class or namespace back.
         """
         if self.damage is None and node.end_point[0] - node.start_point[0] >= DAMAGE_LINES:
-            self.damage = node.start_point[0] + 1
+            self.damage = self.code_line(node)
         children = node.children
         scopes = [scope]
         pending: tuple[str, Node] | None = None  # ``class Name`` waiting for its ``{``
@@ -486,6 +486,18 @@ class _Walker:
             found.append((child, scopes[-1]))
         found.reverse()  # pushed last first: walked in the order found
         return found
+
+    def code_line(self, node: Node) -> int:
+        """The first line of ``node`` that holds code, not an ``#if``/include guard or a comment:
+        where a stretch the parser could not place really starts."""
+        for child in node.children:
+            kind = child.type
+            if kind == "comment" or kind.startswith(("preproc", "#")):
+                continue
+            if self.source[child.start_byte - child.start_point[1]:child.start_byte].strip().startswith(b"#"):
+                continue   # a token of a directive (the condition of ``#if``)
+            return child.start_point[0] + 1
+        return node.start_point[0] + 1
 
     def opened(self, pending: tuple[str, Node], scope: _Scope) -> _Scope:
         """The scope a recovered ``class Name {`` or ``namespace name {`` opens."""
@@ -533,6 +545,8 @@ class _Walker:
         name = self.text(name_node)
         detail = _CLASS_TYPES[node.type]
         header = self.source[node.start_byte:body.start_byte].decode("utf-8", "replace")
+        if detail == "enum" and _ANONYMOUS_ENUM.match(header):
+            return None   # ``enum : ullong {``: the grammar takes the underlying type for a name
         self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header))
         self.classes.add(name)
         return [(body, _Scope(name, True))] if detail != "enum" else None
@@ -590,6 +604,8 @@ class _Walker:
             return  # a macro invocation such as ``TORCH_LIBRARY(aten, m) {``
         start = node.start_byte
         signature = self.signature(start, name_start, params_owner)
+        if signature:
+            signature = (self.template_head(node) + signature)[:MAX_SIGNATURE]
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
@@ -656,9 +672,18 @@ class _Walker:
         words = _squeeze(head).split(" ") if "(" in head or ")" in head else head.split()
         result = _squeeze(text)
         returns = " ".join([word for word in words if word not in _SPECIFIER_WORDS]).strip()
-        if returns and not returns.startswith("["):
+        trailing = returns in ("auto", "decltype(auto)") and "->" in result
+        if returns and not returns.startswith("[") and not trailing:   # ``auto f() -> T`` says T once
             result += " -> " + returns
         return result[:MAX_SIGNATURE]
+
+    def template_head(self, node: Node) -> str:
+        """``template <typename T> `` when ``node`` is the declaration of a template, else ""."""
+        parent = node.parent
+        if parent is None or parent.type != "template_declaration":
+            return ""
+        parameters = parent.child_by_field_name("parameters")
+        return "" if parameters is None else f"template {_squeeze(self.text(parameters))} "
 
     # types
 
@@ -713,6 +738,9 @@ class _Walker:
                 continue
             if owner in self.namespaces or not re.search(r"[A-Z]", owner):
                 symbol["kind"] = "function"
+
+
+_ANONYMOUS_ENUM = re.compile(r"enum\s*:")
 
 
 def _has_child(node: Node, kind: str) -> bool:

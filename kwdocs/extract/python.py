@@ -8,10 +8,12 @@ is unavailable; ``parsed`` is then False and the problem says why.
 
 What is listed: module-level classes and functions, classes nested in classes,
 and methods (kind ``method``, ``parent`` the dotted class path), including
-those under ``if``/``try``/``with`` blocks.  Functions and classes local to a
-function body are left out: they are implementation details (``wrapper``,
-``inner``) that would swamp a keyword index.  Imports and calls are taken from
-the whole file, since a lazy import inside a function is a dependency too.
+those under ``if``/``try``/``with`` blocks, each with its docstring (``doc``).
+Classes and functions local to a function body are listed under it, as Python
+names them (``parent`` ``test_x.<locals>``): a test's ``ToyModel`` is worth
+finding.  Imports and calls are taken from the whole file, since a lazy import
+inside a function is a dependency too; an imported module's dotted path is a
+keyword beside the name it binds.
 """
 from __future__ import annotations
 
@@ -52,8 +54,11 @@ def extract(text: str, path: str) -> dict:
 
 
 def package_of(path: str) -> list[str]:
-    """The package a module sits in, from its path: its folder, for ``__init__.py`` too."""
-    return list(PurePosixPath(path).parent.parts)
+    """The package a module sits in, from its path: its folder, for ``__init__.py`` too.
+
+    In a ``src/`` layout the package starts below ``src``, as it is installed."""
+    parts = list(PurePosixPath(path).parent.parts)
+    return parts[parts.index("src") + 1:] if "src" in parts else parts
 
 
 def resolve_relative(module: str | None, level: int, package: list[str]) -> str:
@@ -145,7 +150,7 @@ class _Collector:
 
     def definition(self, name: str, kind: str, line: int, *, parents: Iterable[str] = (),
                    signature: str = "", decorators: list[str] | None = None,
-                   is_async: bool = False) -> None:
+                   is_async: bool = False, doc: str | None = None) -> None:
         symbol: dict[str, Any] = {"name": name, "kind": kind, "line": line}
         parent = ".".join(parents)
         if signature:
@@ -156,6 +161,8 @@ class _Collector:
             symbol["detail"] = "async"
         if decorators:
             symbol["decorators"] = decorators
+        if doc:
+            symbol["doc"] = doc
         self.symbols.append(symbol)
 
     def plain_import(self, module: str, bound: str | None, line: int) -> None:
@@ -163,6 +170,7 @@ class _Collector:
         self.imports.append({"module": module, "line": line, "kind": "import", "level": 0})
         if bound:
             self._bind(bound, module, line, signature=module)
+            self.symbols.append({"name": module, "kind": "import", "line": line})
         else:
             self._bind(module.split(".")[0], module.split(".")[0], line, signature="")
             self.symbols.append({"name": module, "kind": "import", "line": line})
@@ -175,6 +183,8 @@ class _Collector:
                              "line": line, "kind": "from", "level": level})
         if module == "__future__":
             return
+        if module and level == 0:   # the path as written: a relative one is not a keyword
+            self.symbols.append({"name": module, "kind": "import", "line": line})
         for name, bound, name_line in names:
             if name != "*":
                 target = f"{module}.{name}" if module else name
@@ -252,29 +262,33 @@ class _AstReader:
             else:
                 names = [(alias.name, alias.asname or alias.name, alias.lineno) for alias in node.names]
                 self.found.from_import(node.module, node.level, names, node.lineno)
-        self._body(tree.body, ())
+        self._body(tree.body, (), "module")
         self.found.ast_calls(calls, _SourceSlicer(text).of)  # after the imports, so aliases resolve
         docstring = ast.get_docstring(tree) or leading_comment(text)
         return {**self.found.facts(docstring), "parsed": True}
 
-    def _body(self, body: list[ast.stmt], classes: tuple[str, ...]) -> None:
+    def _body(self, body: list[ast.stmt], parents: tuple[str, ...], scope: str) -> None:
+        """Definitions of a statement list; ``scope``: ``module``, ``class`` or ``function``
+        (whose definitions are its locals, under ``<name>.<locals>``)."""
         for node in body:
             kind = type(node)
             if kind is ast.ClassDef:
-                self.found.definition(node.name, "class", node.lineno, parents=classes,
+                self.found.definition(node.name, "class", node.lineno, parents=parents,
                                       signature=_class_signature(node),
-                                      decorators=_decorators(node))
-                self._body(node.body, classes + (node.name,))
+                                      decorators=_decorators(node), doc=ast.get_docstring(node))
+                self._body(node.body, parents + (node.name,), "class")
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                self.found.definition(node.name, "method" if classes else "function", node.lineno,
-                                      parents=classes, signature=_function_signature(node),
+                self.found.definition(node.name, "method" if scope == "class" else "function",
+                                      node.lineno, parents=parents,
+                                      signature=_function_signature(node),
                                       decorators=_decorators(node),
-                                      is_async=kind is ast.AsyncFunctionDef)
-            elif not classes and (kind is ast.Assign or kind is ast.AnnAssign):
+                                      is_async=kind is ast.AsyncFunctionDef, doc=ast.get_docstring(node))
+                self._body(node.body, parents + (node.name, "<locals>"), "function")
+            elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(node)
-            else:
+            elif kind in _COMPOUND:   # only these hold statements: most of a function body does not
                 for block in _nested_blocks(node):
-                    self._body(block, classes)
+                    self._body(block, parents, scope)
 
     def _assignment(self, node: ast.Assign | ast.AnnAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -285,6 +299,10 @@ class _AstReader:
                 self.found.definition(name.id, "type", name.lineno)
             elif _CONSTANT_NAME.fullmatch(name.id):
                 self.found.definition(name.id, "constant", name.lineno)
+
+
+_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+                       ast.Match} | ({ast.TryStar} if hasattr(ast, "TryStar") else set()))
 
 
 def _nested_blocks(node: ast.stmt) -> list[list[ast.stmt]]:

@@ -15,7 +15,7 @@ MAX_COMMENT_LINES = 40
 # Comment lines that speak to tools, not readers.
 _DIRECTIVE = re.compile(
     r"^(?:-\*-|\s*(?:vim?|ex):|\s*(?:mypy|noqa|type|pylint|flake8|ruff|fmt|isort|pyre|pyright"
-    r"|pragma|clang-format|NOLINT|cython|distutils|@generated|SPDX-License-Identifier)\b)"
+    r"|pragma|clang-format|NOLINT\w*|cython|distutils|SPDX-License-Identifier)\b)"
     r"|coding[:=]",
     re.IGNORECASE,
 )
@@ -27,10 +27,26 @@ _LINE_COMMENT = re.compile(r"^\s*(?:#|//)")
 def extract(text: str, path: str) -> dict:
     """Identifiers and the leading comment of any text file."""
     scan = find_identifiers(text)
-    result: dict = {"symbols": identifier_symbols(scan), "docstring": leading_comment(text)}
+    result: dict = {"symbols": identifier_symbols(scan),
+                    "docstring": leading_comment(text) or _leading_prose(text)}
     if scan.note:
         result["problems"] = [{"message": scan.note}]
     return result
+
+
+_PROSE_LINE = re.compile(r"^[^\W\d_][^\n]*\s[^\n]*[\w.)!?:]$")   # words, not a path, pin or setting
+
+
+def _leading_prose(text: str) -> str:
+    """A plain text file's first paragraph, when it reads as sentences (notes, a README without
+    suffix), not as data (a requirements list, a table of settings)."""
+    paragraph = text.lstrip("\ufeff\n\r\t ").split("\n\n", 1)[0].strip()
+    lines = paragraph.split("\n")[:MAX_COMMENT_LINES]
+    if not lines or not all(_PROSE_LINE.match(line.strip()) and len(line.split()) >= 3 for line in lines):
+        return ""
+    if _LICENSE.search(text[:4000]) or re.search(r"\blicen[cs]e\b", paragraph, re.IGNORECASE):
+        return ""   # a licence's text says nothing about this project
+    return _shorten("\n".join(lines))
 
 
 def leading_comment(text: str) -> str:
@@ -97,3 +113,96 @@ def _shorten(body: str) -> str:
         return body
     cut = body[:MAX_COMMENT_CHARS].rsplit(None, 1)[0]
     return cut.rstrip(" ,;:") + " …"
+
+
+# ---------------------------------------------------------------- comments above definitions
+
+_DOC_KINDS = frozenset({"namespace", "class", "function", "method", "macro", "type", "constant", "key",
+                        "target"})
+_TRAILING_DOC = re.compile(r"(?://[/!]<|#<)\s?(.*)$")
+_ABOVE_SKIP = re.compile(r"^\s*(?:template\s*<.*|\[\[.*\]\]\s*|__global__|__device__|__host__)\s*$")
+MAX_DOC_LINES = 80
+MAX_TEMPLATE_LINES = 8
+
+
+def attach_comment_docs(text: str, symbols: list[dict], hash_comments: bool) -> None:
+    """Give each definition the comment block right above it (or a ``///<`` after it) as ``doc``.
+
+    C-family files (``hash_comments`` False): ``///``, ``//!``, ``//`` line blocks and
+    ``/** */``, ``/*! */``, ``/* */`` blocks; ``template <...>`` lines between the comment
+    and the name are looked past.  ``#`` files: the ``#`` lines right above.  Licence
+    headers and tool directives are not documentation."""
+    if not symbols:
+        return
+    lines = text.split("\n")
+    for symbol in symbols:
+        if symbol.get("kind") not in _DOC_KINDS or "doc" in symbol:
+            continue
+        line = symbol.get("line", 0)
+        if not 0 < line <= len(lines):
+            continue
+        if not hash_comments:
+            trailing = _TRAILING_DOC.search(lines[line - 1])
+            if trailing and trailing.group(1).strip():
+                symbol["doc"] = trailing.group(1).strip()
+                continue
+        doc = _comment_above(lines, line - 1, hash_comments)
+        if doc:
+            symbol["doc"] = doc
+
+
+def _above_template_head(lines: list[str], index: int) -> int:
+    """The line above a ``template <...>`` head written over several lines before ``lines[index]``,
+    else the line right above it."""
+    probe = index - 1
+    while probe >= 0 and index - probe <= MAX_TEMPLATE_LINES:
+        stripped = lines[probe].strip()
+        if not stripped or stripped.startswith(("//", "/*", "*", "#")) or stripped.endswith((";", "{", "}")):
+            break
+        if stripped.startswith("template"):
+            return probe - 1
+        probe -= 1
+    return index - 1
+
+
+def _comment_above(lines: list[str], index: int, hash_comments: bool) -> str:
+    """The comment block ending right above ``lines[index]``, markers stripped, or ""."""
+    above = index - 1
+    if not hash_comments:
+        above = _above_template_head(lines, index)
+        while above >= 0 and _ABOVE_SKIP.match(lines[above]):
+            above -= 1
+    if above < 0:
+        return ""
+    last = lines[above].strip()
+    block: list[str] = []
+    if hash_comments:
+        while above >= 0 and lines[above].lstrip().startswith("#") and len(block) < MAX_DOC_LINES:
+            stripped = lines[above].strip()
+            if stripped.startswith("#!") and above == 0:
+                break
+            block.append(re.sub(r"^#+\s?", "", stripped))
+            above -= 1
+    elif last.startswith("//"):
+        while above >= 0 and lines[above].lstrip().startswith("//") and len(block) < MAX_DOC_LINES:
+            block.append(re.sub(r"^/{2,}[!/]?\s?", "", lines[above].strip()))
+            above -= 1
+    elif last.endswith("*/"):
+        end = above
+        while above >= 0 and "/*" not in lines[above] and end - above < MAX_DOC_LINES:
+            above -= 1
+        if above < 0 or end - above >= MAX_DOC_LINES:
+            return ""
+        first = lines[above].strip()
+        if not first.startswith("/*"):
+            return ""   # a block comment that closes code on its line
+        inner, _ = _block_comment(lines, above)
+        block = list(reversed(inner))
+    else:
+        return ""
+    block.reverse()
+    kept = [line for line in block if not _DIRECTIVE.match(line)]
+    body = "\n".join(kept).strip()
+    if not body or _LICENSE.search(body):
+        return ""
+    return body

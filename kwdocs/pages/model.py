@@ -6,13 +6,14 @@ page's inputs can be hashed to decide whether it must be rendered again.
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kwdocs.pages import layout
+from kwdocs.pages import docstrings, layout
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
 
@@ -125,6 +126,9 @@ def _depths(symbols: list[dict]) -> list[int]:
             known[symbol["name"]] = depth
             if parent:
                 known[f"{parent}.{symbol['name']}"] = known[f"{parent}::{symbol['name']}"] = depth
+        elif symbol["kind"] in ("function", "method"):   # its local classes and functions nest under it
+            qualified = f"{parent}.{symbol['name']}" if parent else symbol["name"]
+            known[f"{qualified}.<locals>"] = depth
         depths.append(depth)
     return depths
 
@@ -140,7 +144,7 @@ def symbol_entries(facts: Facts) -> list[dict]:
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
              "name": s["name"], "signature": s.get("signature", ""), "line": s["line"], "depth": depth,
              "decorators": s.get("decorators", []), "definition": s["kind"] in _DEFINITION_KINDS,
-             "kind": s["kind"]}
+             "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else ""}
             for s, depth in zip(symbols, _depths(symbols))]
 
 
@@ -159,6 +163,26 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
     for entry in entries:
         (structure if entry["definition"] else other_keywords).append(entry)
     deps = _dependencies(facts, links, page)
+    resolve = _resolver(facts, entries, links, page)
+    parse = docstrings.python_doc if facts.get("language") == "python" else docstrings.comment_doc
+    symbols = facts.get("symbols", [])
+    python = facts.get("language") == "python"
+    for entry, symbol in zip(entries, symbols):
+        doc = symbol.get("doc")
+        annotated = python and entry["definition"] and (":" in entry["signature"] or "->" in entry["signature"])
+        entry["signature_spans"] = None
+        if not doc and not annotated:
+            entry["doc"] = None
+            continue
+        # a name is first looked up where the definition is: a method's ``__init__`` is its class's
+        scope = symbol["name"] if symbol["kind"] in ("class", "namespace") else symbol.get("parent", "")
+        if symbol["kind"] in ("class", "namespace") and symbol.get("parent"):
+            scope = f"{symbol['parent']}.{scope}"
+        resolve_here = functools.partial(resolve, scope=scope.replace("::", "."))
+        entry["doc"] = parse(doc, resolve_here) if doc else None
+        if annotated:
+            entry["signature_spans"] = docstrings.signature_spans(entry["signature"], resolve_here)
+    purpose, overview, generated = _purpose_and_overview(facts, entries, findings)
     users = (links or {}).get("used_by", [])
     test_users = (links or {}).get("test_users", [])
     used_by = [{"path": user, "link": layout.link(page, layout.docs_page(user))} for user in users[:USED_BY_LIMIT]]
@@ -174,10 +198,10 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
         encoding_note=(f"decoded as {facts['encoding']} (not UTF-8)"
                        if facts.get("encoding") not in ("", "utf-8", "ascii", None) else ""),
         problems=[dict(line=p.get("line"), message=p["message"]) for p in facts.get("problems", [])],
-        purpose=findings.get("purpose", []) or ["This file is part of the **source code**."],
+        purpose=purpose, generated_note=generated,
         binary=facts.get("binary", False), source_text=view.text, fence_info=facts.get("fence", ""),
         shown=view.shown_bytes, omitted=view.omitted_bytes, masked_lines=list(view.masked_lines),
-        overview=_paragraphs(facts.get("docstring", "")),
+        overview=overview,
         parse_note=parse_note, structure=structure, other_keywords=other_keywords,
         role=findings.get("role", []) or [f"This file is located in `{folder_display(folder)}`."],
         deps=deps, patterns=findings.get("patterns", []), performance=findings.get("performance", []),
@@ -192,6 +216,203 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
         doc_link=layout.link(page, layout.doc_page(folder)),
         src_link=src_link,
     )
+
+
+_GENERATED = re.compile(r"@generated|\bdo not edit\b|\b(?:auto(?:matically)?[- ]?)generated\b|"
+                        r"\bgenerated (?:by|from|with|using)\b", re.IGNORECASE)
+_GENERATED_BY = re.compile(r"\b(?:generated|created)\s+(?:automatically\s+)?(?:by|with|using)\s+"
+                           r"([`'\"]?[\w./-]+[`'\"]?)", re.IGNORECASE)
+_GENERATED_FROM = re.compile(r"\bfrom\s+([`'\"]?[\w./-]*[\w/][`'\"]?)")
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]`'\"][.!?])\s+(?=[A-Z`(])")
+_NOT_DEFINES = frozenset({"heading", "key", "namespace", "target"})   # what a file defines, not holds
+_INCLUDE_GUARD = re.compile(r"_(?:H|HPP|HH|HXX|CUH|INCLUDED)_*$|^_*INCLUDE_")
+PURPOSE_NAMES = 3          # definitions a purpose names before "and N more"
+SUMMARY_CHARS = 300        # the longest summary sentence a purpose quotes
+
+
+def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> tuple[list[str], list[str], str]:
+    """File Purpose sentences, High-Level Overview paragraphs and a generated-file note.
+
+    Both are the file's own words: its module docstring or leading comment (a
+    generated-file banner becomes the note instead), then what it defines, from
+    the definitions' own summaries.  The rules' kind sentences (test, header ...)
+    follow; a fallback sentence is kept only when the file says nothing itself."""
+    generated = ""
+    lines = []
+    for line in facts.get("docstring", "").split("\n"):   # a banner line is a note, not the purpose
+        if _GENERATED.search(line):
+            generated = generated or _generated_note(line)
+        else:
+            lines.append(line)
+    kept = _paragraphs("\n".join(lines))
+    stem = posixpath.basename(facts["path"]).split(".", 1)[0].lstrip("_")
+    defines = (_defines_sentence(entries, facts.get("language") in ("cpp", "cuda"), stem)
+               or _reexports_sentence(facts))
+    purpose: list[str] = []
+    if kept:
+        purpose.append(_escaped_sentence(kept[0]))
+    if defines:
+        purpose.append(defines)
+    if not purpose:
+        purpose.extend(_holds_sentence(facts, entries))
+    rule_sentences = findings.get("purpose", [])
+    if not purpose or "unclassified" not in findings.get("tags", []):
+        purpose.extend(rule_sentences)
+    if not purpose:
+        purpose.append(f"{_code(facts['path'])} has no documentation of its own and defines nothing kwdocs lists.")
+    overview = [render_prose(paragraph) for paragraph in kept]
+    if defines:
+        overview.append(defines)
+    return purpose, overview, generated
+
+
+def _reexports_sentence(facts: Facts) -> str:
+    """For a Python module that defines nothing: the names it imports, which it exists to
+    re-export (``Imports `Linear`, `Conv2d` and 4 more from `torch.ao.nn.qat.modules`.``)."""
+    if facts.get("language") != "python":
+        return ""
+    names = [symbol["name"] for symbol in facts.get("symbols", [])
+             if symbol["kind"] == "import" and symbol.get("signature") and not symbol["name"].startswith("_")]
+    modules = list(dict.fromkeys(record["module"] for record in facts.get("imports", [])
+                                 if record.get("kind") == "from" and record.get("module")))
+    if not names or not modules:
+        return ""
+    shown = ", ".join(_code(name) for name in names[:PURPOSE_NAMES])
+    rest = len(names) - PURPOSE_NAMES
+    more = f" and {rest:,} more" if rest > 0 else ""
+    also = f" and {len(modules) - 1:,} more modules" if len(modules) > 1 else ""
+    return f"Imports {shown}{more} from {_code(modules[0])}{also}."
+
+
+def _holds_sentence(facts: Facts, entries: list[dict]) -> list[str]:
+    """For a file without documentation or definitions: its top-level keys or headings, or what
+    kind of binary it is; nothing for others."""
+    if facts.get("binary"):
+        return [f"{_code(posixpath.basename(facts['path']))} is a binary file of {facts.get('size', 0):,} bytes."]
+    keys = [entry["name"] for entry in entries if entry["kind"] in ("key", "heading", "target")
+            and entry["depth"] == 0]
+    if not keys:
+        return []
+    names = ", ".join(_code(name) for name in keys[:PURPOSE_NAMES])
+    rest = len(keys) - PURPOSE_NAMES
+    label = {"key": "keys", "heading": "sections", "target": "targets"}[
+        next(entry["kind"] for entry in entries if entry["name"] == keys[0])]
+    return [f"Holds {label} {names}" + (f" and {rest:,} more." if rest > 0 else ".")]
+
+
+def _generated_note(paragraph: str) -> str:
+    """``Generated by `X` from `Y`.`` as far as the banner says, else its first words."""
+    by = _GENERATED_BY.search(paragraph)
+    source = _GENERATED_FROM.search(paragraph)
+    if by or source:
+        parts = ["Generated"]
+        if by:
+            parts.append(f"by {_code(by.group(1).strip(chr(96) + chr(39) + chr(34)).rstrip('.'))}")
+        if source:
+            parts.append(f"from {_code(source.group(1).strip(chr(96) + chr(39) + chr(34)).rstrip('.'))}")
+        return " ".join(parts) + ": edit that, not this file."
+    return f"Generated (the file says: {render_prose(_first_sentence(paragraph))}): edit its generator, not this file."
+
+
+def _first_sentence(text: str) -> str:
+    sentence = _SENTENCE_END.split(text, 1)[0]
+    if len(sentence) > SUMMARY_CHARS:
+        sentence = sentence[:SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
+    return sentence
+
+
+def _escaped_sentence(paragraph: str) -> str:
+    """The first sentence, ending as one (a comment's title line often has no full stop)."""
+    sentence = _first_sentence(paragraph)
+    return render_prose(sentence if sentence.endswith((".", "!", "?", "…", ":")) else sentence + ".")
+
+
+def _importance(entry: dict, stem: str) -> tuple:
+    """Named after the file first (``Linear`` in ``linear.py``), then what is not a macro, then
+    documented ones, in file order."""
+    name = entry["name"].lower()
+    return (name != stem, entry["kind"] == "macro", stem not in name, not entry.get("doc"), entry["line"])
+
+
+def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
+    """``Defines `Linear`, `Bilinear` and 2 more: applies an affine ...`` from the file's
+    top-level definitions, public ones first, and the first summary among them."""
+    candidates = [entry for entry in entries if entry["definition"] and entry["kind"] not in _NOT_DEFINES
+                  and not (entry["kind"] == "macro" and _INCLUDE_GUARD.search(entry["name"]))]
+    if not candidates:
+        return ""
+    if c_family:   # a header's definitions are inside its namespaces: all but members count
+        top = [entry for entry in candidates if entry["kind"] != "method"]
+    else:
+        top = [entry for entry in candidates if entry["depth"] == 0]
+    if not top:
+        return ""
+    public = sorted([entry for entry in top if not entry["name"].startswith("_")] or top,
+                    key=functools.partial(_importance, stem=stem.lower()))
+    distinct = list(dict.fromkeys(entry["name"] for entry in public))   # overloads once
+    named = distinct[:PURPOSE_NAMES]
+    names = ", ".join(_code(name) for name in named)
+    rest = len({entry["name"] for entry in top}) - len(named)
+    sentence = f"Defines {names}" + (f" and {rest:,} more" if rest else "")
+    for entry in public:
+        doc = entry.get("doc")
+        summary = docstrings.summary_text(doc) if doc else ""
+        if summary:
+            return f"{sentence}; {_code(entry['name'])}: {_escaped_sentence(' '.join(summary.split()))}"
+    return sentence + "."
+
+
+def _code(text: str) -> str:
+    from kwdocs.pages.render import inline_code
+    return inline_code(text)
+
+
+def render_prose(text: str) -> str:
+    from kwdocs.pages.render import prose
+    return prose(text)
+
+
+def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> docstrings.Resolver:
+    """Names a docstring or doc comment mentions -> links: this file's definitions to their
+    anchors, names imported from files of the tree to those files' pages.  Everything it
+    reads is in the page's inputs (facts and links), so a page is rendered again whenever
+    a link it shows may have moved."""
+    local: dict[str, str] = {}
+    for entry, symbol in zip(entries, facts.get("symbols", [])):
+        if entry["definition"]:
+            local.setdefault(entry["name"], "#" + entry["anchor"])
+            if symbol.get("parent"):
+                local.setdefault(f"{symbol['parent']}.{entry['name']}".replace("::", "."), "#" + entry["anchor"])
+    modules: dict[str, str] = {}
+    for dep in (links or {}).get("deps", []):
+        target = dep.get("target")
+        if target and dep.get("module"):
+            modules.setdefault(dep["module"], layout.link(page, layout.docs_page(target)))
+        for name, name_target in (dep.get("name_targets") or {}).items():
+            if name_target:
+                modules.setdefault(f"{dep['module']}.{name}", layout.link(page, layout.docs_page(name_target)))
+    bound = {symbol["name"]: symbol["signature"] for symbol in facts.get("symbols", [])
+             if symbol["kind"] == "import" and symbol.get("signature")}
+
+    def resolve(name: str, scope: str = "") -> str:
+        name = name.replace("::", ".")
+        while scope:
+            if f"{scope}.{name}" in local:
+                return local[f"{scope}.{name}"]
+            scope = scope.rpartition(".")[0]
+        if name in local:
+            return local[name]
+        head, _, rest = name.partition(".")
+        if head in bound:
+            name = f"{bound[head]}.{rest}" if rest else bound[head]
+        prefix = name
+        while prefix:
+            if prefix in modules:
+                return modules[prefix]
+            prefix = prefix.rpartition(".")[0]
+        return ""
+
+    return resolve
 
 
 def _paragraphs(text: str, limit: int = 1500) -> list[str]:
@@ -236,7 +457,7 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     groups: dict[str, list] = {}
     for entry in ordered_entries:
         groups.setdefault(kind_group(entry["kind"]), []).append({
-            "name": entry["name"], "kind": entry["kind_label"], "line": entry["line"],
+            "name": entry["name"], "kind": entry["kind_label"], "line": entry["line"], "local_to": entry["local_to"],
             "link": layout.anchor_link(docs_page_link, entry["anchor"])})
     names = dict.fromkeys(entry["name"] for entry in ordered_entries)
     return dict(

@@ -30,7 +30,9 @@ def inline_code(text: object) -> str:
         return f"`{text}`"
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    # a span that begins and ends with a space loses one at each end: padding keeps them
+    pad = " " if text.startswith(("`", " ")) and text.endswith(("`", " ")) or not text.strip() \
+        or text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
