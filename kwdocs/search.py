@@ -33,15 +33,24 @@ def as_script(global_name: str, data: object) -> str:
     return f"window.{global_name} = {json.dumps(data, ensure_ascii=True, separators=(',', ':'), sort_keys=True)};\n"
 
 
-def tree_data(project: str, pages: list[str]) -> dict:
-    """Folders (those with an index page) and files (those with a documentation page)."""
-    folders, files = [], []
-    for page in pages:
+def tree_data(project: str, subjects: dict[str, str]) -> dict:
+    """Folders (those with an index page) and files (those with a documentation page) by their
+    real names, from ``state.page_subjects``; ``pages`` and ``folderPages`` hold where the pages
+    of those whose page path is not their name live (cut or escaped: see ``kwdocs.layout``)."""
+    folders, files, file_pages, folder_pages = [], [], {}, {}
+    for page, subject in subjects.items():
         if page.endswith(layout.DOCS_SUFFIX):
-            files.append(page[: -len(layout.DOCS_SUFFIX)])
+            files.append(subject)
+            if page != subject + layout.DOCS_SUFFIX:
+                file_pages[subject] = page[: -len(layout.DOCS_SUFFIX)]
         elif page == "index.md" or page.endswith("/index.md"):
-            folders.append(page[: -len("index.md")].rstrip("/"))
-    return {"project": project, "folders": sorted(folders), "files": sorted(files)}
+            folders.append(subject)
+            if layout.output_folder(subject) != subject:
+                folder_pages[subject] = layout.output_folder(subject)
+    data = {"project": project, "folders": sorted(folders), "files": sorted(files)}
+    if file_pages or folder_pages:    # rare: the data of most trees stays as it was
+        data.update(pages=file_pages, folderPages=folder_pages)
+    return data
 
 
 def keyword_tables(config: Config) -> list[Path]:
@@ -81,13 +90,13 @@ def build_index(entries: list[list], documented: set[str]) -> dict:
     return {"kinds": list(kinds), "files": list(files), "keywords": rows}
 
 
-def write_site_data(config: Config, pages: list[str], folder: Path) -> int:
+def write_site_data(config: Config, subjects: dict[str, str], folder: Path) -> int:
     """Write ``tree.js`` and ``search-index.js`` into ``folder`` if they changed; returns files written.
 
     The keyword tables are read only when one of them (or the set of pages)
     changed since the last time, so a build that changed nothing reads none.
     """
-    tree = tree_data(config.project_name, pages)
+    tree = tree_data(config.project_name, subjects)
     written = output.write_if_changed(config.out, folder / TREE_FILE, as_script("KWDOCS_TREE", tree))
     state_path = config.state / STATE_FILE
     stamp = [[path.name, path.stat().st_mtime_ns, path.stat().st_size] for path in keyword_tables(config)]

@@ -2,12 +2,14 @@
 folder names whose pages would pass the 255-byte file name limit."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from kwdocs import layout
+from kwdocs.html import html_page
 from output_checks import broken_links, kwdocs_command, pages, run_build
 
 FUNCTION = "def {name}():\n    return 1\n"
@@ -68,6 +70,12 @@ def test_any_folder_name_builds_checks_and_rebuilds(tmp_path):
     assert pages(out) == pages(clean)
 
 
+def site_data(out: Path, name: str) -> dict:
+    """The data a site script file assigns (``window.X = {...};``)."""
+    text = (out / "site" / "_kwdocs" / name).read_text()
+    return json.loads(text[text.index("=") + 1:].strip().removesuffix(";"))
+
+
 def long_names_tree(src: Path) -> dict[str, str]:
     """Files whose pages cannot be named ``<name>_docs.md``: rel -> the function each defines."""
     ascii_name = "a" * 247 + ".py"                       # 250 bytes
@@ -111,6 +119,15 @@ def test_a_250_byte_file_name_gets_pages_listed_under_its_real_name(tmp_path):
     assert broken_links(out) == []
     checked = kwdocs("check", "--src", str(src), "--out", str(out))
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    # the site names them in full too: page titles, the folder tree and the search index
+    tree, index = (site_data(out, name) for name in ("tree.js", "search-index.js"))
+    assert sorted(tree["files"]) == sorted(files)
+    assert {row[0] for row in index["keywords"]} >= {function for rel, function in files.items() if rel.endswith(".py")}
+    for rel in files:
+        site_page = tree.get("pages", {}).get(rel, rel) + "_docs.html"   # where the site's script links
+        assert (out / "site" / site_page).is_file(), rel
+        assert f"<title>{rel} · documentation" in (out / "site" / html_page(layout.docs_page(rel))).read_text()
 
     # the same pages from a copy of the tree in another folder, built into another
     elsewhere = tmp_path / "elsewhere"

@@ -34,8 +34,18 @@
     return root + quotePath(path) + (anchor ? "#" + encodeURIComponent(anchor) : "");
   }
 
-  function docsHref(file, anchor) { return siteHref(file + "_docs.html", anchor); }
-  function folderHref(folder) { return siteHref(folder ? folder + "/index.html" : "index.html"); }
+  // Where a file's or folder's pages are: its own path, unless the tree data says otherwise
+  // (a page name cut to fit the file system's limit, a folder name escaped).
+  function placeOf(table, path) {
+    var data = dataGlobal("KWDOCS_TREE");
+    var places = data && data[table];
+    return places && Object.prototype.hasOwnProperty.call(places, path) ? String(places[path]) : path;
+  }
+
+  function docsHref(file, anchor) { return siteHref(placeOf("pages", file) + "_docs.html", anchor); }
+  function folderHref(folder) {
+    return siteHref(folder ? placeOf("folderPages", folder) + "/index.html" : "index.html");
+  }
 
   function element(tag, className, text) {
     var node = document.createElement(tag);
@@ -81,7 +91,8 @@
       var summary = element("summary");
       var link = element("a", null, basename(child.path) + "/");
       link.setAttribute("href", folderHref(child.path));
-      if (!subject.file && child.path === subject.folder) link.setAttribute("aria-current", "page");
+      var place = placeOf("folderPages", child.path);   // the subject is where the page is
+      if (!subject.file && place === subject.folder) link.setAttribute("aria-current", "page");
       summary.appendChild(link);
       details.appendChild(summary);
       var children = element("ul");
@@ -91,7 +102,7 @@
         if (!filled) { filled = true; renderFolder(child, children, subject); }
       }
       details.addEventListener("toggle", function () { if (details.open) fill(); });
-      if (subject.folder === child.path || subject.folder.indexOf(child.path + "/") === 0) {
+      if (subject.folder === place || subject.folder.indexOf(place + "/") === 0) {
         fill();
         details.open = true;
       }
@@ -102,7 +113,7 @@
       var item = element("li", "file");
       var link = element("a", null, basename(file));
       link.setAttribute("href", docsHref(file));
-      if (file === subject.file) link.setAttribute("aria-current", "page");
+      if (placeOf("pages", file) === subject.file) link.setAttribute("aria-current", "page");
       item.appendChild(link);
       list.appendChild(item);
     });
