@@ -21,8 +21,11 @@ BUCKET_FILES = 128        # a folder with more files than UNIT_LIMIT is split in
 UNIT_LIMIT = 256
 
 
+BUCKET_MARK = "\0"   # no folder name holds it: a bucket is never taken for a folder (``x`` and ``x#0``)
+
+
 def units_of(folder: str, names: list[str]) -> dict[str, list[str]]:
-    """Split a folder's file names into units: the folder itself, or ``folder#k`` buckets.
+    """Split a folder's file names into units: the folder itself, or ``folder<NUL>k`` buckets.
 
     Buckets go by a stable hash of the name, and their number only changes when
     the folder doubles or halves, so adding a file touches one bucket.
@@ -32,9 +35,9 @@ def units_of(folder: str, names: list[str]) -> dict[str, list[str]]:
     count = 1
     while count * BUCKET_FILES < len(names):
         count *= 2
-    units: dict[str, list[str]] = {f"{folder}#{k}": [] for k in range(count)}
+    units: dict[str, list[str]] = {f"{folder}{BUCKET_MARK}{k}": [] for k in range(count)}
     for name in names:
-        units[f"{folder}#{zlib.crc32(name.encode('utf-8', 'surrogateescape')) % count}"].append(name)
+        units[f"{folder}{BUCKET_MARK}{zlib.crc32(name.encode('utf-8', 'surrogateescape')) % count}"].append(name)
     return {unit: members for unit, members in units.items() if members}
 
 

@@ -143,3 +143,20 @@ def test_a_250_byte_file_name_gets_pages_listed_under_its_real_name(tmp_path):
     assert not (out / layout.docs_page(gone)).exists() and not (out / layout.kw_page(gone)).exists()
     checked = kwdocs("check", "--src", str(src), "--out", str(out))
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_folder_named_like_a_bucket_of_a_large_folder_keeps_both(tmp_path):
+    """A folder of many files is split into buckets; ``big#0`` beside ``big`` is a folder, not one."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "big").mkdir(parents=True)
+    (src / "big#0").mkdir()
+    for index in range(300):
+        (src / "big" / f"m{index}.py").write_text(FUNCTION.format(name=f"many_{index}"))
+    (src / "big#0" / "solo.py").write_text(FUNCTION.format(name="lonely"))
+    built = run_build(src, out)
+    assert built.returncode == 0, built.stdout + built.stderr
+    for index in range(300):
+        assert f"many_{index}" in (out / "big" / f"m{index}.py_kw.md").read_text()
+    assert "lonely" in (out / "big#0" / "solo.py_kw.md").read_text()
+    checked = kwdocs("check", "--src", str(src), "--out", str(out))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
