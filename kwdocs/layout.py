@@ -82,6 +82,8 @@ def page_name(name: str, suffix: str) -> str:
 
 
 def _page(rel: str, suffix: str) -> str:
+    if ".md" not in rel and ".kwdocs" not in rel and "~" not in rel and len(rel) - rel.rfind("/") <= _SURELY_SHORT:
+        return rel + suffix     # nearly every file: a short name in plain folders (links name pages by the thousand)
     folder, slash, name = rel.rpartition("/")
     if ".md" in folder or ".kwdocs" in folder:
         folder = output_folder(folder)
