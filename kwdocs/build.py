@@ -116,12 +116,13 @@ def read_source(path: Path | str, limit: int | None = None) -> bytes:
         os.close(fd)
 
 
-def read_head(path: Path | str, limit: int) -> Source:
+def read_head(path: Path | str, limit: int, hashed: bool = True) -> Source:
     """A regular file's first ``limit`` bytes, and its size, SHA-256 and line count as a whole:
-    the rest is read in chunks and dropped, so a file of any size costs ``limit`` bytes."""
+    the rest is read in chunks and dropped, so a file of any size costs ``limit`` bytes.
+    ``hashed=False``: no hash ("") of a file that fits in ``limit`` (whoever reads it hashes it)."""
     fd = _open_regular(path)
     try:
-        hasher = hashlib.sha256()
+        hasher = hashlib.sha256() if hashed else None
         head = bytearray()
         size = newlines = 0
         last = b""
@@ -130,11 +131,17 @@ def read_head(path: Path | str, limit: int) -> Source:
             if len(head) < limit:
                 head += chunk
                 text = len(head) < limit or not is_binary(head)
-            hasher.update(chunk)
+                if hasher is not None:
+                    hasher.update(chunk)
+            else:
+                if hasher is None:      # larger than the limit: its hash can only be made here
+                    hasher = hashlib.sha256(head)
+                hasher.update(chunk)
             size += len(chunk)
             newlines += chunk.count(b"\n") if text else 0
             last = chunk[-1:]
-        return Source(bytes(head), size, hasher.hexdigest(), newlines + (0 if last in (b"", b"\n") else 1))
+        digest = hasher.hexdigest() if hasher is not None else ""
+        return Source(bytes(head), size, digest, newlines + (0 if last in (b"", b"\n") else 1))
     finally:
         os.close(fd)
 
@@ -149,7 +156,7 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
     larger, analysed): a larger file is documented by its metadata and beginning.
     """
     try:
-        source = read_head(source_path(config, rel), pages.ANALYSE_LIMIT)
+        source = read_head(source_path(config, rel), pages.ANALYSE_LIMIT, hashed=previous is not None)
     except OSError as error:
         reason = error.strerror or str(error)
         return Facts(path=rel, size=0, lines=0, sha256="", language="unreadable", type_label="Unreadable File",
@@ -166,7 +173,7 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
                                               "only its metadata and beginning are documented"})
     else:
         facts, text, calls = extract_bytes(rel, data)
-    facts.update(size=source.size, sha256=source.sha256)
+    facts.update(size=source.size, sha256=source.sha256 or facts["sha256"])
     rules = rules_for(config)
     facts["findings"] = rules.evaluate(facts, text, calls)
     if facts["findings"].get("secret_lines") and text is not None:

@@ -288,10 +288,10 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
     real_read, real_head, real_scan = kwdocs.build.read_source, kwdocs.build.read_head, kwdocs.runner.scan
     done: set[str] = set()
 
-    def read_head(path: Path, limit: int):
+    def read_head(path: Path, limit: int, hashed: bool = True):
         """Change a file the moment before the build reads it for extraction, once."""
         change_once(path)
-        return real_head(path, limit)
+        return real_head(path, limit, hashed)
 
     def read_source(path: Path, limit: int | None = None) -> bytes:
         """And the same before it is read for its page."""
