@@ -13,9 +13,10 @@ function body are left out: they are implementation details (``wrapper``,
 ``inner``) that would swamp a keyword index.  Imports and calls are taken from
 the whole file, since a lazy import inside a function is a dependency too.
 
-Memory stays bounded whatever the file: an ``ast`` tree costs up to 700 bytes per byte
-of source, so a file larger than ``PARSE_PART`` is parsed a run of whole top-level
-statements at a time (calls are then resolved against the imports above them), and
+Memory stays bounded whatever the file: an ``ast`` tree costs up to 1 KB per operator,
+bracket or quote, so a file with more than ``PART_WEIGHT`` of them (or longer than
+``PART_MOST``) is parsed a run of whole top-level statements at a time (calls are then
+resolved against the imports above them), and
 the tolerant parser, whose tree of pathological code costs more still, takes at most
 ``TOLERANT_LIMIT`` bytes; beyond that the line regex finds the definitions.
 """
@@ -38,9 +39,9 @@ _TYPE_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})
 MAX_SOURCE_TEXT = 200  # longest source snippet kept for a call argument
 
 
-PARSE_PART = 128 * 1024      # characters of source one ``ast.parse`` is given, where statements allow
-PART_MOST = 1024 * 1024      # a run of statements longer than this is not parsed ...
-PART_WEIGHT = 150_000        # ... nor one with more marks than this: its tree costs up to 1 KB per mark
+PART_MOST = 1024 * 1024      # source longer than this is not given to one ``ast.parse`` ...
+PART_WEIGHT = 150_000        # ... nor source with more marks than this: its tree costs up to 1 KB per mark
+PARSE_PART = 128 * 1024      # the characters of each part of a file that passes those, where statements allow
 PART_TRIES = 8               # cuts tried for one run (a cut may fall inside a string or brackets)
 TOLERANT_LIMIT = 256 * 1024  # characters the tolerant parser is given
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation.replace("_", ""))   # marks: operators, brackets, quotes
@@ -53,7 +54,7 @@ _PART_START = re.compile(r"^(?:@|(?:async +)?def |class |import |from |if |try:|
 def extract(text: str, path: str) -> dict:
     """Facts of one Python file (see ``kwdocs.extract``); never raises for bad code."""
     try:
-        if len(text) > PARSE_PART:
+        if _too_heavy(text):
             return _AstReader(path).read_parts(_parsed_parts(text, path), text)
         tree = ast.parse(text, filename=path)
     except SyntaxError as error:  # also IndentationError, TabError
@@ -82,6 +83,12 @@ class _TooLarge(Exception):
         self.line = line
 
 
+def _too_heavy(text: str) -> bool:
+    """Whether one ``ast.parse`` of ``text`` could pass the memory bound (``PART_MOST``, ``PART_WEIGHT``)."""
+    return len(text) > PART_WEIGHT and (len(text) > PART_MOST or
+                                        len(text) - len(text.translate(_NO_PUNCTUATION)) > PART_WEIGHT)
+
+
 def _part_ends(text: str) -> list[int]:
     """Offsets where a run of top-level statements may end: each possible statement start (the
     first of a line's decorators, not the definition under them) and the end of the text."""
@@ -107,22 +114,21 @@ def _parsed_parts(text: str, path: str) -> Iterator[ast.Module]:
         for _ in range(PART_TRIES):
             end = ends[index]
             part = text[begin:end]
-            if len(part) > PART_MOST or len(part) - len(part.translate(_NO_PUNCTUATION)) > PART_WEIGHT:
+            if _too_heavy(part):
                 raise _TooLarge(line + 1)
             try:
-                tree = ast.parse(part, filename=path)
+                # blank lines before it give the file's line numbers (``ast.increment_lineno``, a walk
+                # in Python over every node, cost as much as parsing)
+                tree = ast.parse("\n" * line + part, filename=path)
                 break
             except SyntaxError as error:
                 if end == len(text):
-                    error.lineno = error.lineno + line if error.lineno else None
                     raise
                 failure = error
                 # the cut fell inside a statement, a string or brackets: cut further on, ever further
                 index = max(index + 1, bisect.bisect_right(ends, end + (end - begin) // 2) - 1)
         else:
-            failure.lineno = failure.lineno + line if failure.lineno else None
             raise failure
-        ast.increment_lineno(tree, line)
         yield tree
         line += text.count("\n", begin, end)
         begin = end
