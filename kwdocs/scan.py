@@ -265,8 +265,7 @@ class _Walker:
         rules, name = self.rules, entry.name
         plain = self.plain_names is not None and self.plain_names.match(name) is not None
         if not plain and not _printable_name(name):
-            self.problem(rel.encode("utf-8", "backslashreplace").decode(),
-                         "skipped: the file name is not valid UTF-8 or has control characters")
+            self.problem(_shown(rel), "skipped: the file name is not valid UTF-8 or has control characters")
             return
         try:
             is_link = entry.is_symlink()
@@ -324,6 +323,11 @@ class _Walker:
 
 _CONTROL_CHARACTERS = r"\x00-\x1f\x7f\ud800-\udfff"     # and lone surrogates: undecodable bytes
 _CONTROL = re.compile(f"[{_CONTROL_CHARACTERS}]")
+
+
+def _shown(rel: str) -> str:
+    """A path fit for one line of a report: undecodable bytes and control characters escaped."""
+    return _CONTROL.sub(lambda match: repr(match.group())[1:-1], os.fsencode(rel).decode("utf-8", "backslashreplace"))
 
 
 def _printable_name(name: str) -> bool:

@@ -47,8 +47,8 @@ EXPECTED = {
     "encoding/lone_cr.py": None,
     "odd/nul_bytes.py": "holds NUL bytes: documented as a binary file, not as Python Source",
     "odd/empty.py": None,
-    "odd/big_50mb.txt": "larger than 8 MiB: only its metadata and beginning are documented",
-    "odd/one_5mb_line.txt": "identifiers were looked for in the first 1,000,000 characters only",
+    "odd/big_50mb.txt": "larger than 3 MiB: only its metadata and beginning are documented",
+    "odd/one_long_line.txt": "identifiers were looked for in the first 1,000,000 characters only",
     "odd/too_deep.py": "too deeply nested for Python's parser",
     "/".join(["deep"] * DEPTH) + "/leaf.py": None,
     **{f"names/{name}": None for name in MARKDOWN_NAMES},
@@ -85,7 +85,7 @@ def make_hostile_tree(src: Path, outside: Path) -> None:
     with open(src / "odd/big_50mb.txt", "wb") as handle:
         line = b"a line of a large log file, with identifiers like NCCL_DEBUG and init_process_group\n"
         handle.write(line * (BIG_FILE_BYTES // len(line) + 1))
-    put("odd/one_5mb_line.txt", b"word MixedCase snake_case " * 200_000)
+    put("odd/one_long_line.txt", b"word MixedCase snake_case " * 100_000)   # 2.6 MB: under the analysis limit
     put("odd/too_deep.py", (FUNCTION.format(name="before_deep") + "x = " + "1 + " * 100_000 + "1\n"
                             + FUNCTION.format(name="after_deep")).encode())
 
@@ -285,11 +285,21 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
     for name in ("steady.py", "deleted.py", "replaced_by_pipe.py", "rewritten.py",
                  "deleted_before_check.py", "pipe_before_check.py"):
         _put(src / name, FUNCTION.format(name=name.removesuffix(".py")).encode())
-    real_read, real_scan = kwdocs.engine.steps.read_source, kwdocs.engine.runner.scan
+    real_read, real_head, real_scan = (kwdocs.engine.steps.read_source, kwdocs.engine.steps.read_head,
+                                       kwdocs.engine.runner.scan)
     done: set[str] = set()
 
-    def read_source(path: Path) -> bytes:
-        """Change a file the moment before the build reads it, once."""
+    def read_head(path: Path, limit: int, hashed: bool = True):
+        """Change a file the moment before the build reads it for extraction, once."""
+        change_once(path)
+        return real_head(path, limit, hashed)
+
+    def read_source(path: Path, limit: int | None = None) -> bytes:
+        """And the same before it is read for its page."""
+        change_once(path)
+        return real_read(path, limit)
+
+    def change_once(path: Path) -> None:
         name = Path(path).name
         if name not in done:
             done.add(name)
@@ -301,7 +311,6 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
             elif name == "rewritten.py":
                 (src / "rewritten.tmp").write_text(FUNCTION.format(name="rewritten_anew"))
                 os.replace(src / "rewritten.tmp", path)
-        return real_read(path)
 
     def scan(config):
         """Change files after the scan, before doit checks them."""
@@ -312,6 +321,7 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
         return scanned
 
     monkeypatch.setattr(kwdocs.engine.steps, "read_source", read_source)
+    monkeypatch.setattr(kwdocs.engine.steps, "read_head", read_head)
     monkeypatch.setattr(kwdocs.engine.runner, "scan", scan)
     code, problems = build_in_process(src, out, capsys)
     assert code == 0

@@ -210,7 +210,7 @@ def test_every_link_between_pages_reaches_an_html_page_and_its_anchor(golden_tre
 def test_only_pages_whose_markdown_changed_are_rendered_again(golden_tree, monkeypatch):
     rendered: list[str] = []
     render = site.render_site_page
-    monkeypatch.setattr(site, "render_site_page", lambda config, page, text: rendered.append(page) or render(config, page, text))
+    monkeypatch.setattr(site, "render_site_page", lambda config, page, *rest: rendered.append(page) or render(config, page, *rest))
     out = golden_tree / "kwdocs-out"
     assert build_html(golden_tree) == 0
     assert len(rendered) == len(list(out.rglob("*.md")))

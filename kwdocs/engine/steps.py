@@ -24,6 +24,7 @@ import posixpath
 import stat
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -82,17 +83,70 @@ def source_path(config: Config, rel: str) -> str:
     return os.path.join(config.src, rel)
 
 
-def read_source(path: Path | str) -> bytes:
-    """Read a regular file without ever blocking on a FIFO swapped in after the scan."""
+class Source(NamedTuple):
+    """What ``read_head`` read of a file: its beginning, and its size, hash and lines as a whole."""
+
+    head: bytes
+    size: int
+    sha256: str
+    lines: int
+
+
+READ_CHUNK = 1 << 20
+
+
+def _open_regular(path: Path | str) -> int:
+    """A descriptor of a regular file, never blocking on a FIFO swapped in after the scan."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(0, "not a regular file any more")
+    return fd
+
+
+def read_source(path: Path | str, limit: int | None = None) -> bytes:
+    """A regular file's bytes, or its first ``limit`` bytes: a page shows no more."""
+    fd = _open_regular(path)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(0, "not a regular file any more")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        if limit is None:
+            chunks = []
+            while chunk := os.read(fd, READ_CHUNK):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        head = bytearray()
+        while len(head) < limit and (chunk := os.read(fd, min(READ_CHUNK, limit - len(head)))):
+            head += chunk
+        return bytes(head)
+    finally:
+        os.close(fd)
+
+
+def read_head(path: Path | str, limit: int, hashed: bool = True) -> Source:
+    """A regular file's first ``limit`` bytes, and its size, SHA-256 and line count as a whole:
+    the rest is read in chunks and dropped, so a file of any size costs ``limit`` bytes.
+    ``hashed=False``: no hash ("") of a file that fits in ``limit`` (whoever reads it hashes it)."""
+    fd = _open_regular(path)
+    try:
+        hasher = hashlib.sha256() if hashed else None
+        head = bytearray()
+        size = newlines = 0
+        last = b""
+        text = True     # lines are counted in text only (a binary file has none)
+        while chunk := os.read(fd, READ_CHUNK if len(head) >= limit else min(READ_CHUNK, limit - len(head))):
+            if len(head) < limit:
+                head += chunk
+                text = len(head) < limit or not is_binary(head)
+                if hasher is not None:
+                    hasher.update(chunk)
+            else:
+                if hasher is None:      # larger than the limit: its hash can only be made here
+                    hasher = hashlib.sha256(head)
+                hasher.update(chunk)
+            size += len(chunk)
+            newlines += chunk.count(b"\n") if text else 0
+            last = chunk[-1:]
+        digest = hasher.hexdigest() if hasher is not None else ""
+        return Source(bytes(head), size, digest, newlines + (0 if last in (b"", b"\n") else 1))
     finally:
         os.close(fd)
 
@@ -103,29 +157,31 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
     ``previous`` are the file's facts from the last build under the same extraction key:
     they are returned as they are when the content is the same (a file touched, or checked
     out again), so its content hash, not its time stamp, decides what is extracted again.
+    Only the first ``pages.ANALYSE_LIMIT`` bytes of a file are held (and, when it is no
+    larger, analysed): a larger file is documented by its metadata and beginning.
     """
     try:
-        data = read_source(source_path(config, rel))
+        source = read_head(source_path(config, rel), pages.ANALYSE_LIMIT, hashed=previous is not None)
     except OSError as error:
         reason = error.strerror or str(error)
         return Facts(path=rel, size=0, lines=0, sha256="", language="unreadable", type_label="Unreadable File",
                      fence="", binary=False, encoding="", parsed=False, docstring="", symbols=[], imports=[],
                      problems=[{"message": f"could not be read: {reason}"}], findings={})
-    if (previous is not None and previous.get("size") == len(data)
-            and previous.get("sha256") == hashlib.sha256(data).hexdigest()):
+    if previous is not None and previous.get("size") == source.size and previous.get("sha256") == source.sha256:
         return previous
+    data = source.head
     rules = rules_for(config)
-    if len(data) > pages.ANALYSE_LIMIT and not is_binary(data):
+    if source.size > len(data) and not is_binary(data):
         facts, _, calls = extract_bytes(rel, b"")
-        text, _ = decode(data[: pages.ANALYSE_LIMIT])
-        facts.update(size=len(data), sha256=hashlib.sha256(data).hexdigest(),
-                     lines=data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
+        text, _ = decode(data)
+        facts.update(lines=source.lines)
         facts["problems"].append({"message": f"larger than {pages.ANALYSE_LIMIT // (1024 * 1024)} MiB: "
                                               "only its metadata and beginning are documented"})
     else:
         # the extractor reads the masked text: everything pages show besides the source
         # (overview, signatures, keywords, search data) comes from it
         facts, text, calls = extract_bytes(rel, data, lambda text, language: rules.mask_secrets(text, language, "x")[0])
+    facts.update(size=source.size, sha256=source.sha256 or facts["sha256"])
     facts["findings"] = rules.evaluate(facts, text, calls)
     return facts
 
@@ -295,7 +351,8 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
         if manifest.get(rel) == key:
             continue
         try:
-            data = read_source(source_path(config, rel)) if facts.get("sha256") and not facts.get("binary") else None
+            data = read_source(source_path(config, rel), pages.source_bytes_shown(config)) \
+                if facts.get("sha256") and not facts.get("binary") else None
         except OSError:
             data = None
         view = pages.source_view(config, facts, data, mask)

@@ -9,6 +9,7 @@ takes doit's ``changed`` list and redoes only those files.  ``dodo.py`` and
 from __future__ import annotations
 
 import hashlib
+import re
 import sqlite3
 from typing import Any, Callable
 
@@ -55,6 +56,20 @@ class Guarded:
             return Mistake(line)
 
 
+# What doit refuses in a task name ("="), the escape character itself, and what no name should
+# carry into doit's database or messages (control characters, undecodable bytes).
+_UNSAFE_IN_TASK_NAME = re.compile(r"[%=\x00-\x1f\x7f\ud800-\udfff]")
+
+
+def task_name(unit: str) -> str:
+    """doit's name for a unit's task: the unit, ``%``-escaped where doit would refuse it (a folder
+    named ``year=2024``), so every folder name gives a distinct, stable name ('.' is the root)."""
+    if not unit:
+        return "."
+    return _UNSAFE_IN_TASK_NAME.sub(lambda match: f"%{ord(match.group()):02X}" if ord(match.group()) < 0x100
+                                    else f"%u{ord(match.group()):04X}", unit)
+
+
 def task_order(config: Config, rebuild: bool = False) -> list[str]:
     """doit's ``default_tasks`` for a build or a rebuild (see ``BUILD_ORDER``)."""
     return list(REBUILD_ORDER if rebuild else BUILD_ORDER) + (["site"] if config.html else [])
@@ -99,7 +114,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             if not wanted("extract", unit):
                 continue
             yield {
-                "name": unit or ".",
+                "name": task_name(unit),
                 "actions": [(extract, [config, unit, rels])],
                 "file_dep": [build.source_path(config, rel) for rel in rels],
                 "targets": [shard_path(config, FACTS, unit)],
@@ -126,7 +141,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
                 continue
             names = folder_names[folder]
             yield {
-                "name": unit or ".",
+                "name": task_name(unit),
                 "actions": [(render, [config, unit, names])],
                 "file_dep": [shard_path(config, FACTS, unit), shard_path(config, LINKS, unit)],
                 # siblings decide each page's Related Files: a file added next door re-checks the unit

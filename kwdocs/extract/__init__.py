@@ -70,7 +70,22 @@ def extract_text(path: str, text: str) -> tuple[dict[str, Any], list[dict]]:
     except Exception as error:  # an extractor bug must not stop the build
         found = {"problems": [{"message": f"extractor failed: {type(error).__name__}: {error}"}],
                  "parsed": False}
-    return found, found.pop("calls", [])
+    return _bounded(found), found.pop("calls", [])[:MAX_ENTRIES]
+
+
+MAX_ENTRIES = 20_000
+"""Definitions (and imports) kept of one file: every later step holds them, pages and the
+keyword index list them.  A file with more is generated data, not something to read."""
+
+
+def _bounded(found: dict[str, Any]) -> dict[str, Any]:
+    """``found`` with at most ``MAX_ENTRIES`` definitions and imports (the first ones), saying so."""
+    for key, what in (("symbols", "definitions"), ("imports", "imports")):
+        if len(found.get(key) or ()) > MAX_ENTRIES:
+            found.setdefault("problems", []).append(
+                {"message": f"{len(found[key]):,} {what}: only the first {MAX_ENTRIES:,} are listed"})
+            found[key] = found[key][:MAX_ENTRIES]
+    return found
 
 
 def count_lines(text: str) -> int:

@@ -17,6 +17,7 @@ Files too large to parse quickly fall back to a line scan for ``#define`` and
 from __future__ import annotations
 
 import re
+import string
 import time
 from functools import lru_cache
 from itertools import repeat
@@ -27,6 +28,11 @@ from tree_sitter import Language, Node, Parser, Tree
 MAX_PARSE_BYTES = 4_000_000
 """Beyond this a file is scanned, not parsed: parse time grows with size and
 the largest generated headers (2 MB) already take a quarter of a second."""
+MAX_PARSE_MARKS = 400_000
+"""Nor is a file with more marks (operators, brackets, quotes) than this: the tree costs
+over 100 bytes per token, and code made of nothing but marks (``x = ------...1;``) has a
+token per byte; the largest generated headers have 380,000."""
+_MARKS = string.punctuation.replace("_", "").encode()
 PARSE_SECONDS = 5.0
 """Budget for one parse; past it the file is scanned like a too large one."""
 
@@ -947,6 +953,8 @@ def extract(text: str, path: str) -> dict[str, Any]:
     tree = None
     if len(source) > MAX_PARSE_BYTES:
         reason = f"too large to parse ({len(source):,} bytes)"
+    elif (marks := len(source) - len(source.translate(None, _MARKS))) > MAX_PARSE_MARKS:
+        reason = f"too complex to parse ({marks:,} operators and brackets)"
     else:
         tree = _parse(_parser(cuda), source)
         reason = f"parsing took over {PARSE_SECONDS:g} s"

@@ -14,6 +14,13 @@ names them (``parent`` ``test_x.<locals>``): a test's ``ToyModel`` is worth
 finding.  Imports and calls are taken from the whole file, since a lazy import
 inside a function is a dependency too; an imported module's dotted path is a
 keyword beside the name it binds.
+
+Memory stays bounded whatever the file: an ``ast`` tree costs up to 1 KB per operator,
+bracket or quote, so a file with more than ``PART_WEIGHT`` of them (or longer than
+``PART_MOST``) is parsed a run of whole top-level statements at a time (calls are then
+resolved against the imports above them), and
+the tolerant parser, whose tree of pathological code costs more still, takes at most
+``TOLERANT_LIMIT`` bytes; beyond that the line regex finds the definitions.
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ import ast
 import bisect
 import inspect
 import re
+import string
 from collections.abc import Mapping
 from operator import attrgetter, itemgetter
 from pathlib import PurePosixPath
@@ -33,9 +41,23 @@ _TYPE_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})
 MAX_SOURCE_TEXT = 200  # longest source snippet kept for a call argument
 
 
+PART_MOST = 1024 * 1024      # source longer than this is not given to one ``ast.parse`` ...
+PART_WEIGHT = 150_000        # ... nor source with more marks than this: its tree costs up to 1 KB per mark
+PARSE_PART = 128 * 1024      # the characters of each part of a file that passes those, where statements allow
+PART_TRIES = 8               # cuts tried for one run (a cut may fall inside a string or brackets)
+TOLERANT_LIMIT = 256 * 1024  # characters the tolerant parser is given
+_NO_PUNCTUATION = str.maketrans("", "", string.punctuation.replace("_", ""))   # marks: operators, brackets, quotes
+
+# Where a top-level statement may start: a cut there is tried, and kept if the run before it parses.
+_PART_START = re.compile(r"^(?:@|(?:async +)?def |class |import |from |if |try:|for |with |while |"
+                         r"[A-Za-z_][\w.]*[ \t]*(?::[^=\n]*)?=[^=])", re.MULTILINE)
+
+
 def extract(text: str, path: str) -> dict:
     """Facts of one Python file (see ``kwdocs.extract``); never raises for bad code."""
     try:
+        if _too_heavy(text):
+            return _AstReader(path).read_parts(_parsed_parts(text, path), text)
         tree = ast.parse(text, filename=path)
     except SyntaxError as error:  # also IndentationError, TabError
         where = f" at line {error.lineno}" if error.lineno else ""
@@ -43,6 +65,8 @@ def extract(text: str, path: str) -> dict:
         if error.lineno:
             problem = {"line": error.lineno, **problem}
         return _fallback(text, path, problem)
+    except _TooLarge as error:
+        return _fallback(text, path, {"line": error.line, "message": "a statement too large for Python's parser"})
     except (RecursionError, MemoryError):  # absurd nesting: the parser's own stack runs out
         return _fallback(text, path, {"message": "too deeply nested for Python's parser"})
     except ValueError as error:  # NUL bytes
@@ -51,6 +75,65 @@ def extract(text: str, path: str) -> dict:
         return _AstReader(path).read(tree, text)
     except RecursionError:
         return _fallback(text, path, {"message": "too deeply nested for the ast analysis"})
+
+
+class _TooLarge(Exception):
+    """A run of statements (starting at ``line``) too large for ``ast.parse`` within the bounds."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
+def _too_heavy(text: str) -> bool:
+    """Whether one ``ast.parse`` of ``text`` could pass the memory bound (``PART_MOST``, ``PART_WEIGHT``)."""
+    return len(text) > PART_WEIGHT and (len(text) > PART_MOST or
+                                        len(text) - len(text.translate(_NO_PUNCTUATION)) > PART_WEIGHT)
+
+
+def _part_ends(text: str) -> list[int]:
+    """Offsets where a run of top-level statements may end: each possible statement start (the
+    first of a line's decorators, not the definition under them) and the end of the text."""
+    ends = []
+    for match in _PART_START.finditer(text, 1):
+        start = match.start()
+        if text[start] != "@" and text.startswith("@", text.rfind("\n", 0, start - 1) + 1):
+            continue    # a definition under a decorator
+        ends.append(start)
+    ends.append(len(text))
+    return ends
+
+
+def _parsed_parts(text: str, path: str) -> Iterator[ast.Module]:
+    """The file parsed a run of top-level statements at a time, each run at most ``PARSE_PART``
+    characters where the code allows and never more than ``PART_MOST``, with the file's line
+    numbers.  Raises SyntaxError (line numbers of the file) when a run cannot be parsed."""
+    ends = _part_ends(text)
+    begin = line = 0
+    while begin < len(text):
+        first = bisect.bisect_right(ends, begin)           # the nearest end after ``begin``
+        index = max(first, bisect.bisect_right(ends, begin + PARSE_PART) - 1)
+        for _ in range(PART_TRIES):
+            end = ends[index]
+            part = text[begin:end]
+            if _too_heavy(part):
+                raise _TooLarge(line + 1)
+            try:
+                # blank lines before it give the file's line numbers (``ast.increment_lineno``, a walk
+                # in Python over every node, cost as much as parsing)
+                tree = ast.parse("\n" * line + part, filename=path)
+                break
+            except SyntaxError as error:
+                if end == len(text):
+                    raise
+                failure = error
+                # the cut fell inside a statement, a string or brackets: cut further on, ever further
+                index = max(index + 1, bisect.bisect_right(ends, end + (end - begin) // 2) - 1)
+        else:
+            raise failure
+        yield tree
+        line += text.count("\n", begin, end)
+        begin = end
 
 
 def package_of(path: str) -> list[str]:
@@ -255,6 +338,29 @@ class _AstReader:
 
     def read(self, tree: ast.Module, text: str) -> dict:
         calls, imports = _calls_and_imports(tree)
+        self._imports(imports)
+        self._body(tree.body, (), "module")
+        self.found.ast_calls(calls, _SourceSlicer(text).of)  # after the imports, so aliases resolve
+        docstring = ast.get_docstring(tree) or leading_comment(text)
+        return {**self.found.facts(docstring), "parsed": True}
+
+    def read_parts(self, trees: Iterable[ast.Module], text: str) -> dict:
+        """``read`` over a file parsed in parts (``_parsed_parts``), one part's tree held at a time."""
+        text_of = _SourceSlicer(text).of
+        docstring = None
+        for tree in trees:
+            calls, imports = _calls_and_imports(tree)
+            self._imports(imports)
+            self._body(tree.body, (), "module")
+            done = len(self.found.calls)
+            self.found.ast_calls(calls, text_of)
+            for record in self.found.calls[done:]:
+                record.arguments()   # cut now, so the records let the part's tree go
+            if docstring is None:
+                docstring = ast.get_docstring(tree) or ""
+        return {**self.found.facts(docstring or leading_comment(text)), "parsed": True}
+
+    def _imports(self, imports: list[ast.Import | ast.ImportFrom]) -> None:
         for node in sorted(imports, key=lambda node: (node.lineno, node.col_offset)):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -262,10 +368,6 @@ class _AstReader:
             else:
                 names = [(alias.name, alias.asname or alias.name, alias.lineno) for alias in node.names]
                 self.found.from_import(node.module, node.level, names, node.lineno)
-        self._body(tree.body, (), "module")
-        self.found.ast_calls(calls, _SourceSlicer(text).of)  # after the imports, so aliases resolve
-        docstring = ast.get_docstring(tree) or leading_comment(text)
-        return {**self.found.facts(docstring), "parsed": True}
 
     def _body(self, body: list[ast.stmt], parents: tuple[str, ...], scope: str) -> None:
         """Definitions of a statement list; ``scope``: ``module``, ``class`` or ``function``
@@ -574,7 +676,7 @@ def _describe(error: BaseException) -> str:
 def _fallback(text: str, path: str, problem: dict) -> dict:
     """Definitions found by tree-sitter-python, or by a line regex without it."""
     problems = [problem]
-    parser = _tree_sitter_parser()
+    parser = _tree_sitter_parser() if len(text) <= TOLERANT_LIMIT else None
     found: dict | None = None
     if parser is not None:
         try:

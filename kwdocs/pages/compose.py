@@ -14,11 +14,13 @@ from pathlib import Path
 
 from kwdocs.pages import keywords, layout, model
 from kwdocs.config import Config
-from kwdocs.extract.decode import decode, is_binary
+from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.pages.render import Renderer
 
-ANALYSE_LIMIT = 8 * 1024 * 1024   # larger files get metadata and an excerpt, not keywords
+ANALYSE_LIMIT = 3 * 1024 * 1024
+"""Larger files get metadata and an excerpt, not keywords: only this much of a file is read
+whole, and parsers are given no more (their memory grows with what they read)."""
 FILE_TEMPLATES = ("file_docs.md.j2", "file_kw.md.j2")
 FOLDER_TEMPLATES = ("folder_index.md.j2", "folder_doc.md.j2")
 KEYWORDS_TEMPLATE = "keywords.md.j2"
@@ -40,8 +42,15 @@ def _folder_link(src: Path, out: Path, page_folder: str, folder: str) -> str:
     return "" if up == "." else up + "/"
 
 
+def source_bytes_shown(config: Config) -> int:
+    """How much of a file its page needs: the configured size, a few bytes more (to cut at a
+    whole character), and at least what tells a binary file."""
+    return max(config.max_source_bytes + 4, BINARY_SNIFF)
+
+
 def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model.SourceView:
-    """What the page embeds of the file: decoded, secrets masked, cut at the configured size."""
+    """What the page embeds of the file (``data``: at least its first ``source_bytes_shown``
+    bytes): decoded, secrets masked, cut at the configured size."""
     if data is None or facts.get("binary") or is_binary(data):
         return model.SourceView(None)
     if facts.get("findings", {}).get("secret_lines") or config.max_source_bytes > ANALYSE_LIMIT:

@@ -5,6 +5,11 @@ The output mirrors the source tree: ``a/b/c.py`` gets ``a/b/c.py_docs.md`` and
 ``keywords.md`` (or per-letter pages).  Mirrored pages always end in
 ``_docs.md``/``_kw.md`` or are ``index.md``/``doc.md``, so no two can clash;
 a source folder named like a page gets an output folder ending in ``~``.
+
+Any name the file system allows gets pages: a page name that would pass the file name
+limit is cut and ends in a hash of the whole name (``<start>~<hash>_docs.md``), and so
+does the page of a name that already ends like that, so a cut name is never another
+file's page.  Pages list files under their real names; only the link targets are cut.
 """
 from __future__ import annotations
 
@@ -23,18 +28,66 @@ KW_SUFFIX = "_kw.md"
 _CLASHING_FOLDER = re.compile(r"(?:.*\.md|\.kwdocs)~*")
 
 
+NAME_LIMIT = 255         # bytes in a file name on the usual file systems (ext4, XFS, APFS, NTFS in UTF-16)
+PAGE_NAME_LIMIT = NAME_LIMIT - len(".html") + len(".md")   # the HTML site names each page ``.html``
+_HASH_CHARS = 20
+# A file name that ends like a cut page name: its page is cut too, or it could take a cut one's name.
+_LOOKS_CUT = re.compile(f"~[0-9a-f]{{{_HASH_CHARS}}}\\Z")
+# Names of up to this many characters fit whatever they hold (4 bytes a character at most).
+_SURELY_SHORT = (PAGE_NAME_LIMIT - len(DOCS_SUFFIX)) // 4
+
+
+def _size(name: str) -> int:
+    """A name's length in bytes on disk (never fails, whatever the text holds)."""
+    return len(name.encode("utf-8", "surrogatepass"))
+
+
+def _cut(name: str, ending: str, limit: int) -> str:
+    """``name`` cut to fit ``limit`` bytes with ``~<hash of the whole name>`` and ``ending`` after it,
+    at a character boundary: stable, the same on every machine, unique short of a hash collision."""
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH_CHARS]
+    room = limit - len(ending) - 1 - _HASH_CHARS
+    kept = 0
+    for index, char in enumerate(name):
+        kept += _size(char)
+        if kept > room:
+            name = name[:index]
+            break
+    return f"{name}~{digest}{ending}"
+
+
+def _escaped_folder(part: str) -> str:
+    """A clashing folder name with its "~"; cut, ending ``~<hash>.md``, if that passes the limit
+    (no other output folder ends so: kept names never end in ``.md``, escaped ones end in ``~``)."""
+    escaped = part + "~"
+    return escaped if len(escaped) <= _SURELY_SHORT or _size(escaped) <= NAME_LIMIT else _cut(part, ".md", NAME_LIMIT)
+
+
 def output_folder(folder: str) -> str:
     """Where a source folder's pages go: the same path, clashing names escaped (see above)."""
     if ".md" not in folder and ".kwdocs" not in folder:
         return folder
-    return "/".join(part + "~" if _CLASHING_FOLDER.fullmatch(part) else part for part in folder.split("/"))
+    return "/".join(_escaped_folder(part) if _CLASHING_FOLDER.fullmatch(part) else part for part in folder.split("/"))
+
+
+def page_name(name: str, suffix: str) -> str:
+    """The name of a file's page in its folder's output folder: ``name`` + ``suffix``, cut (see
+    above) when that would pass the limit or ``name`` ends like a cut name."""
+    if len(name) <= _SURELY_SHORT and "~" not in name:
+        return name + suffix
+    whole = name + suffix
+    if _size(whole) <= PAGE_NAME_LIMIT and _LOOKS_CUT.search(name) is None:
+        return whole
+    return _cut(name, suffix, PAGE_NAME_LIMIT)
 
 
 def _page(rel: str, suffix: str) -> str:
-    if ".md" not in rel and ".kwdocs" not in rel:
-        return rel + suffix
-    folder, _, name = rel.rpartition("/")
-    return f"{output_folder(folder)}/{name}{suffix}" if folder else name + suffix
+    if ".md" not in rel and ".kwdocs" not in rel and "~" not in rel and len(rel) - rel.rfind("/") <= _SURELY_SHORT:
+        return rel + suffix     # nearly every file: a short name in plain folders (links name pages by the thousand)
+    folder, slash, name = rel.rpartition("/")
+    if ".md" in folder or ".kwdocs" in folder:
+        folder = output_folder(folder)
+    return folder + slash + page_name(name, suffix)
 
 
 def docs_page(rel: str) -> str:

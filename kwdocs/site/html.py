@@ -142,21 +142,17 @@ def markdown_to_html(markdown_text: str, md_page: str) -> str:
 
 # ---------------------------------------------------------------- the layout
 
-def describe(md_page: str) -> tuple[str, str, str]:
-    """(kind, subject, title) of a page, from its path alone; the subject is the source
-    file or folder by its real name (see ``layout.page_subject``)."""
-    kind, subject = layout.page_subject(md_page)
-    if kind == "docs":
-        return kind, subject, f"{subject} · documentation"
-    if kind == "kw":
-        return kind, subject, f"{subject} · keywords"
-    if kind == "index":
-        return kind, subject, f"{subject or '/'} · folder index"
-    if kind == "doc":
-        return kind, subject, f"{subject or '/'} · folder documentation"
-    if kind == "keywords":
-        return kind, subject, "keyword index"
-    return kind, subject, posixpath.basename(md_page)
+def describe(md_page: str, subject: str | None = None) -> tuple[str, str, str]:
+    """(kind, subject, title) of a page; the subject is the source file or folder by its real
+    name: ``subject`` when given (the state's record, exact for cut page names too), else as
+    ``layout.page_subject`` reads it from the path."""
+    kind, from_path = layout.page_subject(md_page)
+    if subject is None or kind not in ("docs", "kw", "index", "doc"):
+        subject = from_path
+    titles = {"docs": f"{subject} · documentation", "kw": f"{subject} · keywords",
+              "index": f"{subject or '/'} · folder index", "doc": f"{subject or '/'} · folder documentation",
+              "keywords": "keyword index"}
+    return kind, subject, titles.get(kind, posixpath.basename(md_page))
 
 
 def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
@@ -189,10 +185,11 @@ def _template(config: Config) -> jinja2.Template:
     return _environment(config.templates).get_template(PAGE_TEMPLATE)
 
 
-def render_site_page(config: Config, md_page: str, markdown_text: str) -> str:
-    """The whole HTML page for one Markdown page (``md_page`` relative to the output root)."""
+def render_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> str:
+    """The whole HTML page for one Markdown page (``md_page`` relative to the output root; ``subject``:
+    see ``describe``)."""
     page = html_page(md_page)
-    kind, subject, title = describe(md_page)
+    kind, subject, title = describe(md_page, subject)
     tabs = []
     if kind in ("docs", "kw"):
         tabs = [dict(label="Documentation", href=layout.link(page, html_page(layout.docs_page(subject))),
@@ -206,10 +203,10 @@ def render_site_page(config: Config, md_page: str, markdown_text: str) -> str:
         body=markdown_to_html(markdown_text, md_page))
 
 
-def write_site_page(config: Config, md_page: str, markdown_text: str) -> bool:
+def write_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> bool:
     """Render one page into the site; True if the file changed (the doit pipeline's per-page call)."""
     return output.write_if_changed(config.out, site_root(config) / html_page(md_page),
-                                   render_site_page(config, md_page, markdown_text))
+                                   render_site_page(config, md_page, markdown_text, subject))
 
 
 def remove_site_page(config: Config, md_page: str) -> bool:
@@ -247,10 +244,11 @@ def render_key(config: Config) -> str:
 
 # ---------------------------------------------------------------- the whole site, incrementally
 
-def markdown_pages(config: Config) -> list[str]:
-    """Every Markdown page the build wrote, by the build's own records."""
+def markdown_pages(config: Config, subjects: dict[str, str] | None = None) -> list[str]:
+    """Every Markdown page the build wrote, by the build's own records (``subjects``: the
+    state's ``page_subjects``, when already read)."""
     from kwdocs.store.state import written_pages
-    return sorted(written_pages(config))
+    return sorted(written_pages(config, subjects))
 
 
 def build_site(config: Config) -> dict:
@@ -266,7 +264,9 @@ def build_site(config: Config) -> dict:
     manifest = output.read_json(manifest_path, {}) or {}
     key = render_key(config)
     previous: dict[str, list] = manifest.get("pages", {}) if manifest.get("key") == key else {}
-    pages = markdown_pages(config)
+    from kwdocs.store.state import page_subjects
+    subjects = page_subjects(config)
+    pages = markdown_pages(config, subjects)
     recorded: dict[str, list] = {}
     written = removed = 0
     for md_page in pages:
@@ -282,12 +282,12 @@ def build_site(config: Config) -> dict:
         data = source.read_bytes()
         sha = hashlib.sha256(data).hexdigest()
         if not (old and old[2] == sha and target_exists):
-            written += write_site_page(config, md_page, data.decode("utf-8", "replace"))
+            written += write_site_page(config, md_page, data.decode("utf-8", "replace"), subjects.get(md_page))
         recorded[md_page] = [*stamp, sha]
     for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
         removed += remove_site_page(config, md_page)
     assets = write_static(config)
-    data_written = search.write_site_data(config, pages, site / STATIC_FOLDER)
+    data_written = search.write_site_data(config, subjects, site / STATIC_FOLDER)
     output.write_json(config.out, manifest_path, {"key": key, "pages": recorded})
     return {"html_written": written, "html_removed": removed, "assets_written": assets + data_written}
 

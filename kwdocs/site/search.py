@@ -34,22 +34,23 @@ def as_script(global_name: str, data: object) -> str:
     return f"window.{global_name} = {json.dumps(data, ensure_ascii=True, separators=(',', ':'), sort_keys=True)};\n"
 
 
-def tree_data(project: str, pages: list[str]) -> dict:
-    """Folders (those with an index page) and files (those with a documentation page), by
-    their source names; ``moved`` gives the output folder of each folder whose pages are
-    elsewhere (a source folder named like a page, see ``layout.output_folder``)."""
-    folders, files = [], []
-    for page in pages:
-        kind, subject = layout.page_subject(page)
-        if kind == "docs":
+def tree_data(project: str, subjects: dict[str, str]) -> dict:
+    """Folders (those with an index page) and files (those with a documentation page) by their
+    real names, from ``state.page_subjects``; ``pages`` and ``folderPages`` hold where the pages
+    of those whose page path is not their name live (cut or escaped: see ``kwdocs.pages.layout``)."""
+    folders, files, file_pages, folder_pages = [], [], {}, {}
+    for page, subject in subjects.items():
+        if page.endswith(layout.DOCS_SUFFIX):
             files.append(subject)
-        elif kind == "index":
+            if page != subject + layout.DOCS_SUFFIX:
+                file_pages[subject] = page[: -len(layout.DOCS_SUFFIX)]
+        elif page == "index.md" or page.endswith("/index.md"):
             folders.append(subject)
-    data: dict = {"project": project, "folders": sorted(folders), "files": sorted(files)}
-    moved = {folder: layout.output_folder(folder) for folder in data["folders"]
-             if layout.output_folder(folder) != folder}
-    if moved:
-        data["moved"] = moved
+            if layout.output_folder(subject) != subject:
+                folder_pages[subject] = layout.output_folder(subject)
+    data = {"project": project, "folders": sorted(folders), "files": sorted(files)}
+    if file_pages or folder_pages:    # rare: the data of most trees stays as it was
+        data.update(pages=file_pages, folderPages=folder_pages)
     return data
 
 
@@ -90,13 +91,13 @@ def build_index(entries: list[list], documented: set[str]) -> dict:
     return {"kinds": list(kinds), "files": list(files), "keywords": rows}
 
 
-def write_site_data(config: Config, pages: list[str], folder: Path) -> int:
+def write_site_data(config: Config, subjects: dict[str, str], folder: Path) -> int:
     """Write ``tree.js`` and ``search-index.js`` into ``folder`` if they changed; returns files written.
 
     The keyword tables are read only when one of them (or the set of pages)
     changed since the last time, so a build that changed nothing reads none.
     """
-    tree = tree_data(config.project_name, pages)
+    tree = tree_data(config.project_name, subjects)
     written = output.write_if_changed(config.out, folder / TREE_FILE, as_script("KWDOCS_TREE", tree))
     state_path = config.state / STATE_FILE
     stamp = [[path.name, path.stat().st_mtime_ns, path.stat().st_size] for path in keyword_tables(config)]

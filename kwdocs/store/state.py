@@ -22,8 +22,11 @@ BUCKET_FILES = 128        # a folder with more files than UNIT_LIMIT is split in
 UNIT_LIMIT = 256
 
 
+BUCKET_MARK = "\0"   # no folder name holds it: a bucket is never taken for a folder (``x`` and ``x#0``)
+
+
 def units_of(folder: str, names: list[str]) -> dict[str, list[str]]:
-    """Split a folder's file names into units: the folder itself, or ``folder#k`` buckets.
+    """Split a folder's file names into units: the folder itself, or ``folder<NUL>k`` buckets.
 
     Buckets go by a stable hash of the name, and their number only changes when
     the folder doubles or halves, so adding a file touches one bucket.
@@ -33,9 +36,9 @@ def units_of(folder: str, names: list[str]) -> dict[str, list[str]]:
     count = 1
     while count * BUCKET_FILES < len(names):
         count *= 2
-    units: dict[str, list[str]] = {f"{folder}#{k}": [] for k in range(count)}
+    units: dict[str, list[str]] = {f"{folder}{BUCKET_MARK}{k}": [] for k in range(count)}
     for name in names:
-        units[f"{folder}#{zlib.crc32(name.encode('utf-8', 'surrogateescape')) % count}"].append(name)
+        units[f"{folder}{BUCKET_MARK}{zlib.crc32(name.encode('utf-8', 'surrogateescape')) % count}"].append(name)
     return {unit: members for unit, members in units.items() if members}
 
 
@@ -58,14 +61,22 @@ def save_shard(config: Config, kind: str, unit: str, data: dict) -> bool:
     return output.write_json(config.out, shard(config, kind, unit), dict(data, unit=unit))
 
 
-def written_pages(config: Config) -> set[str]:
-    """Every page the state says kwdocs wrote (output-relative paths), for clean and check."""
-    found: set[str] = set()
+def written_pages(config: Config, subjects: dict[str, str] | None = None) -> set[str]:
+    """Every page the state says kwdocs wrote (output-relative paths), for clean and check
+    (``subjects``: ``page_subjects``, when already read)."""
+    found = set(page_subjects(config) if subjects is None else subjects)
+    found.update((output.read_json(config.state / "keywords" / "meta.json", {}) or {}).get("pages", []))
+    return found
+
+
+def page_subjects(config: Config) -> dict[str, str]:
+    """Each file's and folder's page the state says kwdocs wrote -> the source file or folder it
+    documents, by its real name (a page's own may be cut or escaped: see ``kwdocs.pages.layout``)."""
+    found: dict[str, str] = {}
     pages_dir = config.state / PAGES
     for path in sorted(pages_dir.glob("*.json")) if pages_dir.is_dir() else ():
         for rel in (output.read_json(path, {}) or {}).get("files", {}):
-            found.update((layout.docs_page(rel), layout.kw_page(rel)))
+            found[layout.docs_page(rel)] = found[layout.kw_page(rel)] = rel
     for folder in (output.read_json(config.state / "folders.json", {}) or {}).get("pages", {}):
-        found.update((layout.index_page(folder), layout.doc_page(folder)))
-    found.update((output.read_json(config.state / "keywords" / "meta.json", {}) or {}).get("pages", []))
+        found[layout.index_page(folder)] = found[layout.doc_page(folder)] = folder
     return found

@@ -34,21 +34,18 @@
     return root + quotePath(path) + (anchor ? "#" + encodeURIComponent(anchor) : "");
   }
 
-  /* Source names to page paths: a folder named like a page has its pages in another folder
-     (tree data's "moved"), the only place that rule is known. */
-  var moved = {}, movedBack = {};
-  function learnMoved(data) {
-    moved = (data && data.moved) || {};
-    movedBack = {};
-    Object.keys(moved).forEach(function (folder) { movedBack[moved[folder]] = folder; });
+  // Where a file's or folder's pages are: its own path, unless the tree data says otherwise
+  // (a page name cut to fit the file system's limit, a folder name escaped).
+  function placeOf(table, path) {
+    var data = dataGlobal("KWDOCS_TREE");
+    var places = data && data[table];
+    return places && Object.prototype.hasOwnProperty.call(places, path) ? String(places[path]) : path;
   }
-  function pageFolder(folder) { return moved[folder] || folder; }
-  function sourceFolder(folder) { return movedBack[folder] || folder; }
-  function docsHref(file, anchor) {
-    var folder = dirname(file);
-    return siteHref((folder ? pageFolder(folder) + "/" : "") + basename(file) + "_docs.html", anchor);
+
+  function docsHref(file, anchor) { return siteHref(placeOf("pages", file) + "_docs.html", anchor); }
+  function folderHref(folder) {
+    return siteHref(folder ? placeOf("folderPages", folder) + "/index.html" : "index.html");
   }
-  function folderHref(folder) { return siteHref(folder ? pageFolder(folder) + "/index.html" : "index.html"); }
 
   function element(tag, className, text) {
     var node = document.createElement(tag);
@@ -63,11 +60,8 @@
   /* The source file or folder this page is about, to open the tree there. */
   function currentSubject() {
     var match = /^(.*)_(docs|kw)\.html$/.exec(page);
-    if (match) {
-      var folder = sourceFolder(dirname(match[1]));
-      return { file: (folder ? folder + "/" : "") + basename(match[1]), folder: folder };
-    }
-    return { file: null, folder: sourceFolder(dirname(page)) };
+    if (match) return { file: match[1], folder: dirname(match[1]) };
+    return { file: null, folder: dirname(page) };
   }
 
   // ------------------------------------------------------------ folder tree
@@ -97,7 +91,8 @@
       var summary = element("summary");
       var link = element("a", null, basename(child.path) + "/");
       link.setAttribute("href", folderHref(child.path));
-      if (!subject.file && child.path === subject.folder) link.setAttribute("aria-current", "page");
+      var place = placeOf("folderPages", child.path);   // the subject is where the page is
+      if (!subject.file && place === subject.folder) link.setAttribute("aria-current", "page");
       summary.appendChild(link);
       details.appendChild(summary);
       var children = element("ul");
@@ -107,7 +102,7 @@
         if (!filled) { filled = true; renderFolder(child, children, subject); }
       }
       details.addEventListener("toggle", function () { if (details.open) fill(); });
-      if (subject.folder === child.path || subject.folder.indexOf(child.path + "/") === 0) {
+      if (subject.folder === place || subject.folder.indexOf(place + "/") === 0) {
         fill();
         details.open = true;
       }
@@ -118,7 +113,7 @@
       var item = element("li", "file");
       var link = element("a", null, basename(file));
       link.setAttribute("href", docsHref(file));
-      if (file === subject.file) link.setAttribute("aria-current", "page");
+      if (placeOf("pages", file) === subject.file) link.setAttribute("aria-current", "page");
       item.appendChild(link);
       list.appendChild(item);
     });
@@ -128,7 +123,6 @@
     var nav = document.getElementById("kwdocs-tree");
     var data = dataGlobal("KWDOCS_TREE");
     if (!nav || !data) return;
-    learnMoved(data);
     var heading = element("a", "tree-root", (data.project || "") + "/");
     heading.setAttribute("href", folderHref(""));
     nav.appendChild(heading);
@@ -194,7 +188,6 @@
     var data = dataGlobal("KWDOCS_TREE");
     var found = [];
     if (!data) return found;
-    learnMoved(data);
     (data.files || []).forEach(function (file) {
       var lower = file.toLowerCase();
       var score = rank(basename(lower), query);

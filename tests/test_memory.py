@@ -1,0 +1,88 @@
+"""Bounded memory: whatever the inputs, no process of a build holds more than 300 MB.
+
+Files over the analysis limit are read only as far as their page shows (their hash is
+still of the whole file); parsers get bounded input, and pathological code gives up
+early rather than building enormous trees.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from output_checks import kwdocs_command
+
+PEAK_LIMIT_MB = 300
+SPARSE_SIZE = 2 * 1024 ** 3
+EIGHT_MB = 8 * 1024 * 1024
+BELOW_LIMIT = 3 * 1024 * 1024 - 1024   # the analysis limit, documented in README.md
+# Measures the largest process of a build (and its workers) by the operating system's account.
+PEAK_OF_CHILDREN = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
+                    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)")
+
+
+def json_of_many_keys(size: int) -> str:
+    """An object of as many distinct short keys as fit in ``size`` bytes (a million in 8 MB)."""
+    alphabet = [chr(code) for code in range(32, 127) if chr(code) not in '"\\']
+    keys = ("".join(key) for length in (3, 4) for key in itertools.product(alphabet, repeat=length))
+    entries, used = [], 2
+    for key in keys:
+        entry = json.dumps(key) + ":0"
+        if used + len(entry) + 1 > size:
+            break
+        entries.append(entry)
+        used += len(entry) + 1
+    return "{" + ",".join(entries) + "}"
+
+
+def dense_python(size: int) -> str:
+    """Valid Python packed with definitions and calls: its whole tree would cost 2 GB at 8 MB."""
+    lines, used, index = [], 0, 0
+    while used < size - 200:
+        line = f"def f{index}(a, b=1):\n    return a + b * g(a, [1, 2, 3], {{'k': b}})\n"
+        lines.append(line)
+        used += len(line)
+        index += 1
+    return "".join(lines)
+
+
+def make_tree(src: Path) -> None:
+    src.mkdir()
+    with open(src / "sparse.bin", "wb") as sparse:    # a hole: no disk used
+        sparse.truncate(SPARSE_SIZE)
+    (src / "minus.py").write_text("x = " + "-" * (EIGHT_MB - 10) + "1\n")
+    (src / "keys.json").write_text(json_of_many_keys(EIGHT_MB))
+    # under the analysis limit, so the parsers see them whole
+    (src / "minus_small.py").write_text("x = " + "-" * (BELOW_LIMIT - 10) + "1\n")
+    (src / "keys_small.json").write_text(json_of_many_keys(BELOW_LIMIT))
+    (src / "dense.py").write_text(dense_python(1024 * 1024))
+    (src / "minus.h").write_text("int x = " + "-" * (BELOW_LIMIT - 20) + "1;\n")
+
+
+def test_the_peak_stays_under_300_mb_whatever_the_inputs(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    make_tree(src)
+    assert json.loads((src / "keys.json").read_text()).__len__() >= 1_000_000
+    run = subprocess.run([sys.executable, "-c", PEAK_OF_CHILDREN,
+                          *kwdocs_command("build", "--src", str(src), "--out", str(out), "-j", "2")],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    peak_mb = int(run.stdout.splitlines()[-1]) / 1024
+    assert peak_mb < PEAK_LIMIT_MB, run.stdout
+
+    # the big file's hash is of all of it, read in chunks
+    whole = hashlib.sha256()
+    chunk = bytes(1 << 20)
+    for _ in range(SPARSE_SIZE // len(chunk)):
+        whole.update(chunk)
+    docs = (out / "sparse.bin_docs.md").read_text()
+    assert whole.hexdigest() in docs and "2,147,483,648 bytes" in docs
+    # files over the limit: metadata and their beginning; under it: what the parsers found
+    assert "larger than 3 MiB" in (out / "keys.json_docs.md").read_text()
+    assert "f0" in (out / "dense.py_kw.md").read_text() and "f9000" in (out / "dense.py_kw.md").read_text()
+    assert "only the first 20,000 are listed" in (out / "keys_small.json_docs.md").read_text()
+    assert "too large for Python's parser" in (out / "minus_small.py_docs.md").read_text()
+    assert "too complex to parse" in (out / "minus.h_docs.md").read_text()
