@@ -30,7 +30,7 @@ import orjson
 
 from kwdocs import keywords, layout, model, output, pages
 from kwdocs.config import Config
-from kwdocs.extract import extract_bytes, extract_text
+from kwdocs.extract import ctags, extract_bytes, extract_text, language_of, prefetch
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.facts import identity as facts_identity
@@ -58,8 +58,10 @@ def rules_for(config: Config) -> RuleSet:
 
 @lru_cache(maxsize=8)
 def extraction_key(config: Config) -> str:
-    """What facts depend on besides the file itself: kwdocs' code and the rules."""
-    return digest(code_fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT)
+    """What facts depend on besides the file itself: kwdocs' code, the rules, and whether
+    Universal Ctags is there to read the languages kwdocs has no extractor for."""
+    return digest(code_fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT,
+                  ctags.fingerprint())
 
 
 @lru_cache(maxsize=32)
@@ -160,6 +162,8 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     changed_set = set(changed)
     files: dict[str, Facts] = {}
     extracted = 0
+    _prefetch_tags(config, [rel for rel in rels if (previous.get(rel) is None
+                                                    or source_path(config, rel) in changed_set)])
     for rel in rels:
         before = previous.get(rel)
         if before is not None and source_path(config, rel) not in changed_set:
@@ -177,6 +181,23 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     return {"files": len(rels), "extracted": extracted}
+
+
+def _prefetch_tags(config: Config, rels: list[str]) -> None:
+    """One ctags process for the unit's files of the languages ctags reads (by name; a file
+    known by its ``#!`` line alone gets its own), instead of one per file."""
+    wanted = [rel for rel in rels if language_of(rel).module == "ctags"]
+    if not wanted or ctags.executable() is None:
+        return
+    texts = {}
+    for rel in wanted:
+        try:
+            data = read_source(source_path(config, rel))
+        except OSError:
+            continue  # extraction reads it again and says why it cannot
+        if not is_binary(data) and len(data) <= pages.ANALYSE_LIMIT:
+            texts[rel] = decode(data)[0]
+    prefetch(texts)
 
 
 # ---------------------------------------------------------------- link

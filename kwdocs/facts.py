@@ -51,6 +51,7 @@ class Facts(TypedDict, total=False):
     binary: bool
     encoding: str       # how the text was decoded (``utf-8``, ``latin-1`` ...)
     parsed: bool        # False when the parser failed and a fallback was used
+    extractor: str      # the outside tool that found the definitions (``Universal Ctags``), if any
     docstring: str      # module docstring or leading comment
     symbols: list[Symbol]
     imports: list[Import]
@@ -68,6 +69,7 @@ KIND_GROUPS: dict[str, str] = {
     "macro": "Macros",
     "type": "Types",
     "constant": "Constants",
+    "variable": "Variables",
     "import": "Imports",
     "include": "Includes",
     "key": "Keys",

@@ -116,14 +116,19 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
     quoted_answers: dict[str, dict[str, tuple[str | None, str]]] = defaultdict(dict)
     result: dict[str, dict] = {path: {"deps": [], "used_by": []} for path in sorted(languages)}
     used_by: dict[str, list[str]] = defaultdict(list)  # filled in path order: sorted
+    resolvers: dict[str, Any] = {}  # language id -> its module's import resolver (or None)
     for path in sorted(path for path in imports if path in result):
         file_imports = imports[path]
         if not isinstance(file_imports, list):
             continue
         deps = result[path]["deps"]
         folder = path.rpartition("/")[0]
-        python = languages[path] == "python"
-        cmake = languages[path] == "cmake"
+        language = languages[path]
+        python = language == "python"
+        cmake = language == "cmake"
+        if language not in resolvers:
+            resolvers[language] = _language_resolver(language, languages, imports)
+        resolver = resolvers[language]
         quoted = quoted_answers[folder]
         users: set[str | None] = set()
         for entry in file_imports:
@@ -134,7 +139,10 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
             if not isinstance(module, str):
                 entry = {**entry, "module": ""}
                 module = ""
-            if kind == "include" and not cmake:
+            if resolver is not None:
+                target, category = resolver.answer(entry, path)
+                dep = record(entry, target, category)
+            elif kind == "include" and not cmake:
                 if entry.get("system"):
                     answer = angle_answers.get(module)
                     if answer is None:
@@ -162,6 +170,17 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
     for target, users_of_target in used_by.items():
         result[target]["used_by"] = users_of_target
     return result
+
+
+def _language_resolver(language: str, languages: Mapping[str, str],
+                       imports: Mapping[str, list[dict]]) -> Any:
+    """The import resolver the language's own module defines, built over the whole tree."""
+    if language in ("python", "cpp", "cuda", "cmake", "shell", "make", "text", "binary"):
+        return None  # resolved here (includes, Python modules, CMake) or nothing to resolve
+    from kwdocs.extract import import_resolver
+
+    found = import_resolver(language)
+    return found(languages, imports) if found is not None else None
 
 
 def _copy(entry: dict[str, Any], target: str | None, category: str) -> dict[str, Any]:

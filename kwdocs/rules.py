@@ -114,7 +114,7 @@ def _known_languages() -> frozenset[str]:
     """Language ids of the extraction registry, so a typo in ``languages`` is caught."""
     from kwdocs import extract  # local import: rules stay usable if the registry moves
 
-    found = {language.id for language in (*extract.BY_SUFFIX.values(), *extract.BY_NAME.values())}
+    found = {language.id for language in extract.all_languages()}
     return frozenset(found | {extract.TEXT.id, extract.BINARY.id, "unreadable"})
 
 

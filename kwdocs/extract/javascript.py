@@ -1,0 +1,208 @@
+"""JavaScript, TypeScript and TSX: functions, classes, methods, interfaces, types, exports, imports.
+
+``import ... from``, ``export ... from``, ``require(...)`` and ``import(...)``
+are imports; relative ones link to the file they name, with the suffixes and
+``index`` files Node and TypeScript try, and ``paths`` of a ``tsconfig.json``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from kwdocs.extract import treesitter as ts
+
+_GRAMMARS = {".ts": ("tree_sitter_typescript", "language_typescript"),
+             ".mts": ("tree_sitter_typescript", "language_typescript"),
+             ".cts": ("tree_sitter_typescript", "language_typescript"),
+             ".tsx": ("tree_sitter_typescript", "language_tsx")}
+_JAVASCRIPT = ("tree_sitter_javascript", "language")
+_FUNCTIONS = {"function_declaration": "", "generator_function_declaration": "generator",
+              "function_signature": "", "function": "", "function_expression": "",
+              "generator_function": "generator"}
+_CLASSES = {"class_declaration": "", "abstract_class_declaration": "abstract", "class": ""}
+_TYPES = {"interface_declaration": ("class", "interface"), "enum_declaration": ("class", "enum"),
+          "type_alias_declaration": ("type", ""), "internal_module": ("namespace", ""),
+          "module": ("namespace", "")}
+_METHODS = ("method_definition", "method_signature", "abstract_method_signature")
+_VALUE_FUNCTIONS = ("arrow_function", "function", "function_expression", "generator_function")
+_BODIES = ("class_body", "interface_body", "object_type")
+
+
+def extract(text: str, path: str) -> dict[str, Any]:
+    """Definitions and imports of a JavaScript or TypeScript file."""
+    suffix = path[path.rfind("."):].lower() if "." in path else ""
+    parsed = ts.parse(text, *_GRAMMARS.get(suffix, _JAVASCRIPT))
+    if parsed is None:
+        return ts.too_large(text)
+    tree, source = parsed
+    walker = _Walker(source)
+    walker.walk(tree.root_node, "", True)
+    return ts.finish(walker.symbols, walker.imports, ts.leading_doc(source, tree.root_node), tree)
+
+
+class _Walker:
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.symbols: list[dict[str, Any]] = []
+        self.imports: list[dict[str, Any]] = []
+
+    def name(self, node) -> str:
+        return ts.text_of(self.source, node.child_by_field_name("name"))
+
+    def walk(self, node, parent: str, top: bool) -> None:
+        """Definitions anywhere (nested functions too, as ctags lists them); variables at the top."""
+        for child in node.named_children:
+            self.visit(child, parent, top, child)
+
+    def visit(self, node, parent: str, top: bool, anchor) -> None:
+        kind = node.type
+        source = self.source
+        if kind == "export_statement":
+            self.module_source(node, "export")
+            for inner in node.named_children:
+                self.visit(inner, parent, top, node)
+            return
+        if kind == "import_statement":
+            self.module_source(node, "import")
+            return
+        if kind in _FUNCTIONS and node.child_by_field_name("name") is not None:
+            self.symbols.append(ts.definition(source, self.name(node), "function", node, anchor=anchor,
+                                              body=node.child_by_field_name("body"),
+                                              detail=_FUNCTIONS[kind], parent=parent))
+            self.walk_body(node, parent)
+            return
+        if kind in _CLASSES and node.child_by_field_name("name") is not None:
+            name = self.name(node)
+            self.symbols.append(ts.definition(source, name, "class", node, anchor=anchor,
+                                              body=node.child_by_field_name("body"),
+                                              detail=_CLASSES[kind], parent=parent))
+            self.walk(node.child_by_field_name("body") or node, name, False)
+            return
+        if kind in _TYPES:
+            our_kind, detail = _TYPES[kind]
+            name = self.name(node)
+            body = node.child_by_field_name("body")
+            self.symbols.append(ts.definition(source, name, our_kind, node, anchor=anchor,
+                                              body=body if kind != "type_alias_declaration" else None,
+                                              detail=detail, parent=parent))
+            if body is not None and kind != "enum_declaration":
+                self.walk(body, name, kind != "interface_declaration")
+            return
+        if kind in _METHODS:
+            self.symbols.append(ts.definition(source, self.name(node), "method", node, anchor=anchor,
+                                              body=node.child_by_field_name("body"), parent=parent))
+            self.walk_body(node, parent)
+            return
+        if kind in ("lexical_declaration", "variable_declaration"):
+            constant = ts.text_of(source, node).startswith("const")
+            for declarator in node.named_children:
+                if declarator.type == "variable_declarator":
+                    self.declarator(declarator, parent, top, anchor, constant)
+            return
+        if kind in ("call_expression", "new_expression"):
+            self.call(node)
+        if kind in ("public_field_definition", "field_definition"):
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in _VALUE_FUNCTIONS:
+                name = ts.text_of(source, node.child_by_field_name("name")
+                                  or node.child_by_field_name("property"))
+                self.symbols.append(ts.definition(source, name, "method", node, anchor=anchor,
+                                                  body=value.child_by_field_name("body"), parent=parent))
+        self.walk(node, parent, False)
+
+    def walk_body(self, node, parent: str) -> None:
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.walk(body, parent, False)
+
+    def declarator(self, node, parent: str, top: bool, anchor, constant: bool) -> None:
+        target = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        source = self.source
+        if target is not None and target.type == "identifier" and value is not None:
+            name = ts.text_of(source, target)
+            if value.type in _VALUE_FUNCTIONS:
+                symbol = ts.definition(source, name, "function", node, anchor=anchor,
+                                       body=value.child_by_field_name("body"), parent=parent)
+                self.symbols.append(symbol)
+                self.walk_body(value, parent)
+                return
+            if value.type == "class":
+                self.symbols.append(ts.definition(source, name, "class", node, anchor=anchor,
+                                                  body=value.child_by_field_name("body"), parent=parent))
+                self.walk(value.child_by_field_name("body") or value, name, False)
+                return
+        if top and target is not None and target.type == "identifier":
+            self.symbols.append(ts.definition(source, ts.text_of(source, target),
+                                              "constant" if constant else "variable", node,
+                                              anchor=anchor, with_signature=False, parent=parent))
+        if value is not None:
+            self.visit(value, parent, False, value)
+
+    def module_source(self, node, kind: str) -> None:
+        """``import x from "m"`` / ``export * from "m"``: the module named."""
+        string = node.child_by_field_name("source")
+        if string is not None:
+            self.add_import(ts.unquote(ts.text_of(self.source, string)), node, kind)
+
+    def call(self, node) -> None:
+        """``require("m")`` and ``import("m")`` with a literal name."""
+        function = node.child_by_field_name("function") or node.child_by_field_name("constructor")
+        arguments = node.child_by_field_name("arguments")
+        if function is None or arguments is None or len(arguments.named_children) != 1:
+            return
+        callee = ts.text_of(self.source, function)
+        argument = arguments.named_children[0]
+        if callee in ("require", "import") and argument.type == "string":
+            self.add_import(ts.unquote(ts.text_of(self.source, argument)), node, callee)
+
+    def add_import(self, module: str, node, kind: str) -> None:
+        line = ts.line_of(node)
+        self.imports.append({"module": module, "line": line, "kind": kind})
+        self.symbols.append({"name": module, "kind": "import", "line": line})
+
+
+_SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json")
+# Node's own modules (``fs``, ``node:path``): the platform's library, not a package.
+NODE_BUILTINS = frozenset("""
+assert async_hooks buffer child_process cluster console constants crypto dgram diagnostics_channel
+dns domain events fs http http2 https inspector module net os path perf_hooks process punycode
+querystring readline repl stream string_decoder sys timers tls trace_events tty url util v8 vm
+wasi worker_threads zlib test
+""".split())
+_LANGUAGES = ("javascript", "typescript")
+
+
+class Resolver:
+    """Relative imports to the file Node or TypeScript would load: the path as written, with
+    a suffix, or its ``index`` file; a ``.js`` written for a ``.ts`` source (ESM style) too."""
+
+    def __init__(self, languages: dict[str, str], imports: dict[str, list]) -> None:
+        from kwdocs.extract.paths import PathIndex
+
+        self.index = PathIndex(path for path, language in languages.items()
+                               if language in _LANGUAGES or path.endswith(".json"))
+
+    def answer(self, entry: dict, path: str) -> tuple[str | None, str]:
+        from kwdocs.extract.paths import joined
+
+        module = str(entry.get("module", ""))
+        if module.startswith((".", "/")):
+            base = joined(path.rpartition("/")[0], module)
+            if base is None:
+                return None, "repo"
+            return self.index.first(_candidates(base)), "repo"
+        name = module.removeprefix("node:")
+        if module.startswith("node:") or name.partition("/")[0] in NODE_BUILTINS:
+            return None, "stdlib"
+        return None, "third_party"
+
+
+def _candidates(base: str) -> list[str]:
+    """What ``import "./base"`` may load, in the order the resolvers try."""
+    found = [base] + [base + suffix for suffix in _SUFFIXES]
+    stem, dot, suffix = base.rpartition(".")
+    if dot and suffix in ("js", "jsx", "mjs", "cjs"):
+        found += [stem + ts_suffix for ts_suffix in (".ts", ".tsx", ".mts", ".cts", ".d.ts")]
+    prefix = base + "/" if base else ""
+    found += [prefix + "index" + suffix for suffix in _SUFFIXES]
+    return found

@@ -1,0 +1,55 @@
+"""Makefiles: targets, variables, ``define`` macros and included makefiles."""
+from __future__ import annotations
+
+from typing import Any
+
+from kwdocs.extract import treesitter as ts
+
+GRAMMAR = "tree_sitter_make"
+_VARIABLES = ("variable_assignment", "shell_assignment")
+_SPECIAL = frozenset((".PHONY", ".SUFFIXES", ".DEFAULT", ".PRECIOUS", ".INTERMEDIATE",
+                      ".SECONDARY", ".SECONDEXPANSION", ".DELETE_ON_ERROR", ".IGNORE",
+                      ".LOW_RESOLUTION_TIME", ".SILENT", ".EXPORT_ALL_VARIABLES",
+                      ".NOTPARALLEL", ".ONESHELL", ".POSIX", ".NOTINTERMEDIATE"))
+
+
+def extract(text: str, path: str) -> dict[str, Any]:
+    """Targets, variables and includes of a Makefile."""
+    parsed = ts.parse(text, GRAMMAR)
+    if parsed is None:
+        return ts.too_large(text)
+    tree, source = parsed
+    symbols: list[dict[str, Any]] = []
+    imports: list[dict[str, Any]] = []
+    stack = list(reversed(tree.root_node.named_children))
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "rule":
+            targets = next((c for c in node.named_children if c.type == "targets"), None)
+            for word in targets.named_children if targets is not None else []:
+                name = ts.text_of(source, word)
+                if name not in _SPECIAL:
+                    symbols.append(ts.definition(source, name, "target", word, anchor=node,
+                                                 with_signature=False))
+            # the grammar puts an ``ifeq`` block after a recipe inside the rule
+            for recipe in node.named_children:
+                if recipe.type == "recipe":
+                    stack.extend(reversed([c for c in recipe.named_children if c.type == "conditional"]))
+        elif kind in _VARIABLES or kind == "define_directive":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                symbols.append(ts.definition(source, ts.text_of(source, name),
+                                             "macro" if kind == "define_directive" else "variable",
+                                             node, with_signature=False))
+        elif kind == "include_directive":
+            files = node.child_by_field_name("filenames")
+            for word in files.named_children if files is not None else []:
+                module = ts.text_of(source, word)
+                imports.append({"module": module, "line": ts.line_of(node), "kind": "include"})
+                symbols.append({"name": module, "kind": "include", "line": ts.line_of(node)})
+        elif kind in ("conditional", "ifeq_directive", "ifneq_directive", "ifdef_directive",
+                      "ifndef_directive", "else_directive", "consequence", "alternative",
+                      "else_block") or kind.endswith("_directive") and kind != "define_directive":
+            stack.extend(reversed(node.named_children))
+    return ts.finish(symbols, imports, ts.leading_doc(source, tree.root_node), tree)
