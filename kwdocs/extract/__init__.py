@@ -77,6 +77,7 @@ BY_SUFFIX: dict[str, Language] = {
 }
 BY_NAME: dict[str, Language] = {
     "CMakeLists.txt": CMAKE, "Makefile": MAKE, "makefile": MAKE, "GNUmakefile": MAKE,
+    "Makefile.in": MAKE,
     "Dockerfile": DOCKERFILE, "Containerfile": DOCKERFILE, "Rakefile": RUBY, "Gemfile": RUBY,
     "go.mod": GO_MODULE,
 }

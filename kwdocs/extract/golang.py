@@ -166,8 +166,10 @@ class Resolver:
 
     def answer(self, entry: dict, path: str) -> tuple[str | None, str]:
         kind, module = entry.get("kind"), str(entry.get("module", ""))
-        if kind in ("module", "require"):
-            return None, "repo" if kind == "module" else "third_party"
+        if kind == "module":
+            return path, "repo"  # the module this go.mod declares is this file's own
+        if kind == "require":
+            return None, "third_party"
         for prefix, folder in self.modules:
             if module == prefix or module.startswith(prefix + "/"):
                 rest = module[len(prefix):].strip("/")

@@ -98,6 +98,16 @@ class _Walker:
                 if declarator.type == "variable_declarator":
                     self.declarator(declarator, parent, top, anchor, constant)
             return
+        if kind == "assignment_expression" and self.assignment(node, anchor):
+            return
+        if kind == "pair":
+            value = node.child_by_field_name("value")
+            if value is not None and value.type in _VALUE_FUNCTIONS:
+                name = ts.unquote(ts.text_of(source, node.child_by_field_name("key")))
+                self.symbols.append(ts.definition(source, name, "method", node, anchor=anchor,
+                                                  body=value.child_by_field_name("body"), parent=parent))
+                self.walk_body(value, parent)
+                return
         if kind in ("call_expression", "new_expression"):
             self.call(node)
         if kind in ("public_field_definition", "field_definition"):
@@ -126,6 +136,12 @@ class _Walker:
                 self.symbols.append(symbol)
                 self.walk_body(value, parent)
                 return
+            if value.type in ("call_expression", "parenthesized_expression") and _defines_class(
+                    source, value, name):
+                self.symbols.append(ts.definition(source, name, "class", node, anchor=anchor,
+                                                  with_signature=False, parent=parent))
+                self.visit(value, name, False, value)
+                return
             if value.type == "class":
                 self.symbols.append(ts.definition(source, name, "class", node, anchor=anchor,
                                                   body=value.child_by_field_name("body"), parent=parent))
@@ -137,6 +153,31 @@ class _Walker:
                                               anchor=anchor, with_signature=False, parent=parent))
         if value is not None:
             self.visit(value, parent, False, value)
+
+    def assignment(self, node, anchor) -> bool:
+        """``exports.f = function``, ``A.prototype.m = function``, ``f = () =>``: a definition."""
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or right.type not in (*_VALUE_FUNCTIONS, "class"):
+            return False
+        source = self.source
+        if left.type == "member_expression":
+            owner = ts.text_of(source, left.child_by_field_name("object"))
+            name = ts.text_of(source, left.child_by_field_name("property"))
+            own_name = right.child_by_field_name("name")
+            if name == "exports" and own_name is not None:  # ``module.exports = function query(``
+                owner, name = "", ts.text_of(source, own_name)
+            kind = "method" if owner.endswith(".prototype") else "function"
+            owner = owner.removesuffix(".prototype")
+        elif left.type == "identifier":
+            owner, name, kind = "", ts.text_of(source, left), "function"
+        else:
+            return False  # ``a[b] = function``: no name to list
+        anchor = node.parent if node.parent is not None and node.parent.type == "expression_statement" else anchor
+        self.symbols.append(ts.definition(source, name, "class" if right.type == "class" else kind, node,
+                                          anchor=anchor, body=right.child_by_field_name("body"),
+                                          parent=owner))
+        self.walk(right.child_by_field_name("body") or right, name if right.type == "class" else owner, False)
+        return True
 
     def module_source(self, node, kind: str) -> None:
         """``import x from "m"`` / ``export * from "m"``: the module named."""
@@ -159,6 +200,13 @@ class _Walker:
         line = ts.line_of(node)
         self.imports.append({"module": module, "line": line, "kind": kind})
         self.symbols.append({"name": module, "kind": "import", "line": line})
+
+
+def _defines_class(source: bytes, value, name: str) -> bool:
+    """``var A = (function (_super) { function A() {...} ... return A; }(Base))``: a class as
+    compilers to ES5 write it."""
+    text = source[value.start_byte:min(value.end_byte, value.start_byte + 400)]
+    return text.lstrip(b"(").startswith(b"function") and f"function {name}(".encode() in text
 
 
 _SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json")

@@ -25,6 +25,11 @@ def extract(text: str, path: str) -> dict[str, Any]:
             symbols.append(_function(source, node, name, node))
         elif node.type == "assignment_statement":
             _assignment(source, node, symbols)
+        elif node.type == "field":
+            value = node.child_by_field_name("value")
+            name = node.child_by_field_name("name")
+            if value is not None and name is not None and value.type == "function_definition":
+                symbols.append(_function(source, value, name, node))  # ``{ __call = function() }``
         elif node.type == "function_call":
             _require(source, node, symbols, imports)
         stack.extend(reversed(node.named_children))

@@ -1,12 +1,15 @@
 """Makefiles: targets, variables, ``define`` macros and included makefiles."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kwdocs.extract import treesitter as ts
 
 GRAMMAR = "tree_sitter_make"
 _VARIABLES = ("variable_assignment", "shell_assignment")
+_ASSIGNMENT = re.compile(r"\s*(?:(?:export|override)\s+)?([A-Za-z_][\w.-]*)\s*(?:[:+?!]|::)?=")
+_BRANCHES = ("conditional", "else_directive", "elsif_directive")
 _SPECIAL = frozenset((".PHONY", ".SUFFIXES", ".DEFAULT", ".PRECIOUS", ".INTERMEDIATE",
                       ".SECONDARY", ".SECONDEXPANSION", ".DELETE_ON_ERROR", ".IGNORE",
                       ".LOW_RESOLUTION_TIME", ".SILENT", ".EXPORT_ALL_VARIABLES",
@@ -32,24 +35,35 @@ def extract(text: str, path: str) -> dict[str, Any]:
                 if name not in _SPECIAL:
                     symbols.append(ts.definition(source, name, "target", word, anchor=node,
                                                  with_signature=False))
+            pattern = node.child_by_field_name("target")  # ``$(OBJS): %.o: %.c``
+            for word in pattern.named_children if pattern is not None else []:
+                symbols.append(ts.definition(source, ts.text_of(source, word), "target", word,
+                                             with_signature=False))
             # the grammar puts an ``ifeq`` block after a recipe inside the rule
             for recipe in node.named_children:
                 if recipe.type == "recipe":
                     stack.extend(reversed([c for c in recipe.named_children if c.type == "conditional"]))
         elif kind in _VARIABLES or kind == "define_directive":
             name = node.child_by_field_name("name")
-            if name is not None:
-                symbols.append(ts.definition(source, ts.text_of(source, name),
+            if name is not None:  # ``A?=b`` gives the word ``A?``
+                symbols.append(ts.definition(source, ts.text_of(source, name).rstrip("?:+!"),
                                              "macro" if kind == "define_directive" else "variable",
                                              node, with_signature=False))
+            targets = node.child_by_field_name("target_or_pattern")
+            for word in targets.named_children if targets is not None else []:
+                symbols.append(ts.definition(source, ts.text_of(source, word), "target", word,
+                                             with_signature=False))  # ``debug: CFLAGS += -g``
+        elif kind == "recipe_line" and node.parent is not None and node.parent.type in _BRANCHES:
+            # an indented assignment inside ``ifeq`` reads as a recipe line to the grammar
+            match = _ASSIGNMENT.match(ts.text_of(source, node))
+            if match:
+                symbols.append({"name": match.group(1), "kind": "variable", "line": ts.line_of(node)})
         elif kind == "include_directive":
             files = node.child_by_field_name("filenames")
             for word in files.named_children if files is not None else []:
                 module = ts.text_of(source, word)
                 imports.append({"module": module, "line": ts.line_of(node), "kind": "include"})
                 symbols.append({"name": module, "kind": "include", "line": ts.line_of(node)})
-        elif kind in ("conditional", "ifeq_directive", "ifneq_directive", "ifdef_directive",
-                      "ifndef_directive", "else_directive", "consequence", "alternative",
-                      "else_block") or kind.endswith("_directive") and kind != "define_directive":
-            stack.extend(reversed(node.named_children))
+        if kind in _BRANCHES:
+            stack.extend(reversed(node.named_children))  # both branches define
     return ts.finish(symbols, imports, ts.leading_doc(source, tree.root_node), tree)

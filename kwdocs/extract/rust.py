@@ -43,6 +43,8 @@ def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, import
         if kind in _FUNCTIONS:
             symbols.append(ts.definition(source, name, "method" if in_impl else "function", child,
                                          anchor=anchor, body=body, parent=parent))
+            if body is not None:  # items declared inside a function body
+                _walk(source, body, name, False, symbols, imports, inline)
         elif kind in _CLASSES:
             symbols.append(ts.definition(source, name, "class", child, anchor=anchor, body=body,
                                          parent=parent, detail=_CLASSES[kind]))
@@ -96,6 +98,7 @@ def _inner_doc(source: bytes, root) -> str:
     return ts.clean_comment("\n".join(lines).split("\n")) if lines else ts.leading_doc(source, root)
 
 
+_ROOT_FOLDERS = frozenset(("tests", "examples", "benches", "bin"))
 _STANDARD_CRATES = frozenset(("std", "core", "alloc", "proc_macro", "test"))
 
 
@@ -120,6 +123,8 @@ class Resolver:
             return None, "stdlib" if first in _STANDARD_CRATES else "third_party"
         if first == "crate":
             folder, rest = _crate_folder(path, self.paths), parts[1:]
+            if _module_folder(path) == path.rpartition("/")[0] and _is_crate_root(path):
+                folder = path.rpartition("/")[0]
         else:
             folder, rest = _module_folder(path), parts[1:] if first == "self" else parts
             inline = [part for part in str(entry.get("inline", "")).split("::") if part]
@@ -135,6 +140,8 @@ class Resolver:
             found = self._file(folder, rest[:length])
             if found is not None:
                 return found, "repo"
+        if folder == _module_folder(path) and (first != "crate" or _is_crate_root(path)):
+            return path, "repo"  # an item of this very module
         return self._module_file(folder, path), "repo"
 
     def _file(self, folder: str, parts: list[str]) -> str | None:
@@ -154,9 +161,14 @@ def _module_folder(path: str) -> str:
     """Where the submodules of the module in ``path`` live: beside ``lib.rs``, ``main.rs`` or
     ``mod.rs``; in ``a/`` for ``a.rs``."""
     folder, _, name = path.rpartition("/")
-    if name in ("lib.rs", "main.rs", "mod.rs"):
-        return folder
+    if name in ("lib.rs", "main.rs", "mod.rs", "build.rs") or folder.rpartition("/")[2] in _ROOT_FOLDERS:
+        return folder  # a crate root: each file of tests/, examples/, benches/, src/bin/ is one
     return f"{folder}/{name[:-3]}" if folder else name[:-3]
+
+
+def _is_crate_root(path: str) -> bool:
+    folder, _, name = path.rpartition("/")
+    return name in ("lib.rs", "main.rs", "build.rs") or folder.rpartition("/")[2] in _ROOT_FOLDERS
 
 
 def _package_crate(crate_folder: str) -> str:

@@ -1,4 +1,4 @@
-"""What the tree-sitter extractors of JS/TS, Go, Rust, Java, Lua, Make and Bash share.
+"""What the tree-sitter extractors of JS/TS, Go, Rust, Java, Lua and Make share.
 
 Each language module walks its own grammar's tree; this module builds a
 parser once per grammar and process (the grammar wheel is imported only then,
