@@ -14,7 +14,9 @@ from kwdocs.extract import treesitter as ts
 GRAMMAR = "tree_sitter_rust"
 _CLASSES = {"struct_item": "struct", "enum_item": "enum", "union_item": "union",
             "trait_item": "trait"}
+_REFERENCE = re.compile(r"^(?:&\s*(?:'\w+\s+)?|mut\s+|dyn\s+)+")  # ``impl X for &'a mut T``
 _SIMPLE = {"const_item": "constant", "static_item": "variable", "type_item": "type",
+           "associated_type": "type",
            "macro_definition": "macro"}
 _FUNCTIONS = ("function_item", "function_signature_item")
 
@@ -51,7 +53,7 @@ def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, import
             if kind == "trait_item" and body is not None:
                 _walk(source, body, name, True, symbols, imports, inline)
         elif kind == "impl_item":
-            target = ts.text_of(source, child.child_by_field_name("type")).split("<", 1)[0]
+            target = _REFERENCE.sub("", ts.text_of(source, child.child_by_field_name("type"))).split("<", 1)[0]
             symbols.append(ts.definition(source, target, "class", child, anchor=anchor, body=body,
                                          parent=parent, detail="impl"))
             if body is not None:
@@ -116,14 +118,16 @@ class Resolver:
         parts = [part.strip() for part in module.split("{", 1)[0].split("::")]
         parts = [part for part in parts if part and part != "*"]
         first = parts[0] if parts else ""
+        library = ""
         if first not in ("crate", "self", "super") and first not in _STANDARD_CRATES:
-            if first == _package_crate(_crate_folder(path, self.paths)):
-                first = "crate"  # a binary of a package using the package's own library
+            library = self._library(path, first)
+            if library:
+                first = "crate"  # a binary, test or example of a package using its library
         if kind == "crate" or first not in ("crate", "self", "super"):
             return None, "stdlib" if first in _STANDARD_CRATES else "third_party"
         if first == "crate":
-            folder, rest = _crate_folder(path, self.paths), parts[1:]
-            if _module_folder(path) == path.rpartition("/")[0] and _is_crate_root(path):
+            folder, rest = library or _crate_folder(path, self.paths), parts[1:]
+            if not library and _is_crate_root(path):
                 folder = path.rpartition("/")[0]
         else:
             folder, rest = _module_folder(path), parts[1:] if first == "self" else parts
@@ -140,9 +144,21 @@ class Resolver:
             found = self._file(folder, rest[:length])
             if found is not None:
                 return found, "repo"
-        if folder == _module_folder(path) and (first != "crate" or _is_crate_root(path)):
+        if folder == _module_folder(path) and not library and (first != "crate" or _is_crate_root(path)):
             return path, "repo"  # an item of this very module
         return self._module_file(folder, path), "repo"
+
+    def _library(self, path: str, crate: str) -> str:
+        """The ``src`` folder of the package's library when ``crate`` is the package's own name."""
+        folder = path.rpartition("/")[0]
+        while True:
+            package = folder.removesuffix("/src") if folder.endswith("/src") else folder
+            source = f"{package}/src" if package else "src"
+            if f"{source}/lib.rs" in self.paths and _package_crate(source) == crate:
+                return source
+            if not folder:
+                return ""
+            folder = folder.rpartition("/")[0]
 
     def _file(self, folder: str, parts: list[str]) -> str | None:
         stem = "/".join(part for part in (folder, *parts) if part)
