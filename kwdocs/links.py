@@ -12,8 +12,10 @@ C/C++: an include is looked up beside the including file (quoted only), in the
 include roots (configured ones, then every folder named ``include``), in the
 tree root, and finally, for a header written with a folder (``ATen/Tensor.h``),
 as the tail of any path in the tree, which finds roots nobody configured
-(``aten/src``).  Shell ``source`` lines resolve like quoted includes; CMake's
-``include``/``add_subdirectory``/``find_package`` by CMake's own rules.
+(``aten/src``).  Shell ``source`` lines and Makefile ``include`` resolve like
+quoted includes; CMake's ``include``/``add_subdirectory``/``find_package`` by
+CMake's own rules.  Any other language whose extractor module defines a
+``Resolver`` (JS/TS, Go, Rust, Java, Lua) resolves its own imports there.
 """
 from __future__ import annotations
 

@@ -292,6 +292,9 @@ def linked(out: Path, path: str) -> dict[str, str]:
      "../../../../../main/java/org/acme/inventory/model/Item.java"),
     ("ts/src/app.tsx", "./lib", "./lib/index.ts"),
     ("ts/src/models/invoice.ts", "../lib/money", "../lib/money.ts"),
+    ("ts/src/models/reminder.ts", "@shared/dates", "../shared/dates.ts"),   # tsconfig paths
+    ("ts/src/models/reminder.ts", "@money", "../lib/money.ts"),
+    ("ts/src/models/reminder.ts", "src/models/invoice", "./invoice.ts"),     # tsconfig baseUrl
     ("js/src/index.js", "./compile", "./compile.js"),
     ("js/test/router.test.js", "../src", "../src/index.js"),
     ("lua/lib/ledger/init.lua", "ledger.account", "./account.lua"),
@@ -301,6 +304,13 @@ def linked(out: Path, path: str) -> dict[str, str]:
 def test_imports_of_each_language_link_to_their_file(built, path, module, target):
     links = linked(built, path)
     assert links.get(module) == target, links
+
+
+def test_a_tsconfig_with_comments_and_trailing_commas_is_read(built):
+    facts = facts_of("ts/tsconfig.json")
+    assert facts["type_label"] == "TypeScript Configuration" and not facts["problems"]
+    assert "compilerOptions" in {s["name"] for s in facts["symbols"]}
+    assert "`ts/src/models/reminder.ts`" not in page(built, "ts/tsconfig.json")  # no false users
 
 
 def test_used_by_and_standard_library_per_language(built):
@@ -337,3 +347,34 @@ def test_tests_and_entry_points_per_language(built):
     assert "entry point" not in purpose["go/internal/store/store.go"]
     assert "**core source**" in purpose["go/internal/store/store.go"]
     assert "run as a program" in purpose["shell/deploy"]
+
+
+@pytest.mark.skipif(not HAS_CTAGS, reason="Universal Ctags is not installed")
+def test_ctags_runs_once_for_all_such_files_of_a_unit_and_again_only_for_what_changed(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for index in range(4):
+        (src / f"suite{index}.tcl").write_text(f"proc check_{index} {{}} {{\n  return {index}\n}}\n")
+    (src / "Tool.pm").write_text("package Tool;\nsub run_tool {\n  return 1;\n}\n1;\n")
+    wrapper = tmp_path / "bin"
+    wrapper.mkdir()
+    log = tmp_path / "ctags.log"
+    (wrapper / "ctags").write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {shutil.which("ctags")} "$@"\n')
+    (wrapper / "ctags").chmod(0o755)
+    env = {**os.environ, "PATH": f"{wrapper}{os.pathsep}{os.environ['PATH']}"}
+
+    def build() -> list[str]:
+        log.write_text("")
+        completed = subprocess.run([sys.executable, "-m", "kwdocs", "build", "--src", str(src),
+                                    "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True)
+        assert completed.returncode == 0, completed.stderr
+        return [line for line in log.read_text().splitlines() if "-L" in line.split()]
+
+    assert len(build()) == 1
+    for index in range(4):
+        assert f"**`check_{index}`**" in page(tmp_path / "out", f"suite{index}.tcl")
+    assert "**`run_tool`**" in page(tmp_path / "out", "Tool.pm")
+    (src / "suite2.tcl").write_text("proc renamed_check {} {\n  return 2\n}\n")
+    assert len(build()) == 1
+    assert "**`renamed_check`**" in page(tmp_path / "out", "suite2.tcl")
+    assert "**`check_1`**" in page(tmp_path / "out", "suite1.tcl")

@@ -49,6 +49,7 @@ RUST = Language("rust", "Rust Source", "rust", "rust")
 JAVA = Language("java", "Java Source", "java", "java")
 LUA = Language("lua", "Lua Source", "lua", "lua")
 MAKE = Language("make", "Makefile", "makefile", "make")
+TSCONFIG = Language("tsconfig", "TypeScript Configuration", "json", "javascript")
 GO_MODULE = Language("gomod", "Go Module Definition", "gomod", "golang")
 DOCKERFILE = Language("dockerfile", "Dockerfile", "dockerfile", "text")
 TCL = Language("tcl", "Tcl Script", "tcl", "ctags")
@@ -79,7 +80,7 @@ BY_NAME: dict[str, Language] = {
     "CMakeLists.txt": CMAKE, "Makefile": MAKE, "makefile": MAKE, "GNUmakefile": MAKE,
     "Makefile.in": MAKE,
     "Dockerfile": DOCKERFILE, "Containerfile": DOCKERFILE, "Rakefile": RUBY, "Gemfile": RUBY,
-    "go.mod": GO_MODULE,
+    "go.mod": GO_MODULE, "tsconfig.json": TSCONFIG, "jsconfig.json": TSCONFIG,
 }
 # Languages ctags knows that have no row above: a suffix of theirs is read by ctags too.
 _CTAGS_SUFFIXES: dict[str, Language] = {

@@ -6,9 +6,13 @@ are imports; relative ones link to the file they name, with the suffixes and
 """
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from kwdocs.extract import treesitter as ts
+
+CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
 
 _GRAMMARS = {".ts": ("tree_sitter_typescript", "language_typescript"),
              ".mts": ("tree_sitter_typescript", "language_typescript"),
@@ -28,7 +32,9 @@ _BODIES = ("class_body", "interface_body", "object_type")
 
 
 def extract(text: str, path: str) -> dict[str, Any]:
-    """Definitions and imports of a JavaScript or TypeScript file."""
+    """Definitions and imports of a JavaScript or TypeScript file (or of a ``tsconfig.json``)."""
+    if path.rpartition("/")[2] in CONFIG_NAMES:
+        return _config(text, path)
     suffix = path[path.rfind("."):].lower() if "." in path else ""
     parsed = ts.parse(text, *_GRAMMARS.get(suffix, _JAVASCRIPT))
     if parsed is None:
@@ -209,6 +215,51 @@ def _defines_class(source: bytes, value, name: str) -> bool:
     return text.lstrip(b"(").startswith(b"function") and f"function {name}(".encode() in text
 
 
+_JSONC = re.compile(r'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMA = re.compile(r",(?=\s*[}\]])")
+
+
+def _config(text: str, path: str) -> dict[str, Any]:
+    """A ``tsconfig.json``: its keys, and as imports the file it ``extends`` and each
+    ``paths`` alias (``"@app/*": ["src/app/*"]``), which imports in the project use."""
+    from kwdocs.extract import data
+
+    plain = _TRAILING_COMMA.sub(" ", _JSONC.sub(_blank_comment, text))  # JSON with comments
+    found = data.extract(plain, path)
+    try:
+        config = json.loads(plain)
+    except ValueError:
+        return found
+    options = config.get("compilerOptions") if isinstance(config, dict) else None
+    options = options if isinstance(options, dict) else {}
+    imports: list[dict[str, Any]] = []
+    extends = config.get("extends") if isinstance(config, dict) else None
+    for parent in ([extends] if isinstance(extends, str) else extends if isinstance(extends, list) else []):
+        if isinstance(parent, str):
+            imports.append({"module": parent, "line": _line_of(text, f'"{parent}"'), "kind": "extends"})
+    base = options.get("baseUrl") if isinstance(options.get("baseUrl"), str) else "."
+    paths = options.get("paths")
+    for alias, targets in (paths.items() if isinstance(paths, dict) else []):
+        if isinstance(targets, list) and all(isinstance(target, str) for target in targets):
+            imports.append({"module": alias, "line": _line_of(text, f'"{alias}"'), "kind": "paths",
+                            "names": targets, "base": base})
+    if isinstance(options.get("baseUrl"), str):  # bare imports are looked up below it, as ``"*": ["*"]``
+        imports.append({"module": "*", "line": _line_of(text, '"baseUrl"'), "kind": "paths",
+                        "names": ["*"], "base": base})
+    found["imports"] = imports
+    return found
+
+
+def _blank_comment(match: re.Match) -> str:
+    token = match.group()
+    return token if token.startswith('"') else re.sub(r"[^\n]", " ", token)
+
+
+def _line_of(text: str, needle: str) -> int:
+    offset = text.find(needle)
+    return text.count("\n", 0, offset) + 1 if offset >= 0 else 1
+
+
 _SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json")
 # Node's own modules (``fs``, ``node:path``): the platform's library, not a package.
 NODE_BUILTINS = frozenset("""
@@ -217,32 +268,79 @@ dns domain events fs http http2 https inspector module net os path perf_hooks pr
 querystring readline repl stream string_decoder sys timers tls trace_events tty url util v8 vm
 wasi worker_threads zlib test
 """.split())
-_LANGUAGES = ("javascript", "typescript")
+_LANGUAGES = ("javascript", "typescript", "tsconfig")
 
 
 class Resolver:
     """Relative imports to the file Node or TypeScript would load: the path as written, with
-    a suffix, or its ``index`` file; a ``.js`` written for a ``.ts`` source (ESM style) too."""
+    a suffix, or its ``index`` file; a ``.js`` written for a ``.ts`` source (ESM style) too.
+    Bare imports through the ``paths`` and ``baseUrl`` of the nearest ``tsconfig.json``."""
 
     def __init__(self, languages: dict[str, str], imports: dict[str, list]) -> None:
         from kwdocs.extract.paths import PathIndex
 
         self.index = PathIndex(path for path, language in languages.items()
                                if language in _LANGUAGES or path.endswith(".json"))
+        # folder of a tsconfig -> (baseUrl, [(alias, targets)]), deepest folder first
+        self.configs: list[tuple[str, str, list[tuple[str, list[str]]]]] = []
+        for path, language in languages.items():
+            if language != "tsconfig":
+                continue
+            entries = [entry for entry in imports.get(path) or [] if isinstance(entry, dict)]
+            aliases = [(str(entry.get("module", "")), [str(n) for n in entry.get("names") or []])
+                       for entry in entries if entry.get("kind") == "paths"]
+            bases = [str(entry.get("base", ".")) for entry in entries if entry.get("kind") == "paths"]
+            if aliases:
+                self.configs.append((path.rpartition("/")[0], bases[0], aliases))
+        self.configs.sort(key=lambda item: -len(item[0]))
 
     def answer(self, entry: dict, path: str) -> tuple[str | None, str]:
         from kwdocs.extract.paths import joined
 
         module = str(entry.get("module", ""))
+        kind = entry.get("kind")
+        folder = path.rpartition("/")[0]
+        if kind == "paths":  # a tsconfig's alias: the file it maps to (a folder has no page)
+            base = joined(folder, str(entry.get("base", ".")))
+            for target in entry.get("names") or []:
+                found = self._load(joined(base or "", str(target).replace("*", "").rstrip("/")))
+                if found is not None:
+                    return found, "repo"
+            return None, "repo"
         if module.startswith((".", "/")):
-            base = joined(path.rpartition("/")[0], module)
-            if base is None:
-                return None, "repo"
-            return self.index.first(_candidates(base)), "repo"
+            return self._load(joined(folder, module)), "repo"
         name = module.removeprefix("node:")
         if module.startswith("node:") or name.partition("/")[0] in NODE_BUILTINS:
             return None, "stdlib"
-        return None, "third_party"
+        if kind == "extends":
+            return None, "third_party"  # a shared config from a package
+        found = self._aliased(module, path)
+        return (found, "repo") if found is not None else (None, "third_party")
+
+    def _load(self, base: str | None) -> str | None:
+        return None if base is None else self.index.first(_candidates(base))
+
+    def _aliased(self, module: str, path: str) -> str | None:
+        """The file a bare import names through the nearest tsconfig's ``paths`` or ``baseUrl``."""
+        from kwdocs.extract.paths import joined
+
+        for folder, base, aliases in self.configs:
+            if folder and not path.startswith(folder + "/"):
+                continue
+            root = joined(folder, base) or ""
+            for alias, targets in aliases:
+                prefix, star, suffix = alias.partition("*")
+                if star and module.startswith(prefix) and module.endswith(suffix) and len(module) >= len(alias) - 1:
+                    middle = module[len(prefix):len(module) - len(suffix)]
+                elif not star and module == alias:
+                    middle = ""
+                else:
+                    continue
+                for target in targets:
+                    found = self._load(joined(root, target.replace("*", middle)))
+                    if found is not None:
+                        return found
+        return None
 
 
 def _candidates(base: str) -> list[str]:
