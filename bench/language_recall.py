@@ -86,8 +86,8 @@ def invented(tag: dict) -> bool:
     holding functions, which ctags calls classes (``var headers = {``); and a class tag on
     the first ``A.prototype.m = function`` line (kwdocs lists ``m`` there, ``A`` where its
     constructor is defined); calls through a prototype (``_super.prototype.next.call(this)``)
-    that ctags reads as methods; Lua "functions" that are the result of a call taking a
-    function (``local ok, err = pcall(function()``)."""
+    that ctags reads as methods; Lua "functions" that are the result of a call
+    (``local ok, err = pcall(function()``, ``fn = function_arg(1, fn)``)."""
     if tag["name"].startswith("AnonymousFunction"):
         return True
     pattern = str(tag.get("pattern", ""))
@@ -96,7 +96,7 @@ def invented(tag: dict) -> bool:
         return True  # ``_super.prototype.next.call(this)`` calls ``next``; ``p[name] = f`` names nothing
     if tag.get("language") == "Lua":  # ``local ok, err = pcall(function()`` is no function ``err``
         name = re.escape(tag["name"].replace(":", ".").rpartition(".")[2])
-        return not re.search(rf"function\s+[\w.:]*\b{name}\b|\b{name}\s*=\s*function", pattern)
+        return not re.search(rf"function\s+[\w.:]*\b{name}\b|\b{name}\s*=\s*function\s*\(", pattern)
     return tag.get("kind") == "class" and tag.get("language") == "JavaScript" and (
         ".prototype." in pattern or not any(word in pattern for word in ("class", "function")))
 

@@ -163,6 +163,9 @@ def finish(symbols: list[dict[str, Any]], imports: list[dict[str, Any]], docstri
     """The extractor's result, sorted, with a problem when the parse failed badly."""
     from kwdocs.extract.shell import unique_sorted
 
+    # a name the parser took across lines (an unclosed string, a broken rule) names nothing
+    symbols = [symbol for symbol in symbols if _one_line(symbol["name"])]
+    imports = [entry for entry in imports if _one_line(entry["module"])]
     result: dict[str, Any] = {"symbols": unique_sorted(symbols), "imports": unique_sorted(imports),
                               "docstring": docstring}
     root = tree.root_node
@@ -170,6 +173,10 @@ def finish(symbols: list[dict[str, Any]], imports: list[dict[str, Any]], docstri
         result["problems"] = [{"message": "parts of this file did not parse; "
                                           "definitions there may be missing"}]
     return result
+
+
+def _one_line(name: str) -> bool:
+    return bool(name.strip()) and "\n" not in name and "\r" not in name
 
 
 def _error_lines(root: Node) -> int:
