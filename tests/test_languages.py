@@ -378,3 +378,17 @@ def test_ctags_runs_once_for_all_such_files_of_a_unit_and_again_only_for_what_ch
     assert len(build()) == 1
     assert "**`renamed_check`**" in page(tmp_path / "out", "suite2.tcl")
     assert "**`check_1`**" in page(tmp_path / "out", "suite1.tcl")
+
+
+def test_go_imports_resolve_under_a_module_without_a_domain_and_without_a_go_mod():
+    from kwdocs.links import resolve_links
+
+    languages = {"go.mod": "gomod", "cmd/main.go": "go", "internal/db/db.go": "go",
+                 "vendor/github.com/acme/log/log.go": "go", "strings/strings.go": "go"}
+    imports = {"go.mod": [{"module": "kvapp", "line": 1, "kind": "module"}],
+               "cmd/main.go": [{"module": m, "line": n, "kind": "import"} for n, m in enumerate(
+                   ["kvapp/internal/db", "github.com/acme/log", "strings", "golang.org/x/sys/unix"], 1)]}
+    deps = resolve_links(languages, imports)["cmd/main.go"]["deps"]
+    assert [(d["target"], d["category"]) for d in deps] == [
+        ("internal/db/db.go", "repo"), ("vendor/github.com/acme/log/log.go", "repo"),
+        (None, "stdlib"), (None, "third_party")]   # ``strings`` is Go's, not the tree's folder

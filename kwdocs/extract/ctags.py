@@ -24,26 +24,6 @@ EXTRACTOR = "Universal Ctags"
 TIMEOUT_SECONDS = 60
 ARGUMENTS = ["--output-format=json", "--fields=+nS", "--sort=no", "--extras=-F"]
 
-# kwdocs language id -> (ctags language, a suffix ctags knows it by); the suffix is given to
-# a file recognised by its ``#!`` line alone, so ctags reads it as the same language
-LANGUAGES: dict[str, tuple[str, str]] = {
-    "tcl": ("Tcl", ".tcl"), "perl": ("Perl", ".pl"), "ruby": ("Ruby", ".rb"),
-    "php": ("PHP", ".php"), "awk": ("Awk", ".awk"), "kotlin": ("Kotlin", ".kt"),
-    "csharp": ("C#", ".cs"), "erlang": ("Erlang", ".erl"), "elixir": ("Elixir", ".ex"),
-    "haskell": ("Haskell", ".hs"), "ocaml": ("OCaml", ".ml"), "lisp": ("Lisp", ".lisp"),
-    "scheme": ("Scheme", ".scm"), "elisp": ("EmacsLisp", ".el"), "clojure": ("Clojure", ".clj"),
-    "vim": ("Vim", ".vim"), "r": ("R", ".r"), "fortran": ("Fortran", ".f90"),
-    "pascal": ("Pascal", ".pas"), "ada": ("Ada", ".adb"), "asm": ("Asm", ".asm"),
-    "verilog": ("Verilog", ".v"), "systemverilog": ("SystemVerilog", ".sv"),
-    "vhdl": ("VHDL", ".vhd"), "d": ("D", ".d"), "objc": ("ObjectiveC", ".m"),
-    "protobuf": ("Protobuf", ".proto"), "sql": ("SQL", ".sql"), "julia": ("Julia", ".jl"),
-    "powershell": ("PowerShell", ".ps1"), "m4": ("M4", ".m4"), "autoconf": ("Autoconf", ".ac"),
-    "automake": ("Automake", ".am"), "kconfig": ("Kconfig", ".kconfig"), "elm": ("Elm", ".elm"),
-    "haxe": ("Haxe", ".hx"), "tex": ("Tex", ".tex"), "batch": ("DosBatch", ".bat"),
-    "rpmspec": ("RpmSpec", ".spec"), "ld": ("LdScript", ".ld"), "yacc": ("YACC", ".y"),
-    "systemd": ("SystemdUnit", ".service"), "dts": ("DTS", ".dts"),
-}
-
 _FUNCTION = re.compile(r"func|proc|sub|method|routine|macrofunc|signal|slot|task|entry|rule")
 _CLASS = re.compile(r"class|struct|interface|trait|record|object|role|union|enum\b|protocol|message")
 _NAMESPACE = re.compile(r"namespace|package|module|library|unit")
@@ -109,7 +89,7 @@ def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[s
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="kwdocs-ctags-") as folder:
         for index, (path, text, language) in enumerate(files):
-            name = f"{index}{LANGUAGES.get(language, ('', '.txt'))[1]}"
+            name = f"{index}{_suffix(language)}"
             with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogatepass") as out:
                 out.write(text)
             by_name[name] = _key(path, text)
@@ -128,6 +108,15 @@ def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[s
         if isinstance(tag, dict) and tag.get("_type") == "tag" and tag.get("path") in by_name:
             results[by_name[tag["path"]]].append(tag)
     return results
+
+
+@lru_cache(maxsize=None)
+def _suffix(language: str) -> str:
+    """A suffix the registry gives ``language``, so that ctags reads a file recognised by its
+    ``#!`` line alone as that language."""
+    from kwdocs.extract import BY_SUFFIX
+
+    return next((suffix for suffix, known in BY_SUFFIX.items() if known.id == language), ".txt")
 
 
 def extract(text: str, path: str, language: str = "") -> dict[str, Any]:
