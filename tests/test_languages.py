@@ -177,6 +177,7 @@ def test_makefile_targets_variables_macros_and_includes():
     assert [i["module"] for i in facts["imports"]] == ["config.mk", "$(DEPS)"]
     names = {s["name"] for s in facts["symbols"]}
     assert not names & {"RSALv2", "SSPLv1"}
+    assert facts["docstring"] == "Top-level build for the cache server."   # not its licence paragraph
     assert facts_of("make/config.mk")["type_label"] == "Makefile"
 
 

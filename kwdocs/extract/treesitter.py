@@ -123,8 +123,8 @@ def leading_doc(source: bytes, root: Node) -> str:
         if not (child.start_point[0] == 0 and text.startswith("#!")):
             lines.extend(text.split("\n"))
         last = child.end_point[0]
-    doc = clean_comment(lines)
-    return "" if _LICENSE.search(doc) else doc
+    paragraphs = clean_comment(lines).split("\n\n")
+    return "\n\n".join(part for part in paragraphs if not _LICENSE.search(part)).strip()
 
 
 _LICENSE = re.compile(r"copyright|licen[cs]ed under|all rights reserved|spdx-license", re.I)
