@@ -171,6 +171,8 @@ def test_makefile_targets_variables_macros_and_includes():
     targets = [s["name"] for s in facts["symbols"] if s["kind"] == "target"]
     assert targets == ["all", "cache-server", "%.o", "install", "clean"]   # not .PHONY
     assert symbol(facts, "all", "target")["doc"] == "Builds the server binary."
+    assert symbol(facts, "cache-server", "target")["signature"] == "cache-server: $(OBJ)"
+    assert symbol(facts, "CFLAGS", "variable")["signature"] == "CFLAGS += -O2 -Wall"
     variables = {s["name"] for s in facts["symbols"] if s["kind"] == "variable"}
     assert {"CC", "CFLAGS", "OBJ", "PREFIX", "Q"} <= variables   # Q inside ifeq/else
     assert symbol(facts, "INSTALL_HELP", "macro")["line"] == line_of(path, "define INSTALL_HELP")

@@ -30,11 +30,15 @@ def extract(text: str, path: str) -> dict[str, Any]:
         kind = node.type
         if kind == "rule":
             targets = next((c for c in node.named_children if c.type == "targets"), None)
+            recipe = next((c for c in node.named_children if c.type == "recipe"), None)
+            rule_line = ts.signature(source, node, recipe)  # ``all: server docs``
             for word in targets.named_children if targets is not None else []:
                 name = ts.text_of(source, word)
                 if name not in _SPECIAL:
-                    symbols.append(ts.definition(source, name, "target", word, anchor=node,
-                                                 with_signature=False))
+                    symbol = ts.definition(source, name, "target", word, anchor=node, with_signature=False)
+                    if rule_line:
+                        symbol["signature"] = rule_line
+                    symbols.append(symbol)
             pattern = node.child_by_field_name("target")  # ``$(OBJS): %.o: %.c``
             for word in pattern.named_children if pattern is not None else []:
                 symbols.append(ts.definition(source, ts.text_of(source, word), "target", word,
@@ -48,7 +52,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
             if name is not None:  # ``A?=b`` gives the word ``A?``
                 symbols.append(ts.definition(source, ts.text_of(source, name).rstrip("?:+!"),
                                              "macro" if kind == "define_directive" else "variable",
-                                             node, with_signature=False))
+                                             node, with_signature=kind != "define_directive"))
             targets = node.child_by_field_name("target_or_pattern")
             for word in targets.named_children if targets is not None else []:
                 symbols.append(ts.definition(source, ts.text_of(source, word), "target", word,
