@@ -71,6 +71,7 @@ KIND_GROUPS: dict[str, str] = {
     "constant": "Constants",
     "variable": "Variables",
     "import": "Imports",
+    "export": "Exports",
     "include": "Includes",
     "key": "Keys",
     "target": "Targets",

@@ -136,8 +136,8 @@ def test_typescript_tsx_and_javascript_definitions_and_imports():
     assert invoice["doc"] == "An invoice: a customer, items and a status."
     total = symbol(facts, "total", "method")
     assert total["parent"] == "Invoice" and total["signature"] == "total(): Money"
-    assert symbol(facts, "LineItem", "class")["detail"] == "interface"
-    assert symbol(facts, "Currency", "class")["detail"] == "enum"
+    assert symbol(facts, "LineItem", "class")["detail"] == "exported interface"
+    assert symbol(facts, "Currency", "class")["detail"] == "exported enum"
     assert symbol(facts, "InvoiceStatus", "type")["line"] == line_of(path, "export type InvoiceStatus")
     assert [i["module"] for i in facts["imports"]] == ["../lib/money"]
     money = facts_of("ts/src/lib/money.ts")
@@ -149,6 +149,9 @@ def test_typescript_tsx_and_javascript_definitions_and_imports():
     assert symbol(js, "Router", "class")["doc"] == "A table of routes, tried in order."
     assert symbol(js, "add", "method")["doc"] == "Adds a route; `handler` gets the matched parameters."
     assert symbol(js, "createRouter", "function")["line"] == line_of("js/src/index.js", "function createRouter")
+    assert {s["name"] for s in js["symbols"] if s["kind"] == "export"} == {"Router", "createRouter", "sep"}
+    assert symbol(money, "format", "function")["detail"] == "exported"
+    assert symbol(facts, "Invoice", "class")["detail"] == "exported class"
     assert [(i["kind"], i["module"]) for i in js["imports"]] == [
         ("require", "./compile"), ("require", "./util/escape.js"), ("require", "path")]
 

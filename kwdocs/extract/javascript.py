@@ -64,8 +64,19 @@ class _Walker:
         source = self.source
         if kind == "export_statement":
             self.module_source(node, "export")
+            before = len(self.symbols)
             for inner in node.named_children:
-                self.visit(inner, parent, top, node)
+                if inner.type == "export_clause":
+                    self.export_clause(inner)
+                else:
+                    self.visit(inner, parent, top, node)
+            for symbol in self.symbols[before:]:  # what this statement declares, not what nests in it
+                if symbol.get("parent", "") == parent and symbol["kind"] not in ("import", "export"):
+                    detail = symbol.get("detail") or ("class" if symbol["kind"] == "class" else "")
+                    symbol["detail"] = f"exported {detail}".strip()
+            if node.child_by_field_name("value") is not None or _is_default(node):
+                if len(self.symbols) == before:  # ``export default {...}``: nothing else names it
+                    self.symbols.append({"name": "default", "kind": "export", "line": ts.line_of(node)})
             return
         if kind == "import_statement":
             self.module_source(node, "import")
@@ -163,9 +174,18 @@ class _Walker:
     def assignment(self, node, anchor) -> bool:
         """``exports.f = function``, ``A.prototype.m = function``, ``f = () =>``: a definition."""
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        source = self.source
+        if (left is not None and right is not None and right.type == "object"
+                and ts.text_of(source, left) in ("module.exports", "exports")):
+            for entry in right.named_children:  # ``module.exports = { Router, create: make }``
+                key = entry if entry.type == "shorthand_property_identifier" else entry.child_by_field_name("key")
+                if key is not None:
+                    self.symbols.append({"name": ts.unquote(ts.text_of(source, key)), "kind": "export",
+                                         "line": ts.line_of(entry)})
+            self.walk(right, "", False)
+            return True
         if left is None or right is None or right.type not in (*_VALUE_FUNCTIONS, "class"):
             return False
-        source = self.source
         if left.type == "member_expression":
             owner = ts.text_of(source, left.child_by_field_name("object"))
             name = ts.text_of(source, left.child_by_field_name("property"))
@@ -184,6 +204,14 @@ class _Walker:
                                           parent=owner))
         self.walk(right.child_by_field_name("body") or right, name if right.type == "class" else owner, False)
         return True
+
+    def export_clause(self, node) -> None:
+        """``export { a, b as c }``: the names other modules import."""
+        for specifier in node.named_children:
+            if specifier.type == "export_specifier":
+                name = specifier.child_by_field_name("alias") or specifier.child_by_field_name("name")
+                self.symbols.append({"name": ts.unquote(ts.text_of(self.source, name)), "kind": "export",
+                                     "line": ts.line_of(specifier)})
 
     def module_source(self, node, kind: str) -> None:
         """``import x from "m"`` / ``export * from "m"``: the module named."""
@@ -206,6 +234,10 @@ class _Walker:
         line = ts.line_of(node)
         self.imports.append({"module": module, "line": line, "kind": kind})
         self.symbols.append({"name": module, "kind": "import", "line": line})
+
+
+def _is_default(node) -> bool:
+    return any(child.type == "default" for child in node.children)
 
 
 def _defines_class(source: bytes, value, name: str) -> bool:
