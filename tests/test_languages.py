@@ -398,3 +398,23 @@ def test_go_imports_resolve_under_a_module_without_a_domain_and_without_a_go_mod
     assert [(d["target"], d["category"]) for d in deps] == [
         ("internal/db/db.go", "repo"), ("vendor/github.com/acme/log/log.go", "repo"),
         (None, "stdlib"), (None, "third_party")]   # ``strings`` is Go's, not the tree's folder
+
+
+@pytest.mark.skipif(not HAS_CTAGS, reason="Universal Ctags is not installed")
+def test_a_failing_ctags_costs_the_definitions_not_the_build(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.tcl").write_text("proc start_ServerLoop {} {\n  return 1\n}\n")
+    wrapper = tmp_path / "bin"
+    wrapper.mkdir()
+    real = shutil.which("ctags")
+    (wrapper / "ctags").write_text(
+        f'#!/bin/sh\ncase "$*" in *-L*) echo broken >&2; exit 1;; esac\nexec {real} "$@"\n')
+    (wrapper / "ctags").chmod(0o755)
+    env = {**os.environ, "PATH": f"{wrapper}{os.pathsep}{os.environ['PATH']}"}
+    completed = subprocess.run([sys.executable, "-m", "kwdocs", "build", "--src", str(src),
+                                "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stderr
+    assert "a.tcl" in completed.stdout + completed.stderr and "Universal Ctags failed" in completed.stdout + completed.stderr
+    assert "start_ServerLoop" in page(tmp_path / "out", "a.tcl", "kw")   # still an identifier
+    assert "found by Universal Ctags" not in page(tmp_path / "out", "a.tcl")

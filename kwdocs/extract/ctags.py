@@ -67,7 +67,7 @@ def fingerprint() -> str:
     return f"{os.path.realpath(found)}:{info.st_size}:{info.st_mtime_ns}"
 
 
-_found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+_found: dict[tuple[str, str], list[dict[str, Any]] | None] = {}  # None: ctags failed on it
 
 
 def _key(path: str, text: str) -> tuple[str, str]:
@@ -83,30 +83,31 @@ def prefetch(files: Iterable[tuple[str, str, str]]) -> None:
     _found.update(_run(files))
 
 
-def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    """Write the texts under a temporary folder (each with a suffix ctags knows) and tag them."""
-    by_name: dict[str, tuple[str, str]] = {}
-    results: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    with tempfile.TemporaryDirectory(prefix="kwdocs-ctags-") as folder:
-        for index, (path, text, language) in enumerate(files):
-            name = f"{index}{_suffix(language)}"
-            with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogatepass") as out:
-                out.write(text)
-            by_name[name] = _key(path, text)
-            results[by_name[name]] = []
-        try:
+def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[str, Any]] | None]:
+    """Write the texts under a temporary folder (each with a suffix ctags knows) and tag them;
+    a run that fails or hangs gives None for each file (no second try file by file)."""
+    keys = {f"{index}{_suffix(language)}": _key(path, text)
+            for index, (path, text, language) in enumerate(files)}
+    try:
+        with tempfile.TemporaryDirectory(prefix="kwdocs-ctags-") as folder:
+            for name, (_, text, _) in zip(keys, files):
+                with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogatepass") as out:
+                    out.write(text)
             completed = subprocess.run([executable() or "ctags", *ARGUMENTS, "-L", "-", "-f", "-"],
-                                       cwd=folder, input="\n".join(by_name), capture_output=True,
+                                       cwd=folder, input="\n".join(keys), capture_output=True,
                                        text=True, errors="replace", timeout=TIMEOUT_SECONDS, check=False)
-        except (OSError, subprocess.SubprocessError):
-            return {}
+    except (OSError, subprocess.SubprocessError):
+        return dict.fromkeys(keys.values())
+    if completed.returncode != 0:
+        return dict.fromkeys(keys.values())
+    results: dict[tuple[str, str], list[dict[str, Any]] | None] = {key: [] for key in keys.values()}
     for line in completed.stdout.splitlines():
         try:
             tag = json.loads(line)
         except ValueError:
             continue
-        if isinstance(tag, dict) and tag.get("_type") == "tag" and tag.get("path") in by_name:
-            results[by_name[tag["path"]]].append(tag)
+        if isinstance(tag, dict) and tag.get("_type") == "tag" and tag.get("path") in keys:
+            results[keys[tag["path"]]].append(tag)
     return results
 
 
@@ -126,11 +127,14 @@ def extract(text: str, path: str, language: str = "") -> dict[str, Any]:
 
         language = language_for(path, text).id
     key = _key(path, text)
-    tags = _found.get(key)
-    if tags is None and executable() is not None:
-        tags = _run([(path, text, language)]).get(key)
-    if tags is None:
+    if executable() is None:
         return plain.extract(text, path)
+    tags = _found[key] if key in _found else _run([(path, text, language)]).get(key)
+    if tags is None:
+        found = plain.extract(text, path)
+        found.setdefault("problems", []).append(
+            {"message": "Universal Ctags failed on this file: identifiers only"})
+        return found
     symbols = [_symbol(tag) for tag in tags if isinstance(tag.get("name"), str)]
     symbols.sort(key=lambda symbol: (symbol["line"], symbol["name"], symbol["kind"]))
     return {"symbols": symbols, "docstring": plain.leading_comment(text), "extractor": EXTRACTOR}
