@@ -50,7 +50,7 @@ JAVA = Language("java", "Java Source", "java", "java")
 LUA = Language("lua", "Lua Source", "lua", "lua")
 MAKE = Language("make", "Makefile", "makefile", "make")
 TSCONFIG = Language("tsconfig", "TypeScript Configuration", "json", "javascript")
-GO_MODULE = Language("gomod", "Go Module Definition", "gomod", "golang")
+GO_MODULE = Language("gomod", "Go Module Definition", "text", "golang")
 DOCKERFILE = Language("dockerfile", "Dockerfile", "dockerfile", "text")
 TCL = Language("tcl", "Tcl Script", "tcl", "ctags")
 PERL = Language("perl", "Perl Source", "perl", "ctags")
@@ -60,29 +60,7 @@ AWK = Language("awk", "Awk Script", "awk", "ctags")
 TEXT = Language("text", "Text File", "text", "text")
 BINARY = Language("binary", "Binary File", "", None)
 
-BY_SUFFIX: dict[str, Language] = {
-    ".py": PYTHON, ".pyw": PYTHON, ".pyi": PYTHON_STUB,
-    ".md": MARKDOWN, ".markdown": MARKDOWN, ".rst": RST,
-    ".h": C_HEADER, ".hpp": CPP_HEADER, ".hh": CPP_HEADER, ".hxx": CPP_HEADER,
-    ".inl": CPP_HEADER, ".cuh": CUDA,
-    ".c": C_SOURCE, ".cc": CPP_SOURCE, ".cpp": CPP_SOURCE, ".cxx": CPP_SOURCE,
-    ".cu": CUDA,
-    ".yaml": YAML, ".yml": YAML, ".toml": TOML, ".json": JSON,
-    ".cmake": CMAKE, ".sh": SHELL, ".bash": SHELL, ".ksh": SHELL, ".zsh": SHELL,
-    ".js": JAVASCRIPT, ".mjs": JAVASCRIPT, ".cjs": JAVASCRIPT, ".jsx": JAVASCRIPT,
-    ".ts": TYPESCRIPT, ".mts": TYPESCRIPT, ".cts": TYPESCRIPT, ".tsx": TSX,
-    ".go": GO, ".rs": RUST, ".java": JAVA, ".lua": LUA, ".mk": MAKE, ".mak": MAKE,
-    ".dockerfile": DOCKERFILE,
-    ".tcl": TCL, ".tk": TCL, ".itcl": TCL, ".exp": TCL, ".pl": PERL, ".pm": PERL, ".t": PERL,
-    ".rb": RUBY, ".rake": RUBY, ".php": PHP, ".awk": AWK,
-}
-BY_NAME: dict[str, Language] = {
-    "CMakeLists.txt": CMAKE, "Makefile": MAKE, "makefile": MAKE, "GNUmakefile": MAKE,
-    "Makefile.in": MAKE,
-    "Dockerfile": DOCKERFILE, "Containerfile": DOCKERFILE, "Rakefile": RUBY, "Gemfile": RUBY,
-    "go.mod": GO_MODULE, "tsconfig.json": TSCONFIG, "jsconfig.json": TSCONFIG,
-}
-# Languages ctags knows that have no row above: a suffix of theirs is read by ctags too.
+# Languages only Universal Ctags reads here (besides Tcl, Perl, Ruby, PHP and Awk above).
 _CTAGS_SUFFIXES: dict[str, Language] = {
     ".kt": Language("kotlin", "Kotlin Source", "kotlin", "ctags"),
     ".cs": Language("csharp", "C# Source", "csharp", "ctags"),
@@ -106,12 +84,32 @@ _CTAGS_SUFFIXES: dict[str, Language] = {
     ".sql": Language("sql", "SQL Script", "sql", "ctags"),
     ".jl": Language("julia", "Julia Source", "julia", "ctags"),
     ".ps1": Language("powershell", "PowerShell Script", "powershell", "ctags"),
-    ".m4": Language("m4", "M4 Macros", "m4", "ctags"),
-    ".ac": Language("autoconf", "Autoconf Script", "autoconf", "ctags"),
-    ".am": Language("automake", "Automake File", "automake", "ctags"),
+    ".m4": Language("m4", "M4 Macros", "text", "ctags"),
+    ".ac": Language("autoconf", "Autoconf Script", "text", "ctags"),
+    ".am": Language("automake", "Automake File", "makefile", "ctags"),
 }
-for _suffix, _language in _CTAGS_SUFFIXES.items():
-    BY_SUFFIX.setdefault(_suffix, _language)
+BY_SUFFIX: dict[str, Language] = {
+    ".py": PYTHON, ".pyw": PYTHON, ".pyi": PYTHON_STUB,
+    ".md": MARKDOWN, ".markdown": MARKDOWN, ".rst": RST,
+    ".h": C_HEADER, ".hpp": CPP_HEADER, ".hh": CPP_HEADER, ".hxx": CPP_HEADER,
+    ".inl": CPP_HEADER, ".cuh": CUDA,
+    ".c": C_SOURCE, ".cc": CPP_SOURCE, ".cpp": CPP_SOURCE, ".cxx": CPP_SOURCE,
+    ".cu": CUDA,
+    ".yaml": YAML, ".yml": YAML, ".toml": TOML, ".json": JSON,
+    ".cmake": CMAKE, ".sh": SHELL, ".bash": SHELL, ".ksh": SHELL, ".zsh": SHELL,
+    ".js": JAVASCRIPT, ".mjs": JAVASCRIPT, ".cjs": JAVASCRIPT, ".jsx": JAVASCRIPT,
+    ".ts": TYPESCRIPT, ".mts": TYPESCRIPT, ".cts": TYPESCRIPT, ".tsx": TSX,
+    ".go": GO, ".rs": RUST, ".java": JAVA, ".lua": LUA, ".mk": MAKE, ".mak": MAKE,
+    ".dockerfile": DOCKERFILE,
+    ".tcl": TCL, ".tk": TCL, ".itcl": TCL, ".exp": TCL, ".pl": PERL, ".pm": PERL,
+    ".rb": RUBY, ".rake": RUBY, ".php": PHP, ".awk": AWK, **_CTAGS_SUFFIXES,
+}
+BY_NAME: dict[str, Language] = {
+    "CMakeLists.txt": CMAKE, "Makefile": MAKE, "makefile": MAKE, "GNUmakefile": MAKE,
+    "Makefile.in": MAKE,
+    "Dockerfile": DOCKERFILE, "Containerfile": DOCKERFILE, "Rakefile": RUBY, "Gemfile": RUBY,
+    "go.mod": GO_MODULE, "tsconfig.json": TSCONFIG, "jsconfig.json": TSCONFIG,
+}
 # ``#!`` interpreters (their name without a version: ``python3.11`` is ``python``).
 BY_INTERPRETER: dict[str, Language] = {
     "sh": SHELL, "bash": SHELL, "dash": SHELL, "ksh": SHELL, "zsh": SHELL, "ash": SHELL,
