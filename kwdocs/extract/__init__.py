@@ -106,7 +106,7 @@ BY_SUFFIX: dict[str, Language] = {
 }
 BY_NAME: dict[str, Language] = {
     "CMakeLists.txt": CMAKE, "Makefile": MAKE, "makefile": MAKE, "GNUmakefile": MAKE,
-    "Makefile.in": MAKE,
+    "configure.in": _CTAGS_SUFFIXES[".ac"],
     "Dockerfile": DOCKERFILE, "Containerfile": DOCKERFILE, "Rakefile": RUBY, "Gemfile": RUBY,
     "go.mod": GO_MODULE, "tsconfig.json": TSCONFIG, "jsconfig.json": TSCONFIG,
 }
@@ -141,6 +141,8 @@ def language_of(path: str) -> Language:
         return BY_NAME[name]
     dot = name.rfind(".")
     suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+    if suffix == ".in":  # ``config.h.in``, ``Makefile.in``: the file configure makes from it
+        return language_of(name[:dot])
     return BY_SUFFIX.get(suffix, TEXT)
 
 
