@@ -225,7 +225,8 @@ def test_names_and_the_tcl_restart_trick_are_recognised():
     for name, label in [("GNUmakefile", "Makefile"), ("build/rules.mk", "Makefile"),
                         ("Dockerfile", "Dockerfile"), ("go.mod", "Go Module Definition"),
                         ("include/config.h.in", "C/C++ Header"), ("deps/Makefile.in", "Makefile"),
-                        ("configure.in", "Autoconf Script"), ("tool/version.in", "Text File")]:
+                        ("configure.in", "Autoconf Script"), ("tool/version.in", "Text File"),
+                        ("templates/args.py.in", "Text File")]:   # ``${args}`` is no Python
         assert extract_bytes(name, b"x\n")[0]["type_label"] == label
     # a file named like a known language keeps it, whatever its first line says
     assert extract_bytes("a.py", b"#!/bin/sh\nx = 1\n")[0]["type_label"] == "Python Source"

@@ -130,6 +130,9 @@ BY_MODELINE: dict[str, Language] = {
 }
 
 
+_TEMPLATE_TOLERANT = frozenset(("cpp", "make", "cmake", "shell"))
+
+
 def language_of(path: str) -> Language:
     """The language a file name says; ``TEXT`` when it says nothing we know.
 
@@ -141,8 +144,10 @@ def language_of(path: str) -> Language:
         return BY_NAME[name]
     dot = name.rfind(".")
     suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
-    if suffix == ".in":  # ``config.h.in``, ``Makefile.in``: the file configure makes from it
-        return language_of(name[:dot])
+    if suffix == ".in":  # ``config.h.in``, ``Makefile.in``: the file configure makes from it ...
+        made = language_of(name[:dot])
+        if made.module in _TEMPLATE_TOLERANT:  # ... read by an extractor its ``@VAR@``s do not stop
+            return made
     return BY_SUFFIX.get(suffix, TEXT)
 
 
