@@ -393,14 +393,15 @@ def test_go_imports_resolve_under_a_module_without_a_domain_and_without_a_go_mod
     from kwdocs.links import resolve_links
 
     languages = {"go.mod": "gomod", "cmd/main.go": "go", "internal/db/db.go": "go",
-                 "vendor/github.com/acme/log/log.go": "go", "strings/strings.go": "go"}
+                 "vendor/github.com/acme/log/log.go": "go", "strings/strings.go": "go",
+                 "internal/unix/unix.go": "go"}
     imports = {"go.mod": [{"module": "kvapp", "line": 1, "kind": "module"}],
                "cmd/main.go": [{"module": m, "line": n, "kind": "import"} for n, m in enumerate(
                    ["kvapp/internal/db", "github.com/acme/log", "strings", "golang.org/x/sys/unix"], 1)]}
     deps = resolve_links(languages, imports)["cmd/main.go"]["deps"]
     assert [(d["target"], d["category"]) for d in deps] == [
         ("internal/db/db.go", "repo"), ("vendor/github.com/acme/log/log.go", "repo"),
-        (None, "stdlib"), (None, "third_party")]   # ``strings`` is Go's, not the tree's folder
+        (None, "stdlib"), (None, "third_party")]   # ``strings`` is Go's, ``unix`` not ``internal/unix``
 
 
 @pytest.mark.skipif(not HAS_CTAGS, reason="Universal Ctags is not installed")

@@ -5,6 +5,7 @@ under the module that ``go.mod`` declares, or ends with a folder of the tree.
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from kwdocs.extract import treesitter as ts
@@ -146,8 +147,6 @@ class Resolver:
     """
 
     def __init__(self, languages: dict[str, str], imports: dict[str, list]) -> None:
-        from kwdocs.extract.paths import PathIndex
-
         self.modules: list[tuple[str, str]] = []  # (module path, folder of its go.mod)
         go_files = []
         for path, language in languages.items():
@@ -158,11 +157,13 @@ class Resolver:
             elif language == "go" and not path.endswith("_test.go"):
                 go_files.append(path)
         self.modules.sort(key=lambda item: -len(item[0]))
-        self.index = PathIndex(go_files)
         self._tails: dict[str, tuple[str | None, str]] = {}
         self.package_files: dict[str, str] = {}
         for path in sorted(go_files, key=lambda p: (p.rpartition("/")[2] != "doc.go", p)):
             self.package_files.setdefault(path.rpartition("/")[0], path)
+        self.by_last: dict[str, list[str]] = defaultdict(list)  # a folder's last name -> folders
+        for folder in sorted(self.package_files):
+            self.by_last[folder.rpartition("/")[2]].append(folder)
 
     def answer(self, entry: dict, path: str) -> tuple[str | None, str]:
         kind, module = entry.get("kind"), str(entry.get("module", ""))
@@ -183,12 +184,13 @@ class Resolver:
         return self._tails[module]
 
     def _tail(self, module: str) -> tuple[str | None, str]:
-        """The package folder that is the longest tail of an import path outside the modules."""
+        """The package folder that ends with the longest tail of two or more elements of an
+        import path outside the modules (``vendor/github.com/a/b`` for ``github.com/a/b``)."""
         parts = module.split("/")
-        for start in range(1, len(parts)):
+        folders = self.by_last.get(parts[-1], [])
+        for start in range(0, len(parts) - 1):
             tail = "/".join(parts[start:])
-            candidates = [folder for folder in self.package_files
-                          if folder == tail or folder.endswith("/" + tail)]
+            candidates = [folder for folder in folders if folder == tail or folder.endswith("/" + tail)]
             if candidates:
                 return self.package_files[min(candidates, key=lambda f: (f.count("/"), f))], "repo"
         return None, "third_party"
