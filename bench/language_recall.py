@@ -82,14 +82,15 @@ def ctags_tags(tree: Path, files: list[str]) -> dict[str, list[dict]]:
 
 
 def invented(tag: dict) -> bool:
-    """Tags ctags makes up rather than reads: names of anonymous functions; object literals
+    """Tags ctags makes up rather than reads: names of anonymous functions and shell
+    "functions" named ``X=`` (``declare -A X=()``); object literals
     holding functions, which ctags calls classes (``var headers = {``); and a class tag on
     the first ``A.prototype.m = function`` line (kwdocs lists ``m`` there, ``A`` where its
     constructor is defined); calls through a prototype (``_super.prototype.next.call(this)``)
     that ctags reads as methods; Lua "functions" that are the result of a call
     (``local ok, err = pcall(function()``, ``fn = function_arg(1, fn)``)."""
-    if tag["name"].startswith("AnonymousFunction"):
-        return True
+    if tag["name"].startswith("AnonymousFunction") or tag["name"].endswith("="):
+        return True  # ``declare -A X=()`` is no shell function ``X=``
     pattern = str(tag.get("pattern", ""))
     if tag.get("language") == "JavaScript" and re.search(
             rf"\.{re.escape(tag['name'])}\.(?:call|apply)\(|prototype\[", pattern):

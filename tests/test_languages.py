@@ -120,6 +120,7 @@ def test_java_package_classes_records_enums_methods_and_imports():
     main = symbol(facts, "main", "method")
     assert main["signature"] == "public static void main(String[] args)"
     assert symbol(facts, "Failure", "class")["parent"] == "Inventory"
+    assert symbol(facts, "NOT_FOUND", "constant")["parent"] == "Inventory.Failure"
     assert symbol(facts, "org.acme.inventory", "namespace").get("doc", "") == ""  # not the licence
     assert [i["module"] for i in facts["imports"]] == [
         "java.util.HashMap", "java.util.Map", "org.acme.inventory.model.Item", "org.acme.inventory.model.*"]

@@ -58,6 +58,10 @@ def _class(source: bytes, node, parent: str, symbols: list) -> None:
             symbols.append(ts.definition(source, ts.text_of(source, member.child_by_field_name("name")),
                                          "method", member, body=member.child_by_field_name("body"),
                                          parent=qualified))
+        elif member.type == "enum_constant":
+            constant = ts.definition(source, ts.text_of(source, member.child_by_field_name("name")),
+                                     "constant", member, parent=qualified, with_signature=False)
+            symbols.append(constant)
         elif member.type == "enum_body_declarations":
             for inner in member.named_children:
                 if inner.type in _METHODS:

@@ -104,6 +104,9 @@ class _Walker:
             if body is not None and kind != "enum_declaration":
                 self.walk(body, name, kind != "interface_declaration")
             return
+        if kind == "construct_signature":  # ``new (x: T): C`` in an interface or declaration
+            self.symbols.append(ts.definition(source, "new", "method", node, anchor=anchor, parent=parent))
+            return
         if kind in _METHODS:
             self.symbols.append(ts.definition(source, self.name(node), "method", node, anchor=anchor,
                                               body=node.child_by_field_name("body"), parent=parent))
