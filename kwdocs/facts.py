@@ -52,6 +52,7 @@ class Facts(TypedDict, total=False):
     binary: bool
     encoding: str       # how the text was decoded (``utf-8``, ``latin-1`` ...)
     parsed: bool        # False when the parser failed and a fallback was used
+    extractor: str      # the outside tool that found the definitions (``Universal Ctags``), if any
     docstring: str      # module docstring or leading comment
     symbols: list[Symbol]
     imports: list[Import]
@@ -69,7 +70,9 @@ KIND_GROUPS: dict[str, str] = {
     "macro": "Macros",
     "type": "Types",
     "constant": "Constants",
+    "variable": "Variables",
     "import": "Imports",
+    "export": "Exports",
     "include": "Includes",
     "key": "Keys",
     "target": "Targets",

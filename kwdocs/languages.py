@@ -32,10 +32,14 @@ ENTRY_POINT_GROUP = "kwdocs.languages"
 
 # How a language's imports are found in the tree (``kwdocs.extract.links``): Python modules
 # and packages, file paths as C's ``#include`` and a shell's ``source`` write them, or CMake's
-# ``include``/``add_subdirectory``/``find_package``.  An installed language may give a
-# function ``(module, importing path, every path of the tree) -> target path or None``
-# as ``"package.module:function"`` instead.
+# ``include``/``add_subdirectory``/``find_package``.  Otherwise ``"package.module:name"``
+# names either a class built once per tree, ``(path -> language id, path -> imports)``,
+# whose ``answer(import record, importing path)`` gives ``(target path or None, category)``
+# (the built-in languages' own resolvers: Go modules, tsconfig paths, Rust crates ...), or,
+# for an installed language, a function ``(module, importing path, every path of the tree)
+# -> target path or None``.
 RESOLVERS = ("python", "include", "cmake")
+CTAGS = "ctags"     # the ``module`` of languages Universal Ctags reads (``kwdocs.extract.ctags``)
 
 
 @dataclass(frozen=True)
@@ -49,15 +53,20 @@ class Language:
                                 # else any importable module; None = identifiers only (text's)
     suffixes: tuple[str, ...] = ()       # lower case, with the dot
     names: tuple[str, ...] = ()          # exact file names (``CMakeLists.txt``)
-    interpreters: tuple[str, ...] = ()   # ``#!`` program names (``bash``, ``python3``)
+    interpreters: tuple[str, ...] = ()   # ``#!`` program names without a version (``bash``, ``python``)
+    modelines: tuple[str, ...] = ()      # editor modeline names (Emacs ``mode:``, Vim ``ft=``)
     kinds: Mapping[str, str] = field(default_factory=dict)   # kinds it adds -> their group
     resolver: str | None = None          # one of RESOLVERS, or "module:function"
     dependencies: bool = False           # list a Dependencies section even when nothing is imported
     bases: Callable[[str], list[str]] | None = None   # base class names from a class signature
     doc_comments: str | None = None      # "#" or "//": the comment block above a definition documents it
+    configure_input: bool = False        # ``X.in`` (what configure makes X from) reads as X does
 
     def extract(self, text: str, path: str) -> dict[str, Any]:
         """What the extractor finds in ``text``; may raise (``kwdocs.extract`` catches)."""
+        if self.module == CTAGS:    # one reader of many languages: it is told which
+            from kwdocs.extract import ctags
+            return ctags.extract(text, path, self.id)
         return _extractor(self.module or "text")(text, path)
 
 
@@ -97,27 +106,89 @@ def _base_list(inner: str) -> list[str]:
 # ---------------------------------------------------------------- the built-in languages
 
 _PYTHON = dict(resolver="python", dependencies=True, bases=python_bases)
-_C_FAMILY = dict(resolver="include", dependencies=True, bases=c_family_bases, doc_comments="//")
+_C_FAMILY = dict(resolver="include", dependencies=True, bases=c_family_bases, doc_comments="//", configure_input=True)
+
+
+def _own(module: str) -> str:
+    """The resolver class of a language module under kwdocs.extract."""
+    return f"kwdocs.extract.{module}:Resolver"
+
+
+def _ctags(id: str, label: str, fence: str, *suffixes: str, **more: Any) -> Language:
+    return Language(id, label, fence, CTAGS, suffixes=suffixes, **more)
+
 
 BUILT_IN: tuple[Language, ...] = (
     Language("python", "Python Source", "python", "python", suffixes=(".py", ".pyw"),
-             interpreters=("python", "python3"), **_PYTHON),
+             interpreters=("python", "pypy"), modelines=("python",), **_PYTHON),
     Language("python", "Python Stub", "python", "python", suffixes=(".pyi",), **_PYTHON),
-    Language("markdown", "Markdown Documentation", "markdown", "prose", suffixes=(".md", ".markdown")),
-    Language("rst", "reStructuredText Documentation", "rst", "prose", suffixes=(".rst",)),
+    Language("markdown", "Markdown Documentation", "markdown", "prose", suffixes=(".md", ".markdown"),
+             modelines=("markdown",)),
+    Language("rst", "reStructuredText Documentation", "rst", "prose", suffixes=(".rst",), modelines=("rst",)),
     Language("cpp", "C/C++ Header", "cpp", "cpp", suffixes=(".h",), **_C_FAMILY),
     Language("cpp", "C++ Header", "cpp", "cpp", suffixes=(".hpp", ".hh", ".hxx", ".inl"), **_C_FAMILY),
     Language("cuda", "CUDA Source", "cuda", "cpp", suffixes=(".cuh", ".cu"), **_C_FAMILY),
-    Language("cpp", "C Source", "c", "cpp", suffixes=(".c",), **_C_FAMILY),
-    Language("cpp", "C++ Source", "cpp", "cpp", suffixes=(".cc", ".cpp", ".cxx"), **_C_FAMILY),
-    Language("yaml", "YAML Data", "yaml", "data", suffixes=(".yaml", ".yml"), doc_comments="#"),
-    Language("toml", "TOML Data", "toml", "data", suffixes=(".toml",), doc_comments="#"),
-    Language("json", "JSON Data", "json", "data", suffixes=(".json",)),
+    Language("cpp", "C Source", "c", "cpp", suffixes=(".c",), modelines=("c",), **_C_FAMILY),
+    Language("cpp", "C++ Source", "cpp", "cpp", suffixes=(".cc", ".cpp", ".cxx"), modelines=("c++", "cpp"),
+             **_C_FAMILY),
+    Language("yaml", "YAML Data", "yaml", "data", suffixes=(".yaml", ".yml"), modelines=("yaml",), doc_comments="#"),
+    Language("toml", "TOML Data", "toml", "data", suffixes=(".toml",), modelines=("toml",), doc_comments="#"),
+    Language("json", "JSON Data", "json", "data", suffixes=(".json",), modelines=("json",)),
     Language("cmake", "CMake Build Script", "cmake", "cmake", suffixes=(".cmake",), names=("CMakeLists.txt",),
-             resolver="cmake", doc_comments="#"),
-    Language("shell", "Shell Script", "bash", "shell", suffixes=(".sh", ".bash"),
-             interpreters=("sh", "bash", "dash", "ksh", "zsh"), resolver="include",
-             doc_comments="#"),
+             modelines=("cmake",), resolver="cmake", doc_comments="#", configure_input=True),
+    Language("shell", "Shell Script", "bash", "shell", suffixes=(".sh", ".bash", ".ksh", ".zsh"),
+             interpreters=("sh", "bash", "dash", "ksh", "zsh", "ash", "mksh", "busybox"),
+             modelines=("sh", "bash", "shell-script"), resolver="include", doc_comments="#", configure_input=True),
+    Language("javascript", "JavaScript Source", "javascript", "javascript", suffixes=(".js", ".mjs", ".cjs", ".jsx"),
+             interpreters=("node", "nodejs", "bun"), modelines=("javascript", "js"), resolver=_own("javascript")),
+    Language("typescript", "TypeScript Source", "typescript", "javascript", suffixes=(".ts", ".mts", ".cts"),
+             interpreters=("deno", "ts-node"), modelines=("typescript",), resolver=_own("javascript")),
+    Language("typescript", "TypeScript JSX Source", "tsx", "javascript", suffixes=(".tsx",)),
+    Language("tsconfig", "TypeScript Configuration", "json", "javascript", names=("tsconfig.json", "jsconfig.json")),
+    Language("go", "Go Source", "go", "golang", suffixes=(".go",), modelines=("go",), resolver=_own("golang")),
+    Language("gomod", "Go Module Definition", "text", "golang", names=("go.mod",)),
+    Language("rust", "Rust Source", "rust", "rust", suffixes=(".rs",), modelines=("rust",), resolver=_own("rust")),
+    Language("java", "Java Source", "java", "java", suffixes=(".java",), modelines=("java",), resolver=_own("java")),
+    Language("lua", "Lua Source", "lua", "lua", suffixes=(".lua",), interpreters=("lua", "luajit"),
+             modelines=("lua",), resolver=_own("lua")),
+    Language("make", "Makefile", "makefile", "make", suffixes=(".mk", ".mak"),
+             names=("Makefile", "makefile", "GNUmakefile"), interpreters=("make", "gmake"),
+             modelines=("make", "makefile", "makefile-gmake"), resolver="include", configure_input=True),
+    Language("dockerfile", "Dockerfile", "dockerfile", "text", suffixes=(".dockerfile",),
+             names=("Dockerfile", "Containerfile"), modelines=("dockerfile",)),
+    # languages only Universal Ctags reads here
+    _ctags("tcl", "Tcl Script", "tcl", ".tcl", ".tk", ".itcl", ".exp",
+           interpreters=("tclsh", "wish", "expect", "jimsh"), modelines=("tcl",)),
+    _ctags("perl", "Perl Source", "perl", ".pl", ".pm", interpreters=("perl",), modelines=("perl", "cperl")),
+    _ctags("ruby", "Ruby Source", "ruby", ".rb", ".rake", names=("Rakefile", "Gemfile"), interpreters=("ruby",),
+           modelines=("ruby",)),
+    _ctags("php", "PHP Source", "php", ".php", interpreters=("php",), modelines=("php",)),
+    _ctags("awk", "Awk Script", "awk", ".awk", interpreters=("awk", "gawk", "mawk"), modelines=("awk",)),
+    _ctags("kotlin", "Kotlin Source", "kotlin", ".kt"),
+    _ctags("csharp", "C# Source", "csharp", ".cs"),
+    _ctags("erlang", "Erlang Source", "erlang", ".erl"),
+    _ctags("elixir", "Elixir Source", "elixir", ".ex"),
+    _ctags("elixir", "Elixir Script", "elixir", ".exs"),
+    _ctags("haskell", "Haskell Source", "haskell", ".hs"),
+    _ctags("ocaml", "OCaml Source", "ocaml", ".ml"),
+    _ctags("elisp", "Emacs Lisp Source", "elisp", ".el"),
+    _ctags("clojure", "Clojure Source", "clojure", ".clj"),
+    _ctags("vim", "Vim Script", "vim", ".vim"),
+    _ctags("r", "R Source", "r", ".r"),
+    _ctags("fortran", "Fortran Source", "fortran", ".f90"),
+    _ctags("pascal", "Pascal Source", "pascal", ".pas"),
+    _ctags("ada", "Ada Source", "ada", ".adb"),
+    _ctags("asm", "Assembly Source", "asm", ".asm"),
+    _ctags("verilog", "Verilog Source", "verilog", ".v"),
+    _ctags("systemverilog", "SystemVerilog Source", "systemverilog", ".sv"),
+    _ctags("vhdl", "VHDL Source", "vhdl", ".vhd"),
+    _ctags("protobuf", "Protocol Buffers Definition", "protobuf", ".proto"),
+    _ctags("sql", "SQL Script", "sql", ".sql"),
+    _ctags("julia", "Julia Source", "julia", ".jl"),
+    _ctags("powershell", "PowerShell Script", "powershell", ".ps1"),
+    _ctags("m4", "M4 Macros", "text", ".m4"),
+    _ctags("autoconf", "Autoconf Script", "text", ".ac", names=("configure.in",)),
+    _ctags("automake", "Automake File", "makefile", ".am"),
 )
 TEXT = Language("text", "Text File", "text", "text")
 BINARY = Language("binary", "Binary File", "", None)
@@ -132,6 +203,7 @@ class Registry:
         self.by_suffix: dict[str, Language] = {}
         self.by_name: dict[str, Language] = {}
         self.by_interpreter: dict[str, Language] = {}
+        self.by_modeline: dict[str, Language] = {}
         self.by_id: dict[str, Language] = {}
         self.kind_groups: dict[str, str] = dict(KIND_GROUPS)
         for language in languages:
@@ -141,7 +213,8 @@ class Registry:
         """Register ``language`` for what no earlier language took; False if it took nothing."""
         took = False
         for key, table in ((language.suffixes, self.by_suffix), (language.names, self.by_name),
-                           (language.interpreters, self.by_interpreter)):
+                           (language.interpreters, self.by_interpreter),
+                           (language.modelines, self.by_modeline)):
             for value in key:
                 if value not in table:
                     table[value] = language
@@ -154,11 +227,16 @@ class Registry:
         return took
 
     def of_name(self, name: str) -> Language | None:
-        """The language a file name says, or None."""
+        """The language a file name says, or None; ``config.h.in``, ``Makefile.in``: the
+        language of the file configure makes from it, when that language reads such inputs."""
         found = self.by_name.get(name)
         if found is None:
             dot = name.rfind(".")
-            found = self.by_suffix.get(name[dot:].lower()) if 0 < dot < len(name) - 1 else None
+            suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+            found = self.by_suffix.get(suffix)
+            if found is None and suffix == ".in":
+                made = self.of_name(name[:dot])
+                found = made if made is not None and made.configure_input else None
         return found
 
     def fingerprint(self) -> list[list[str]]:
@@ -215,6 +293,56 @@ def language_of(path: str) -> Language:
         read_installed()
         found = REGISTRY.of_name(name)
     return found or TEXT
+
+
+_SHEBANG_VERSION = re.compile(r"[\d.]+$")
+_ENV_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+_MODELINE = re.compile(r"-\*-.*?(?:mode:\s*)?([\w+-]+)\s*(?:;.*)?-\*-"
+                       r"|\b(?:vim?|ex):.*?\b(?:ft|filetype|syntax)=([\w+-]+)")
+_TCL_RESTART = re.compile(r"#[^\n]*\\\n\s*exec\s+(?:tclsh|wish|jimsh|expect)")
+MODELINE_LINES = 5
+"""Editors look for a modeline in the first and last five lines."""
+
+
+def language_for(path: str, text: str) -> Language:
+    """The language a file's name says, else what its ``#!`` line or an editor modeline says
+    (asked where extraction reads the file anyway, never by the scan)."""
+    language = language_of(path)
+    if language is not TEXT or not text:
+        return language
+    if text.startswith("#!"):
+        found = _interpreter(text[2:text.find("\n") if "\n" in text else len(text)])
+        if found is not None and found.id == "shell" and _TCL_RESTART.search(text, 0, 400):
+            found = REGISTRY.by_interpreter["tclsh"]  # ``#!/bin/sh``, ``# \``, ``exec tclsh "$0"``: Tcl's trick
+        if found is not None:
+            return found
+    if "-*-" in text or "vi" in text or "ex:" in text:
+        lines = text.split("\n", MODELINE_LINES)[:MODELINE_LINES] + text[-2000:].split("\n")[-MODELINE_LINES:]
+        for line in lines:
+            match = _MODELINE.search(line)
+            if match:
+                found = REGISTRY.by_modeline.get((match.group(1) or match.group(2)).lower())
+                if found is not None:
+                    return found
+    return language
+
+
+def _interpreter(line: str) -> Language | None:
+    """``/usr/bin/env -S python3 -u`` -> Python; ``/bin/sh -e`` -> shell."""
+    words = line.split()
+    if words and words[0].rpartition("/")[2] == "env":
+        words = words[1:]
+        while words and (words[0].startswith("-") or _ENV_ASSIGNMENT.match(words[0])):
+            words = words[1:]  # ``-S``, ``-i``, ``NAME=value``
+    if not words:
+        return None
+    return REGISTRY.by_interpreter.get(_SHEBANG_VERSION.sub("", words[0].rpartition("/")[2]))
+
+
+def suffix_of(language_id: str) -> str:
+    """A file suffix the registry gives a language (``.txt`` if none): how a tool that goes by
+    names is told the language of a file recognised by its ``#!`` line alone."""
+    return next((suffix for suffix, known in REGISTRY.by_suffix.items() if known.id == language_id), ".txt")
 
 
 def by_id(language_id: str) -> Language | None:

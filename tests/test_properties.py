@@ -23,7 +23,9 @@ from kwdocs.pages import layout
 # One path per extractor the registry knows (and plain text for unknown names).
 PATHS = ["pkg/mod.py", "docs/guide.md", "docs/guide.rst", "notes.txt", "include/api.h", "src/impl.cpp",
          "kernels/k.cu", "conf/ci.yaml", "pyproject.toml", "data/list.json", "CMakeLists.txt",
-         "tools/run.sh"]
+         "tools/run.sh", "web/app.js", "web/view.tsx", "web/api.ts", "svc/main.go", "go.mod",
+         "crate/lib.rs", "src/App.java", "lua/mod.lua", "build/Makefile", "web/tsconfig.json",
+         "tests/suite.tcl"]
 
 FRAGMENTS = [
     # layout
@@ -43,6 +45,10 @@ FRAGMENTS = [
     "key: ", "- ", "[table]", "[[arr]]", "a = 1", '"k": ', "[", "]", "null", "'", '"', "&a", "*a",
     # CMake, shell
     "add_library(", "set(", "function(", "endfunction()", "export ", "() {", "}", "$(", "fi",
+    # JS/TS, Go, Rust, Java, Lua, Make
+    "function ", "=>", "export ", "import ", "require(", "interface ", "func ", "package ", ":=",
+    "fn ", "impl ", "mod ", "use crate::", "super::", "#[test]", "pub ", "public class ", "local ",
+    "end", "--", "ifeq (", "endif", "define ", "endef", ":\n\t", "include ", "proc ",
     # names
     "foo", "Bar", "baz_qux", "X1", "é", "名前", "\U0001f600",
 ]

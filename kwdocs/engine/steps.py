@@ -33,7 +33,7 @@ from kwdocs.store import journal as ledger, writer as output
 from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs import languages
-from kwdocs.extract import extract_bytes
+from kwdocs.extract import ctags, extract_bytes, prefetch
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.facts import identity as facts_identity
@@ -62,8 +62,10 @@ def rules_for(config: Config) -> RuleSet:
 @per_config
 def extraction_key(config: Config) -> str:
     """What facts depend on besides the file itself: kwdocs' code, the languages installed
-    (``languages.fingerprint``) and the rules."""
-    return digest(code_fingerprint(), languages.fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT)
+    (``languages.fingerprint``), the rules, and whether Universal Ctags is there to read the
+    languages kwdocs has no extractor for."""
+    return digest(code_fingerprint(), languages.fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT,
+                  ctags.fingerprint())
 
 
 @per_config
@@ -223,6 +225,8 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
                        and ledger.file_sha256(Path(source_path(config, rel))) != facts.get("sha256")}
     files: dict[str, Facts] = {}
     extracted = 0
+    _prefetch_tags(config, [rel for rel in rels if (previous.get(rel) is None
+                                                    or source_path(config, rel) in changed_set)])
     for rel in rels:
         before = previous.get(rel)
         if before is not None and source_path(config, rel) not in changed_set:
@@ -240,6 +244,25 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     return {"files": len(rels), "extracted": extracted}
+
+
+def _prefetch_tags(config: Config, rels: list[str]) -> None:
+    """One ctags process for the unit's files of the languages ctags reads (by name; a file
+    known by its ``#!`` line alone gets its own), instead of one per file."""
+    wanted = [rel for rel in rels if languages.language_of(rel).module == languages.CTAGS]
+    if not wanted or ctags.executable() is None:
+        return
+    texts = {}
+    rules = rules_for(config)
+    for rel in wanted:
+        try:
+            data = read_source(source_path(config, rel), pages.ANALYSE_LIMIT + 1)
+        except OSError:
+            continue  # extraction reads it again and says why it cannot
+        if not is_binary(data) and len(data) <= pages.ANALYSE_LIMIT:
+            # masked as extraction masks it: the same text, and no secret in ctags' files
+            texts[rel] = rules.mask_secrets(decode(data)[0], languages.language_of(rel).id, "x")[0]
+    prefetch(texts)
 
 
 # ---------------------------------------------------------------- link

@@ -7,16 +7,19 @@ language documents a definition by the comment above it (``Language.doc_comments
 that comment becomes the symbol's ``doc`` here, the same way for every such
 language.  Which module reads which file is the language registry's
 (``kwdocs.languages``): adding a language is one new module plus one row there.
+A file whose name says nothing is recognised by its ``#!`` line or an editor
+modeline (``languages.language_for``), read where extraction reads it anyway.
 """
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, Callable
 
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
 from kwdocs.extract.text import attach_comment_docs
 from kwdocs.facts import Facts
-from kwdocs.languages import BINARY, BY_NAME, BY_SUFFIX, TEXT, Language, language_of  # noqa: F401  (re-exported)
+from kwdocs.languages import (  # noqa: F401  (re-exported)
+    BINARY, BY_NAME, BY_SUFFIX, CTAGS, TEXT, Language, language_for, language_of)
 
 
 def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None = None,
@@ -47,20 +50,21 @@ def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None
                                                  f"not as {language.label}"})
         return facts, None, []
     text, encoding = decode(data)
+    language = language_for(path, text)
     facts.update(language=language.id, type_label=language.label, fence=language.fence,
                  binary=False, encoding=encoding, lines=count_lines(text))
     if encoding not in ("utf-8", "ascii") and encoding != (bom_encoding(data) or coding_line(data)):
         # a guess (Latin-1 never fails) is worth a line; a BOM or coding line the file declares is not
         facts["problems"].append({"message": f"not UTF-8; decoded as {encoding}"})
-    found, calls = extract_text(path, mask(text, language.id) if mask is not None else text)
+    found, calls = extract_text(path, mask(text, language.id) if mask is not None else text, language)
     facts["problems"].extend(found.pop("problems", []))
     facts.update(found)
     return facts, text, calls
 
 
-def extract_text(path: str, text: str) -> tuple[dict[str, Any], list[dict]]:
+def extract_text(path: str, text: str, language: Language | None = None) -> tuple[dict[str, Any], list[dict]]:
     """What the extractor of ``path``'s language finds in decoded text, and the calls; never raises."""
-    language = language_of(path)
+    language = language or language_for(path, text)
     try:
         found = language.extract(text, path)
         if language.doc_comments and found.get("symbols"):
@@ -93,3 +97,14 @@ def count_lines(text: str) -> int:
     if not text:
         return 0
     return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def prefetch(texts: dict[str, str]) -> None:
+    """Let the languages read through a tool in one process per unit (``kwdocs.extract.ctags``)
+    see every such file of the unit at once; ``texts`` maps paths to decoded texts."""
+    batch = [(path, text, language.id) for path, text in texts.items()
+             if (language := language_for(path, text)).module == CTAGS]
+    if batch:
+        from kwdocs.extract import ctags
+
+        ctags.prefetch(batch)

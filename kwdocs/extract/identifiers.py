@@ -58,6 +58,9 @@ _URL_OR_MAIL = re.compile(
 # reST hyperlink targets (``.. _ddp:``) name a place in the docs, not code.
 _RST_TARGET = re.compile(r"^[ \t]*\.\. _[^:\n]*:", re.MULTILINE)
 
+# Licence names (``RSALv2``, ``SSPLv1``, ``GPLv3``, ``LGPLv2``, ``MPLv2``, ``CDDLv1``): said in
+# headers and READMEs, never a name in code.
+_LICENCE_NAME = re.compile(r"(?:[A-Z]*PL|RSAL|SSPL|CDDL|EUPL|CC[A-Z]*|Apache|BSD)v?\d+", re.ASCII)
 _INNER_CAPITAL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]", re.ASCII)
 _PLURAL_ACRONYM = re.compile(r"[A-Z]+s", re.ASCII)
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+", re.ASCII)
@@ -190,6 +193,8 @@ def _plain_code_like(word: str) -> str | None:
     if not word:
         return None
     has_digit = not word.isalpha()
+    if has_digit and _LICENCE_NAME.fullmatch(word):
+        return None
     if has_digit:
         letters = sum(char.isalpha() for char in word)
         if letters < 2 or not word[0].isalpha():

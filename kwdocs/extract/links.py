@@ -12,8 +12,10 @@ C/C++: an include is looked up beside the including file (quoted only), in the
 include roots (configured ones, then every folder named ``include``), in the
 tree root, and finally, for a header written with a folder (``ATen/Tensor.h``),
 as the tail of any path in the tree, which finds roots nobody configured
-(``aten/src``).  Shell ``source`` lines resolve like quoted includes; CMake's
-``include``/``add_subdirectory``/``find_package`` by CMake's own rules.
+(``aten/src``).  Shell ``source`` lines and Makefile ``include`` resolve like
+quoted includes; CMake's ``include``/``add_subdirectory``/``find_package`` by
+CMake's own rules.  Any other language whose extractor module defines a
+``Resolver`` (JS/TS, Go, Rust, Java, Lua) resolves its own imports there.
 """
 from __future__ import annotations
 
@@ -125,6 +127,7 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
     quoted_answers: dict[str, dict[str, tuple[str | None, str]]] = defaultdict(dict)
     result: dict[str, dict] = {path: {"deps": [], "used_by": []} for path in sorted(languages)}
     used_by: dict[str, list[str]] = defaultdict(list)  # filled in path order: sorted
+    resolvers: dict[str, Any] = {}  # language id -> its module's import resolver (or None)
     for path in sorted(path for path in imports if path in result):
         file_imports = imports[path]
         if not isinstance(file_imports, list):
@@ -135,6 +138,11 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
         python = found_by == "python"
         cmake = found_by == "cmake"
         includes = found_by == "include"
+        tree_resolver = None
+        if isinstance(found_by, type):   # the language's own resolver, built once over the whole tree
+            if languages[path] not in resolvers:
+                resolvers[languages[path]] = found_by(languages, imports)
+            tree_resolver = resolvers[languages[path]]
         quoted = quoted_answers[folder]
         users: set[str | None] = set()
         for entry in file_imports:
@@ -145,7 +153,10 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
             if not isinstance(module, str):
                 entry = {**entry, "module": ""}
                 module = ""
-            if kind == "include" and includes:
+            if tree_resolver is not None:
+                target, category = tree_resolver.answer(entry, path)
+                dep = record(entry, target, category)
+            elif kind == "include" and includes:
                 if entry.get("system"):
                     answer = angle_answers.get(module)
                     if answer is None:

@@ -15,6 +15,11 @@ from kwdocs.extract.hash_comments import leading_comment, unique_sorted
 _FUNCTION_KEYWORD = re.compile(r"^\s*function\s+([^\s(){};|&<>]+)\s*(?:\(\s*\))?\s*(?:[{(#]|$)")
 _FUNCTION_POSIX = re.compile(r"^\s*([A-Za-z_][\w.:-]*)\s*\(\s*\)\s*(?:[{(#]|$)")
 _HEREDOC = re.compile(r"(?<!<)<<(-?)\s*(?:(['\"])(.+?)\2|\\?([A-Za-z_]\w*))")
+# ``"$(dirname "$0")/lib.sh"``, ``${BASH_SOURCE%/*}/lib.sh``: the script's own folder, which is
+# where a relative path is looked up anyway.
+_SCRIPT_FOLDER = re.compile(
+    r'^"?(?:\$\(\s*dirname\s+"?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*\)'
+    r'|`dirname\s+"?\$0"?`|\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\})"?/')
 _SOURCE = re.compile(r"(?:^\s*|[;&|({]\s*|\b(?:then|do|else|elif)\s+)(?:source|\.)[ \t]+(?=\S)")
 
 
@@ -36,7 +41,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
         if match:
             symbols.append({"name": match.group(1), "kind": "function", "line": number})
         for source in _SOURCE.finditer(code):
-            target = _unquote(_shell_word(code, source.end()))
+            target = _in_own_folder(_shell_word(code, source.end()))
             if target:
                 imports.append({"module": target, "line": number, "kind": "include"})
                 symbols.append({"name": target, "kind": "include", "line": number})
@@ -92,6 +97,14 @@ def _shell_word(line: str, start: int) -> str:
             break
         index += 1
     return line[start:index]
+
+
+def _in_own_folder(word: str) -> str:
+    """The sourced path, unquoted, relative to the script's folder when written as such."""
+    relative = _SCRIPT_FOLDER.sub("", word, count=1)
+    if relative != word and word.startswith('"') and relative.endswith('"'):
+        return relative[:-1]
+    return _unquote(relative)
 
 
 def _unquote(word: str) -> str:

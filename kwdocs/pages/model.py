@@ -23,7 +23,7 @@ MAIN_DEFINITIONS_LIMIT = 40
 MAIN_DEFINITION_KINDS = ("class", "function", "namespace")   # what a folder's Main Definitions lists
 USED_BY_LIMIT = 300   # a core header has thousands of users: list this many, count the rest
 DEFINITION_KINDS = ("namespace", "class", "function", "method", "macro", "type",
-                    "constant", "heading", "key", "target")
+                    "constant", "variable", "heading", "key", "target")
 _DEFINITION_KINDS = frozenset(DEFINITION_KINDS)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LINK_TARGETS = re.compile(r"\]\([^)\s]*\)|<a id=\"[^\"]*\"></a>")  # not words a reader sees
@@ -191,6 +191,9 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
     suffix = posixpath.splitext(name)[1]
     parse_note = "" if facts.get("parsed", True) else (
         "This file did not parse; the definitions below were found by a tolerant fallback and may be incomplete.")
+    if facts.get("extractor"):
+        parse_note = (f"The definitions below were found by {facts['extractor']}: kwdocs has no parser "
+                      f"of its own for {facts.get('type_label', 'this language')} files. {parse_note}").strip()
     return dict(
         project=project, path=path, folder_display=folder_display(folder),
         size=facts["size"], type_label=facts["type_label"], extension=suffix,

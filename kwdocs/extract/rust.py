@@ -1,0 +1,205 @@
+"""Rust: modules, functions, structs, enums, traits, impls, macros, constants, ``use``.
+
+``mod name;`` is an import of the module's file as well as a definition, so
+that the module tree links file to file; ``use crate::...`` paths link to the
+file of the module they name.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kwdocs.extract import treesitter as ts
+
+GRAMMAR = "tree_sitter_rust"
+_CLASSES = {"struct_item": "struct", "enum_item": "enum", "union_item": "union",
+            "trait_item": "trait"}
+_REFERENCE = re.compile(r"^(?:&\s*(?:'\w+\s+)?|mut\s+|dyn\s+)+")  # ``impl X for &'a mut T``
+_SIMPLE = {"const_item": "constant", "static_item": "variable", "type_item": "type",
+           "associated_type": "type",
+           "macro_definition": "macro"}
+_FUNCTIONS = ("function_item", "function_signature_item")
+
+
+def extract(text: str, path: str) -> dict[str, Any]:
+    """Definitions and imports of a Rust file."""
+    parsed = ts.parse(text, GRAMMAR)
+    if parsed is None:
+        return ts.too_large(text)
+    tree, source = parsed
+    symbols: list[dict[str, Any]] = []
+    imports: list[dict[str, Any]] = []
+    _walk(source, tree.root_node, "", False, symbols, imports, "")
+    return ts.finish(symbols, imports, _inner_doc(source, tree.root_node), tree)
+
+
+def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, imports: list,
+          inline: str) -> None:
+    """Definitions under ``node``; ``inline`` is the path of the ``mod x { ... }`` blocks
+    around it (``a::b``), which ``super::`` in a ``use`` steps out of first."""
+    for child in node.named_children:
+        kind = child.type
+        name = ts.text_of(source, child.child_by_field_name("name"))
+        body = child.child_by_field_name("body")
+        anchor = _anchor(child)
+        if kind in _FUNCTIONS:
+            symbols.append(ts.definition(source, name, "method" if in_impl else "function", child,
+                                         anchor=anchor, body=body, parent=parent))
+            if body is not None:  # items declared inside a function body
+                _walk(source, body, name, False, symbols, imports, inline)
+        elif kind in _CLASSES:
+            symbols.append(ts.definition(source, name, "class", child, anchor=anchor, body=body,
+                                         parent=parent, detail=_CLASSES[kind]))
+            if kind == "trait_item" and body is not None:
+                _walk(source, body, name, True, symbols, imports, inline)
+        elif kind == "impl_item":
+            target = _REFERENCE.sub("", ts.text_of(source, child.child_by_field_name("type"))).split("<", 1)[0]
+            symbols.append(ts.definition(source, target, "class", child, anchor=anchor, body=body,
+                                         parent=parent, detail="impl"))
+            if body is not None:
+                _walk(source, body, target, True, symbols, imports, inline)
+        elif kind == "mod_item":
+            symbols.append(ts.definition(source, name, "namespace", child, anchor=anchor,
+                                         body=body, parent=parent, detail="mod"))
+            if body is not None:
+                _walk(source, body, name, False, symbols, imports, f"{inline}::{name}".lstrip(":"))
+            else:
+                imports.append({"module": name, "line": ts.line_of(child), "kind": "mod"})
+        elif kind in _SIMPLE:
+            symbols.append(ts.definition(source, name, _SIMPLE[kind], child, anchor=anchor,
+                                         parent=parent, with_signature=kind != "macro_definition"))
+        elif kind == "use_declaration":
+            argument = ts.text_of(source, child.child_by_field_name("argument"))
+            module = " ".join(argument.split())
+            entry = {"module": module, "line": ts.line_of(child), "kind": "use"}
+            if inline:
+                entry["inline"] = inline
+            imports.append(entry)
+            symbols.append({"name": module, "kind": "import", "line": ts.line_of(child)})
+        elif kind == "extern_crate_declaration":
+            module = ts.text_of(source, child.child_by_field_name("name"))
+            imports.append({"module": module, "line": ts.line_of(child), "kind": "crate"})
+            symbols.append({"name": module, "kind": "import", "line": ts.line_of(child)})
+        elif kind in ("declaration_list", "attribute_item") or kind.startswith("macro_invocation"):
+            continue
+
+
+def _anchor(node):
+    """The first of the attributes (``#[derive(...)]``) right above a declaration: its doc
+    comment sits above them."""
+    anchor = node
+    while anchor.prev_sibling is not None and anchor.prev_sibling.type == "attribute_item":
+        anchor = anchor.prev_sibling
+    return anchor
+
+
+def _inner_doc(source: bytes, root) -> str:
+    """The crate's or module's ``//!`` comment, else the opening comment."""
+    lines = [ts.text_of(source, child) for child in root.children
+             if "comment" in child.type and ts.text_of(source, child).startswith(("//!", "/*!"))]
+    return ts.clean_comment("\n".join(lines).split("\n")) if lines else ts.leading_doc(source, root)
+
+
+_ROOT_FOLDERS = frozenset(("tests", "examples", "benches", "bin"))
+_STANDARD_CRATES = frozenset(("std", "core", "alloc", "proc_macro", "test"))
+
+
+class Resolver:
+    """``mod name;`` to ``name.rs`` or ``name/mod.rs`` beside the module's own file; ``use
+    crate::a::b`` (and ``super::``, ``self::``) to the file of the deepest module it names."""
+
+    def __init__(self, languages: dict[str, str], imports: dict[str, list]) -> None:
+        self.paths = frozenset(path for path, language in languages.items() if language == "rust")
+
+    def answer(self, entry: dict, path: str) -> tuple[str | None, str]:
+        kind, module = entry.get("kind"), str(entry.get("module", ""))
+        if kind == "mod":
+            return self._file(_module_folder(path), [module]), "repo"
+        parts = [part.strip() for part in module.split("{", 1)[0].split("::")]
+        parts = [part for part in parts if part and part != "*"]
+        first = parts[0] if parts else ""
+        library = ""
+        if first not in ("crate", "self", "super") and first not in _STANDARD_CRATES:
+            library = self._library(path, first)
+            if library:
+                first = "crate"  # a binary, test or example of a package using its library
+        if kind == "crate" or first not in ("crate", "self", "super"):
+            return None, "stdlib" if first in _STANDARD_CRATES else "third_party"
+        if first == "crate":
+            folder, rest = library or _crate_folder(path, self.paths), parts[1:]
+            if not library and _is_crate_root(path):
+                folder = path.rpartition("/")[0]
+        else:
+            folder, rest = _module_folder(path), parts[1:] if first == "self" else parts
+            inline = [part for part in str(entry.get("inline", "")).split("::") if part]
+            while rest and rest[0] == "super":
+                rest = rest[1:]
+                if inline:
+                    inline.pop()  # out of a ``mod x { }`` block: still this file
+                else:
+                    folder = folder.rpartition("/")[0]
+            if inline or (not rest and folder == _module_folder(path)):
+                return path, "repo"
+        for length in range(len(rest), 0, -1):
+            found = self._file(folder, rest[:length])
+            if found is not None:
+                return found, "repo"
+        if folder == _module_folder(path) and not library and (first != "crate" or _is_crate_root(path)):
+            return path, "repo"  # an item of this very module
+        return self._module_file(folder, path), "repo"
+
+    def _library(self, path: str, crate: str) -> str:
+        """The ``src`` folder of the package's library when ``crate`` is the package's own name."""
+        folder = path.rpartition("/")[0]
+        while True:
+            package = folder.removesuffix("/src") if folder.endswith("/src") else folder
+            source = f"{package}/src" if package else "src"
+            if f"{source}/lib.rs" in self.paths and _package_crate(source) == crate:
+                return source
+            if not folder:
+                return ""
+            folder = folder.rpartition("/")[0]
+
+    def _file(self, folder: str, parts: list[str]) -> str | None:
+        stem = "/".join(part for part in (folder, *parts) if part)
+        return next((c for c in (f"{stem}.rs", f"{stem}/mod.rs") if c in self.paths), None)
+
+    def _module_file(self, folder: str, near: str) -> str | None:
+        """The file of the module whose submodules live in ``folder``."""
+        prefix = f"{folder}/" if folder else ""
+        for candidate in (f"{prefix}lib.rs", f"{prefix}main.rs", f"{prefix}mod.rs", f"{folder}.rs"):
+            if candidate in self.paths and (candidate != f"{prefix}main.rs" or near.startswith(prefix)):
+                return candidate
+        return None
+
+
+def _module_folder(path: str) -> str:
+    """Where the submodules of the module in ``path`` live: beside ``lib.rs``, ``main.rs`` or
+    ``mod.rs``; in ``a/`` for ``a.rs``."""
+    folder, _, name = path.rpartition("/")
+    if name in ("lib.rs", "main.rs", "mod.rs", "build.rs") or folder.rpartition("/")[2] in _ROOT_FOLDERS:
+        return folder  # a crate root: each file of tests/, examples/, benches/, src/bin/ is one
+    return f"{folder}/{name[:-3]}" if folder else name[:-3]
+
+
+def _is_crate_root(path: str) -> bool:
+    folder, _, name = path.rpartition("/")
+    return name in ("lib.rs", "main.rs", "build.rs") or folder.rpartition("/")[2] in _ROOT_FOLDERS
+
+
+def _package_crate(crate_folder: str) -> str:
+    """The crate name a package's folder suggests (``regex-1.10.2/src`` -> ``regex``)."""
+    name = crate_folder.removesuffix("/src").rpartition("/")[2]
+    return re.sub(r"-\d[\w.+-]*$", "", name).replace("-", "_")
+
+
+def _crate_folder(path: str, paths: frozenset[str]) -> str:
+    """The folder of the crate root (``lib.rs`` or ``main.rs``) nearest above ``path``."""
+    folder = path.rpartition("/")[0]
+    while True:
+        if any(f"{folder}/{name}" in paths or (not folder and name in paths)
+               for name in ("lib.rs", "main.rs")):
+            return folder
+        if not folder:
+            return path.rpartition("/")[0]
+        folder = folder.rpartition("/")[0]

@@ -1,0 +1,185 @@
+"""What the tree-sitter extractors of JS/TS, Go, Rust, Java, Lua and Make share.
+
+Each language module walks its own grammar's tree; this module builds a
+parser once per grammar and process (the grammar wheel is imported only then,
+so start-up never pays for a language the tree does not hold), and turns nodes
+into the symbols of a facts record: name, kind, line, signature (the
+declaration up to its body) and the doc comment written just above it.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+from functools import lru_cache
+from typing import Any
+
+from tree_sitter import Language, Node, Parser, Tree
+
+MAX_PARSE_BYTES = 4_000_000
+"""Beyond this a file is not parsed: its page lists identifiers only, and says so."""
+MAX_SIGNATURE = 240
+MAX_DOC = 600
+
+
+@lru_cache(maxsize=None)
+def parser(module: str, function: str = "language") -> Parser:
+    """A parser for the grammar ``module.function()``, built once per process."""
+    grammar = importlib.import_module(module)
+    return Parser(Language(getattr(grammar, function)()))
+
+
+def parse(text: str, module: str, function: str = "language") -> tuple[Tree, bytes] | None:
+    """The tree and the bytes it indexes, or None when the file is too large to parse."""
+    source = text.encode("utf-8", "surrogatepass")
+    if len(source) > MAX_PARSE_BYTES:
+        return None
+    return parser(module, function).parse(source), source
+
+
+def too_large(text: str) -> dict[str, Any]:
+    """The result for a file not parsed: its identifiers, and a line saying why."""
+    from kwdocs.extract import text as plain
+
+    found = plain.extract(text, "")
+    found["problems"] = [{"message": f"larger than {MAX_PARSE_BYTES:,} bytes: not parsed, "
+                                     "identifiers only"}]
+    found["parsed"] = False
+    return found
+
+
+def text_of(source: bytes, node: Node | None) -> str:
+    if node is None:
+        return ""
+    return source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def line_of(node: Node) -> int:
+    return node.start_point[0] + 1
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def signature(source: bytes, node: Node, body: Node | None) -> str:
+    """The declaration as written up to its body (or all of it), on one line."""
+    end = body.start_byte if body is not None else node.end_byte
+    text = _SPACE.sub(" ", source[node.start_byte:end].decode("utf-8", "replace")).strip()
+    text = text.rstrip(" {=:;").rstrip()
+    if len(text) > MAX_SIGNATURE:
+        text = text[:MAX_SIGNATURE].rsplit(" ", 1)[0] + " …"
+    return text
+
+
+_COMMENT_MARK = re.compile(r"^\s*(?:/\*+!?|\*+/|\*(?!/)|///?!?|--+\[*=*\[*|#+|;+)\s?")
+_COMMENT_END = re.compile(r"\s*(?:\*+/|\]=*\])\s*$")
+_DIRECTIVE = re.compile(r"^(?:go:|nolint|eslint|@ts-|prettier-|jshint|istanbul |tslint|shellcheck )")
+
+
+def doc_comment(source: bytes, node: Node) -> str:
+    """The comment lines directly above ``node`` (no blank line between), without markers."""
+    lines: list[str] = []
+    expected = node.start_point[0]
+    sibling = node.prev_sibling
+    while sibling is not None and "comment" in sibling.type and sibling.end_point[0] >= expected - 1:
+        if source.startswith((b"//!", b"/*!", b"#!"), sibling.start_byte):
+            break  # a file's or module's own comment, not this declaration's
+        lines[:0] = text_of(source, sibling).split("\n")
+        expected = sibling.start_point[0]
+        sibling = sibling.prev_sibling
+    doc = clean_comment(lines)
+    return "" if _LICENSE.search(doc) else doc
+
+
+def clean_comment(lines: list[str]) -> str:
+    """Comment text without ``//``, ``/** */``, ``--``, ``#`` markers or tool directives."""
+    kept: list[str] = []
+    for line in lines:
+        line = _COMMENT_END.sub("", _COMMENT_MARK.sub("", line, count=1)).rstrip()
+        if _DIRECTIVE.match(line.strip()):
+            continue
+        kept.append(line.strip())
+    while kept and not kept[0]:
+        kept.pop(0)
+    while kept and not kept[-1]:
+        kept.pop()
+    doc = "\n".join(kept)
+    if len(doc) > MAX_DOC:
+        doc = doc[:MAX_DOC].rsplit(" ", 1)[0] + " …"
+    return doc
+
+
+def leading_doc(source: bytes, root: Node) -> str:
+    """The file's opening comment block (after a shebang), unless it is only a licence."""
+    lines: list[str] = []
+    last = -1
+    for child in root.children:
+        if "comment" not in child.type:
+            break
+        if lines and child.start_point[0] > last + 1:
+            if not _LICENSE.search("\n".join(lines)):
+                break
+            lines = []
+        text = text_of(source, child)
+        if not (child.start_point[0] == 0 and text.startswith("#!")):
+            lines.extend(text.split("\n"))
+        last = child.end_point[0]
+    paragraphs = clean_comment(lines).split("\n\n")
+    return "\n\n".join(part for part in paragraphs if not _LICENSE.search(part)).strip()
+
+
+_LICENSE = re.compile(r"copyright|licen[cs]ed under|all rights reserved|spdx-license", re.I)
+
+
+def definition(source: bytes, name: str, kind: str, node: Node, *, anchor: Node | None = None,
+               body: Node | None = None, parent: str = "", detail: str = "",
+               with_signature: bool = True) -> dict[str, Any]:
+    """A symbol for ``node``; ``anchor`` is the outermost node the doc comment sits above
+    (an ``export`` or attribute wrapping the declaration)."""
+    named = node.child_by_field_name("name")  # past annotations and modifiers, as ctags counts
+    symbol: dict[str, Any] = {"name": name, "kind": kind, "line": line_of(named or node)}
+    if with_signature:
+        text = signature(source, node, body)
+        if text:
+            symbol["signature"] = text
+    if parent:
+        symbol["parent"] = parent
+    if detail:
+        symbol["detail"] = detail
+    doc = doc_comment(source, anchor or node)
+    if doc:
+        symbol["doc"] = doc
+    return symbol
+
+
+def unquote(text: str) -> str:
+    """A string literal's content (``"a"``, ``'a'``, ```a```)."""
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        return text[1:-1]
+    return text
+
+
+def finish(symbols: list[dict[str, Any]], imports: list[dict[str, Any]], docstring: str,
+           tree: Tree) -> dict[str, Any]:
+    """The extractor's result, sorted, with a problem when the parse failed badly."""
+    from kwdocs.extract.shell import unique_sorted
+
+    # a name the parser took across lines (an unclosed string, a broken rule) names nothing
+    symbols = [symbol for symbol in symbols if _one_line(symbol["name"])]
+    imports = [entry for entry in imports if _one_line(entry["module"])]
+    result: dict[str, Any] = {"symbols": unique_sorted(symbols), "imports": unique_sorted(imports),
+                              "docstring": docstring}
+    root = tree.root_node
+    if root.has_error and _error_lines(root) >= 20:
+        result["problems"] = [{"message": "parts of this file did not parse; "
+                                          "definitions there may be missing"}]
+    return result
+
+
+def _one_line(name: str) -> bool:
+    return bool(name.strip()) and "\n" not in name and "\r" not in name
+
+
+def _error_lines(root: Node) -> int:
+    """Lines covered by top-level parse errors."""
+    return sum(child.end_point[0] - child.start_point[0] + 1
+               for child in root.children if child.type == "ERROR")

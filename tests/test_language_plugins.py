@@ -1,0 +1,103 @@
+"""The language seam as a plug-in author uses it: README's worked example, installed as a package
+with an entry point in ``kwdocs.languages``, builds pages; a build with nothing to do reads no
+entry point."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from kwdocs import languages
+from kwdocs.extract import extract_bytes
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+INI = "; Settings of the demo server\n[server]\nport = 8080\n\n[database]\nurl = sqlite://\n"
+
+
+def example_blocks() -> tuple[str, str]:
+    """The Python module and the pyproject.toml snippet of README's "Adding a language"."""
+    section = README.read_text().split("## Adding a language", 1)[1].split("\n## ", 1)[0]
+    python = re.search(r"```python\n(.*?)```", section, re.S)
+    toml = re.search(r"```toml\n(.*?)```", section, re.S)
+    assert python and toml, "README's worked example is missing"
+    return python.group(1), toml.group(1)
+
+
+def install_example(site: Path) -> None:
+    """Install the example as pip would leave it: the module and a dist-info with its entry points."""
+    module, snippet = example_blocks()
+    site.mkdir()
+    (site / "kwdocs_ini.py").write_text(module)
+    points = tomllib.loads(snippet)["project"]["entry-points"]
+    info = site / "kwdocs_ini-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: kwdocs-ini\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in entries.items())
+        for group, entries in points.items()))
+    (info / "top_level.txt").write_text("kwdocs_ini\n")
+
+
+def kwdocs(tree: Path, site: Path | None, *code: str) -> subprocess.CompletedProcess:
+    """``kwdocs build`` of ``tree`` in its own process, with the example installed when ``site``."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    script = ("import sys\nfrom kwdocs.cli import main\n"
+              f"code = main(['build', '--src', {str(tree)!r}, '-j', '1'])\n" + "".join(code) + "sys.exit(code)\n")
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_readme_example_installed_through_its_entry_point_builds_pages(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "settings.ini").write_text(INI)
+    (tree / "serve.py").write_text("PORT = 8080\n")
+    out = tree / "kwdocs-out"
+
+    plain = kwdocs(tree, None)
+    assert plain.returncode == 0, plain.stderr
+    assert "**Type**: Text File" in (out / "settings.ini_docs.md").read_text()
+
+    site = tmp_path / "site"
+    install_example(site)
+    with_ini = kwdocs(tree, site)
+    assert with_ini.returncode == 0, with_ini.stderr
+    docs = (out / "settings.ini_docs.md").read_text()
+    assert "**Type**: INI Settings" in docs and "```ini\n" in docs
+    assert "Settings of the demo server" in docs
+    keywords = (out / "settings.ini_kw.md").read_text()
+    assert "Sections" in keywords and "`server`" in keywords and "`database`" in keywords
+
+    again = kwdocs(tree, site)
+    assert again.returncode == 0 and " 0 pages written" in again.stdout, again.stdout
+
+    removed = kwdocs(tree, None)     # uninstalled: the file is text again
+    assert removed.returncode == 0, removed.stderr
+    assert "**Type**: Text File" in (out / "settings.ini_docs.md").read_text()
+
+
+def test_a_build_with_nothing_to_do_reads_no_entry_point(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "notes.txt").write_text("Plain notes.\n")
+    (tree / "tool.py").write_text("def tool():\n    return 1\n")
+    assert kwdocs(tree, None).returncode == 0
+    noop = kwdocs(tree, None, "from kwdocs import languages\n",
+                  "print('read entry points:', languages._installed is not None)\n")
+    assert noop.returncode == 0, noop.stderr
+    assert " 0 pages written" in noop.stdout and "read entry points: False" in noop.stdout
+
+
+def test_built_in_languages_are_declared_once_each_and_their_extractors_load():
+    for language in languages.BUILT_IN:
+        for suffix in language.suffixes:
+            assert languages.REGISTRY.by_suffix[suffix] is language, suffix
+        assert callable(language.extract) and languages._extractor(language.module)
+    facts, _, _ = extract_bytes("pkg/module.py", b"class Shape(Base, metaclass=Meta):\n    pass\n")
+    assert facts["language"] == "python" and facts["type_label"] == "Python Source"
+    assert languages.by_id("python").bases("(Base, metaclass=Meta)") == ["Base"]
+    assert languages.by_id("cpp").bases("class Shape : public geo::Base<T>") == ["geo.Base"]
