@@ -83,8 +83,8 @@ def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str
     build.link_tree(config, all_units, changed_facts)
     for split in units.values():
         names = _folder_names(split)
-        for unit in split:
-            build.render_unit(config, unit, names)
+        for unit, rels in split.items():
+            build.render_unit(config, unit, names, rels)
     build.index_keywords(config, all_units, changed_facts)
     unit_map = {folder: list(split) for folder, split in units.items()}
     build.assemble(config, unit_map, scanned.folders(), changed_facts)
@@ -125,7 +125,7 @@ def render_again(config: Config, scanned: ScanResult, units: dict[str, dict[str,
     for (folder, unit), rels in sorted(by_unit.items()):
         manifest = build.load_shard(config, build.PAGES, unit).get("files", {})
         build.save_shard(config, build.PAGES, unit, {"files": {rel: k for rel, k in manifest.items() if rel not in rels}})
-        counts = build.render_unit(config, unit, _folder_names(units[folder]))
+        counts = build.render_unit(config, unit, _folder_names(units[folder]), units[folder][unit])
         written, removed = written + counts["written"], removed + counts["removed"]
     all_units = [unit for split in units.values() for unit in split]
     if keywords:

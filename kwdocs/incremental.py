@@ -224,7 +224,8 @@ class Rebuilder:
             if added or deleted or self._tasks is None:
                 self._tasks = self._namespace(new)
             self._run_units(new, self._units_to_run(new, outcome), outcome, output)
-        else:
+        if not trusted or state.damaged(self.config) is not None and outcome.code == 0:
+            # a whole build; it starts damaged state over
             counts: dict[str, int] = {}
             outcome.code = run_build(self.config, jobs=1, quiet=True, stream=output, scanned=new, counts=counts)
             outcome.written, outcome.removed, outcome.full = counts.get("written", 0), counts.get("removed", 0), True
@@ -280,7 +281,7 @@ class Rebuilder:
 
     def _doit(self, tasks: dict, units: int) -> int:
         """One doit run over the namespace; in worker processes when there is enough to share."""
-        return run_doit(tasks, self.config.jobs if self.parallel and units >= PARALLEL_UNITS else 1)
+        return run_doit(tasks, self.config.jobs if self.parallel and units >= PARALLEL_UNITS else 1, self.config)
 
     def _settled(self, scanned: ScanResult, code: int, known: str | None = None) -> None:
         """Remember the tree as built; only a successful build's snapshot vouches for the state

@@ -12,7 +12,7 @@ import time
 
 from doit.reporter import ConsoleReporter
 
-from kwdocs import summary
+from kwdocs import state, summary
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
 
@@ -78,5 +78,7 @@ class BuildReporter(ConsoleReporter):
     def complete_run(self):
         self._clear()
         super().complete_run()
+        if state.damaged(self.config) is not None:
+            return      # the build starts the state over and runs again: its summary will tell
         summary.report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
                        time.monotonic() - self.started, self.quiet)

@@ -10,7 +10,7 @@ import gc
 import sys
 import time
 
-from kwdocs import ledger, snapshot, summary, workers
+from kwdocs import ledger, output, snapshot, state, summary, workers
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, scan
 
@@ -40,28 +40,61 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     if snapshot.unchanged(config, current):
         summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet)
         return 0
-    code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
-    if code is not None:
-        return code
+    if state.damaged(config) is None:
+        code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
+        if code is not None and state.damaged(config) is None:
+            return code
     snapshot.forget(config)
-    tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
-    code = run_doit(tasks, jobs or config.jobs)
-    if counts is not None:
-        for key in ("written", "removed"):
-            counts[key] = counts.get(key, 0) + tasks["DOIT_CONFIG"]["reporter"].counts[key]
+    code = _run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
     if code == 0:
         snapshot.save(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
     return code
 
 
-def run_doit(tasks: dict, jobs: int) -> int:
-    """doit's ``run`` over a namespace, in ``jobs`` worker processes when more than one."""
+def _run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
+             counts: dict[str, int] | None) -> int:
+    """doit over every task; when a step met damaged state (``state.damaged``), the state
+    starts over and doit runs again: damage costs time, never correctness."""
+    code = 1
+    for _ in range(2):
+        damage = state.damaged(config)
+        if damage is not None:
+            sys.stderr.write(f"kwdocs: {damage}; building the state again\n")
+            written_before = set(ledger.load(config))
+            state.start_over(config)
+        tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
+        code = run_doit(tasks, jobs, config)
+        reporter = tasks["DOIT_CONFIG"]["reporter"]
+        if damage is not None and code == 0 and state.damaged(config) is None:
+            reporter.counts["removed"] += _remove_unlisted(config, written_before)
+        if counts is not None:
+            for key in ("written", "removed"):
+                counts[key] = counts.get(key, 0) + reporter.counts[key]
+        if state.damaged(config) is None:
+            return code
+    sys.stderr.write(f"kwdocs: {state.damaged(config)} again after building the state again\n")
+    return code or 1
+
+
+def _remove_unlisted(config: Config, written_before: set[str]) -> int:
+    """After the state started over: the pages kwdocs wrote before that it no longer writes
+    (their records were lost with the state), if they still hold what kwdocs wrote."""
+    gone = written_before - state.written_pages(config)
+    vouched, _ = ledger.vouched(config, gone, ledger.load(config))
+    return sum(output.remove(config.out, config.out / page) for page in sorted(vouched))
+
+
+def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
+    """doit's ``run`` over a namespace, in ``jobs`` worker processes when more than one (a
+    damaged record file of doit's is removed first: it only schedules, see ``state``)."""
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
     from kwdocs.dispatch import looking_ahead
 
+    if config is not None:
+        state.check_doit_records(config)
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
     with workers.dying_with_builder(), looking_ahead():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,8 +20,7 @@ from kwdocs import __version__, output
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
 
-SNAPSHOT_FILE = "snapshot.json"   # the hash alone: what a no-op build reads
-SCANNED_FILE = "scanned.json"     # the file list it vouches for: what an edit's build diffs against
+from kwdocs.state import SCANNED as SCANNED_FILE, SNAPSHOT as SNAPSHOT_FILE
 
 
 @lru_cache(maxsize=1)
@@ -91,7 +91,10 @@ def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
 
 def forget(config: Config) -> None:
     """Before a build starts: until it succeeds, no snapshot vouches for the output."""
+    path = config.state / SNAPSHOT_FILE
     try:
-        (config.state / SNAPSHOT_FILE).unlink()
+        path.unlink()
     except FileNotFoundError:
         pass
+    except IsADirectoryError:
+        shutil.rmtree(path)

@@ -5,18 +5,36 @@ up-to-date tree needs only this.
 """
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 import zlib
 from pathlib import Path
 
 from kwdocs import layout, output
 from kwdocs.config import Config
 
+# Every name under the state folder is here; each file's format belongs to the step that writes it.
 FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"
 LINK_INPUTS = "link-inputs"   # per unit: what linking needs of its facts (imports, language, test or not)
 KEYWORD_ENTRIES = "keyword-entries"   # per unit: its keyword index entries by letter (see keywords.unit_letters)
 FILE_ROWS = "folder-rows"     # per unit of a folder split into units: its rows of the index, as rendered
 LINK_META = "link-meta.json"   # what linking last saw, and which units' link shards it rewrote
 FOLDER_PARTS = "folder-parts"   # per unit: its part of its folder's doc.md (see model.folder_part)
+SEEN = "seen"                 # per unit: each file's size, time stamp and SHA-256 when its facts were made
+KEYWORDS = "keywords"         # the keyword index's meta.json, letter tables and rendered rows
+KEYWORDS_META = "keywords/meta.json"
+FOLDERS_META = "folders.json"   # the folder pages' keys and what they were made from
+PROBLEMS = "problems.json"    # the build's problems, for the summary
+PRUNED = "pruned.json"        # the units of the last prune
+DOIT_DB = "doit.sqlite3"      # doit's records: what to schedule, never what is true
+SNAPSHOT = "snapshot.json"    # the no-op fast path's hash (see kwdocs.snapshot)
+SCANNED = "scanned.json"      # the file list the snapshot vouches for
+TEMPLATES = "templates"       # compiled templates
+JOURNALS = "ledger"           # what kwdocs wrote to each page (see kwdocs.ledger)
+LOCK = "lock"
+DAMAGED = "damaged"           # a step found state that is not what kwdocs wrote: start the state over
+KEPT = (LOCK, ".gitignore", JOURNALS)   # what starting over keeps: the lock and the proof of what kwdocs wrote
 BUCKET_FILES = 128        # a folder with more files than UNIT_LIMIT is split into buckets of about this many
 UNIT_LIMIT = 256
 
@@ -48,13 +66,74 @@ def shard(config: Config, kind: str, unit: str) -> Path:
     return Path(shard_path(config, kind, unit))
 
 
-def load_shard(config: Config, kind: str, unit: str) -> dict:
-    data = output.read_json(shard(config, kind, unit), {})
-    return data if isinstance(data, dict) and data.get("unit") == unit else {}
+def load_shard(config: Config, kind: str, unit: str, strict: bool = False) -> dict:
+    """A unit's shard; empty if there is none (``strict``: a damaged one raises ``StateDamaged``
+    instead, for kinds whose loss a later step could not tell from "no files")."""
+    path = shard(config, kind, unit)
+    data = output.read_json(path, {}, strict)
+    if isinstance(data, dict) and data.get("unit") == unit:
+        return data
+    if strict and data:
+        raise output.StateDamaged(f"{path} is damaged")
+    return {}
 
 
 def save_shard(config: Config, kind: str, unit: str, data: dict) -> bool:
     return output.write_json(config.out, shard(config, kind, unit), dict(data, unit=unit))
+
+
+def mark_damaged(config: Config, reason: str) -> None:
+    """A step met damaged state: say so to the build (see ``runner``), which starts it over."""
+    output.write_if_changed(config.out, config.state / DAMAGED, reason + "\n")
+
+
+def damaged(config: Config) -> str | None:
+    """Why the last steps asked for the state to start over; None if they did not."""
+    data = output.read_state(config.state / DAMAGED)
+    return None if data is None else data.decode("utf-8", "replace").strip() or "damaged state"
+
+
+def start_over(config: Config) -> None:
+    """Remove everything in the state folder but the lock and the journal of pages written."""
+    try:
+        entries = sorted(os.listdir(config.state))
+    except OSError:
+        return
+    for name in entries:
+        if name in KEPT:
+            continue
+        path = os.path.join(config.state, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+
+
+SQLITE_HEADER = b"SQLite format 3\0"
+
+
+def check_doit_records(config: Config) -> None:
+    """Remove doit's record file when it is not an SQLite database (doit would stop with a
+    traceback): its records only schedule work, so losing them costs time, not correctness."""
+    path = config.state / DOIT_DB
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except IsADirectoryError:
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    except OSError:
+        return
+    if header and header != SQLITE_HEADER:
+        sys.stderr.write(f"kwdocs: {path} is damaged; it is made again (the next build does all the work)\n")
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            try:
+                os.unlink(f"{path}{suffix}")
+            except FileNotFoundError:
+                pass
 
 
 def written_pages(config: Config) -> set[str]:
@@ -62,9 +141,13 @@ def written_pages(config: Config) -> set[str]:
     found: set[str] = set()
     pages_dir = config.state / PAGES
     for path in sorted(pages_dir.glob("*.json")) if pages_dir.is_dir() else ():
-        for rel in (output.read_json(path, {}) or {}).get("files", {}):
+        for rel in _dict(output.read_json(path, {})).get("files", {}):
             found.update((layout.docs_page(rel), layout.kw_page(rel)))
-    for folder in (output.read_json(config.state / "folders.json", {}) or {}).get("pages", {}):
+    for folder in _dict(output.read_json(config.state / FOLDERS_META, {})).get("pages", {}):
         found.update((layout.index_page(folder), layout.doc_page(folder)))
-    found.update((output.read_json(config.state / "keywords" / "meta.json", {}) or {}).get("pages", []))
+    found.update(_dict(output.read_json(config.state / KEYWORDS_META, {})).get("pages", []))
     return found
+
+
+def _dict(data: object) -> dict:
+    return data if isinstance(data, dict) else {}

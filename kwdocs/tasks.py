@@ -18,7 +18,7 @@ from kwdocs.checker import checker_for
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.snapshot import code_fingerprint
-from kwdocs.state import FACTS, LINKS, shard_path
+from kwdocs.state import DOIT_DB, FACTS, LINKS, shard_path
 
 
 # The order in which doit takes up the tasks that are ready.  A build puts the single-task
@@ -36,7 +36,7 @@ def task_order(config: Config, rebuild: bool = False) -> list[str]:
 
 def doit_config(config: Config) -> dict:
     return {
-        "dep_file": str(config.state / "doit.sqlite3"),
+        "dep_file": str(config.state / DOIT_DB),
         "backend": "sqlite3",
         "check_file_uptodate": checker_for(config.out),  # time stamps; safe for sources changing mid-build
         "default_tasks": task_order(config),
@@ -93,13 +93,13 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_render():
         """Render the documentation and keyword pages of files whose inputs changed."""
         keys = [build.render_key(config, name) for name in pages.FILE_TEMPLATES]
-        for unit, (folder, _) in units.items():
+        for unit, (folder, rels) in units.items():
             if not wanted("render", unit):
                 continue
             names = folder_names[folder]
             yield {
                 "name": unit or ".",
-                "actions": [(build.render_unit, [config, unit, names])],
+                "actions": [(build.render_unit, [config, unit, names, rels])],
                 "file_dep": [shard_path(config, FACTS, unit), shard_path(config, LINKS, unit)],
                 # siblings decide each page's Related Files: a file added next door re-checks the unit
                 "uptodate": [config_changed({"templates": keys,
