@@ -31,7 +31,6 @@ import posixpath
 import re
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from kwdocs import layout, ledger, output, snapshot, state
@@ -93,7 +92,7 @@ def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str
 
 def expected_pages(config: Config, dry: output.DryRun | None) -> set[str]:
     """Every page the state (as it stands, dry run included) says kwdocs writes."""
-    pages = state.written_pages(config)
+    pages = state.written_pages(config, strict=True)
     for path, data in (dry.overlay.items() if dry else ()):
         if data is not None and path.parent == config.state / state.PAGES:   # units new in this dry run
             for rel in (output.read_json(path, {}) or {}).get("files", {}):
@@ -129,12 +128,12 @@ def render_again(config: Config, scanned: ScanResult, units: dict[str, dict[str,
         written, removed = written + counts["written"], removed + counts["removed"]
     all_units = [unit for split in units.values() for unit in split]
     if keywords:
-        meta_path = config.state / "keywords" / "meta.json"
+        meta_path = config.state / state.KEYWORDS_META
         output.write_json(config.out, meta_path, dict(output.read_json(meta_path, {}) or {}, key=None))
         counts = build.index_keywords(config, all_units, [])
         written, removed = written + counts["written"], removed + counts["removed"]
     if folders:
-        meta_path = config.state / "folders.json"
+        meta_path = config.state / state.FOLDERS_META
         meta = output.read_json(meta_path, {}) or {}
         meta["pages"] = {folder: k for folder, k in meta.get("pages", {}).items() if folder not in folders}
         output.write_json(config.out, meta_path, meta)
@@ -166,38 +165,55 @@ def _stamp(config: Config, page: str) -> tuple[int, int, int] | None:
 
 
 def examine(config: Config, fix: bool) -> Findings:
-    """Find (and with ``fix``, repair) every stale, missing and orphaned page."""
+    """Find (and with ``fix``, repair) every stale, missing and orphaned page.
+
+    State that is damaged is not judged by: check then runs the build's steps as if
+    there were no state at all, so it answers as it would on a fresh clone."""
     scanned = scan(config)
+    if fix:
+        return _examine(config, scanned, True, None)
     up_to_date = snapshot.unchanged(config, snapshot.tree_snapshot(config, scanned))
+    with output.dry_run(config.state) as dry:
+        try:
+            findings = _examine(config, scanned, up_to_date, dry)
+            if state.damaged(config) is None:
+                return findings
+        except output.StateDamaged:
+            pass
+    with output.dry_run(config.state, blank=True) as dry:
+        return _examine(config, scanned, False, dry)
+
+
+def _examine(config: Config, scanned: ScanResult, up_to_date: bool, dry: output.DryRun | None) -> Findings:
     findings = Findings()
-    with (nullcontext() if fix else output.dry_run(config.state)) as dry:
-        if not up_to_date and not fix:
-            refresh_state(config, scanned, tree_units(scanned), dry)
+    fix = dry is None
+    if not up_to_date and not fix:
+        refresh_state(config, scanned, tree_units(scanned), dry)
+    expected = expected_pages(config, dry)
+    compared = {path.relative_to(config.out).as_posix() for path in dry.pages} if dry else set()
+    _, doubtful = ledger.vouched(config, expected - compared, ledger.load(config) if not (dry and dry.blank) else {})
+    if doubtful:
+        before = {page: _stamp(config, page) for page in doubtful}
+        findings.written, findings.removed = render_again(config, scanned, tree_units(scanned), doubtful)
+        if fix:     # what was restored (the ledger may merely not have known a page that was right)
+            findings.stale |= {page for page in doubtful if _stamp(config, page) != before[page]}
         expected = expected_pages(config, dry)
-        compared = {path.relative_to(config.out).as_posix() for path in dry.pages} if dry else set()
-        _, doubtful = ledger.vouched(config, expected - compared, ledger.load(config))
-        if doubtful:
-            before = {page: _stamp(config, page) for page in doubtful}
-            findings.written, findings.removed = render_again(config, scanned, tree_units(scanned), doubtful)
-            if fix:     # what was restored (the ledger may merely not have known a page that was right)
-                findings.stale |= {page for page in doubtful if _stamp(config, page) != before[page]}
-            expected = expected_pages(config, dry)
-        orphans = pages_on_disk(config) - expected
-        if dry:
-            for path, verdict in dry.pages.items():
-                page = path.relative_to(config.out).as_posix()
-                if verdict == output.DryRun.DIFFERENT:
-                    findings.stale.add(page)
-                elif verdict == output.DryRun.ABSENT:
-                    findings.missing.add(page)
-            orphans |= {path.relative_to(config.out).as_posix() for path in dry.removed}
-            unjudged = doubtful - {path.relative_to(config.out).as_posix() for path in dry.pages}
-            findings.stale |= {page for page in unjudged if (config.out / page).is_file()}
-            findings.missing |= {page for page in unjudged if not (config.out / page).is_file()}
-        elif orphans:
-            findings.removed += sum(output.remove(config.out, config.out / page) for page in sorted(orphans))
-        findings.orphaned = orphans
-        findings.expected = len(expected)
+    orphans = pages_on_disk(config) - expected
+    if dry:
+        for path, verdict in dry.pages.items():
+            page = path.relative_to(config.out).as_posix()
+            if verdict == output.DryRun.DIFFERENT:
+                findings.stale.add(page)
+            elif verdict == output.DryRun.ABSENT:
+                findings.missing.add(page)
+        orphans |= {path.relative_to(config.out).as_posix() for path in dry.removed}
+        unjudged = doubtful - {path.relative_to(config.out).as_posix() for path in dry.pages}
+        findings.stale |= {page for page in unjudged if (config.out / page).is_file()}
+        findings.missing |= {page for page in unjudged if not (config.out / page).is_file()}
+    elif orphans:
+        findings.removed += sum(output.remove(config.out, config.out / page) for page in sorted(orphans))
+    findings.orphaned = orphans
+    findings.expected = len(expected)
     return findings
 
 

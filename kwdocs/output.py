@@ -201,7 +201,9 @@ def read_state(path: Path) -> bytes | None:
     """A state file's content as the current build (or dry run) left it; None if there is none
     (a folder standing where the file belongs counts as none: its writer removes it)."""
     try:
-        return _dry.overlay[path] if _dry is not None and path in _dry.overlay else path.read_bytes()
+        if _dry is not None and (path in _dry.overlay or _dry.blank and path.is_relative_to(_dry.state)):
+            return _dry.overlay.get(path)
+        return path.read_bytes()
     except OSError:
         return None
 
@@ -323,16 +325,17 @@ class DryRun:
 
     SAME, DIFFERENT, ABSENT = "same", "different", "absent"
 
-    def __init__(self, state: Path) -> None:
+    def __init__(self, state: Path, blank: bool = False) -> None:
         self.state = state
+        self.blank = blank          # as if there were no state at all
         self.overlay: dict[Path, bytes | None] = {}    # state file -> content; None: removed
         self.pages: dict[Path, str] = {}                # page -> SAME, DIFFERENT or ABSENT
         self.removed: set[Path] = set()                 # pages on disk that would be removed
         self.changed_state: set[Path] = set()           # state files given new content
 
     def _current(self, path: Path) -> bytes | None:
-        if path in self.overlay:
-            return self.overlay[path]
+        if path in self.overlay or self.blank and path.is_relative_to(self.state):
+            return self.overlay.get(path)
         try:
             return path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
@@ -368,10 +371,10 @@ _dry: DryRun | None = None
 
 
 @contextmanager
-def dry_run(state: Path) -> Iterator[DryRun]:
+def dry_run(state: Path, blank: bool = False) -> Iterator[DryRun]:
     """Within this block nothing is written or removed (see ``DryRun``)."""
     global _dry
-    previous, _dry = _dry, DryRun(state)
+    previous, _dry = _dry, DryRun(state, blank)
     try:
         yield _dry
     finally:

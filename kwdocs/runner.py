@@ -40,6 +40,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     if snapshot.unchanged(config, current):
         summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet)
         return 0
+    state.check_complete(config)
     if state.damaged(config) is None:
         code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
         if code is not None and state.damaged(config) is None:
@@ -99,7 +100,10 @@ def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
     with workers.dying_with_builder(), looking_ahead():
         # no config_filenames: the shell's folder's pyproject.toml or doit.cfg is no business of this build
-        return DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
+        code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
+    if config is not None and code in (0, 1):     # doit saved its records: they are whole
+        state.doit_records_verified(config)
+    return code
 
 
 DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses every core

@@ -112,40 +112,91 @@ def start_over(config: Config) -> None:
                 pass
 
 
-SQLITE_HEADER = b"SQLite format 3\0"
+# What a completed build leaves besides doit's records: when doit has records but one of these is
+# gone, pages could be left that no record names (their sources deleted since).
+COMPLETE = (FACTS, LINKS, PAGES, SEEN, LINK_META, KEYWORDS_META, FOLDERS_META)
+
+
+def check_complete(config: Config) -> None:
+    """Ask for the state to start over when doit has records but part of the state is gone."""
+    if os.path.isfile(config.state / DOIT_DB) and damaged(config) is None:
+        missing = [name for name in COMPLETE if not os.path.exists(config.state / name)]
+        if missing:
+            mark_damaged(config, f"{config.state / missing[0]} is missing")
+
+
+DOIT_VERIFIED = "doit-verified.json"   # doit's record file as this process last saw it whole
+
+
+def _doit_stamp(path: Path) -> list[int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_ino, info.st_size, info.st_mtime_ns]
 
 
 def check_doit_records(config: Config) -> None:
-    """Remove doit's record file when it is not an SQLite database (doit would stop with a
-    traceback): its records only schedule work, so losing them costs time, not correctness."""
+    """Remove doit's record file when it is damaged (doit would stop with a traceback): its
+    records only schedule work, so losing them costs time, not correctness.  Read whole only
+    when it changed since a run of kwdocs left it (``doit_records_verified``)."""
     path = config.state / DOIT_DB
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
-    except IsADirectoryError:
+    if os.path.isdir(path):
         shutil.rmtree(path, ignore_errors=True)
         return
-    except OSError:
+    stamp = _doit_stamp(path)
+    if stamp is None or stamp[1] == 0 or output.read_json(config.state / DOIT_VERIFIED) == stamp:
         return
-    if header and header != SQLITE_HEADER:
-        sys.stderr.write(f"kwdocs: {path} is damaged; it is made again (the next build does all the work)\n")
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            try:
-                os.unlink(f"{path}{suffix}")
-            except FileNotFoundError:
-                pass
+    if _readable(path):
+        doit_records_verified(config)
+        return
+    sys.stderr.write(f"kwdocs: {path} is damaged; it is made again (this build does all the work)\n")
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
 
 
-def written_pages(config: Config) -> set[str]:
-    """Every page the state says kwdocs wrote (output-relative paths), for clean and check."""
+def _readable(path: Path) -> bool:
+    """Whether doit can read every record: an intact SQLite file whose values are JSON."""
+    import json
+    import sqlite3
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(16) != b"SQLite format 3\0":
+                return False
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            if connection.execute("PRAGMA quick_check").fetchone() != ("ok",):
+                return False
+            for (data,) in connection.execute("SELECT task_data FROM doit"):
+                json.loads(data)
+        finally:
+            connection.close()
+    except (OSError, sqlite3.Error, ValueError, TypeError):
+        return False
+    return True
+
+
+def doit_records_verified(config: Config) -> None:
+    """After doit ran to its end: its record file as it left it is good."""
+    stamp = _doit_stamp(config.state / DOIT_DB)
+    if stamp is not None:
+        output.write_json(config.out, config.state / DOIT_VERIFIED, stamp)
+
+
+def written_pages(config: Config, strict: bool = False) -> set[str]:
+    """Every page the state says kwdocs wrote (output-relative paths), for clean and check
+    (``strict``: a damaged record raises ``StateDamaged``, see ``output.read_sealed``)."""
     found: set[str] = set()
     pages_dir = config.state / PAGES
     for path in sorted(pages_dir.glob("*.json")) if pages_dir.is_dir() else ():
-        for rel in _dict(output.read_json(path, {})).get("files", {}):
+        for rel in _dict(output.read_json(path, {}, strict)).get("files", {}):
             found.update((layout.docs_page(rel), layout.kw_page(rel)))
-    for folder in _dict(output.read_json(config.state / FOLDERS_META, {})).get("pages", {}):
+    for folder in _dict(output.read_json(config.state / FOLDERS_META, {}, strict)).get("pages", {}):
         found.update((layout.index_page(folder), layout.doc_page(folder)))
-    found.update(_dict(output.read_json(config.state / KEYWORDS_META, {})).get("pages", []))
+    found.update(_dict(output.read_json(config.state / KEYWORDS_META, {}, strict)).get("pages", []))
     return found
 
 

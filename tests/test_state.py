@@ -98,3 +98,104 @@ def test_lost_facts_and_a_deleted_file_keep_the_other_pages(tmp_path):
     build(src, out)
     assert (out / "pkg/util.py_docs.md").is_file()
     assert_like_a_clean_build(src, out, tmp_path)
+
+
+# ---------------------------------------------------------------- damage
+
+def small_tree(src: Path) -> None:
+    (src / "pkg/sub").mkdir(parents=True)
+    (src / "pkg/__init__.py").write_text('"""The package."""\n')
+    (src / "pkg/util.py").write_text("def helper():\n    pass\n\n\nclass Tool:\n    def run(self):\n        pass\n")
+    for name in "abcde":
+        (src / f"pkg/sub/{name}.py").write_text(f"from pkg.util import helper\n\n\ndef use_{name}():\n    helper()\n")
+    (src / "README.md").write_text("# Tree\n\nA tree.\n")
+    (src / "setup.cfg").write_text("[metadata]\nname = tree\n")
+
+
+def everyday_edit(src: Path) -> None:
+    """Append to 3 files, delete 1, add 1 (and a new folder)."""
+    for rel in ("pkg/util.py", "pkg/sub/a.py", "README.md"):
+        with open(src / rel, "a") as handle:
+            handle.write("\n\ndef appended():\n    return 2\n" if rel.endswith(".py") else "\n## More\n")
+    (src / "pkg/sub/b.py").unlink()
+    (src / "pkg/extra").mkdir()
+    (src / "pkg/extra/new.py").write_text("from pkg.util import Tool\n\n\nclass Newer(Tool):\n    pass\n")
+
+
+def state_files(state: Path, pattern: str = "**/*") -> list[Path]:
+    return sorted(path for path in state.glob(pattern) if path.is_file() and path.name != "lock")
+
+
+def _replace_by_folder(path: Path) -> None:
+    path.unlink()
+    (path / "inside").mkdir(parents=True)
+
+
+def _zero_hashes(path: Path) -> None:
+    import re
+    path.write_bytes(re.sub(rb'"sha256":"[0-9a-f]{64}"', b'"sha256":"' + b"0" * 64 + b'"', path.read_bytes()))
+
+
+def _wrong_shape(path: Path) -> None:
+    import json
+    unit = json.loads(path.read_bytes().split(b"\n")[0]).get("unit")
+    path.write_text(json.dumps({"unit": unit, "key": 5, "files": ["not", "facts"]}))
+
+
+DAMAGE = {
+    "every JSON file truncated": lambda s: [p.write_bytes(b"") for p in state_files(s, "**/*.json")],
+    "every JSON file garbage": lambda s: [p.write_bytes(b"\x00garbage{[") for p in state_files(s, "**/*.json")],
+    "shard folders deleted": lambda s: [shutil.rmtree(p) for p in s.iterdir() if p.is_dir() and p.name != "ledger"],
+    "doit.sqlite3 deleted": lambda s: (s / "doit.sqlite3").unlink(),
+    "doit.sqlite3 truncated": lambda s: (s / "doit.sqlite3").write_bytes(b""),
+    "doit.sqlite3 garbage": lambda s: (s / "doit.sqlite3").write_bytes(os.urandom(4096)),
+    "facts deleted": lambda s: shutil.rmtree(s / "facts"),
+    "facts of the wrong shape": lambda s: [_wrong_shape(p) for p in state_files(s, "facts/*.json")],
+    "sha256 in facts zeroed": lambda s: [_zero_hashes(p) for p in state_files(s, "facts/*.json")],
+    "snapshot.json a folder": lambda s: _replace_by_folder(s / "snapshot.json"),
+    "scanned.json a folder": lambda s: _replace_by_folder(s / "scanned.json"),
+    "folders.json a folder": lambda s: _replace_by_folder(s / "folders.json"),
+    "page records deleted": lambda s: shutil.rmtree(s / "pages"),
+    "keyword index state deleted": lambda s: shutil.rmtree(s / "keywords"),
+    "journals garbage": lambda s: [p.write_bytes(b'["x.md", 5, "a", 3]\n\xff\xfe') for p in state_files(s, "ledger/*")],
+    "all state but the journal of pages written deleted":
+        lambda s: [shutil.rmtree(p) if p.is_dir() else p.unlink() for p in s.iterdir() if p.name != "ledger"],
+}
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_damaged_state_costs_time_never_correctness(tmp_path, kind):
+    src, out = tmp_path / "t", tmp_path / "o"
+    small_tree(src)
+    build(src, out)
+    everyday_edit(src)
+    DAMAGE[kind](out / ".kwdocs")
+    damaged = verdict(check(src, out))
+    assert damaged == stateless_verdict(src, out, tmp_path / "stateless"), kind
+    assert damaged[0] == 1
+    result = build(src, out)
+    assert "Traceback" not in result.stderr
+    assert_like_a_clean_build(src, out, tmp_path)
+    assert verdict(check(src, out)) == stateless_verdict(src, out, tmp_path / "stateless") == (0, [])
+    assert build(src, out).stderr == ""       # recovered for good: no more warnings
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1), st.binary(min_size=1, max_size=8)),
+                      min_size=1, max_size=6))
+def test_random_bytes_in_random_state_files(tmp_path_factory, picks):
+    tmp = tmp_path_factory.mktemp("random")
+    src, out = tmp / "t", tmp / "o"
+    small_tree(src)
+    build(src, out)
+    everyday_edit(src)
+    files = state_files(out / ".kwdocs")
+    for which, where, data in picks:
+        path = files[int(which * (len(files) - 1))]
+        content = bytearray(path.read_bytes())
+        at = int(where * len(content))
+        content[at:at + len(data)] = data
+        path.write_bytes(bytes(content))
+    assert verdict(check(src, out)) == stateless_verdict(src, out, tmp / "stateless")
+    build(src, out)
+    assert_like_a_clean_build(src, out, tmp)
