@@ -199,3 +199,85 @@ def test_random_bytes_in_random_state_files(tmp_path_factory, picks):
     assert verdict(check(src, out)) == stateless_verdict(src, out, tmp / "stateless")
     build(src, out)
     assert_like_a_clean_build(src, out, tmp)
+
+
+# ---------------------------------------------------------------- kills at random moments, edits between
+
+def busy_tree(src: Path, folders: int = 6, files: int = 25) -> None:
+    """Enough files that a build lasts about a second."""
+    for folder in range(folders):
+        for index in range(files):
+            path = src / f"pkg{folder}" / f"module_{index}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f'"""Module {index}."""\nfrom pkg0.module_0 import Thing0_0\n\n\n'
+                            + "".join(f"class Thing{index}_{n}:\n    def method_{n}(self, x: int) -> int:\n"
+                                      f"        return x + {n}\n\n\n" for n in range(6)))
+
+
+def random_edit(src: Path, rng: random.Random, step: int) -> None:
+    """Change, add and delete files; now and then a new folder."""
+    files = sorted(src.rglob("*.py"))
+    for path in rng.sample(files, min(3, len(files))):
+        with open(path, "a") as handle:
+            handle.write(f"\n\ndef edited_{step}_{rng.randrange(1000)}():\n    return {step}\n")
+    if len(files) > 20:
+        rng.choice(files).unlink()
+    folder = rng.choice(sorted({path.parent for path in files}))
+    (folder / f"added_{step}.py").write_text(f"class Added{step}:\n    pass\n")
+    if rng.random() < 0.4:
+        (src / f"new_{step}").mkdir()
+        (src / f"new_{step}/mod.py").write_text("from pkg0.module_0 import Thing0_0\n")
+
+
+def kill_at(command: list[str], after: float, sig: int) -> bool:
+    """Run ``command`` in its own process group and send ``sig`` to its main process ``after``
+    seconds in; whether it was still running then.  Whatever is left is killed."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        time.sleep(after)
+        landed = process.poll() is None
+        process.send_signal(sig)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        return landed
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def kill_and_recover(tmp: Path, kills: int, seed: int) -> int:
+    """Kill builds and watchers at random moments with edits between; after each kill, check
+    answers as without state, and the next build equals a clean build.  Kills that landed."""
+    rng = random.Random(seed)
+    src, out = tmp / "t", tmp / "o"
+    busy_tree(src)
+    started = time.monotonic()
+    build(src, out, "-j", "2")
+    seconds = time.monotonic() - started
+    landed = 0
+    for step in range(kills):
+        random_edit(src, rng, step)
+        sig = rng.choice([signal.SIGKILL, signal.SIGTERM])
+        command = kwdocs_command("watch" if rng.random() < 0.3 else "build", "--src", str(src), "--out", str(out),
+                                 "-j", "2", "-q")
+        landed += kill_at(command, rng.uniform(0.05, seconds * 1.2), sig)
+        random_edit(src, rng, kills + step)
+        assert verdict(check(src, out)) == stateless_verdict(src, out, tmp / "stateless"), f"kill {step}"
+        build(src, out, "-j", "2")
+        assert_like_a_clean_build(src, out, tmp)
+    return landed
+
+
+def test_killed_builds_and_watchers_with_edits_between_end_like_a_clean_build(tmp_path):
+    assert kill_and_recover(tmp_path, kills=3, seed=1) >= 1
+
+
+@pytest.mark.slow
+def test_killed_builds_and_watchers_at_twenty_moments(tmp_path):
+    assert kill_and_recover(tmp_path, kills=20, seed=2) >= 15
