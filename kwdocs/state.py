@@ -118,8 +118,9 @@ COMPLETE = (FACTS, LINKS, PAGES, SEEN, LINK_META, KEYWORDS_META, FOLDERS_META)
 
 
 def check_complete(config: Config) -> None:
-    """Ask for the state to start over when doit has records but part of the state is gone."""
-    if os.path.isfile(config.state / DOIT_DB) and damaged(config) is None:
+    """Ask for the state to start over when doit has records, or pages were written, but part
+    of the state is gone (the pages kwdocs no longer writes are then found from the journal)."""
+    if damaged(config) is None and (os.path.isfile(config.state / DOIT_DB) or _has_entries(config.state / JOURNALS)):
         missing = [name for name in COMPLETE if not os.path.exists(config.state / name)]
         if missing:
             mark_damaged(config, f"{config.state / missing[0]} is missing")
@@ -134,6 +135,14 @@ def _doit_stamp(path: Path) -> list[int] | None:
     except OSError:
         return None
     return [info.st_ino, info.st_size, info.st_mtime_ns]
+
+
+def _has_entries(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(entries)
+    except OSError:
+        return False
 
 
 def check_doit_records(config: Config) -> None:
