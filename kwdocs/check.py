@@ -242,7 +242,7 @@ def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream
 
 
 def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
-    from kwdocs.runner import run_build
+    from kwdocs.incremental import run_build
 
     counts: dict[str, int] = {}
     with locked(config.state):

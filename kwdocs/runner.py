@@ -1,16 +1,14 @@
 """Run the doit rule set for a configuration, in this process.
 
-``kwdocs build`` and friends come through here; ``doit`` at the repository
-root loads the same namespace from ``dodo.py``.  A build whose snapshot (see
-``kwdocs.snapshot``) matches the last successful one stops after the scan.
+``kwdocs.incremental.run_build`` (``kwdocs build`` and friends) comes through
+here for doit; ``doit`` at the repository root loads the same namespace from
+``dodo.py``.
 """
 from __future__ import annotations
 
-import gc
 import sys
-import time
 
-from kwdocs import ledger, output, snapshot, state, summary, workers
+from kwdocs import ledger, output, snapshot, state, workers
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, scan
 
@@ -28,35 +26,11 @@ def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bo
     return tasks
 
 
-def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stream=None,
-              scanned: ScanResult | None = None, counts: dict[str, int] | None = None) -> int:
-    """One build (of ``scanned``, else a fresh scan); returns doit's exit code (0 ok, 1 a task
-    failed, 2+ doit errors) and adds pages written and removed to ``counts`` when given."""
-    gc.freeze()  # FINDINGS: the collector costs a third of a no-op build
-    started = time.monotonic()
-    stream = stream or sys.stdout
-    scanned = scanned if scanned is not None else scan(config)
-    current = snapshot.tree_snapshot(config, scanned)
-    if snapshot.unchanged(config, current):
-        summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet)
-        return 0
-    state.check_complete(config)
-    if state.damaged(config) is None:
-        code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
-        if code is not None and state.damaged(config) is None:
-            return code
-    snapshot.forget(config)
-    code = _run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
-    if code == 0:
-        snapshot.save(config, current, scanned)
-        ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
-    return code
-
-
-def _run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
-             counts: dict[str, int] | None) -> int:
+def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
+            counts: dict[str, int] | None) -> int:
     """doit over every task; when a step met damaged state (``state.damaged``), the state
     starts over and doit runs again: damage costs time, never correctness."""
+    snapshot.forget(config)     # until this build succeeds, no snapshot vouches for the output
     code = 1
     for _ in range(2):
         damage = state.damaged(config)
@@ -103,37 +77,4 @@ def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
         code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
     if config is not None and code in (0, 1):     # doit saved its records: they are whole
         state.doit_records_verified(config)
-    return code
-
-
-DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses every core
-
-
-def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet: bool, stream,
-                       counts: dict[str, int] | None, started: float) -> int | None:
-    """When only a few sources changed since the last successful build (same code and
-    settings), hand doit just their units, as watch mode does: doit's check of all
-    12,000 files is most of an edit's cost.  None: not applicable, build as usual."""
-    from kwdocs.incremental import Changes, Rebuilder, diff
-    from kwdocs.scan import SourceFile
-
-    last = snapshot.previous(config)
-    if not last.get("files") or not last.get("snapshot") or last.get("settings") != snapshot.settings_digest(config):
-        return None
-    before = ScanResult(files=[SourceFile(*entry) for entry in last["files"]],
-                        problems=[tuple(problem) for problem in last.get("problems", [])])
-    differences = diff(before.files, scanned.files)
-    if sum(map(len, differences)) > DIRTY_LIMIT:
-        return None
-    rebuilder = Rebuilder(config, parallel=True)
-    rebuilder.scanned, rebuilder.saved_snapshot = before, last.get("snapshot")
-    outcome = rebuilder.update(Changes(everything=True), rescanned=scanned, differences=differences,
-                               rescanned_snapshot=current)
-    code = outcome.code if outcome is not None else 0
-    written, removed = (outcome.written, outcome.removed) if outcome is not None else (0, 0)
-    if counts is not None:
-        counts["written"] = counts.get("written", 0) + written
-        counts["removed"] = counts.get("removed", 0) + removed
-    if code == 0:
-        summary.report(stream.write, config, scanned, written, removed, time.monotonic() - started, quiet)
     return code

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 import kwdocs.build
-import kwdocs.runner
+import kwdocs.incremental
 from kwdocs.cli import main
 from tests.output_checks import broken_links, pages, run_build, temporaries, tree_state
 
@@ -285,7 +285,7 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
     for name in ("steady.py", "deleted.py", "replaced_by_pipe.py", "rewritten.py",
                  "deleted_before_check.py", "pipe_before_check.py"):
         _put(src / name, FUNCTION.format(name=name.removesuffix(".py")).encode())
-    real_read, real_scan = kwdocs.build.read_source, kwdocs.runner.scan
+    real_read, real_scan = kwdocs.build.read_source, kwdocs.incremental.scan
     done: set[str] = set()
 
     def read_source(path: Path) -> bytes:
@@ -312,7 +312,7 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
         return scanned
 
     monkeypatch.setattr(kwdocs.build, "read_source", read_source)
-    monkeypatch.setattr(kwdocs.runner, "scan", scan)
+    monkeypatch.setattr(kwdocs.incremental, "scan", scan)
     code, problems = build_in_process(src, out, capsys)
     assert code == 0
     assert sorted(problems) == [

@@ -5,7 +5,7 @@ import argparse
 
 from kwdocs.config import Config
 from kwdocs.lock import locked
-from kwdocs.runner import run_build
+from kwdocs.incremental import run_build
 
 HELP = "write or update the documentation and keyword pages of a source tree"
 
