@@ -325,9 +325,11 @@ class DryRun:
 
     SAME, DIFFERENT, ABSENT = "same", "different", "absent"
 
-    def __init__(self, state: Path, blank: bool = False) -> None:
+    def __init__(self, state: Path, blank: bool = False, keep: set[Path] | None = None) -> None:
         self.state = state
         self.blank = blank          # as if there were no state at all
+        self.keep = keep or set()   # pages whose would-be content is kept, in ``kept``
+        self.kept: dict[Path, bytes] = {}
         self.overlay: dict[Path, bytes | None] = {}    # state file -> content; None: removed
         self.pages: dict[Path, str] = {}                # page -> SAME, DIFFERENT or ABSENT
         self.removed: set[Path] = set()                 # pages on disk that would be removed
@@ -353,6 +355,8 @@ class DryRun:
                 self.changed_state.add(path)
         else:
             self.pages[path] = self.SAME if current == data else self.ABSENT if current is None else self.DIFFERENT
+            if path in self.keep:
+                self.kept[path] = data
         return current != data
 
     def remove(self, path: Path) -> bool:
@@ -371,11 +375,22 @@ _dry: DryRun | None = None
 
 
 @contextmanager
-def dry_run(state: Path, blank: bool = False) -> Iterator[DryRun]:
+def dry_run(state: Path, blank: bool = False, keep: set[Path] | None = None) -> Iterator[DryRun]:
     """Within this block nothing is written or removed (see ``DryRun``)."""
     global _dry
-    previous, _dry = _dry, DryRun(state, blank)
+    previous, _dry = _dry, DryRun(state, blank, keep)
     try:
         yield _dry
     finally:
         _dry = previous
+
+
+def dry_changed(path: str) -> bool:
+    """Whether the running dry run gave this state file new content (doit, which looks at the
+    disk, must count it as changed)."""
+    return _dry is not None and Path(path) in _dry.changed_state
+
+
+def dry_blank() -> bool:
+    """Whether a dry run runs as if there were no state at all."""
+    return _dry is not None and _dry.blank

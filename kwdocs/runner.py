@@ -6,7 +6,11 @@ here for doit; ``doit`` at the repository root loads the same namespace from
 """
 from __future__ import annotations
 
+import io
+import os
+import shutil
 import sys
+import tempfile
 
 from kwdocs import ledger, output, snapshot, state, workers
 from kwdocs.config import Config
@@ -58,6 +62,21 @@ def _remove_unlisted(config: Config, written_before: set[str]) -> int:
     gone = written_before - state.written_pages(config)
     vouched, _ = ledger.vouched(config, gone, ledger.load(config))
     return sum(output.remove(config.out, config.out / page) for page in sorted(vouched))
+
+
+def run_dry(config: Config, scanned: ScanResult) -> int:
+    """The build's own tasks, in this process, under the caller's ``output.dry_run``: doit's
+    records are read from a scratch copy (none when the dry run is blank), so nothing is written."""
+    with tempfile.TemporaryDirectory(prefix="kwdocs-check-") as scratch:
+        records = os.path.join(scratch, state.DOIT_DB)
+        if not output.dry_blank() and state.doit_records_readable(config.state / state.DOIT_DB):
+            shutil.copyfile(config.state / state.DOIT_DB, records)
+        tasks = build_namespace(config, scanned, quiet=True, stream=io.StringIO())
+        tasks.pop("task_site", None)    # check judges the Markdown pages
+        settings = tasks["DOIT_CONFIG"]
+        tasks["DOIT_CONFIG"] = dict(settings, dep_file=records,
+                                    default_tasks=[name for name in settings["default_tasks"] if name != "site"])
+        return run_doit(tasks, 1)
 
 
 def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:

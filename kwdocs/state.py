@@ -156,7 +156,7 @@ def check_doit_records(config: Config) -> None:
     stamp = _doit_stamp(path)
     if stamp is None or stamp[1] == 0 or output.read_json(config.state / DOIT_VERIFIED) == stamp:
         return
-    if _readable(path):
+    if doit_records_readable(path):
         doit_records_verified(config)
         return
     sys.stderr.write(f"kwdocs: {path} is damaged; it is made again (this build does all the work)\n")
@@ -167,7 +167,7 @@ def check_doit_records(config: Config) -> None:
             pass
 
 
-def _readable(path: Path) -> bool:
+def doit_records_readable(path: Path) -> bool:
     """Whether doit can read every record: an intact SQLite file whose values are JSON."""
     import json
     import sqlite3
