@@ -44,8 +44,9 @@ from kwdocs.snapshot import code_fingerprint
 from kwdocs.workers import collector_paused
 
 from kwdocs.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    FACTS, FILE_ROWS, FOLDER_PARTS, FOLDERS_META, KEYWORD_ENTRIES, KEYWORDS, LINK_INPUTS, LINK_META, LINKS, PAGES,
-    PROBLEMS, PRUNED, ROWS, SEEN, load_shard, mark_damaged, save_shard, shard_path, units_of, written_pages)
+    EARLIER, FACTS, FILE_ROWS, FOLDER_PARTS, FOLDERS_META, KEYWORD_ENTRIES, KEYWORDS_META, LINK_INPUTS, LINK_META,
+    LINKS, PAGES, PROBLEMS, PRUNED, ROWS, SEEN, keyword_rows, keyword_table, load_shard, mark_damaged, save_shard,
+    shard_path, units_of, written_pages)
 
 StateDamaged = output.StateDamaged
 
@@ -388,15 +389,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     Entries wait as compact JSON text, and pages are rendered one letter at a
     time: on a 100,000-file tree the whole index as Python lists took 500 MB.
     """
-    root = config.state / KEYWORDS
-
-    def rows_path(page: str) -> Path:
-        """Where a keyword page's rendered rows are kept (see ``pages.keyword_rows``)."""
-        return root / f"rows-{page.removesuffix('.md')}.json"
-
     renderer = renderer_for(config.templates, config.out)
     key = render_key(config, pages.KEYWORDS_TEMPLATE)
-    meta = output.read_json(root / "meta.json", {}, strict=True) or {}
+    meta = output.read_json(config.state / KEYWORDS_META, {}, strict=True) or {}
     fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
     known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
     counts: dict[str, int] = {} if fresh else meta.get("counts", {})
@@ -418,7 +413,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def table_of(letter: str) -> dict[str, keywords.Entries]:
         """A letter's table, unit -> its entries, as the last build left it."""
-        return {} if fresh else keywords.read_table(root / f"letter-{letter}.jsonl", strict=True)
+        return {} if fresh else keywords.read_table(keyword_table(config, letter), strict=True)
 
     kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
     for letter, changes in sorted(updates.items()):
@@ -431,7 +426,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         counts[letter] = sum(count for count, _ in table.values())
         if not counts[letter]:
             counts.pop(letter)
-        output.write_sealed(config.out, root / f"letter-{letter}.jsonl", keywords.table_text(table).encode("utf-8"))
+        output.write_sealed(config.out, keyword_table(config, letter), keywords.table_text(table).encode("utf-8"))
         kept[letter] = table
     updates.clear()
     all_letters = keywords.sorted_letters(set(counts))
@@ -445,7 +440,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def cached_rows(page: str) -> pages.RowCache:
         """The rows a page had (each checked against its places before it is used again)."""
-        stored = {} if fresh else output.read_json(rows_path(page), {})
+        stored = {} if fresh else output.read_json(keyword_rows(config, page), {})
         return stored if isinstance(stored, dict) else {}
 
     written = 0
@@ -453,13 +448,13 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows):
             written += output.write_if_changed(config.out, config.out / page, text)
             if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
-                output.write_json(config.out, rows_path(page), rows, sort_keys=False)
+                output.write_json(config.out, keyword_rows(config, page), rows, sort_keys=False)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
     removed = 0
     for page in sorted(set(meta.get("pages", [])) - wanted):
         removed += output.remove(config.out, config.out / page)
-        output.remove(config.out, rows_path(page))
-    output.write_json(config.out, root / "meta.json", {"key": key, "units": known, "counts": counts,
+        output.remove(config.out, keyword_rows(config, page))
+    output.write_json(config.out, config.state / KEYWORDS_META, {"key": key, "units": known, "counts": counts,
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return {"written": written, "removed": removed}
@@ -628,8 +623,6 @@ def prune(config: Config, folder_units: dict[str, list[str]]) -> dict:
     return {"removed": removed}
 
 
-# state files of earlier versions: the whole tree's link inputs, a JSON document per keyword letter
-EARLIER_STATE = ("link-input.json", "keywords/letter-*.json")
 
 
 def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
@@ -639,7 +632,7 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
     A file of a gone unit may live on in another unit of its folder (a folder split into
     buckets as it grew, or merged back into one unit): its pages stay.
     """
-    for pattern in EARLIER_STATE:
+    for pattern in EARLIER:     # the whole tree's link inputs, a JSON document per keyword letter
         for path in sorted(config.state.glob(pattern)):
             output.remove(config.out, path)
     live_units = {unit for units in folder_units.values() for unit in units}

@@ -32,10 +32,11 @@ from pygments.formatters import HtmlFormatter
 from kwdocs import layout, output, search
 from kwdocs.config import Config
 from kwdocs.render import shipped_templates
+from kwdocs.state import HTML_MANIFEST
 
 SITE_FOLDER = "site"
 STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data
-MANIFEST = "html.json"             # in the state folder: what each HTML page was rendered from
+MANIFEST = HTML_MANIFEST     # in the state folder: what each HTML page was rendered from
 PAGE_TEMPLATE = "html/page.html.j2"
 STATIC_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg")
 PYGMENTS_CSS = "pygments.css"

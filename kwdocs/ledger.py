@@ -25,8 +25,9 @@ import orjson
 
 from kwdocs import output
 from kwdocs.config import Config
+from kwdocs.state import LEDGER
 
-LEDGER_FILE = "ledger.json"
+LEDGER_FILE = LEDGER
 COMPACT_BYTES = 1 << 20     # journals larger than this (and than the ledger) are folded in,
 COMPACT_FILES = 32          # and so are this many (each build and each watch adds one)
 

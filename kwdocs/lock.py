@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from kwdocs import output
+from kwdocs.state import LOCK
 
 
 class Busy(Exception):
@@ -31,7 +32,7 @@ def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Itera
     """Hold the state folder's lock; wait up to ``wait`` seconds (None: forever)."""
     state.mkdir(parents=True, exist_ok=True)
     output.write_if_changed(state, state / ".gitignore", "# kwdocs' own state: never commit it\n*\n")
-    handle = open(state / "lock", "a+")
+    handle = open(state / LOCK, "a+")
     held = finished = False
     try:
         deadline = None if wait is None else time.monotonic() + wait
@@ -70,7 +71,7 @@ def shared(state: Path, announce=sys.stderr) -> Iterator[None]:
     """For a reader that must write nothing (``kwdocs check``): wait while a build holds the
     lock, creating nothing; without a lock file no kwdocs process ever wrote here."""
     try:
-        handle = open(state / "lock", "rb")
+        handle = open(state / LOCK, "rb")
     except FileNotFoundError:
         handle = None
     if handle is None:

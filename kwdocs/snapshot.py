@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,9 +26,17 @@ from kwdocs.state import SCANNED as SCANNED_FILE, SNAPSHOT as SNAPSHOT_FILE
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A hash of kwdocs' own code: a new kwdocs rebuilds everything, released or not."""
+    """A hash of the code that makes the pages: kwdocs' own, released or not, the Python that
+    runs it (``ast`` parses what its version knows) and the packages installed beside it (the
+    parsers and grammars), by name and version.  State made by other code is never trusted."""
     package = Path(__file__).parent
     digest = hashlib.sha256(__version__.encode())
+    digest.update(f"{sys.implementation.name} {sys.version_info[:2]}".encode())
+    for folder in sorted({path for path in sys.path if path.endswith("-packages")}):
+        try:    # a listing, not a metadata lookup per package: this runs on every no-op build
+            digest.update("\0".join(sorted(name for name in os.listdir(folder) if name.endswith(".dist-info"))).encode())
+        except OSError:
+            pass
     for path in sorted(package.rglob("*.py")) + sorted(package.glob("*.toml")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()

@@ -30,8 +30,13 @@ PRUNED = "pruned.json"        # the units of the last prune
 DOIT_DB = "doit.sqlite3"      # doit's records: what to schedule, never what is true
 SNAPSHOT = "snapshot.json"    # the no-op fast path's hash (see kwdocs.snapshot)
 SCANNED = "scanned.json"      # the file list the snapshot vouches for
+KEYWORD_TABLES = "letter-*.jsonl"   # in KEYWORDS: a letter's entries by unit
 TEMPLATES = "templates"       # compiled templates
-JOURNALS = "ledger"           # what kwdocs wrote to each page (see kwdocs.ledger)
+JOURNALS = output.JOURNAL_FOLDER   # what kwdocs wrote to each page: journals, folded into LEDGER
+LEDGER = "ledger.json"        # in JOURNALS (see kwdocs.ledger)
+HTML_MANIFEST = "html.json"   # what each HTML page was rendered from (see kwdocs.html)
+SEARCH = "search.json"        # what the search index was made from (see kwdocs.search)
+EARLIER = ("link-input.json", "keywords/letter-*.json")   # state files of earlier versions, removed
 LOCK = "lock"
 DAMAGED = "damaged"           # a step found state that is not what kwdocs wrote: start the state over
 KEPT = (LOCK, ".gitignore", JOURNALS)   # what starting over keeps: the lock and the proof of what kwdocs wrote
@@ -54,6 +59,15 @@ def units_of(folder: str, names: list[str]) -> dict[str, list[str]]:
     for name in names:
         units[f"{folder}#{zlib.crc32(name.encode('utf-8', 'surrogateescape')) % count}"].append(name)
     return {unit: members for unit, members in units.items() if members}
+
+
+def keyword_table(config: Config, letter: str) -> Path:
+    return config.state / KEYWORDS / f"letter-{letter}.jsonl"
+
+
+def keyword_rows(config: Config, page: str) -> Path:
+    """Where a keyword page's rendered rows are kept (see ``pages.keyword_rows``)."""
+    return config.state / KEYWORDS / f"rows-{page.removesuffix('.md')}.json"
 
 
 def shard_path(config: Config, kind: str, unit: str) -> str:
