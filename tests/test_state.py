@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.output_checks import kwdocs_command, pages, run_build, temporaries
+from tests.test_concurrency import make_tree
 
 
 def check(src: Path, out: Path) -> subprocess.CompletedProcess:
@@ -203,28 +204,19 @@ def test_random_bytes_in_random_state_files(tmp_path_factory, picks):
 
 # ---------------------------------------------------------------- kills at random moments, edits between
 
-def busy_tree(src: Path, folders: int = 6, files: int = 25) -> None:
-    """Enough files that a build lasts about a second."""
-    for folder in range(folders):
-        for index in range(files):
-            path = src / f"pkg{folder}" / f"module_{index}.py"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(f'"""Module {index}."""\nfrom pkg0.module_0 import Thing0_0\n\n\n'
-                            + "".join(f"class Thing{index}_{n}:\n    def method_{n}(self, x: int) -> int:\n"
-                                      f"        return x + {n}\n\n\n" for n in range(6)))
-
-
 def random_edit(src: Path, rng: random.Random, step: int) -> None:
     """Change, add and delete files; now and then a new folder."""
     files = sorted(src.rglob("*.py"))
-    for path in rng.sample(files, min(3, len(files))):
+    # the newest folder: a killed build may have extracted it without doit recording it
+    newest = sorted(src.glob("new_*/mod.py"), key=lambda path: int(path.parent.name[4:]))[-1:]
+    for path in rng.sample(files, min(3, len(files))) + newest:
         with open(path, "a") as handle:
             handle.write(f"\n\ndef edited_{step}_{rng.randrange(1000)}():\n    return {step}\n")
     if len(files) > 20:
         rng.choice(files).unlink()
     folder = rng.choice(sorted({path.parent for path in files}))
     (folder / f"added_{step}.py").write_text(f"class Added{step}:\n    pass\n")
-    if rng.random() < 0.4:
+    if rng.random() < 0.5:
         (src / f"new_{step}").mkdir()
         (src / f"new_{step}/mod.py").write_text("from pkg0.module_0 import Thing0_0\n")
 
@@ -256,7 +248,7 @@ def kill_and_recover(tmp: Path, kills: int, seed: int) -> int:
     answers as without state, and the next build equals a clean build.  Kills that landed."""
     rng = random.Random(seed)
     src, out = tmp / "t", tmp / "o"
-    busy_tree(src)
+    make_tree(src, folders=6, files=20)     # a build lasts about a second
     started = time.monotonic()
     build(src, out, "-j", "2")
     seconds = time.monotonic() - started
