@@ -42,6 +42,7 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
             sys.stderr.write(f"kwdocs: {damage}; building the state again\n")
             written_before = set(ledger.load(config))
             state.start_over(config)
+        state.mark_format(config)
         tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
         code = run_doit(tasks, jobs, config)
         reporter = tasks["DOIT_CONFIG"]["reporter"]

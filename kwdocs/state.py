@@ -38,8 +38,10 @@ HTML_MANIFEST = "html.json"   # what each HTML page was rendered from (see kwdoc
 SEARCH = "search.json"        # what the search index was made from (see kwdocs.search)
 EARLIER = ("link-input.json", "keywords/letter-*.json")   # state files of earlier versions, removed
 LOCK = "lock"
+FORMAT = "format"             # which layout of the state this is: another one is started over
+FORMAT_VERSION = "kwdocs state 2: sealed files\n"
 DAMAGED = "damaged"           # a step found state that is not what kwdocs wrote: start the state over
-KEPT = (LOCK, ".gitignore", JOURNALS)   # what starting over keeps: the lock and the proof of what kwdocs wrote
+KEPT = (LOCK, ".gitignore", JOURNALS, FORMAT)   # what starting over keeps: the lock and the proof of what kwdocs wrote
 BUCKET_FILES = 128        # a folder with more files than UNIT_LIMIT is split into buckets of about this many
 UNIT_LIMIT = 256
 
@@ -136,8 +138,15 @@ def check_complete(config: Config) -> None:
     of the state is gone (the pages kwdocs no longer writes are then found from the journal)."""
     if damaged(config) is None and (os.path.isfile(config.state / DOIT_DB) or _has_entries(config.state / JOURNALS)):
         missing = [name for name in COMPLETE if not os.path.exists(config.state / name)]
-        if missing:
+        if output.read_state(config.state / FORMAT) != FORMAT_VERSION.encode():
+            mark_damaged(config, f"{config.state} was made by another version of kwdocs")
+        elif missing:
             mark_damaged(config, f"{config.state / missing[0]} is missing")
+
+
+def mark_format(config: Config) -> None:
+    """Before a build writes state: say which layout it has."""
+    output.write_if_changed(config.out, config.state / FORMAT, FORMAT_VERSION)
 
 
 DOIT_VERIFIED = "doit-verified.json"   # doit's record file as this process last saw it whole

@@ -159,6 +159,7 @@ DAMAGE = {
     "page records deleted": lambda s: shutil.rmtree(s / "pages"),
     "keyword index state deleted": lambda s: shutil.rmtree(s / "keywords"),
     "journals garbage": lambda s: [p.write_bytes(b'["x.md", 5, "a", 3]\n\xff\xfe') for p in state_files(s, "ledger/*")],
+    "state of another kwdocs version": lambda s: (s / "format").write_text("kwdocs state 1\n"),
     "all state but the journal of pages written deleted":
         lambda s: [shutil.rmtree(p) if p.is_dir() else p.unlink() for p in s.iterdir() if p.name != "ledger"],
 }
