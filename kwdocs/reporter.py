@@ -38,6 +38,7 @@ class BuildReporter(ConsoleReporter):
         self.progress = progress_wanted(sys.stderr) and not quiet
         self.last_draw = 0.0
         self.failed = False
+        self.tidy = None    # called before the summary of a build that went well: pages it removed
 
     def execute_task(self, task):
         pass
@@ -80,5 +81,7 @@ class BuildReporter(ConsoleReporter):
         super().complete_run()
         if state.damaged(self.config) is not None:
             return      # the build starts the state over and runs again: its summary will tell
+        if self.tidy is not None and not self.failed:
+            self.counts["removed"] += self.tidy()
         summary.report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
                        time.monotonic() - self.started, self.quiet)

@@ -44,10 +44,10 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
             state.start_over(config)
         state.mark_format(config)
         tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
-        code = run_doit(tasks, jobs, config)
         reporter = tasks["DOIT_CONFIG"]["reporter"]
-        if damage is not None and code == 0 and state.damaged(config) is None:
-            reporter.counts["removed"] += _remove_unlisted(config, written_before)
+        if damage is not None:
+            reporter.tidy = lambda: _remove_unlisted(config, written_before)
+        code = run_doit(tasks, jobs, config)
         if counts is not None:
             for key in ("written", "removed"):
                 counts[key] = counts.get(key, 0) + reporter.counts[key]
