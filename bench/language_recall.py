@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kwdocs.extract import extract_bytes  # noqa: E402
 from kwdocs.extract.decode import is_binary  # noqa: E402
-from kwdocs.links import resolve_links  # noqa: E402
+from kwdocs.extract.links import resolve_links  # noqa: E402
 
 # ctags language -> the ctags kinds that are definitions kwdocs promises for it
 KINDS: dict[str, set[str]] = {

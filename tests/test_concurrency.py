@@ -171,12 +171,16 @@ def test_ctrl_c_stops_a_parallel_build_cleanly_and_the_next_build_tidies_up(tmp_
     """Ctrl-C: one line, exit code 130, no traceback; the lock keeps the pid, so the next build
     sweeps any write a worker never finished, and ends where a clean build does."""
     src, out = tmp_path / "src", tmp_path / "out"
-    make_tree(src, folders=16, files=40)
+    make_tree(src, folders=32, files=40)
     process = subprocess.Popen(kwdocs_command("build", "--src", str(src), "--out", str(out), "-j", "2"),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     wait_for_lock_holder(out, process)
-    time.sleep(0.5)
+    # mid-build, whatever the machine's speed: the first units are extracted, 30 more wait
+    deadline = time.monotonic() + 60
+    while len(list((out / ".kwdocs" / "facts").glob("*.json"))) < 2:
+        assert process.poll() is None and time.monotonic() < deadline, "the build ended before Ctrl-C"
+        time.sleep(0.005)
     process.send_signal(signal.SIGINT)
     code, _, stderr = finish(process)
     assert (code, stderr) == (130, "kwdocs: interrupted\n")

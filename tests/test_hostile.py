@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 import kwdocs.engine.steps
-import kwdocs.engine.runner
+import kwdocs.engine.incremental
 from kwdocs.cli import main
 from tests.output_checks import broken_links, pages, run_build, temporaries, tree_state
 
@@ -286,7 +286,7 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
                  "deleted_before_check.py", "pipe_before_check.py"):
         _put(src / name, FUNCTION.format(name=name.removesuffix(".py")).encode())
     real_read, real_head, real_scan = (kwdocs.engine.steps.read_source, kwdocs.engine.steps.read_head,
-                                       kwdocs.engine.runner.scan)
+                                       kwdocs.engine.incremental.scan)
     done: set[str] = set()
 
     def read_head(path: Path, limit: int, hashed: bool = True):
@@ -322,7 +322,7 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
 
     monkeypatch.setattr(kwdocs.engine.steps, "read_source", read_source)
     monkeypatch.setattr(kwdocs.engine.steps, "read_head", read_head)
-    monkeypatch.setattr(kwdocs.engine.runner, "scan", scan)
+    monkeypatch.setattr(kwdocs.engine.incremental, "scan", scan)
     code, problems = build_in_process(src, out, capsys)
     assert code == 0
     assert sorted(problems) == [

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kwdocs.pages import layout
+from kwdocs.store import writer as output
 from kwdocs.context import drop_contexts
 from tests.conftest import changed_files, run_kwdocs, snapshot
 from tests.output_checks import pages
@@ -32,6 +33,11 @@ def built(golden_tree: Path):
     build()
     return golden_tree, out, build
 
+
+
+def state_json(path: Path) -> object:
+    """A state file's JSON (its last line seals it)."""
+    return json.loads(output.unsealed(path.read_bytes()))
 
 def test_first_build_writes_every_page(built):
     tree, out, _ = built
@@ -169,7 +175,7 @@ def test_lost_unit_state_is_rebuilt_from_the_facts(built, tmp_path, kind):
         if number % 3 == 1:
             shard.write_text("{damaged")
         elif number % 3 == 2:   # well-formed JSON of the wrong shape
-            unit = json.loads(shard.read_text())["unit"]
+            unit = state_json(shard)["unit"]
             shard.write_text(json.dumps({"unit": unit, "rows": 5, "files": 5, "digest": 5, "problems": 5, "part": 5}))
         else:
             shard.unlink()
@@ -349,9 +355,9 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     out = tmp_path / "inc"
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
     kept = out / ".kwdocs" / state.FILE_ROWS
-    units = json.loads((out / ".kwdocs" / "folders.json").read_text())["units"]["many"]
+    units = state_json(out / ".kwdocs" / "folders.json")["units"]["many"]
     assert len(units) > 1
-    assert sorted(json.loads(path.read_text())["unit"] for path in kept.iterdir()) == sorted(units)  # other folders: one unit
+    assert sorted(state_json(path)["unit"] for path in kept.iterdir()) == sorted(units)  # other folders: one unit
     rendered: list[str] = []
     real_row_model = model.file_row_model
     monkeypatch.setattr(model, "file_row_model", lambda name, inputs: rendered.append(name) or real_row_model(
@@ -373,7 +379,7 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     assert len(rows_read) == 1 and rows_read[0] in units
     rendered.clear()
     same_as_cold()
-    key = json.loads(next(kept.iterdir()).read_text())["key"]
+    key = state_json(next(kept.iterdir()))["key"]
     damages = (
         lambda stored: '{"key": "k", "unit": "%s", "rows": {' % stored["unit"],            # not JSON
         lambda stored: json.dumps({"key": key, "unit": stored["unit"], "rows": []}),    # no names, no digest
@@ -382,7 +388,7 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     )
     for lines, damage in enumerate(damages):
         for path in kept.iterdir():     # damaged: every row rendered again
-            path.write_text(damage(json.loads(path.read_text())))
+            path.write_text(damage(state_json(path)))
         (many / "mod06.py").write_text("def function_6():\n    return 6\n" + "\n" * (lines + 1))  # its row changes
         rendered.clear()
         assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
@@ -512,7 +518,7 @@ def test_folder_pages_do_not_depend_on_how_the_folder_is_split(tmp_path, monkeyp
     monkeypatch.setattr(state, "UNIT_LIMIT", 4)
     monkeypatch.setattr(state, "BUCKET_FILES", 2)
     assert run_kwdocs("build", "--src", str(src), "--out", str(split), "-q") == 0
-    assert len(json.loads((split / ".kwdocs" / "folders.json").read_text())["units"]["ops"]) > 1
+    assert len(state_json(split / ".kwdocs" / "folders.json")["units"]["ops"]) > 1
     assert pages(split) == pages(whole)
     doc = (whole / "ops" / "doc.md").read_text()
     assert "> The operators, one header each." in doc

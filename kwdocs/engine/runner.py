@@ -1,18 +1,20 @@
 """Run the doit rule set for a configuration, in this process.
 
-``kwdocs build`` and friends come through here; ``doit`` at the repository
-root loads the same namespace from ``dodo.py``.  A build whose snapshot (see
-``kwdocs.store.snapshot``) matches the last successful one stops after the scan.
+``kwdocs.engine.incremental.run_build`` (``kwdocs build`` and friends) comes through
+here for doit; ``doit`` at the repository root loads the same namespace from
+``dodo.py``.
 """
 from __future__ import annotations
 
-import gc
+import io
+import os
+import shutil
 import sys
-import time
+import tempfile
 
 from kwdocs import mistakes
-from kwdocs.engine import summary, workers
-from kwdocs.store import journal as ledger, owned, snapshot
+from kwdocs.engine import workers
+from kwdocs.store import journal as ledger, writer as output, snapshot, state
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, scan
 
@@ -30,78 +32,72 @@ def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bo
     return tasks
 
 
-def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stream=None,
-              scanned: ScanResult | None = None, counts: dict[str, int] | None = None) -> int:
-    """One build (of ``scanned``, else a fresh scan); returns doit's exit code (0 ok, 1 a task
-    failed, 2+ doit errors) and adds pages written and removed to ``counts`` when given."""
-    gc.freeze()  # FINDINGS: the collector costs a third of a no-op build
-    started = time.monotonic()
-    stream = stream or sys.stdout
-    scanned = scanned if scanned is not None else scan(config)
-    current = snapshot.tree_snapshot(config, scanned)
-    if snapshot.unchanged(config, current):
-        summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet)
-        return 0
-    code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
-    if code is not None:
-        return code
-    owned.check_tree(config, scanned)   # before anything is written: no file of the user's is replaced
-    snapshot.forget(config)
-    tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
-    code = run_doit(tasks, jobs or config.jobs)
-    if counts is not None:
-        for key in ("written", "removed"):
-            counts[key] = counts.get(key, 0) + tasks["DOIT_CONFIG"]["reporter"].counts[key]
-    if code == 0:
-        snapshot.save(config, current, scanned)
-        ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
-    return code
+def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
+            counts: dict[str, int] | None) -> int:
+    """doit over every task; when a step met damaged state (``state.damaged``), the state
+    starts over and doit runs again: damage costs time, never correctness."""
+    snapshot.forget(config)     # until this build succeeds, no snapshot vouches for the output
+    code = 1
+    for _ in range(2):
+        damage = state.damaged(config)
+        if damage is not None:
+            sys.stderr.write(f"kwdocs: {damage}; building the state again\n")
+            written_before = set(ledger.load(config))
+            state.start_over(config)
+        state.mark_format(config)
+        tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
+        reporter = tasks["DOIT_CONFIG"]["reporter"]
+        if damage is not None:
+            reporter.tidy = lambda: _remove_unlisted(config, written_before)
+        code = run_doit(tasks, jobs, config)
+        if counts is not None:
+            for key in ("written", "removed"):
+                counts[key] = counts.get(key, 0) + reporter.counts[key]
+        if state.damaged(config) is None:
+            return code
+    sys.stderr.write(f"kwdocs: {state.damaged(config)} again after building the state again\n")
+    return code or 1
 
 
-def run_doit(tasks: dict, jobs: int) -> int:
-    """doit's ``run`` over a namespace, in ``jobs`` worker processes when more than one."""
+def _remove_unlisted(config: Config, written_before: set[str]) -> int:
+    """After the state started over: the pages kwdocs wrote before that it no longer writes
+    (their records were lost with the state), if they still hold what kwdocs wrote."""
+    gone = written_before - state.written_pages(config)
+    vouched, _ = ledger.vouched(config, gone, ledger.load(config))
+    return sum(output.remove(config.out, config.out / page) for page in sorted(vouched))
+
+
+def run_dry(config: Config, scanned: ScanResult) -> int:
+    """The build's own tasks, in this process, under the caller's ``output.dry_run``: doit's
+    records are read from a scratch copy (none when the dry run is blank), so nothing is written."""
+    with tempfile.TemporaryDirectory(prefix="kwdocs-check-") as scratch:
+        records = os.path.join(scratch, state.DOIT_DB)
+        if not output.dry_blank() and state.doit_records_readable(config.state / state.DOIT_DB):
+            shutil.copyfile(config.state / state.DOIT_DB, records)
+        tasks = build_namespace(config, scanned, quiet=True, stream=io.StringIO())
+        tasks.pop("task_site", None)    # check judges the Markdown pages
+        settings = tasks["DOIT_CONFIG"]
+        tasks["DOIT_CONFIG"] = dict(settings, dep_file=records,
+                                    default_tasks=[name for name in settings["default_tasks"] if name != "site"])
+        return run_doit(tasks, 1)
+
+
+def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
+    """doit's ``run`` over a namespace, in ``jobs`` worker processes when more than one (a
+    damaged record file of doit's is removed first: it only schedules, see ``state``)."""
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
     from kwdocs.engine.dispatch import looking_ahead
 
+    if config is not None:
+        state.check_doit_records(config)
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
     with workers.dying_with_builder(), looking_ahead(), mistakes.doit_database_kept():
         # no config_filenames: the shell's folder's pyproject.toml or doit.cfg is no business of this build
         code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
+    if config is not None and code in (0, 1):     # doit saved its records: they are whole
+        state.doit_records_verified(config)
     mistakes.raise_kept(getattr(tasks["DOIT_CONFIG"].get("reporter"), "mistakes", []))
-    return code
-
-
-DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses every core
-
-
-def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet: bool, stream,
-                       counts: dict[str, int] | None, started: float) -> int | None:
-    """When only a few sources changed since the last successful build (same code and
-    settings), hand doit just their units, as watch mode does: doit's check of all
-    12,000 files is most of an edit's cost.  None: not applicable, build as usual."""
-    from kwdocs.engine.incremental import Changes, Rebuilder, diff
-    from kwdocs.scan import SourceFile
-
-    last = snapshot.previous(config)
-    if not last.get("files") or not last.get("snapshot") or last.get("settings") != snapshot.settings_digest(config):
-        return None
-    before = ScanResult(files=[SourceFile(*entry) for entry in last["files"]],
-                        problems=[tuple(problem) for problem in last.get("problems", [])])
-    differences = diff(before.files, scanned.files)
-    if sum(map(len, differences)) > DIRTY_LIMIT:
-        return None
-    rebuilder = Rebuilder(config, parallel=True)
-    rebuilder.scanned, rebuilder.saved_snapshot = before, last.get("snapshot")
-    outcome = rebuilder.update(Changes(everything=True), rescanned=scanned, differences=differences,
-                               rescanned_snapshot=current)
-    code = outcome.code if outcome is not None else 0
-    written, removed = (outcome.written, outcome.removed) if outcome is not None else (0, 0)
-    if counts is not None:
-        counts["written"] = counts.get("written", 0) + written
-        counts["removed"] = counts.get("removed", 0) + removed
-    if code == 0:
-        summary.report(stream.write, config, scanned, written, removed, time.monotonic() - started, quiet)
     return code

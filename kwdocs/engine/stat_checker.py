@@ -30,6 +30,8 @@ from pathlib import Path
 
 from doit.dependency import FileChangedChecker
 
+from kwdocs.store import writer as output
+
 # The kernel stamps files from a clock that may lag time.time() by a tick.
 CLOCK_TICK = 0.02
 _GONE = os.stat_result((0,) * 10)   # st_mode 0: not a regular file
@@ -53,7 +55,7 @@ class SourceChecker(FileChangedChecker):
             return _GONE
 
     def check_modified(self, file_path: str, file_stat: os.stat_result, state) -> bool:
-        if not stat.S_ISREG(file_stat.st_mode):
+        if not stat.S_ISREG(file_stat.st_mode) or output.dry_changed(file_path):
             return True
         timestamp, size, _digest = state
         return file_stat.st_mtime != timestamp or file_stat.st_size != size

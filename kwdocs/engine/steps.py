@@ -18,18 +18,20 @@ writes it.  Each step returns counts for the build summary.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import posixpath
 import stat
 import sys
+import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import orjson
 
 from kwdocs.pages import docstrings, keywords, layout, model, compose as pages
-from kwdocs.store import journal as ledger, writer as output
+from kwdocs.store import writer as output
 from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs import languages
@@ -44,7 +46,11 @@ from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.engine.workers import collector_paused
 
 from kwdocs.store.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    FACTS, FILE_ROWS, FOLDER_PARTS, KEYWORD_ENTRIES, LINK_INPUTS, LINK_META, LINKS, PAGES, ROWS, load_shard, save_shard, shard_path, units_of, written_pages)
+    EARLIER, FACTS, FILE_ROWS, FOLDER_PARTS, FOLDERS_META, KEYWORD_ENTRIES, KEYWORDS_META, LINK_INPUTS, LINK_META,
+    LINKS, PAGES, PROBLEMS, PRUNED, ROWS, SEEN, keyword_rows, keyword_table, load_shard, mark_damaged, save_shard,
+    shard_path, units_of, written_pages)
+
+StateDamaged = output.StateDamaged
 
 
 def digest(*parts: object) -> str:
@@ -189,10 +195,16 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
 
 
 READ_ATTEMPTS = 3
+RACY_NS = 20_000_000    # the kernel stamps files from a clock that may lag by a tick
 
 
-def extract_settled(config: Config, rel: str, previous: Facts | None = None) -> Facts:
+def extract_settled(config: Config, rel: str, previous: Facts | None = None,
+                    seen: dict[str, list] | None = None) -> Facts:
     """``extract_file``, again while the file changes under it (a save, a checkout).
+
+    ``seen`` gets the file's [size, time stamp, SHA-256] as read, unless its time stamp is
+    too recent to tell a later write in the same clock tick from this one (git's "racily
+    clean"): then the next build reads it again.
 
     A file deleted or replaced mid-build is documented as it is now (or as
     unreadable); one that never holds still as last read, with a problem.  The
@@ -201,39 +213,93 @@ def extract_settled(config: Config, rel: str, previous: Facts | None = None) -> 
     """
     source = source_path(config, rel)
     for _ in range(READ_ATTEMPTS):
+        started = time.time_ns()
         before = output.stamp(source)
         facts = extract_file(config, rel, previous)
         if output.stamp(source) == before:
+            if seen is not None and before is not None and facts.get("sha256") \
+                    and before[0] < started - RACY_NS:
+                seen[rel] = [before[1], before[0], facts["sha256"]]
             return facts
     problem = {"message": "kept changing while it was being read; the next build reads it again"}
     return {**facts, "problems": [*facts["problems"], problem]}   # a copy: facts may be ``previous``
 
 
+# ---------------------------------------------------------------- the steps' common ground
+
+def recovering(step: Callable[..., dict]) -> Callable[..., dict]:
+    """A step that meets state which is not what kwdocs wrote tells the build so (``runner``
+    starts the state over and builds again) instead of failing or trusting it."""
+    @functools.wraps(step)
+    def run(config: Config, *args, **kwargs) -> dict:
+        try:
+            return step(config, *args, **kwargs)
+        except StateDamaged as damage:
+            mark_damaged(config, str(damage))
+            return {}
+    return run
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+def unit_facts(config: Config, unit: str, rels: list[str]) -> dict[str, Facts]:
+    """The unit's facts, made again here when they are missing, damaged, of other files or of
+    other code: doit's records only say when to extract, never that the facts are there."""
+    shard = load_shard(config, FACTS, unit)
+    files = shard.get("files")
+    if shard.get("key") != extraction_key(config) or not isinstance(files, dict) or files.keys() != set(rels):
+        extract_unit(config, unit, rels, [])
+        files = load_shard(config, FACTS, unit, strict=True).get("files", {})
+    return files
+
+
+def stored_facts(config: Config, unit: str) -> dict[str, Facts]:
+    """A live unit's facts for steps that make a lost summary again: none is damage."""
+    files = load_shard(config, FACTS, unit, strict=True).get("files")
+    if not isinstance(files, dict) or not files:
+        raise StateDamaged(f"the facts of {unit or '.'} are missing")
+    return files
+
+
 # ---------------------------------------------------------------- extract
 
+@recovering
 @collector_paused()
 def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str]) -> dict:
-    """Bring the unit's facts shard up to date, re-extracting only changed files."""
+    """Bring the unit's facts shard up to date.
+
+    doit's ``changed`` is not trusted with what to keep (after a killed build doit
+    knows nothing and says nothing changed): a file's facts are kept when its size
+    and time stamp are those it had when they were made (``SEEN``); otherwise it
+    is read, and its content hash decides whether it is extracted again.
+    """
     old = load_shard(config, FACTS, unit)
     key = extraction_key(config)
     previous = old.get("files", {}) if old.get("key") == key else {}
-    changed_set = set(changed)
-    if not changed_set and previous:
-        # doit runs the task but names no changed file when it has no record of the task (a build
-        # that died, or could not save doit's database on a full disk): judge the files by content
-        changed_set = {source_path(config, rel) for rel, facts in previous.items() if rel in rels
-                       and ledger.file_sha256(Path(source_path(config, rel))) != facts.get("sha256")}
-    files: dict[str, Facts] = {}
-    extracted = 0
-    _prefetch_tags(config, [rel for rel in rels if (previous.get(rel) is None
-                                                    or source_path(config, rel) in changed_set)])
+    seen = load_shard(config, SEEN, unit).get("files", {})
+    kept: dict[str, Facts] = {}
+    now_seen: dict[str, list] = {}
     for rel in rels:
         before = previous.get(rel)
-        if before is not None and source_path(config, rel) not in changed_set:
-            files[rel] = before
-            continue
-        files[rel] = extract_settled(config, rel, before)
-        extracted += files[rel] is not before
+        record = seen.get(rel)
+        if before is not None and record is not None and record[2] == before.get("sha256") \
+                and _stat(source_path(config, rel)) == (record[0], record[1]):
+            kept[rel] = before
+            now_seen[rel] = record
+    redo = [rel for rel in rels if rel not in kept]
+    _prefetch_tags(config, redo)
+    extracted = 0
+    for rel in redo:
+        before = previous.get(rel)
+        kept[rel] = extract_settled(config, rel, before, now_seen)
+        extracted += kept[rel] is not before
+    files: dict[str, Facts] = {rel: kept[rel] for rel in rels}
     # what linking and folder pages need of the facts, made here where the work runs on every core
     # (the link and assemble steps, which see the whole tree, run alone); the facts shard goes last:
     # the later steps key on it
@@ -243,6 +309,7 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, ROWS, unit, rows)
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
+    save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
     return {"files": len(rels), "extracted": extracted}
 
 
@@ -276,7 +343,7 @@ def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
     """A unit's link inputs as extraction left them (made again from its facts if lost or damaged)."""
     stored = load_shard(config, LINK_INPUTS, unit)
     if not isinstance(stored.get("files"), dict):
-        stored = {"files": _link_inputs(load_shard(config, FACTS, unit).get("files", {}))}
+        stored = {"files": _link_inputs(stored_facts(config, unit))}
         save_shard(config, LINK_INPUTS, unit, stored)
     for info in stored["files"].values():
         _interned(info.get("imports", []))
@@ -308,6 +375,7 @@ def changed_units(config: Config, units: list[str], changed: list[str] | None) -
     return {unit for unit in units if shard_path(config, FACTS, unit) in changed_paths}
 
 
+@recovering
 @collector_paused()
 def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     """Resolve imports and includes across the tree; write the link shards that changed.
@@ -329,7 +397,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             fresh_inputs[unit] = _stored_link_inputs(config, unit)
     new_digests = {unit: digest(inputs) for unit, inputs in fresh_inputs.items()}
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
-            and meta.get("roots") == list(config.include_roots)):
+            and meta.get("roots") == list(config.include_roots)
+            and all(os.path.isfile(shard_path(config, LINKS, unit)) for unit in units)):
         return {"link_shards": 0}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
@@ -354,12 +423,15 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
 
 # ---------------------------------------------------------------- render
 
+@recovering
 @collector_paused()
-def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
+def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[str]) -> dict:
     """Render the pages of the unit's files whose inputs changed; remove pages of gone files."""
-    facts_by_file: dict[str, Facts] = load_shard(config, FACTS, unit).get("files", {})
-    links = load_shard(config, LINKS, unit).get("files", {})
-    manifest = load_shard(config, PAGES, unit).get("files", {})
+    facts_by_file = unit_facts(config, unit, rels)
+    links = load_shard(config, LINKS, unit, strict=True).get("files", {})
+    if links.keys() != facts_by_file.keys():
+        raise StateDamaged(f"the links of {unit or '.'} are not those of its files")
+    manifest = load_shard(config, PAGES, unit, strict=True).get("files", {})
     renderer = renderer_for(config)
     keys = [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
     siblings = model.siblings_of(tuple(folder_names))
@@ -390,6 +462,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str]) -> dict:
 
 # ---------------------------------------------------------------- keywords
 
+@recovering
 @collector_paused()
 def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict:
     """Update the repository-wide keyword pages whose letters gained, lost or moved entries.
@@ -399,15 +472,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     Entries wait as compact JSON text, and pages are rendered one letter at a
     time: on a 100,000-file tree the whole index as Python lists took 500 MB.
     """
-    root = config.state / "keywords"
-
-    def rows_path(page: str) -> Path:
-        """Where a keyword page's rendered rows are kept (see ``pages.keyword_rows``)."""
-        return root / f"rows-{page.removesuffix('.md')}.json"
-
     renderer = renderer_for(config)
     key = render_key(config, pages.KEYWORDS_TEMPLATE)
-    meta = output.read_json(root / "meta.json", {}) or {}
+    meta = output.read_json(config.state / KEYWORDS_META, {}, strict=True) or {}
     fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
     known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
     counts: dict[str, int] = {} if fresh else meta.get("counts", {})
@@ -429,7 +496,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def table_of(letter: str) -> dict[str, keywords.Entries]:
         """A letter's table, unit -> its entries, as the last build left it."""
-        return {} if fresh else keywords.read_table(root / f"letter-{letter}.jsonl")
+        return {} if fresh else keywords.read_table(keyword_table(config, letter), strict=True)
 
     kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
     for letter, changes in sorted(updates.items()):
@@ -442,7 +509,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         counts[letter] = sum(count for count, _ in table.values())
         if not counts[letter]:
             counts.pop(letter)
-        output.write_if_changed(config.out, root / f"letter-{letter}.jsonl", keywords.table_text(table))
+        output.write_sealed(config.out, keyword_table(config, letter), keywords.table_text(table).encode("utf-8"))
         kept[letter] = table
     updates.clear()
     all_letters = keywords.sorted_letters(set(counts))
@@ -456,7 +523,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def cached_rows(page: str) -> pages.RowCache:
         """The rows a page had (each checked against its places before it is used again)."""
-        stored = {} if fresh else output.read_json(rows_path(page), {})
+        stored = {} if fresh else output.read_json(keyword_rows(config, page), {})
         return stored if isinstance(stored, dict) else {}
 
     written = 0
@@ -464,13 +531,13 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows):
             written += output.write_if_changed(config.out, config.out / page, text)
             if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
-                output.write_if_changed(config.out, rows_path(page), output.compact_json(rows))
+                output.write_json(config.out, keyword_rows(config, page), rows, sort_keys=False)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
     removed = 0
     for page in sorted(set(meta.get("pages", [])) - wanted):
         removed += output.remove(config.out, config.out / page)
-        output.remove(config.out, rows_path(page))
-    output.write_json(config.out, root / "meta.json", {"key": key, "units": known, "counts": counts,
+        output.remove(config.out, keyword_rows(config, page))
+    output.write_json(config.out, config.state / KEYWORDS_META, {"key": key, "units": known, "counts": counts,
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return {"written": written, "removed": removed}
@@ -480,13 +547,14 @@ def _stored_keyword_entries(config: Config, unit: str) -> dict[str, list]:
     """A unit's keyword entries as extraction left them (made again from its facts if lost or damaged)."""
     stored = load_shard(config, KEYWORD_ENTRIES, unit)
     if not keywords.valid_letters(stored.get("letters")):
-        stored = {"letters": keywords.unit_letters(load_shard(config, FACTS, unit).get("files", {}))}
+        stored = {"letters": keywords.unit_letters(stored_facts(config, unit))}
         save_shard(config, KEYWORD_ENTRIES, unit, stored)
     return stored["letters"]
 
 
 # ---------------------------------------------------------------- assemble
 
+@recovering
 @collector_paused()
 def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: list[str],
              changed: list[str]) -> dict:
@@ -499,8 +567,8 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     """
     renderer = renderer_for(config)
     keys = [render_key(config, name) for name in pages.FOLDER_TEMPLATES]
-    meta_path = config.state / "folders.json"
-    meta = output.read_json(meta_path, {}) or {}
+    meta_path = config.state / FOLDERS_META
+    meta = output.read_json(meta_path, {}, strict=True) or {}
     fresh = meta.get("keys") != keys
     page_keys: dict[str, str] = {} if fresh else meta.get("pages", {})
     shapes: dict[str, str] = {} if fresh else meta.get("shapes", {})
@@ -548,7 +616,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
                                               "units": folder_units, "counts": counts, "problems": problems})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))
-    output.write_json(config.out, config.state / "problems.json", flat)
+    output.write_json(config.out, config.state / PROBLEMS, flat)
     return {"written": written, "removed": removed}
 
 
@@ -578,7 +646,7 @@ def _stored_rows(config: Config, unit: str) -> list[dict]:
 
 
 def _remade_rows(config: Config, unit: str) -> tuple[dict, dict]:
-    rows, part = _unit_rows(load_shard(config, FACTS, unit).get("files", {}))
+    rows, part = _unit_rows(stored_facts(config, unit))
     save_shard(config, ROWS, unit, rows)
     save_shard(config, FOLDER_PARTS, unit, part)
     return rows, part
@@ -621,6 +689,7 @@ def _unit_rows(files: dict[str, Facts]) -> tuple[dict, dict]:
                                          for rel, facts in ordered for problem in facts.get("problems", [])]}
 
 
+@recovering
 def prune(config: Config, folder_units: dict[str, list[str]]) -> dict:
     """After rendering: remove the pages and state of units that went away.
 
@@ -628,7 +697,7 @@ def prune(config: Config, folder_units: dict[str, list[str]]) -> dict:
     from those of the last prune, or kwdocs' code changed (a new version may
     leave state files of an older one behind).
     """
-    meta_path = config.state / "pruned.json"
+    meta_path = config.state / PRUNED
     record = {"code": code_fingerprint(), "units": digest(folder_units)}
     if output.read_json(meta_path) == record:
         return {"removed": 0}
@@ -637,8 +706,6 @@ def prune(config: Config, folder_units: dict[str, list[str]]) -> dict:
     return {"removed": removed}
 
 
-# state files of earlier versions: the whole tree's link inputs, a JSON document per keyword letter
-EARLIER_STATE = ("link-input.json", "keywords/letter-*.json")
 
 
 def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
@@ -648,7 +715,7 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
     A file of a gone unit may live on in another unit of its folder (a folder split into
     buckets as it grew, or merged back into one unit): its pages stay.
     """
-    for pattern in EARLIER_STATE:
+    for pattern in EARLIER:     # the whole tree's link inputs, a JSON document per keyword letter
         for path in sorted(config.state.glob(pattern)):
             output.remove(config.out, path)
     live_units = {unit for units in folder_units.values() for unit in units}
@@ -658,18 +725,18 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
         folder = folder_of(rel)
         if folder not in held:
             held[folder] = {name for unit in folder_units.get(folder, [])
-                            for name in load_shard(config, PAGES, unit).get("files", {})}
+                            for name in load_shard(config, PAGES, unit, strict=True).get("files", {})}
         return rel in held[folder]
 
     removed = 0
     live_names = {layout.state_name(unit) for unit in live_units}   # read only the shards of no live unit
-    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS, FOLDER_PARTS, FILE_ROWS):
+    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS, FOLDER_PARTS, FILE_ROWS, SEEN):
         folder = config.state / kind
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             if path.name in live_names:
                 continue
-            data = output.read_json(path, {}) or {}
-            unit = data.get("unit")
+            data = output.read_json(path, {}, strict=kind == PAGES)
+            unit = data.get("unit") if isinstance(data, dict) else None
             if unit in live_units:
                 continue
             if kind == PAGES:

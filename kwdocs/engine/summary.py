@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from kwdocs.store import writer as output
+from kwdocs.store import state, writer as output
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
 
@@ -60,6 +60,7 @@ class _Counting:
         self.last_draw = 0.0
         self.failed = False
         self.mistakes: list[str] = []
+        self.tidy = None    # called before the summary of a build that went well: pages it removed
 
     def execute_task(self, task):
         pass
@@ -107,6 +108,10 @@ class _Counting:
         super().complete_run()
         if self.mistakes:       # the one line the command ends with says it all
             return
+        if state.damaged(self.config) is not None:
+            return      # the build starts the state over and runs again: its summary will tell
+        if self.tidy is not None and not self.failed:
+            self.counts["removed"] += self.tidy()
         report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
                time.monotonic() - self.started, self.quiet)
 

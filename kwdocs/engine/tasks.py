@@ -23,7 +23,7 @@ from kwdocs.config import Config
 from kwdocs.mistakes import describe
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.store.snapshot import code_fingerprint
-from kwdocs.store.state import FACTS, LINKS, shard_path
+from kwdocs.store.state import DOIT_DB, FACTS, LINKS, shard_path
 
 
 # The order in which doit takes up the tasks that are ready.  A build puts the single-task
@@ -77,7 +77,7 @@ def task_order(config: Config, rebuild: bool = False) -> list[str]:
 
 def doit_config(config: Config) -> dict:
     return {
-        "dep_file": str(config.state / "doit.sqlite3"),
+        "dep_file": str(config.state / DOIT_DB),
         "backend": "sqlite3",
         "check_file_uptodate": checker_for(config.out),  # time stamps; safe for sources changing mid-build
         "default_tasks": task_order(config),
@@ -136,13 +136,13 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         """Render the documentation and keyword pages of files whose inputs changed."""
         keys = [build.render_key(config, name) for name in pages.FILE_TEMPLATES]
         render = Guarded(build.render_unit)
-        for unit, (folder, _) in units.items():
+        for unit, (folder, rels) in units.items():
             if not wanted("render", unit):
                 continue
             names = folder_names[folder]
             yield {
                 "name": task_name(unit),
-                "actions": [(render, [config, unit, names])],
+                "actions": [(render, [config, unit, names, rels])],
                 "file_dep": [shard_path(config, FACTS, unit), shard_path(config, LINKS, unit)],
                 # siblings decide each page's Related Files: a file added next door re-checks the unit
                 "uptodate": [config_changed({"templates": keys,

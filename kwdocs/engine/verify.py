@@ -2,44 +2,44 @@
 
 A page is *stale* when it exists with other content, *missing* when it does
 not exist, and *orphaned* when kwdocs would not write it at all (the page of
-a deleted file, left behind or committed).  Content decides, never
-timestamps: pre-commit stashes files and a checkout rewrites them.
+a deleted file, left behind or committed).  Content decides: pre-commit
+stashes files and a checkout rewrites them.
 
 How, without writing anything (no page, no state, no lock file):
 
-1. Unless the snapshot of the last successful build (``kwdocs.store.snapshot``)
-   matches the tree, the build's own steps (``kwdocs.engine.steps``) run under
-   ``output.dry_run()``: sources whose content differs from their facts are
-   extracted again, every unit's pages are rendered where their inputs
-   changed, and each would-be write is compared with the disk.  With no state
-   at all (a fresh clone in CI) that is every file.
+1. Unless the snapshot of the last completed build (``kwdocs.store.snapshot``)
+   matches the tree, the build itself runs as a dry run (``kwdocs.engine.runner.run_dry``:
+   the same doit tasks in the same order, under ``output.dry_run()``, doit's
+   records read from a scratch copy), and each would-be write is compared
+   with the disk.  With no state at all (a fresh clone in CI) that is every file.
 2. Every other page the state lists must be what kwdocs last wrote there, by
-   content hash (``kwdocs.store.journal``).  Pages that are not are rendered and
-   compared too.
+   content hash (``kwdocs.store.journal``).
 3. Pages under the output folder that kwdocs would not write are orphans.
 
-On an up-to-date tree only steps 2 and 3 run, by ``stat`` mostly.
+When the state is damaged, or a page is not what kwdocs wrote, the dry run
+is made again as if there were no state at all, so check answers as it does
+on a fresh clone.  On an up-to-date tree only steps 2 and 3 run, by ``stat``
+mostly.
 
-``kwdocs check --fix`` (the pre-commit hook) does the same for real after a
-build, so it restores pages edited by hand and removes orphans, and exits 1
-whenever it wrote or removed a page: the user stages them and commits again.
+``kwdocs check --fix`` (the pre-commit hook) builds, then writes the pages
+that are not what kwdocs wrote (from a dry run without state) and removes
+orphans, and exits 1 whenever it wrote or removed a page: the user stages
+them and commits again.
 """
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from kwdocs.pages import layout
 from kwdocs.store import journal as ledger, owned, writer as output, snapshot, state
 from kwdocs.config import STATE_FOLDER, Config
-from kwdocs.engine.incremental import tree_units
 from kwdocs.store.lock import locked, shared
-from kwdocs.scan import ScanResult, scan
+from kwdocs.engine.runner import run_dry
+from kwdocs.scan import scan
 
 PAGE_NAME = re.compile(r".+_docs\.md|.+_kw\.md|index\.md|doc\.md")      # in any folder
 ROOT_PAGE_NAME = re.compile(r"keywords(-.+)?\.md")                        # at the top only
@@ -60,89 +60,14 @@ class Findings:
         return bool(self.stale or self.missing or self.orphaned)
 
 
-def _folder_names(split: dict[str, list[str]]) -> list[str]:
-    return sorted(posixpath.basename(rel) for rels in split.values() for rel in rels)
-
-
-# ---------------------------------------------------------------- the build's steps, in order
-
-def refresh_state(config: Config, scanned: ScanResult, units: dict[str, dict[str, list[str]]],
-                  dry: output.DryRun) -> None:
-    """What a build would do to the state and pages, under ``dry`` (sources judged by content)."""
-    from kwdocs.engine import steps as build  # parsers and templates: only when something must be redone
-    key = build.extraction_key(config)
-    all_units = [unit for split in units.values() for unit in split]
-    for split in units.values():
-        for unit, rels in split.items():
-            shard = build.load_shard(config, build.FACTS, unit)
-            known = shard.get("files", {}) if shard.get("key") == key else {}
-            changed = [build.source_path(config, rel) for rel in rels
-                       if rel not in known or ledger.file_sha256(config.src / rel) != known[rel].get("sha256")]
-            if changed or set(known) != set(rels):
-                build.extract_unit(config, unit, rels, changed)
-    changed_facts = [str(path) for path in dry.changed_state if path.parent == config.state / state.FACTS]
-    build.link_tree(config, all_units, changed_facts)
-    for split in units.values():
-        names = _folder_names(split)
-        for unit in split:
-            build.render_unit(config, unit, names)
-    build.index_keywords(config, all_units, changed_facts)
-    unit_map = {folder: list(split) for folder, split in units.items()}
-    build.assemble(config, unit_map, scanned.folders(), changed_facts)
-    build.prune(config, unit_map)
-
-
 def expected_pages(config: Config, dry: output.DryRun | None) -> set[str]:
     """Every page the state (as it stands, dry run included) says kwdocs writes."""
-    pages = state.written_pages(config)
+    pages = state.written_pages(config, strict=True)
     for path, data in (dry.overlay.items() if dry else ()):
         if data is not None and path.parent == config.state / state.PAGES:   # units new in this dry run
             for rel in (output.read_json(path, {}) or {}).get("files", {}):
                 pages.update((layout.docs_page(rel), layout.kw_page(rel)))
     return pages
-
-
-def render_again(config: Config, scanned: ScanResult, units: dict[str, dict[str, list[str]]],
-                 pages: set[str]) -> tuple[int, int]:
-    """Forget that these pages are up to date and run their steps again; (written, removed)."""
-    from kwdocs.engine import steps as build  # parsers and templates: only when something must be redone
-    # pages back to their sources, through the layout itself (it escapes some folder names)
-    file_of = {page: (rel, folder, unit) for folder, split in units.items() for unit, rels in split.items()
-               for rel in rels for page in (layout.docs_page(rel), layout.kw_page(rel))}
-    folder_of = {page: folder for folder in scanned.folders()
-                 for page in (layout.index_page(folder), layout.doc_page(folder))}
-    by_unit: dict[tuple[str, str], set[str]] = {}
-    folders: set[str] = set()
-    keywords = False
-    for page in pages:
-        if page in file_of:
-            rel, folder, unit = file_of[page]
-            by_unit.setdefault((folder, unit), set()).add(rel)
-        elif page in folder_of:
-            folders.add(folder_of[page])
-        elif "/" not in page and page.startswith("keywords"):
-            keywords = True
-    written = removed = 0
-    for (folder, unit), rels in sorted(by_unit.items()):
-        manifest = build.load_shard(config, build.PAGES, unit).get("files", {})
-        build.save_shard(config, build.PAGES, unit, {"files": {rel: k for rel, k in manifest.items() if rel not in rels}})
-        counts = build.render_unit(config, unit, _folder_names(units[folder]))
-        written, removed = written + counts["written"], removed + counts["removed"]
-    all_units = [unit for split in units.values() for unit in split]
-    if keywords:
-        meta_path = config.state / "keywords" / "meta.json"
-        output.write_json(config.out, meta_path, dict(output.read_json(meta_path, {}) or {}, key=None))
-        counts = build.index_keywords(config, all_units, [])
-        written, removed = written + counts["written"], removed + counts["removed"]
-    if folders:
-        meta_path = config.state / "folders.json"
-        meta = output.read_json(meta_path, {}) or {}
-        meta["pages"] = {folder: k for folder, k in meta.get("pages", {}).items() if folder not in folders}
-        output.write_json(config.out, meta_path, meta)
-        counts = build.assemble(config, {folder: list(split) for folder, split in units.items()},
-                                scanned.folders(), [])
-        written, removed = written + counts["written"], removed + counts["removed"]
-    return written, removed
 
 
 def pages_on_disk(config: Config) -> set[str]:
@@ -158,52 +83,65 @@ def pages_on_disk(config: Config) -> set[str]:
     return found
 
 
-def _stamp(config: Config, page: str) -> tuple[int, int, int] | None:
-    try:
-        info = os.stat(config.out / page)
-    except OSError:
-        return None
-    return info.st_ino, info.st_size, info.st_mtime_ns
-
-
-def examine(config: Config, fix: bool) -> Findings:
-    """Find (and with ``fix``, repair) every stale, missing and orphaned page."""
+def examine(config: Config) -> Findings:
+    """Find every stale, missing and orphaned page, writing nothing."""
     scanned = scan(config)
     up_to_date = snapshot.unchanged(config, snapshot.tree_snapshot(config, scanned))
+    with output.dry_run(config.state) as dry:
+        try:
+            if not up_to_date:
+                run_dry(config, scanned)
+            if state.damaged(config) is None:
+                expected = expected_pages(config, dry)
+                compared = {path.relative_to(config.out).as_posix() for path in dry.pages}
+                _, doubtful = ledger.vouched(config, expected - compared, ledger.load(config))
+                if not doubtful:
+                    return _findings(config, dry, expected)
+        except output.StateDamaged:
+            pass
+    with output.dry_run(config.state, blank=True) as dry:     # judge by the sources alone
+        run_dry(config, scanned)
+        return _findings(config, dry, expected_pages(config, dry))
+
+
+def _findings(config: Config, dry: output.DryRun, expected: set[str]) -> Findings:
+    findings = Findings(expected=len(expected))
+    for path, verdict in dry.pages.items():
+        page = path.relative_to(config.out).as_posix()
+        if verdict == output.DryRun.DIFFERENT:
+            findings.stale.add(page)
+        elif verdict == output.DryRun.ABSENT:
+            findings.missing.add(page)
+    entries = ledger.load(config)
+    # a file kwdocs did not write is the user's: never an orphan, whatever its name
+    findings.orphaned = {page for page in pages_on_disk(config) - expected if owned.is_ours(config, page, entries)} | {
+        path.relative_to(config.out).as_posix() for path in dry.removed}
+    users = owned.foreign(config, findings.stale, entries)
+    if users:   # what a build would refuse to replace, check reports as the build would
+        raise owned.ForeignFiles(config, users)
+    return findings
+
+
+def repair(config: Config) -> Findings:
+    """After a build: write the pages that are not what kwdocs wrote (a page edited by hand, or
+    one the ledger does not know), made by a dry run without state, and remove orphans."""
     findings = Findings()
-    with (nullcontext() if fix else output.dry_run(config.state)) as dry:
-        if not up_to_date and not fix:
-            refresh_state(config, scanned, tree_units(scanned), dry)
-        expected = expected_pages(config, dry)
-        compared = {path.relative_to(config.out).as_posix() for path in dry.pages} if dry else set()
-        entries = ledger.load(config)
-        _, doubtful = ledger.vouched(config, expected - compared, entries)
-        if doubtful:
-            before = {page: _stamp(config, page) for page in doubtful}
-            findings.written, findings.removed = render_again(config, scanned, tree_units(scanned), doubtful)
-            if fix:     # what was restored (the ledger may merely not have known a page that was right)
-                findings.stale |= {page for page in doubtful if _stamp(config, page) != before[page]}
-            expected = expected_pages(config, dry)
-        # a file kwdocs did not write is the user's: never an orphan, whatever its name
-        orphans = {page for page in pages_on_disk(config) - expected if owned.is_ours(config, page, entries)}
-        if dry:
-            for path, verdict in dry.pages.items():
-                page = path.relative_to(config.out).as_posix()
-                if verdict == output.DryRun.DIFFERENT:
-                    findings.stale.add(page)
-                elif verdict == output.DryRun.ABSENT:
-                    findings.missing.add(page)
-            orphans |= {path.relative_to(config.out).as_posix() for path in dry.removed}
-            unjudged = doubtful - {path.relative_to(config.out).as_posix() for path in dry.pages}
-            findings.stale |= {page for page in unjudged if (config.out / page).is_file()}
-            findings.missing |= {page for page in unjudged if not (config.out / page).is_file()}
-            users = owned.foreign(config, findings.stale, entries)
-            if users:   # what a build would refuse to replace, check reports as the build would
-                raise owned.ForeignFiles(config, users)
-        elif orphans:
-            findings.removed += sum(output.remove(config.out, config.out / page) for page in sorted(orphans))
-        findings.orphaned = orphans
-        findings.expected = len(expected)
+    expected = expected_pages(config, None)
+    entries = ledger.load(config)
+    _, doubtful = ledger.vouched(config, expected, entries)
+    users = owned.foreign(config, doubtful, entries)
+    if users:   # never replaced: the build refuses the same
+        raise owned.ForeignFiles(config, users)
+    if doubtful:
+        with output.dry_run(config.state, blank=True, keep={config.out / page for page in doubtful}) as dry:
+            run_dry(config, scan(config))
+        for path, data in sorted(dry.kept.items()):
+            if output.write_if_changed(config.out, path, data):     # else: journaled, vouched for from now
+                findings.stale.add(path.relative_to(config.out).as_posix())
+        findings.written = len(findings.stale)
+    findings.orphaned = {page for page in pages_on_disk(config) - expected if owned.is_ours(config, page, entries)}
+    findings.removed = sum(output.remove(config.out, config.out / page) for page in sorted(findings.orphaned))
+    findings.expected = len(expected)
     return findings
 
 
@@ -216,7 +154,7 @@ def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream
     if fix:
         return _fix(config, jobs, stream, started)
     with shared(config.state):
-        findings = examine(config, fix=False)
+        findings = examine(config)
     for label, pages in (("stale", findings.stale), ("missing", findings.missing), ("orphaned", findings.orphaned)):
         for page in sorted(pages):
             stream.write(f"{label}: {page}\n")
@@ -232,7 +170,7 @@ def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream
 
 
 def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
-    from kwdocs.engine.runner import run_build
+    from kwdocs.engine.incremental import run_build
 
     counts: dict[str, int] = {}
     scanned = owned.check_first_build(config)
@@ -241,7 +179,7 @@ def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
         if code != 0:
             stream.write("kwdocs check --fix: the build failed\n")
             return 1
-        findings = examine(config, fix=True)
+        findings = repair(config)
         ledger.compact(config)
     for page in sorted(findings.orphaned):
         stream.write(f"removed orphan: {page}\n")

@@ -2,7 +2,7 @@
 
 A language module may define ``Resolver(languages, imports)`` whose
 ``answer(entry, path)`` gives ``(target, category)`` for one import of
-``path`` (``kwdocs.links`` calls it); these helpers keep each one short.
+``path`` (``kwdocs.extract.links`` calls it); these helpers keep each one short.
 """
 from __future__ import annotations
 

@@ -76,10 +76,10 @@ def table_text(table: dict[str, Entries]) -> str:
     return "".join(f"{json.dumps(unit)}\t{table[unit][0]}\t{table[unit][1]}\n" for unit in sorted(table))
 
 
-def read_table(path: Path) -> dict[str, Entries]:
-    """``table_text`` read back; empty when missing, lines that do not parse are left out."""
+def read_table(path: Path, strict: bool = False) -> dict[str, Entries]:
+    """``table_text`` read back (sealed: see ``output.read_sealed``); empty when missing."""
     try:
-        text = (output.read_state(path) or b"").decode("utf-8")
+        text = (output.read_sealed(path, strict) or b"").decode("utf-8")
     except ValueError:
         return {}
     table: dict[str, Entries] = {}

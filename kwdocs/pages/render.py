@@ -18,6 +18,7 @@ import jinja2.filters
 from kwdocs.store import writer as output
 from kwdocs.config import STATE_FOLDER, Config, shipped_templates
 from kwdocs.context import per_config
+from kwdocs.store.state import TEMPLATES
 
 _BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
@@ -103,16 +104,20 @@ class StateBytecodeCache(jinja2.BytecodeCache):
 
     def __init__(self, out: Path):
         self.out = out
-        self.folder = out / STATE_FOLDER / "templates"
+        self.folder = out / STATE_FOLDER / TEMPLATES
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        # sealed: Jinja checks an entry's source, not its code, and changed code would render wrong pages
+        data = output.read_sealed(self.folder / f"{bucket.key}.cache")
+        if data is None:
+            return
         try:
-            bucket.bytecode_from_string((self.folder / f"{bucket.key}.cache").read_bytes())
-        except (OSError, ValueError, EOFError):
+            bucket.bytecode_from_string(data)
+        except (ValueError, EOFError, TypeError):
             pass
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        output.write_if_changed(self.out, self.folder / f"{bucket.key}.cache", bucket.bytecode_to_string())
+        output.write_sealed(self.out, self.folder / f"{bucket.key}.cache", bucket.bytecode_to_string())
 
 
 class ModelEnvironment(jinja2.Environment):

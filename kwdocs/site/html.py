@@ -33,10 +33,11 @@ from kwdocs.site import search
 from kwdocs.store import writer as output
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
+from kwdocs.store.state import HTML_MANIFEST
 
 SITE_FOLDER = "site"
 STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data
-MANIFEST = "html.json"             # in the state folder: what each HTML page was rendered from
+MANIFEST = HTML_MANIFEST     # in the state folder: what each HTML page was rendered from
 PAGE_TEMPLATE = "html/page.html.j2"
 STATIC_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg")
 PYGMENTS_CSS = "pygments.css"

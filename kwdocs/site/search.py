@@ -22,11 +22,12 @@ from pathlib import Path
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
 from kwdocs.config import Config
+from kwdocs.store.state import KEYWORD_TABLES, KEYWORDS, SEARCH
 
 TREE_FILE = "tree.js"
 INDEX_FILE = "search-index.js"
 DATA_FILES = (TREE_FILE, INDEX_FILE)
-STATE_FILE = "search.json"
+STATE_FILE = SEARCH
 
 
 def as_script(global_name: str, data: object) -> str:
@@ -55,8 +56,8 @@ def tree_data(project: str, subjects: dict[str, str]) -> dict:
 
 
 def keyword_tables(config: Config) -> list[Path]:
-    folder = config.state / "keywords"
-    return sorted(folder.glob("letter-*.jsonl")) if folder.is_dir() else []
+    folder = config.state / KEYWORDS
+    return sorted(folder.glob(KEYWORD_TABLES)) if folder.is_dir() else []
 
 
 def keyword_entries(config: Config) -> list[list]:

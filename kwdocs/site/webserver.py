@@ -276,7 +276,7 @@ class SourceWatcher:
 
 def rebuild(config: Config, quiet: bool = True) -> bool:
     """Build the pages and the site in this process; True if the site changed."""
-    from kwdocs.engine.runner import run_build
+    from kwdocs.engine.incremental import run_build
 
     with locked(config.state):
         code = run_build(config, jobs=1, quiet=quiet)

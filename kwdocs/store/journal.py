@@ -25,8 +25,9 @@ import orjson
 
 from kwdocs.store import writer as output
 from kwdocs.config import Config
+from kwdocs.store.state import LEDGER
 
-LEDGER_FILE = "ledger.json"
+LEDGER_FILE = LEDGER
 COMPACT_BYTES = 1 << 20     # journals larger than this (and than the ledger) are folded in,
 COMPACT_FILES = 32          # and so are this many (each build and each watch adds one)
 
@@ -43,6 +44,7 @@ def load(config: Config) -> dict[str, Entry]:
     entries: dict[str, Entry] = output.read_json(config.state / output.JOURNAL_FOLDER / LEDGER_FILE, {})
     if not isinstance(entries, dict):   # not what kwdocs writes: vouch for nothing, render to judge
         entries = {}
+    entries = {page: entry for page, entry in entries.items() if _valid(entry)}
     for journal in _journals(config):
         try:
             lines = journal.read_bytes().splitlines()
@@ -50,13 +52,22 @@ def load(config: Config) -> dict[str, Entry]:
             continue
         for line in lines:
             try:
-                page, sha, size, mtime_ns = orjson.loads(line)
-            except ValueError:      # orjson.JSONDecodeError is one
+                page, sha, size, mtime_ns = entry = orjson.loads(line)
+            except (ValueError, TypeError):      # orjson.JSONDecodeError is a ValueError
                 continue     # the last line of a journal whose writer was killed mid-line
+            if not _valid(entry[1:]) or not isinstance(page, str):
+                continue     # damaged: that page is not vouched for, so it is rendered to be judged
             known = entries.get(page)
             if known is None or mtime_ns >= known[2]:
                 entries[page] = [sha, size, mtime_ns]
-    return {page: entry for page, entry in entries.items() if entry[0] is not None}   # not removed since
+    return {page: entry for page, entry in entries.items()
+            if _valid(entry) and entry[0] is not None}   # not removed since
+
+
+def _valid(entry: object) -> bool:
+    """An entry as kwdocs writes it: [SHA-256 hex or None (removed), size, time stamp]."""
+    return (isinstance(entry, list) and len(entry) == 3 and (entry[0] is None or isinstance(entry[0], str))
+            and isinstance(entry[1], int) and isinstance(entry[2], int))
 
 
 def compact(config: Config, force: bool = False) -> None:

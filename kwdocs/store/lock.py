@@ -21,6 +21,7 @@ from typing import Iterator
 
 from kwdocs.store import writer as output
 from kwdocs.store.owned import STATE_GITIGNORE
+from kwdocs.store.state import LOCK
 
 
 class Busy(Exception):
@@ -32,7 +33,7 @@ def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Itera
     """Hold the state folder's lock; wait up to ``wait`` seconds (None: forever)."""
     state.mkdir(parents=True, exist_ok=True)
     output.write_if_changed(state, state / ".gitignore", STATE_GITIGNORE)
-    handle = open(state / "lock", "a+")
+    handle = open(state / LOCK, "a+")
     held = finished = False
     try:
         deadline = None if wait is None else time.monotonic() + wait
@@ -71,7 +72,7 @@ def shared(state: Path, announce=sys.stderr) -> Iterator[None]:
     """For a reader that must write nothing (``kwdocs check``): wait while a build holds the
     lock, creating nothing; without a lock file no kwdocs process ever wrote here."""
     try:
-        handle = open(state / "lock", "rb")
+        handle = open(state / LOCK, "rb")
     except FileNotFoundError:
         handle = None
     if handle is None:

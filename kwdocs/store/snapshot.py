@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -21,15 +22,22 @@ from kwdocs.store import writer as output
 from kwdocs.config import Config, shipped_templates
 from kwdocs.scan import ScanResult
 
-SNAPSHOT_FILE = "snapshot.json"   # the hash alone: what a no-op build reads
-SCANNED_FILE = "scanned.json"     # the file list it vouches for: what an edit's build diffs against
+from kwdocs.store.state import SCANNED as SCANNED_FILE, SNAPSHOT as SNAPSHOT_FILE
 
 
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """A hash of kwdocs' own code: a new kwdocs rebuilds everything, released or not."""
+    """A hash of the code that makes the pages: kwdocs' own, released or not, the Python that
+    runs it (``ast`` parses what its version knows) and the packages installed beside it (the
+    parsers and grammars), by name and version.  State made by other code is never trusted."""
     package = Path(__file__).parent.parent
     digest = hashlib.sha256(__version__.encode())
+    digest.update(f"{sys.implementation.name} {sys.version_info[:2]}".encode())
+    for folder in sorted({path for path in sys.path if path.endswith("-packages")}):
+        try:    # a listing, not a metadata lookup per package: this runs on every no-op build
+            digest.update("\0".join(sorted(name for name in os.listdir(folder) if name.endswith(".dist-info"))).encode())
+        except OSError:
+            pass
     for path in sorted(package.rglob("*.py")) + sorted(package.rglob("*.toml")) + sorted(package.rglob("*.txt")):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -106,7 +114,10 @@ def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
 
 def forget(config: Config) -> None:
     """Before a build starts: until it succeeds, no snapshot vouches for the output."""
+    path = config.state / SNAPSHOT_FILE
     try:
-        (config.state / SNAPSHOT_FILE).unlink()
+        path.unlink()
     except FileNotFoundError:
         pass
+    except IsADirectoryError:
+        shutil.rmtree(path)

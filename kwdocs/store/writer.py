@@ -18,6 +18,7 @@ import hashlib
 import itertools
 import json
 import os
+import shutil
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -67,7 +68,9 @@ def write_if_changed(root: Path, path: Path | str, content: str | bytes) -> bool
         pass
     else:
         if stat.S_ISDIR(info.st_mode):
-            raise OutsideOutput(f"a folder stands where a page belongs: {target}")
+            if not _in_state(root, target):
+                raise OutsideOutput(f"a folder stands where a page belongs: {target}")
+            shutil.rmtree(target)   # kwdocs' own state folder: nothing of the user's is lost
         if info.st_size == len(data) and _read(target) == data:
             _journal(root, target, data, info)
             return False
@@ -87,6 +90,10 @@ def write_if_changed(root: Path, path: Path | str, content: str | bytes) -> bool
         raise
     _journal(root, target, data, info)
     return True
+
+
+def _in_state(root: Path, target: str) -> bool:
+    return target.startswith(os.path.join(os.fspath(root), STATE_FOLDER) + os.sep)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -113,7 +120,7 @@ def _temporary(folder: str) -> tuple[int, str]:
     process of the same pid is skipped, never reused.
     """
     if folder not in _made_folders:
-        os.makedirs(folder, exist_ok=True)
+        _make_folder(folder)
         _made_folders.add(folder)
     while True:
         tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.getpid()}-{next(_sequence)}{TEMP_SUFFIX}")
@@ -122,7 +129,25 @@ def _temporary(folder: str) -> tuple[int, str]:
         except FileExistsError:
             continue
         except FileNotFoundError:   # removed since (a clean, an emptied folder): make it again
-            os.makedirs(folder, exist_ok=True)
+            _make_folder(folder)
+
+
+def _make_folder(folder: str) -> None:
+    """``os.makedirs``; in the state folder a file standing where a folder belongs is removed."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        marker = os.sep + STATE_FOLDER + os.sep
+        if marker not in folder + os.sep:
+            raise
+        top = folder[:folder.index(marker) + len(marker)]
+        parts = folder[len(top):].split(os.sep)
+        for depth in range(len(parts) + 1):     # the first file in the way, from the top down
+            path = os.path.join(top, *parts[:depth]) if depth else top.rstrip(os.sep)
+            if os.path.lexists(path) and not os.path.isdir(path):
+                os.unlink(path)
+                break
+        os.makedirs(folder, exist_ok=True)
 
 
 def sweep_temporaries(root: Path) -> int:
@@ -173,25 +198,68 @@ def remove(root: Path, path: Path) -> bool:
 
 
 def read_state(path: Path) -> bytes | None:
-    """A state file's content as the current build (or dry run) left it; None if there is none."""
+    """A state file's content as the current build (or dry run) left it; None if there is none
+    (a folder standing where the file belongs counts as none: its writer removes it)."""
     try:
-        return _dry.overlay[path] if _dry is not None and path in _dry.overlay else path.read_bytes()
+        if _dry is not None and (path in _dry.overlay or _dry.blank and path.is_relative_to(_dry.state)):
+            return _dry.overlay.get(path)
+        return path.read_bytes()
     except OSError:
         return None
 
 
-def read_json(path: Path, default: Any = None) -> Any:
-    """State files are ours; a missing or damaged one just means 'start over'."""
+class StateDamaged(Exception):
+    """A state file kwdocs needs is there but is not what kwdocs wrote (its seal does not match)."""
+
+
+SEAL_LENGTH = 32    # hex digits of the SHA-256 of a state file's body, on its last line
+
+
+def sealed(body: bytes) -> bytes:
+    """A state file's bytes: its body, then a line holding the body's hash, so that a file cut
+    short, overwritten or edited in any byte is never taken for what kwdocs wrote."""
+    return body + b"\n" + hashlib.sha256(body).hexdigest()[:SEAL_LENGTH].encode() + b"\n"
+
+
+def unsealed(data: bytes | None) -> bytes | None:
+    """The body of ``sealed`` bytes; None when the seal does not match."""
+    if data is None or len(data) < SEAL_LENGTH + 2 or data[-SEAL_LENGTH - 2:-SEAL_LENGTH - 1] != b"\n":
+        return None
+    body = data[:-SEAL_LENGTH - 2]
+    return body if hashlib.sha256(body).hexdigest()[:SEAL_LENGTH].encode() == data[-SEAL_LENGTH - 1:-1] else None
+
+
+def read_sealed(path: Path, strict: bool = False) -> bytes | None:
+    """A sealed state file's body; None if it is missing or damaged (``strict``: damaged raises
+    ``StateDamaged``, for the files whose loss would go unnoticed)."""
     raw = read_state(path)
+    body = unsealed(raw)
+    if body is None and raw is not None and strict:
+        raise StateDamaged(f"{path} is damaged")
+    return body
+
+
+def read_json(path: Path, default: Any = None, strict: bool = False) -> Any:
+    """State files are ours; a missing or damaged one just means 'start over' (``strict``: see
+    ``read_sealed``)."""
+    body = read_sealed(path, strict)
     try:
-        return default if raw is None else orjson.loads(raw)
-    except ValueError:      # orjson.JSONDecodeError is one
+        return default if body is None else orjson.loads(body)
+    except ValueError:      # orjson.JSONDecodeError is one; a body that passed its seal never fails
+        if strict:
+            raise StateDamaged(f"{path} is damaged") from None
         return default
 
 
-def write_json(root: Path, path: Path, data: Any) -> bool:
-    """Deterministic JSON (sorted keys, compact), written only when it changed."""
-    return write_if_changed(root, path, compact_json(data, sort_keys=True))
+def write_sealed(root: Path, path: Path, body: bytes) -> bool:
+    """Write a state file (see ``sealed``) when it changed; True if written."""
+    return write_if_changed(root, path, sealed(body))
+
+
+def write_json(root: Path, path: Path, data: Any, sort_keys: bool = True) -> bool:
+    """Deterministic JSON (compact, keys sorted unless the caller orders them), sealed, written
+    only when it changed."""
+    return write_sealed(root, path, compact_json(data, sort_keys=sort_keys))
 
 
 def compact_json(data: Any, sort_keys: bool = False, default: Callable[[Any], Any] | None = None) -> bytes:
@@ -257,21 +325,26 @@ class DryRun:
 
     SAME, DIFFERENT, ABSENT = "same", "different", "absent"
 
-    def __init__(self, state: Path) -> None:
+    def __init__(self, state: Path, blank: bool = False, keep: set[Path] | None = None) -> None:
         self.state = state
+        self.blank = blank          # as if there were no state at all
+        self.keep = keep or set()   # pages whose would-be content is kept, in ``kept``
+        self.kept: dict[Path, bytes] = {}
         self.overlay: dict[Path, bytes | None] = {}    # state file -> content; None: removed
         self.pages: dict[Path, str] = {}                # page -> SAME, DIFFERENT or ABSENT
         self.removed: set[Path] = set()                 # pages on disk that would be removed
         self.changed_state: set[Path] = set()           # state files given new content
 
     def _current(self, path: Path) -> bytes | None:
-        if path in self.overlay:
-            return self.overlay[path]
+        if path in self.overlay or self.blank and path.is_relative_to(self.state):
+            return self.overlay.get(path)
         try:
             return path.read_bytes()
         except (FileNotFoundError, NotADirectoryError):
             return None
         except IsADirectoryError:
+            if path.is_relative_to(self.state):
+                return None     # a real build removes it
             raise OutsideOutput(f"a folder stands where a page belongs: {path}") from None
 
     def write(self, path: Path, data: bytes) -> bool:
@@ -282,6 +355,8 @@ class DryRun:
                 self.changed_state.add(path)
         else:
             self.pages[path] = self.SAME if current == data else self.ABSENT if current is None else self.DIFFERENT
+            if path in self.keep:
+                self.kept[path] = data
         return current != data
 
     def remove(self, path: Path) -> bool:
@@ -300,11 +375,22 @@ _dry: DryRun | None = None
 
 
 @contextmanager
-def dry_run(state: Path) -> Iterator[DryRun]:
+def dry_run(state: Path, blank: bool = False, keep: set[Path] | None = None) -> Iterator[DryRun]:
     """Within this block nothing is written or removed (see ``DryRun``)."""
     global _dry
-    previous, _dry = _dry, DryRun(state)
+    previous, _dry = _dry, DryRun(state, blank, keep)
     try:
         yield _dry
     finally:
         _dry = previous
+
+
+def dry_changed(path: str) -> bool:
+    """Whether the running dry run gave this state file new content (doit, which looks at the
+    disk, must count it as changed)."""
+    return _dry is not None and Path(path) in _dry.changed_state
+
+
+def dry_blank() -> bool:
+    """Whether a dry run runs as if there were no state at all."""
+    return _dry is not None and _dry.blank
