@@ -413,7 +413,12 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def table_of(letter: str) -> dict[str, keywords.Entries]:
         """A letter's table, unit -> its entries, as the last build left it."""
-        return {} if fresh else keywords.read_table(keyword_table(config, letter), strict=True)
+        if fresh:
+            return {}
+        path = keyword_table(config, letter)
+        if letter in meta.get("counts", {}) and output.read_state(path) is None:
+            raise StateDamaged(f"{path} is missing")
+        return keywords.read_table(path, strict=True)
 
     kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
     for letter, changes in sorted(updates.items()):
