@@ -315,7 +315,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             fresh_inputs[unit] = _stored_link_inputs(config, unit)
     new_digests = {unit: digest(inputs) for unit, inputs in fresh_inputs.items()}
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
-            and meta.get("roots") == list(config.include_roots)
+            and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
             and all(os.path.isfile(shard_path(config, LINKS, unit)) for unit in units)):
         return {"link_shards": 0}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
@@ -335,7 +335,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             rewritten.append(unit)
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
-        "roots": list(config.include_roots), "rewritten": rewritten})
+        "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
 
 
