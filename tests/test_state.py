@@ -274,3 +274,43 @@ def test_killed_builds_and_watchers_with_edits_between_end_like_a_clean_build(tm
 @pytest.mark.slow
 def test_killed_builds_and_watchers_at_twenty_moments(tmp_path):
     assert kill_and_recover(tmp_path, kills=20, seed=2) >= 15
+
+
+# ---------------------------------------------------------------- state of other code
+
+def test_state_of_another_python_is_not_trusted_by_check(tmp_path, monkeypatch, capsys):
+    """The state of a build under one Python says nothing about the pages under another (the
+    standard library's modules differ): check answers as it does without state."""
+    from kwdocs import links, snapshot
+    from kwdocs.watch import clear_caches
+    from tests.conftest import run_kwdocs
+
+    src, out, bare = tmp_path / "t", tmp_path / "o", tmp_path / "bare"
+    src.mkdir()
+    (src / "old.py").write_text("import imp\nimport json\n\n\ndef load(path):\n    return json.load(path)\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    shutil.copytree(out, bare, ignore=shutil.ignore_patterns(".kwdocs"))
+
+    def another_python() -> None:
+        monkeypatch.setattr(snapshot.sys, "version_info", (3, sys_minor() + 1, 0, "final", 0))
+        monkeypatch.setattr(links, "PYTHON_STDLIB", links.PYTHON_STDLIB - {"imp"})
+        snapshot.code_fingerprint.cache_clear()
+        clear_caches()
+
+    def answer(folder: Path) -> tuple[int, list[str]]:
+        capsys.readouterr()
+        code = run_kwdocs("check", "--src", str(src), "--out", str(folder))
+        return code, sorted(line for line in capsys.readouterr().out.splitlines() if not line.startswith("kwdocs"))
+
+    try:
+        another_python()
+        assert answer(out) == answer(bare)
+    finally:
+        monkeypatch.undo()
+        snapshot.code_fingerprint.cache_clear()
+        clear_caches()
+
+
+def sys_minor() -> int:
+    import sys
+    return sys.version_info[1]

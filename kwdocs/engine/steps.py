@@ -397,7 +397,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             fresh_inputs[unit] = _stored_link_inputs(config, unit)
     new_digests = {unit: digest(inputs) for unit, inputs in fresh_inputs.items()}
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
-            and meta.get("roots") == list(config.include_roots)
+            and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
             and all(os.path.isfile(shard_path(config, LINKS, unit)) for unit in units)):
         return {"link_shards": 0}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
@@ -417,7 +417,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             rewritten.append(unit)
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
-        "roots": list(config.include_roots), "rewritten": rewritten})
+        "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
 
 
@@ -496,7 +496,12 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def table_of(letter: str) -> dict[str, keywords.Entries]:
         """A letter's table, unit -> its entries, as the last build left it."""
-        return {} if fresh else keywords.read_table(keyword_table(config, letter), strict=True)
+        if fresh:
+            return {}
+        path = keyword_table(config, letter)
+        if letter in meta.get("counts", {}) and output.read_state(path) is None:
+            raise StateDamaged(f"{path} is missing")
+        return keywords.read_table(path, strict=True)
 
     kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
     for letter, changes in sorted(updates.items()):

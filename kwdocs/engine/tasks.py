@@ -128,7 +128,9 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             "actions": [(Guarded(build.link_tree), [config, list(units)])],
             "file_dep": shards,
             "targets": [shard_path(config, LINKS, unit) for unit in units],
-            "uptodate": [config_changed({"units": list(units), "roots": list(config.include_roots)})],
+            # the code too: which modules are the standard library's is the running Python's
+            "uptodate": [config_changed({"units": list(units), "roots": list(config.include_roots),
+                                         "code": code_fingerprint()})],
             "verbosity": 0,
         }
 

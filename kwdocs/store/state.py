@@ -1,5 +1,8 @@
-"""kwdocs' own state under ``<out>/.kwdocs``: units, where their shards live, what was written.
+"""kwdocs' own state under ``<out>/.kwdocs``: every file name in it, units, where their shards live,
+what was written, and how the state is checked and started over.
 
+Each file's format belongs to the step that writes it; every file is sealed
+(``output.sealed``), so one that is not what kwdocs wrote is never used.
 Light on purpose (no parsers, no templates): ``kwdocs check`` on an
 up-to-date tree needs only this.
 """
