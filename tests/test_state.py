@@ -281,8 +281,9 @@ def test_killed_builds_and_watchers_at_twenty_moments(tmp_path):
 def test_state_of_another_python_is_not_trusted_by_check(tmp_path, monkeypatch, capsys):
     """The state of a build under one Python says nothing about the pages under another (the
     standard library's modules differ): check answers as it does without state."""
-    from kwdocs import links, snapshot
-    from kwdocs.watch import clear_caches
+    from kwdocs.context import drop_contexts as clear_caches
+    from kwdocs.extract import links
+    from kwdocs.store import snapshot
     from tests.conftest import run_kwdocs
 
     src, out, bare = tmp_path / "t", tmp_path / "o", tmp_path / "bare"
