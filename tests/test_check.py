@@ -172,3 +172,33 @@ def test_a_deleted_folder_leaves_orphans_that_fix_removes(built, capsys):
     assert check(tree, capsys, "--fix")[0] == 1
     assert not (out / "docs").exists()
     assert check(tree, capsys)[0] == 0
+
+
+def test_check_and_a_build_write_no_file_outside_the_output_folder(tmp_path, monkeypatch, capsys):
+    """Neither check's dry run (doit's records are read into memory) nor a build that has
+    Universal Ctags read a Tcl file (texts are sent on its standard input) makes a temporary
+    file or folder: nothing outside the output folder is written."""
+    import shutil
+    import tempfile
+
+    from tests.conftest import run_kwdocs
+
+    def refused(*args, **kwargs):
+        raise AssertionError("a temporary file or folder was made")
+
+    for name in ("mkdtemp", "mkstemp", "NamedTemporaryFile", "TemporaryFile"):
+        monkeypatch.setattr(tempfile, name, refused)
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "app.py").write_text('"""An app."""\n\n\ndef run():\n    return 1\n')
+    (src / "suite.tcl").write_text("proc check_app {} {\n  return 1\n}\n")
+    where = ("--src", str(src), "--out", str(out), "-j", "1")
+    assert run_kwdocs("build", *where) == 0
+    if shutil.which("ctags"):
+        assert "**`check_app`**" in (out / "suite.tcl_docs.md").read_text()
+    (src / "app.py").write_text('"""An app."""\n\n\ndef run():\n    return 2\n')
+    capsys.readouterr()
+    assert run_kwdocs("check", *where[:4]) == 1       # stale: judged by a dry run with doit's records
+    assert "app.py_docs.md" in capsys.readouterr().out
+    shutil.rmtree(out / ".kwdocs")
+    assert run_kwdocs("check", *where[:4]) == 1       # and without state

@@ -379,7 +379,7 @@ def test_ctags_runs_once_for_all_such_files_of_a_unit_and_again_only_for_what_ch
         completed = subprocess.run([sys.executable, "-m", "kwdocs", "build", "--src", str(src),
                                     "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True)
         assert completed.returncode == 0, completed.stderr
-        return [line for line in log.read_text().splitlines() if "-L" in line.split()]
+        return [line for line in log.read_text().splitlines() if "--_interactive" in line.split()]
 
     assert len(build()) == 1
     for index in range(4):
@@ -415,7 +415,7 @@ def test_a_failing_ctags_costs_the_definitions_not_the_build(tmp_path):
     wrapper.mkdir()
     real = shutil.which("ctags")
     (wrapper / "ctags").write_text(
-        f'#!/bin/sh\ncase "$*" in *-L*) echo broken >&2; exit 1;; esac\nexec {real} "$@"\n')
+        f'#!/bin/sh\ncase "$*" in *--_interactive*) echo broken >&2; exit 1;; esac\nexec {real} "$@"\n')
     (wrapper / "ctags").chmod(0o755)
     env = {**os.environ, "PATH": f"{wrapper}{os.pathsep}{os.environ['PATH']}"}
     completed = subprocess.run([sys.executable, "-m", "kwdocs", "build", "--src", str(src),

@@ -7,10 +7,10 @@ here for doit; ``doit`` at the repository root loads the same namespace from
 from __future__ import annotations
 
 import io
-import os
-import shutil
 import sys
-import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from kwdocs import mistakes
 from kwdocs.engine import workers
@@ -68,18 +68,45 @@ def _remove_unlisted(config: Config, written_before: set[str]) -> int:
 
 
 def run_dry(config: Config, scanned: ScanResult) -> int:
-    """The build's own tasks, in this process, under the caller's ``output.dry_run``: doit's
-    records are read from a scratch copy (none when the dry run is blank), so nothing is written."""
-    with tempfile.TemporaryDirectory(prefix="kwdocs-check-") as scratch:
-        records = os.path.join(scratch, state.DOIT_DB)
-        if not output.dry_blank() and state.doit_records_readable(config.state / state.DOIT_DB):
-            shutil.copyfile(config.state / state.DOIT_DB, records)
-        tasks = build_namespace(config, scanned, quiet=True, stream=io.StringIO())
-        tasks.pop("task_site", None)    # check judges the Markdown pages
-        settings = tasks["DOIT_CONFIG"]
-        tasks["DOIT_CONFIG"] = dict(settings, dep_file=records,
-                                    default_tasks=[name for name in settings["default_tasks"] if name != "site"])
+    """The build's own tasks, in this process, under the caller's ``output.dry_run``: doit reads
+    its records from a copy in memory (none when the dry run is blank), so no file is written,
+    in the output folder or anywhere else."""
+    records = None
+    if not output.dry_blank() and state.doit_records_readable(config.state / state.DOIT_DB):
+        records = config.state / state.DOIT_DB
+    tasks = build_namespace(config, scanned, quiet=True, stream=io.StringIO())
+    tasks.pop("task_site", None)    # check judges the Markdown pages
+    settings = tasks["DOIT_CONFIG"]
+    tasks["DOIT_CONFIG"] = dict(settings, dep_file=":memory:",
+                                default_tasks=[name for name in settings["default_tasks"] if name != "site"])
+    with _records_in_memory(records):
         return run_doit(tasks, 1)
+
+
+@contextmanager
+def _records_in_memory(records: Path | None) -> Iterator[None]:
+    """While doit runs: its database in memory, a copy of ``records`` (read-only) when given."""
+    import sqlite3
+
+    from doit.dependency import SqliteDB
+
+    connect = SqliteDB._sqlite3
+
+    def in_memory(self, name: str) -> sqlite3.Connection:
+        connection = connect(self, ":memory:")
+        if records is not None:
+            source = sqlite3.connect(f"file:{records}?mode=ro", uri=True)
+            try:
+                source.backup(connection)
+            finally:
+                source.close()
+        return connection
+
+    SqliteDB._sqlite3 = in_memory
+    try:
+        yield
+    finally:
+        SqliteDB._sqlite3 = connect
 
 
 def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:

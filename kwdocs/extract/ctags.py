@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from functools import lru_cache
 from typing import Any, Iterable
 
@@ -36,7 +35,8 @@ _TYPE = re.compile(r"type|alias")
 
 @lru_cache(maxsize=1)
 def executable() -> str | None:
-    """The path of Universal Ctags, or None (another ctags cannot write JSON)."""
+    """The path of Universal Ctags, or None (another ctags cannot write JSON, nor read texts
+    from its standard input: kwdocs writes no file outside its output folder)."""
     found = shutil.which("ctags")
     if found is None:
         return None
@@ -45,7 +45,8 @@ def executable() -> str | None:
                                  timeout=10, check=False).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    return found if "Universal Ctags" in version and "+json" in _features(found) else None
+    features = _features(found)
+    return found if "Universal Ctags" in version and "+json" in features and "+interactive" in features else None
 
 
 def _features(found: str) -> str:
@@ -85,24 +86,25 @@ def prefetch(files: Iterable[tuple[str, str, str]]) -> None:
 
 
 def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[str, Any]] | None]:
-    """Write the texts under a temporary folder (each with a suffix ctags knows) and tag them;
-    a run that fails or hangs gives None for each file (no second try file by file)."""
+    """Tag the texts in one ctags process, each sent on its standard input (``--_interactive``)
+    under a name with a suffix ctags knows; a run that fails or hangs gives None for each file
+    (no second try file by file)."""
     keys = {f"{index}{suffix_of(language)}": _key(path, text)
             for index, (path, text, language) in enumerate(files)}
+    requests = bytearray()
+    for name, (_, text, _) in zip(keys, files):
+        data = text.encode("utf-8", "surrogatepass")
+        requests += json.dumps({"command": "generate-tags", "filename": name, "size": len(data)}).encode()
+        requests += b"\n" + data
     try:
-        with tempfile.TemporaryDirectory(prefix="kwdocs-ctags-") as folder:
-            for name, (_, text, _) in zip(keys, files):
-                with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogatepass") as out:
-                    out.write(text)
-            completed = subprocess.run([executable() or "ctags", *ARGUMENTS, "-L", "-", "-f", "-"],
-                                       cwd=folder, input="\n".join(keys), capture_output=True,
-                                       text=True, errors="replace", timeout=TIMEOUT_SECONDS, check=False)
+        completed = subprocess.run([executable() or "ctags", *ARGUMENTS, "--_interactive"], input=bytes(requests),
+                                   capture_output=True, timeout=TIMEOUT_SECONDS, check=False)
     except (OSError, subprocess.SubprocessError):
         return dict.fromkeys(keys.values())
     if completed.returncode != 0:
         return dict.fromkeys(keys.values())
     results: dict[tuple[str, str], list[dict[str, Any]] | None] = {key: [] for key in keys.values()}
-    for line in completed.stdout.splitlines():
+    for line in completed.stdout.decode("utf-8", "replace").splitlines():
         try:
             tag = json.loads(line)
         except ValueError:
