@@ -11,9 +11,10 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 DEFAULT_OUTPUT = "kwdocs-out"
 # Shipped templates: ``templates/`` beside the package in a checkout, ``kwdocs.templates`` once installed.
@@ -219,9 +220,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
     for key, value in values.items():
         expected, description = _KEYS[key]
         bad_type = not isinstance(value, expected) or (expected is int and isinstance(value, bool))
-        if bad_type or (expected is list and not all(isinstance(item, str) for item in value)):
-            problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
-        elif expected is int and value < 0:
+        bad_item = expected is list and not all(isinstance(item, str) for item in value)
+        if bad_type or bad_item or (expected is int and value < 0):
             problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
     if problems:
         raise ConfigError(problems)

@@ -13,9 +13,10 @@ import fnmatch
 import os
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from kwdocs.config import STATE_FOLDER, Config
 from kwdocs.store.owned import is_output_folder
@@ -278,8 +279,8 @@ class _Walker:
                 self.walk(Path(entry.path), rel, specs)
             return
         # what the user left out is left out silently, odd files and links included
-        if name == ".gitignore" or not plain and EDITOR_TEMP_FILES.match(rel, name) \
-                or specs and _Rules.ignored(specs, rel, False):
+        if name == ".gitignore" or (not plain and EDITOR_TEMP_FILES.match(rel, name)) \
+                or (specs and _Rules.ignored(specs, rel, False)):
             return
         if rules.include is not None and not rules.include.match(rel, name):
             return

@@ -11,8 +11,8 @@ no-op build at all.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from doit import cmd_run
 from doit.runner import JobHold, MRunner
@@ -28,6 +28,7 @@ class LookaheadRunner(MRunner):
     """
 
     AHEAD = 1
+    free_proc: int
 
     def run_tasks(self, task_dispatcher) -> None:
         result_q, job_q = self.Queue(), self.Queue()

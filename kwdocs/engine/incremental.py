@@ -29,11 +29,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs.engine import summary
-from kwdocs.store import journal as ledger, owned, writer as output, snapshot, state
 from kwdocs.config import Config
+from kwdocs.engine import summary
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder
+from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 RESCAN_LIMIT = 256      # more folders to rescan than this: one full scan is cheaper
 PARALLEL_UNITS = 8      # this many units to redo or more: doit's worker processes are worth their start
@@ -79,7 +79,7 @@ def rescan_targets(changes: Changes) -> dict[str, bool] | None:
         folder = folder_of(rel)
         recursive = rel.rpartition("/")[2] == ".gitignore"   # its rules reach every folder below
         targets[folder] = targets.get(folder, False) or recursive
-    if "" in targets and targets[""] or len(targets) > RESCAN_LIMIT:
+    if targets.get("") or len(targets) > RESCAN_LIMIT:
         return None
     recursive_roots = sorted(folder for folder, deep in targets.items() if deep)
     return {folder: deep for folder, deep in targets.items()
@@ -124,8 +124,9 @@ def merge(old: ScanResult, targets: dict[str, bool], written: set[str], config: 
     for folder, recursive in targets.items():
         inside = _slice(rels, folder)
         dropped.update(inside if recursive else (i for i in inside if folder_of(rels[i]) == folder))
-        own = (lambda rel: _below(rel, folder)) if recursive else (
-            lambda rel: folder_of(rel) == folder or rel == (folder or "."))
+        # B023: ``own`` is used in this iteration only
+        own = (lambda rel: _below(rel, folder)) if recursive else (  # noqa: B023
+            lambda rel: folder_of(rel) == folder or rel == (folder or "."))  # noqa: B023
         problems = [problem for problem in problems if not own(problem[0])]
         result = scan_folder(config, folder, recursive)
         if result is not None:
@@ -229,7 +230,7 @@ class Rebuilder:
             if added or deleted or self._tasks is None:
                 self._tasks = self._namespace(new)
             self._run_units(new, self._units_to_run(new, outcome), outcome, output)
-        if not trusted or state.damaged(self.config) is not None and outcome.code == 0:
+        if not trusted or (state.damaged(self.config) is not None and outcome.code == 0):
             # a whole build; it starts damaged state over
             counts: dict[str, int] = {}
             outcome.code = run_build(self.config, jobs=1, quiet=True, stream=output, scanned=new, counts=counts)

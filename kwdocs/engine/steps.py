@@ -25,30 +25,50 @@ import posixpath
 import stat
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import orjson
 
-from kwdocs.pages import docstrings, keywords, layout, model, compose as pages
-from kwdocs.store import writer as output
+from kwdocs import languages
 from kwdocs.config import Config
 from kwdocs.context import per_config
-from kwdocs import languages
+from kwdocs.engine.workers import collector_paused
 from kwdocs.extract import ctags, extract_bytes, prefetch
 from kwdocs.extract.decode import decode, is_binary
-from kwdocs.facts import Facts
-from kwdocs.facts import identity as facts_identity
+from kwdocs.facts import Facts, identity as facts_identity
+from kwdocs.pages import compose as pages, docstrings, keywords, layout, model
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import RuleSet
 from kwdocs.scan import folder_of
+from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
-from kwdocs.engine.workers import collector_paused
-
 from kwdocs.store.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    EARLIER, FACTS, FILE_ROWS, FOLDER_PARTS, FOLDERS_META, KEYWORD_ENTRIES, KEYWORDS_META, LINK_INPUTS, LINK_META,
-    LINKS, PAGES, PROBLEMS, PRUNED, ROWS, SEEN, keyword_rows, keyword_table, load_shard, mark_damaged, save_shard,
-    shard_path, units_of, written_pages)
+    EARLIER,
+    FACTS,
+    FILE_ROWS,
+    FOLDER_PARTS,
+    FOLDERS_META,
+    KEYWORD_ENTRIES,
+    KEYWORDS_META,
+    LINK_INPUTS,
+    LINK_META,
+    LINKS,
+    PAGES,
+    PROBLEMS,
+    PRUNED,
+    ROWS,
+    SEEN,
+    keyword_rows,
+    keyword_table,
+    load_shard,
+    mark_damaged,
+    save_shard,
+    shard_path,
+    units_of,
+    written_pages,
+)
 
 StateDamaged = output.StateDamaged
 

@@ -11,20 +11,20 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from doit.exceptions import TaskError
 from doit.tools import config_changed
 
-from kwdocs.engine import steps as build
-from kwdocs.pages import compose as pages
-from kwdocs.engine.stat_checker import checker_for
 from kwdocs.config import Config
+from kwdocs.engine import steps as build
+from kwdocs.engine.stat_checker import checker_for
 from kwdocs.mistakes import describe
+from kwdocs.pages import compose as pages
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.store.state import DOIT_DB, FACTS, LINKS, shard_path
-
 
 # The order in which doit takes up the tasks that are ready.  A build puts the single-task
 # steps first, so that on several cores they run beside the many render tasks rather than
@@ -156,7 +156,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         return {
             "actions": [(Guarded(build.index_keywords), [config, list(units)])],
             "file_dep": shards,
-            "uptodate": [config_changed({"units": list(units), "key": build.render_key(config, pages.KEYWORDS_TEMPLATE)})],
+            "uptodate": [config_changed({"units": list(units),
+                                         "key": build.render_key(config, pages.KEYWORDS_TEMPLATE)})],
             "verbosity": 0,
         }
 

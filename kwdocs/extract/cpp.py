@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 import string
 import time
-from functools import lru_cache
+from collections.abc import Iterator
+from functools import cache
 from itertools import repeat
-from typing import Any, Iterator
+from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
 
@@ -46,7 +47,7 @@ CUDA_SUFFIXES = (".cu", ".cuh")
 # --- grammars: one Language and Parser per grammar per process -------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parser(cuda: bool) -> Parser:
     """Build the parser once; building a Language costs more than a small parse."""
     if cuda:
@@ -226,7 +227,7 @@ _IF_ZERO = re.compile(r"\n[ \t]*#[ \t]*if[ \t]+0[ \t]*(?://|/\*|$)")
 class _Conditional:
     """One ``#if`` ... ``#endif`` group while scanning."""
 
-    __slots__ = ("directives", "first_end", "braces", "last_code", "disabled")
+    __slots__ = ("braces", "directives", "disabled", "first_end", "last_code")
 
     def __init__(self, span: tuple[int, int]) -> None:
         self.directives = [span]
@@ -360,7 +361,7 @@ _LICENSE = re.compile(r"copyright|licen[cs]e|all rights reserved|spdx|permission
 class _Scope:
     """Where a declaration sits: enclosing namespace or class (by simple name)."""
 
-    __slots__ = ("name", "is_class")
+    __slots__ = ("is_class", "name")
 
     def __init__(self, name: str, is_class: bool) -> None:
         self.name = name
@@ -376,13 +377,19 @@ class _Fields:
     ``child_by_field_name`` call makes."""
 
     __slots__ = ("body", "declarator", "name", "parameters", "path", "type")
+    body: int
+    declarator: int
+    name: int
+    parameters: int
+    path: int
+    type: int
 
     def __init__(self, language: Language) -> None:
         for field in self.__slots__:
             setattr(self, field, language.field_id_for_name(field))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fields(cuda: bool) -> _Fields:
     return _Fields(_parser(cuda).language)
 

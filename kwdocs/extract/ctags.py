@@ -15,8 +15,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 from kwdocs.extract import text as plain
 from kwdocs.languages import suffix_of

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from kwdocs.engine.workers import collector_paused
 from kwdocs.languages import resolver
+
 
 def _stdlib_modules() -> frozenset[str]:
     """Python's standard library, shipped as data (not the running Python's
@@ -194,7 +196,7 @@ def _installed_answer(find: Callable[[str, str, frozenset[str]], str | None], mo
     """An installed language's resolver, kept to its promise: a path of the tree, or None."""
     try:
         target = find(module, path, paths)
-    except Exception:  # a plug-in's bug leaves the import unresolved, never stops the build
+    except Exception:  # noqa: BLE001 - a plug-in's bug leaves the import unresolved, never stops the build
         return None
     return target if isinstance(target, str) and target in paths and target != path else None
 

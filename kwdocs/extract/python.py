@@ -29,10 +29,10 @@ import bisect
 import inspect
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter, itemgetter
 from pathlib import PurePosixPath
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from kwdocs.extract.text import leading_comment
 
@@ -166,7 +166,7 @@ class CallRecord(Mapping):
     large tree has 300,000 calls and the rules read the arguments of a handful.
     """
 
-    __slots__ = ("name", "line", "_node", "_text_of", "_arguments")
+    __slots__ = ("_arguments", "_node", "_text_of", "line", "name")
     KEYS = ("name", "line", "kwargs", "args")
 
     def __init__(self, name: str, line: int, node: ast.Call | None = None,
@@ -681,7 +681,7 @@ def _fallback(text: str, path: str, problem: dict) -> dict:
     if parser is not None:
         try:
             found = _TreeSitterReader(path, text).read(parser)
-        except Exception as error:  # a fallback must not sink the file
+        except Exception as error:  # noqa: BLE001 - a fallback must not sink the file
             problems.append({"message": f"tolerant parser failed: {_describe(error)}"})
     if found is None:
         found = _regex_facts(text, path)
@@ -699,7 +699,7 @@ def _tree_sitter_parser() -> Any:
             import tree_sitter
             import tree_sitter_python
             _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language()))
-        except Exception:  # not installed, or an incompatible version
+        except Exception:  # noqa: BLE001 - not installed, or an incompatible version
             _PARSER = False
     return _PARSER or None
 

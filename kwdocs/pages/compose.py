@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
-from kwdocs.pages import keywords, layout, model
 from kwdocs.config import Config
 from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
+from kwdocs.pages import keywords, layout, model
 from kwdocs.pages.render import Renderer
 
 ANALYSE_LIMIT = 3 * 1024 * 1024
@@ -125,7 +125,7 @@ def folder_file_rows(renderer: Renderer, rows: list[dict], cached: RowCache) -> 
     inputs, texts = [], []
     for facts, name in zip(rows, names):
         shown = model.file_row_inputs(facts)
-        entry = kept_row(cached, name, shown, lambda: row(model.file_row_model(name, shown)))
+        entry = kept_row(cached, name, shown, lambda: row(model.file_row_model(name, shown)))  # noqa: B023 - called at once
         inputs.append(shown)
         texts.append(entry[-1])
     return names, inputs, texts
@@ -191,5 +191,6 @@ def keyword_rows(renderer: Renderer, page: str, entries: list[list], cached: Row
 
     kept: RowCache = {}
     for name, places in keywords.by_name(entries):
-        kept[name] = kept_row(cached, name, [keywords.places_digest(places)], lambda: render(name, places))
+        kept[name] = kept_row(cached, name, [keywords.places_digest(places)],
+                              lambda: render(name, places))  # noqa: B023 - called at once
     return [entry[-1] for entry in kept.values()], kept

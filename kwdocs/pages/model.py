@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kwdocs.pages import docstrings, layout
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
+from kwdocs.pages import docstrings, layout
 
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"

@@ -19,9 +19,9 @@ import hashlib
 import json
 from pathlib import Path
 
+from kwdocs.config import Config
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
-from kwdocs.config import Config
 from kwdocs.store.state import KEYWORD_TABLES, KEYWORDS, SEARCH
 
 TREE_FILE = "tree.js"

@@ -11,9 +11,9 @@ import sys
 import zlib
 from pathlib import Path
 
+from kwdocs.config import Config
 from kwdocs.pages import layout
 from kwdocs.store import writer as output
-from kwdocs.config import Config
 
 # Every name under the state folder is here; each file's format belongs to the step that writes it.
 FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"
