@@ -197,7 +197,7 @@ def shipped_templates() -> Path:
     """The templates kwdocs ships: those of the checkout this code runs from, or the installed package's."""
     if (_CHECKOUT_TEMPLATES / "file_docs.md.j2").is_file():
         return _CHECKOUT_TEMPLATES
-    from kwdocs import templates
+    import kwdocs.templates as templates
     return templates.folder()
 
 
@@ -227,7 +227,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         raise ConfigError(problems)
 
     base = origin.parent if origin else src
-    if (overrides or {}).get("output") is not None:
+    if overrides and overrides.get("output") is not None:
         out = Path(overrides["output"]).resolve()  # a flag is relative to where it was typed
     elif "output" in table:
         out = (base / table["output"]).resolve()

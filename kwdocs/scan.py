@@ -312,7 +312,7 @@ class _Walker:
             return None
         except OSError as error:
             reason = {errno.ELOOP: "symlink loop", errno.ENOENT: "dangling symlink (its target does not exist)"}
-            self.problem(rel, f"skipped: {reason.get(error.errno, f'symlink not followed: {error.strerror}')}")
+            self.problem(rel, f"skipped: {reason.get(error.errno or 0, f'symlink not followed: {error.strerror}')}")
             return None
         if not target.is_relative_to(self.root):
             self.problem(rel, "skipped: symlink points outside the source tree")

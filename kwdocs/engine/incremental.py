@@ -276,7 +276,7 @@ class Rebuilder:
         link_meta = _link_meta_stamp(self.config)
         outcome.code = self._doit(tasks, len(units))
         if outcome.code == 0:
-            relinked = []
+            relinked: list[str] = []
             if _link_meta_stamp(self.config) != link_meta:
                 meta = output.read_json(self.config.state / state.LINK_META, {})
                 relinked = meta.get("rewritten", []) if isinstance(meta, dict) else []

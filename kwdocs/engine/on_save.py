@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from kwdocs.config import Config, ConfigError
 from kwdocs.context import drop_contexts
@@ -259,7 +260,7 @@ class TreeObserver:
         self.config = config
         self.handler = handler
         self.poll = poll
-        self.observer = None
+        self.observer: Any = None   # a watchdog observer, once started
         self.scheduled: dict[tuple[str, bool], object] = {}
         self.plan: dict[str, bool] = {}
 
@@ -369,7 +370,7 @@ def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bo
         while True:
             taken = pending.take(QUIET_SECONDS, MAX_WAIT_SECONDS, IDLE_SECONDS)
             changes, settings = taken or (None, False)
-            if settings and reload is not None:
+            if settings and reload is not None and changes is not None:
                 config, rebuilder = _reloaded(config, rebuilder, reload)
                 paths.configure(config)
                 changes.everything = True

@@ -50,10 +50,10 @@ CUDA_SUFFIXES = (".cu", ".cuh")
 @cache
 def _parser(cuda: bool) -> Parser:
     """Build the parser once; building a Language costs more than a small parse."""
-    if cuda:
-        import tree_sitter_cuda as grammar
-    else:
-        import tree_sitter_cpp as grammar
+    import tree_sitter_cpp
+    import tree_sitter_cuda
+
+    grammar = tree_sitter_cuda if cuda else tree_sitter_cpp
     return Parser(Language(grammar.language()))
 
 
@@ -391,7 +391,9 @@ class _Fields:
 
 @cache
 def _fields(cuda: bool) -> _Fields:
-    return _Fields(_parser(cuda).language)
+    language = _parser(cuda).language
+    assert language is not None   # the parser was made with one
+    return _Fields(language)
 
 
 class _Walker:
@@ -575,9 +577,11 @@ class _Walker:
         return None
 
     def function(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
-        declarator = _callable_declarator(declarator)
-        if declarator is None:
+        found = _callable_declarator(declarator)
+        if found is None:
             return
+        declarator = found
+        name_node: Node | None
         if declarator.type == "operator_cast":  # ``operator bool() const``
             name_node, params_owner = declarator, _parameters_owner(declarator)
         else:

@@ -15,7 +15,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -85,7 +85,7 @@ def prefetch(files: Iterable[tuple[str, str, str]]) -> None:
     _found.update(_run(files))
 
 
-def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[str, Any]] | None]:
+def _run(files: list[tuple[str, str, str]]) -> Mapping[tuple[str, str], list[dict[str, Any]] | None]:
     """Write the texts under a temporary folder (each with a suffix ctags knows) and tag them;
     a run that fails or hangs gives None for each file (no second try file by file)."""
     keys = {f"{index}{suffix_of(language)}": _key(path, text)
@@ -102,7 +102,7 @@ def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[s
         return dict.fromkeys(keys.values())
     if completed.returncode != 0:
         return dict.fromkeys(keys.values())
-    results: dict[tuple[str, str], list[dict[str, Any]] | None] = {key: [] for key in keys.values()}
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {key: [] for key in keys.values()}
     for line in completed.stdout.splitlines():
         try:
             tag = json.loads(line)

@@ -333,7 +333,7 @@ class _FileIndex:
         self._paths = frozenset(paths)
         roots = [_normalise(root.strip("/")) for root in include_roots if isinstance(root, str)]
         folders = {path.rpartition("/")[0] + "/" for path in self._paths}
-        self._folders = set()
+        self._folders: set[str] = set()
         for folder in folders:
             while folder and folder not in self._folders:
                 self._folders.add(folder)

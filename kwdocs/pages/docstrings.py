@@ -265,6 +265,7 @@ def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
         elif annotation and (char.isalpha() or char == "_") and (index == 0 or not (
                 signature[index - 1].isalnum() or signature[index - 1] in "_.'\"")):
             match = _IDENTIFIER.match(signature, index)
+            assert match is not None   # it starts at a letter or "_"
             name = match.group(0).rstrip(".")
             link = resolve(name)
             if link:

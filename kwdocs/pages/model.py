@@ -10,6 +10,7 @@ import functools
 import heapq
 import posixpath
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -99,14 +100,14 @@ def _stem(name: str) -> str:
     return name.split(".", 1)[0].lower().removeprefix("test_")
 
 
-def kind_label(symbol: dict) -> str:
+def kind_label(symbol: Mapping) -> str:
     detail = symbol.get("detail")
     if not detail:
         return symbol["kind"]
     return detail if symbol["kind"] == "class" else f"{detail} {symbol['kind']}"
 
 
-def _depths(symbols: list[dict]) -> list[int]:
+def _depths(symbols: Sequence[Mapping]) -> list[int]:
     """How deep each definition nests under the classes and namespaces listed before it.
 
     A C++ method's parent is its class (``GradMode``), itself inside a namespace
@@ -375,7 +376,7 @@ def render_prose(text: str) -> str:
     return prose(text)
 
 
-def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> docstrings.Resolver:
+def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> Callable[..., str]:
     """Names a docstring or doc comment mentions -> links: this file's definitions to their
     anchors, names imported from files of the tree to those files' pages.  Everything it
     reads is in the page's inputs (facts and links), so a page is rendered again whenever
@@ -471,7 +472,7 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     )
 
 
-def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None) -> dict[str, list[str]]:
+def section_map(docs_markdown: str, symbols: Sequence[Mapping], shown_lines: int | None) -> dict[str, list[str]]:
     """For each keyword, the ``##`` sections of the rendered docs page that mention it.
 
     Every keyword is read from the file's text, on its line, so it appears in
@@ -588,18 +589,19 @@ def _fence_end(text: str, fence: str, position: int) -> int:
     the section map."""
     while (found := text.find("\n" + fence, position)) != -1:
         mark = _MARK.match(text, found + 1)    # ticks: the fence's character, at least as many
+        assert mark is not None                # it starts with the fence
         if not mark.group(2).strip():
             return mark.end()
         position = found + 1
     return len(text)
 
 
-def own_names(files: list[Facts]) -> list[str]:
+def own_names(files: Sequence[Mapping]) -> list[str]:
     """The names of a folder's own files (the part of each path after the folder)."""
     return [facts["path"].rpartition("/")[2] for facts in files]
 
 
-def file_row_inputs(facts: Facts) -> list:
+def file_row_inputs(facts: Mapping) -> list:
     """All that a folder index's row of a file shows, besides the file's name."""
     return [facts["type_label"], facts["size"], facts.get("lines", 0),
             facts.get("keyword_count", len(facts.get("symbols", [])))]

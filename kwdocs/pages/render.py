@@ -183,7 +183,7 @@ class Renderer:
                 continue
             seen.add(name)
             try:
-                source, _, _ = self.env.loader.get_source(self.env, name)
+                source, _, _ = self.env.loader.get_source(self.env, name)  # type: ignore[union-attr]  # made with one
             except jinja2.TemplateNotFound:
                 if name == template:
                     raise

@@ -237,7 +237,8 @@ def render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
     digest = hashlib.sha256(Path(__file__).read_bytes())
     environment = _environment(config.templates)
-    digest.update(environment.loader.get_source(environment, PAGE_TEMPLATE)[0].encode())
+    loader = environment.loader     # _environment always gives one
+    digest.update(loader.get_source(environment, PAGE_TEMPLATE)[0].encode())  # type: ignore[union-attr]
     for package in ("markdown", "pygments", "nh3"):
         digest.update(f"{package}={metadata.version(package)}".encode())
     digest.update(config.project_name.encode())

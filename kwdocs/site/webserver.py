@@ -25,7 +25,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 from http.server import HTTPServer, SimpleHTTPRequestHandler
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from kwdocs.config import Config
@@ -66,7 +66,7 @@ class SiteHandler(SimpleHTTPRequestHandler):
     log_requests: bool = False
     server_version = "kwdocs"
     sys_version = ""
-    extensions_map: ClassVar[dict[str, str]] = {
+    extensions_map = {  # noqa: RUF012 - the base class's instance attribute, set here for every request
         **SimpleHTTPRequestHandler.extensions_map, ".html": "text/html; charset=utf-8",
         ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 
@@ -192,7 +192,7 @@ def make_server(site: Path, host: str, port: int, live: LiveVersion, log_request
     """A server for ``site`` on ``host:port`` (port 0: any free port), not yet serving;
     ``timeout``: how long a connection may stay silent."""
     server_class = _Server6 if ":" in host else _Server
-    handler = type("BoundSiteHandler", (SiteHandler,), {
+    handler: type[SiteHandler] = type("BoundSiteHandler", (SiteHandler,), {
         "site": os.path.realpath(site), "live": live, "log_requests": log_requests, "timeout": timeout})
     server = server_class((host, port), handler)
     bound_port = server.server_address[1]
