@@ -98,7 +98,7 @@ def read_table(src: Path, config_file: Path | None) -> tuple[dict[str, Any], dic
         if config_file is not None:
             raise ConfigError([f"{config_file}: configuration file not found"])
         return {}, {}, None
-    import tomllib  # here: a tree without pyproject.toml builds without it (8 ms of a no-op build)
+    import tomllib  # here: a tree without pyproject.toml never pays for the import
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:

@@ -1,8 +1,8 @@
 """Rebuilding after edits: rescan only where events came from, run only the tasks they need.
 
 ``kwdocs watch`` must show a save in its pages within a few hundred
-milliseconds, and on a 12,000-file tree a full scan costs 0.13 s and doit's
-check of every task 0.5 s.  So a rebuild here stats again the files events
+milliseconds, and on a large tree a full scan and doit's check of every task
+cost more than that.  So a rebuild here stats again the files events
 said were written, rescans only the folders where files appeared or went
 (``scan.scan_folder``), diffs that against the previous scan, and hands doit
 the ``extract`` and ``render`` tasks of the changed files' units only
@@ -100,8 +100,8 @@ def _slice(rels: list[str], folder: str) -> range:
 
 def merge(old: ScanResult, targets: dict[str, bool], written: set[str], config: Config
           ) -> tuple[ScanResult, list[SourceFile], list[SourceFile]]:
-    """The scan after rescanning ``targets`` and statting the ``written`` files again (a folder
-    of 7,000 files takes 70 ms to rescan); also the old and new entries that were looked at."""
+    """The scan after rescanning ``targets`` and statting the ``written`` files again (a large
+    folder is slow to rescan); also the old and new entries that were looked at."""
     rels = [source.rel for source in old.files]
     dropped: set[int] = set()
     found: list[SourceFile] = []
@@ -193,7 +193,7 @@ class Rebuilder:
         counts: dict[str, int] = {}
         code = run_build(self.config, jobs=jobs, quiet=quiet, stream=stream, scanned=scanned, counts=counts)
         self._settled(scanned, code)
-        self._tasks = self._namespace(scanned)     # ready for the first save (50 ms at 12,000 files)
+        self._tasks = self._namespace(scanned)     # ready for the first save, which need not make it
         return Outcome([], [], [], counts.get("written", 0), counts.get("removed", 0),
                        time.monotonic() - started, code, full=True)
 
@@ -304,7 +304,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
               scanned: ScanResult | None = None, counts: dict[str, int] | None = None) -> int:
     """One build (of ``scanned``, else a fresh scan); returns doit's exit code (0 ok, 1 a task
     failed, 2+ doit errors) and adds pages written and removed to ``counts`` when given."""
-    gc.freeze()  # FINDINGS: the collector costs a third of a no-op build
+    gc.freeze()  # the collector would walk every long-lived object of the build again and again
     started = time.monotonic()
     stream = stream or sys.stdout
     scanned = scanned if scanned is not None else scan(config)
@@ -331,8 +331,8 @@ DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses 
 def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet: bool, stream,
                        counts: dict[str, int] | None, started: float) -> int | None:
     """When only a few sources changed since the last successful build (same code and
-    settings), hand doit just their units, as watch mode does: doit's check of all
-    12,000 files is most of an edit's cost.  None: not applicable, build as usual."""
+    settings), hand doit just their units, as watch mode does: doit's check of every
+    file is most of an edit's cost.  None: not applicable, build as usual."""
     last = snapshot.previous(config)
     if not last.get("files") or not last.get("snapshot") or last.get("settings") != snapshot.settings_digest(config):
         return None

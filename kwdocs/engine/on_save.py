@@ -33,7 +33,7 @@ from kwdocs.mistakes import describe
 from kwdocs.scan import EDITOR_TEMP_FILES, VCS_FOLDERS, scan_folder
 from kwdocs.store.lock import locked
 
-QUIET_SECONDS = 0.05        # a save's events arrive within 15 ms (FINDINGS: p95 5-14 ms); a checkout's keep coming
+QUIET_SECONDS = 0.05        # a save's events arrive within a few ms of each other; a checkout's keep coming
 MAX_WAIT_SECONDS = 2.0      # a burst that never pauses still gets a rebuild this often
 IDLE_SECONDS = 0.5          # how often the idle loop looks at the observer's health
 LIST_LIMIT = 3              # changed files named on a status line

@@ -372,8 +372,8 @@ def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
 
 def _interned(imports: list) -> list:
     """The same records with one string object per distinct import kind and module, as they
-    are read (interning after reading them all peaked 50 MB higher on a 100,000-file tree):
-    a tree links all its imports at once, and ``<vector>`` alone is included 10,000 times."""
+    are read (interning after reading them all raises the peak): a tree links all its
+    imports at once, and a common header is included thousands of times."""
     for record in imports:
         if isinstance(record, dict):
             for key in ("kind", "module"):
@@ -490,7 +490,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     Each unit's entries are remembered per letter as a digest, so an edit reads
     and rewrites only the letter tables (and pages) its entries actually touch.
     Entries wait as compact JSON text, and pages are rendered one letter at a
-    time: on a 100,000-file tree the whole index as Python lists took 500 MB.
+    time: a large tree's whole index as Python lists would not fit the memory target.
     """
     renderer = renderer_for(config)
     key = render_key(config, pages.KEYWORDS_TEMPLATE)
@@ -644,8 +644,8 @@ def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -
     """Each unit's digest of its summary rows, problems and ``model.folder_part``, as extraction
     left them (made again from the unit's facts if lost or damaged); notes each unit's problems.
 
-    An edit in a folder of 7,000 files changes one unit's part: the folder's pages
-    are remade from 64 small parts and the rows of one unit, not from 7,000 rows.
+    An edit in a large folder changes one unit's part: the folder's pages are
+    remade from its units' small parts and the rows of one unit, not from every row.
     """
     found = []
     for unit in units:
@@ -678,8 +678,8 @@ def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], k
 
     A folder split into units (``keep``) keeps each unit's rows as rendered
     (``FILE_ROWS``), good while the unit's summary rows (their digest) and the
-    template (``key``) are unchanged: an edit in ``torch/include/ATen/ops``
-    renders again the rows it changed and reads the other 7,000 as text.
+    template (``key``) are unchanged: an edit in a large folder renders
+    again the rows it changed and reads the others as text.
     """
     named: list[tuple[str, str]] = []
     for unit, data in zip(units, parts):

@@ -1,8 +1,8 @@
 """The doit rule set: task generators over a scanned tree.
 
 Tasks are per *unit* (a folder, or a bucket of a very large folder), not per
-file: FINDINGS.md measured doit's per-task overhead as what limits a no-op
-build (24,120 per-file tasks: 1.85 s; one per folder: 0.2 s).  Each unit task
+file: doit's per-task overhead is what limits a no-op build (bench/README.md,
+"Why the code is as it is").  Each unit task
 takes doit's ``changed`` list and redoes only those files.  ``dodo.py`` and
 ``kwdocs build`` both load this namespace, so there is one code path.
 """
@@ -89,8 +89,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     """A dodo-module namespace (``task_*`` callables and ``DOIT_CONFIG``) for one tree.
 
     ``only(kind, unit)``, asked when doit loads the tasks, limits the ``extract``
-    and ``render`` tasks to some units (watch mode: generating all of them cost
-    0.1 s at 12,000 files); link, keywords and assemble always cover every unit.
+    and ``render`` tasks to some units (watch mode: generating all of them is
+    a large part of an edit); link, keywords and assemble always cover every unit.
     """
     wanted = only or (lambda kind, unit: True)
     by_folder = scanned.by_folder()

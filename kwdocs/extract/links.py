@@ -10,7 +10,7 @@ stubs, found at the tree root or below a deeper folder that is not itself a
 package (src-layout, a package kept in a subfolder, a folder of scripts).
 C/C++: an include is looked up beside the including file (quoted only), in the
 include roots (configured ones, then every folder named ``include``), in the
-tree root, and finally, for a header written with a folder (``ATen/Tensor.h``),
+tree root, and finally, for a header written with a folder (``lib/Tensor.h``),
 as the tail of any path in the tree, which finds roots nobody configured
 (``aten/src``).  Shell ``source`` lines and Makefile ``include`` resolve like
 quoted includes; CMake's ``include``/``add_subdirectory``/``find_package`` by
@@ -110,8 +110,8 @@ def resolve_links(languages: Mapping[str, str], imports: Mapping[str, list[dict]
     target this one (or name it in ``name_targets``).
 
     ``in_place``: the import records become the ``deps`` records themselves
-    instead of copies, for a caller that has no further use for them (on a
-    100,000-file tree the copies were 150 MB).
+    instead of copies, for a caller that has no further use for them (the
+    copies of a large tree's imports cost much memory).
     """
     with collector_paused():  # the ~100k new dicts would set off full collections: a third of the time
         return _resolve(languages, imports, include_roots, in_place)
@@ -419,7 +419,7 @@ class _FileIndex:
     def _ours(self, header: str, folder: str, system: bool) -> bool:
         """True when a header missing from the tree sits in one of its folders.
 
-        Generated headers (``ATen/ops/abs_meta.h``) are the project's own even
+        Generated headers (``lib/ops/abs_meta.h``) are the project's own even
         though no file of the tree is them.
         """
         first = _normalise(header).partition("/")[0]

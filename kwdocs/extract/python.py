@@ -1,7 +1,6 @@
 """Python: classes, functions, methods, constants, imports and calls.
 
-The standard library's ``ast`` is the parser: it is exact and fast enough
-(FINDINGS: 7.5 s CPU for 2,371 files).  Code it cannot parse (newer syntax
+The standard library's ``ast`` is the parser: it is exact and fast enough.  Code it cannot parse (newer syntax
 than the running Python, a broken file) still gets a keyword page: the
 tolerant tree-sitter-python grammar takes over, and a line regex if even that
 is unavailable; ``parsed`` is then False and the problem says why.
@@ -147,8 +146,8 @@ def package_of(path: str) -> list[str]:
 def resolve_relative(module: str | None, level: int, package: list[str]) -> str:
     """Absolute module of ``from <level dots><module> import ...``.
 
-    ``from .module import X`` in ``torch/nn/modules/linear.py`` is
-    ``torch.nn.modules.module``; ``from .. import init`` is ``torch.nn``.
+    ``from .module import X`` in ``pkg/nn/modules/linear.py`` is
+    ``pkg.nn.modules.module``; ``from .. import init`` is ``pkg.nn``.
     A relative import that climbs above the source root is kept as written.
     """
     if level == 0:

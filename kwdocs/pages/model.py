@@ -91,7 +91,7 @@ class Siblings:
 
 @lru_cache(maxsize=8)
 def siblings_of(names: tuple[str, ...]) -> Siblings:
-    """One ``Siblings`` per folder and process: a folder of 7,000 files is rendered as 64
+    """One ``Siblings`` per folder and process: a large folder is rendered as many
     units, each given all the folder's names, and indexing them took longer than the unit."""
     return Siblings(list(names))
 
@@ -634,10 +634,10 @@ def folder_index_model(folder: str, *, project: str, file_rows: list[str], subfo
 def folder_part(rows: list[Facts]) -> dict:
     """What a folder's doc.md needs of one unit's summary rows (sorted by path), made at extraction.
 
-    An edit in a folder of 7,000 headers changes one unit's part; the folder's page
-    sums its 64 parts (``merge_folder_parts``) instead of reading 7,000 rows again.
+    An edit in a large folder changes one unit's part; the folder's page sums its
+    units' parts (``merge_folder_parts``) instead of reading every row again.
     Main Definitions keeps each namespace once, where it comes first, with how many
-    files open it (every header of ``torch/include/ATen/ops`` opens ``at``), so a part
+    files open it (every header of a generated folder may open the same one), so a part
     keeps namespaces apart from the other candidates, and only the first
     ``MAIN_DEFINITIONS_LIMIT`` of those: no more can be shown of the whole folder.
     A candidate is ``[not a class, lower-case name, file, line, place in the file, symbol]``.

@@ -125,8 +125,8 @@ class ModelEnvironment(jinja2.Environment):
     """Page models are plain dicts: ``item.name`` looks the key up first.
 
     Jinja tries an attribute first and falls back to the key after a failed
-    ``getattr``; on a folder of 7,000 files that exception per lookup was half
-    of rendering its index.
+    ``getattr``; on a large folder that exception per lookup was half of
+    rendering its index.
     """
 
     def getattr(self, obj: Any, attribute: str) -> Any:

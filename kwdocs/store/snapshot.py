@@ -102,7 +102,7 @@ def unchanged(config: Config, snapshot: str) -> bool:
 
 
 def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
-    """Vouch for the output.  The file list (written first, 1 MB at 12,000 files) lets the next
+    """Vouch for the output.  The file list (written first, large for a large tree) lets the next
     build find what changed without doit; the no-op check reads only the small hash file."""
     output.write_json(config.out, config.state / SCANNED_FILE, {
         "snapshot": snapshot,

@@ -78,7 +78,7 @@ def keyword_rows(config: Config, page: str) -> Path:
 
 def shard_path(config: Config, kind: str, unit: str) -> str:
     """Where a unit's shard of a kind lives, as the text doit compares dependencies by (built
-    without ``Path`` objects: the task namespace names one per unit, 12,000 of them)."""
+    without ``Path`` objects: the task namespace names one per unit)."""
     return f"{config.state}/{kind}/{layout.state_name(unit)}"
 
 

@@ -264,7 +264,7 @@ def write_json(root: Path, path: Path, data: Any, sort_keys: bool = True) -> boo
 def compact_json(data: Any, sort_keys: bool = False, default: Callable[[Any], Any] | None = None) -> bytes:
     """Compact UTF-8 JSON: the bytes ``json.dumps(data, ensure_ascii=False,
     separators=(",", ":"), default=default)`` gives, made by orjson, which encodes
-    a cold build's 130 MB of state eight times as fast.  What orjson refuses (an
+    a cold build's state several times as fast.  What orjson refuses (an
     integer past 64 bits, a non-string key) goes through ``json``, so the bytes
     stay the same."""
     try:
