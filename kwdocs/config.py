@@ -11,9 +11,10 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 DEFAULT_OUTPUT = "kwdocs-out"
 # Shipped templates: ``templates/`` beside the package in a checkout, ``kwdocs.templates`` once installed.
@@ -97,7 +98,7 @@ def read_table(src: Path, config_file: Path | None) -> tuple[dict[str, Any], dic
         if config_file is not None:
             raise ConfigError([f"{config_file}: configuration file not found"])
         return {}, {}, None
-    import tomllib  # here: a tree without pyproject.toml builds without it (8 ms of a no-op build)
+    import tomllib  # here: a tree without pyproject.toml never pays for the import
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
@@ -196,7 +197,7 @@ def shipped_templates() -> Path:
     """The templates kwdocs ships: those of the checkout this code runs from, or the installed package's."""
     if (_CHECKOUT_TEMPLATES / "file_docs.md.j2").is_file():
         return _CHECKOUT_TEMPLATES
-    from kwdocs import templates
+    import kwdocs.templates as templates
     return templates.folder()
 
 
@@ -219,15 +220,14 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
     for key, value in values.items():
         expected, description = _KEYS[key]
         bad_type = not isinstance(value, expected) or (expected is int and isinstance(value, bool))
-        if bad_type or (expected is list and not all(isinstance(item, str) for item in value)):
-            problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
-        elif expected is int and value < 0:
+        bad_item = expected is list and not all(isinstance(item, str) for item in value)
+        if bad_type or bad_item or (expected is int and value < 0):
             problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
     if problems:
         raise ConfigError(problems)
 
     base = origin.parent if origin else src
-    if (overrides or {}).get("output") is not None:
+    if overrides and overrides.get("output") is not None:
         out = Path(overrides["output"]).resolve()  # a flag is relative to where it was typed
     elif "output" in table:
         out = (base / table["output"]).resolve()

@@ -105,8 +105,9 @@ def _base_list(inner: str) -> list[str]:
 
 # ---------------------------------------------------------------- the built-in languages
 
-_PYTHON = dict(resolver="python", dependencies=True, bases=python_bases)
-_C_FAMILY = dict(resolver="include", dependencies=True, bases=c_family_bases, doc_comments="//", configure_input=True)
+_PYTHON: dict[str, Any] = dict(resolver="python", dependencies=True, bases=python_bases)
+_C_FAMILY: dict[str, Any] = dict(resolver="include", dependencies=True, bases=c_family_bases, doc_comments="//",
+                                 configure_input=True)
 
 
 def _own(module: str) -> str:
@@ -270,7 +271,7 @@ def read_installed() -> list[Language]:
                 found = list(loaded) if isinstance(loaded, (list, tuple)) else [loaded]
                 if not all(isinstance(language, Language) for language in found):
                     raise TypeError(f"{point.value} is not a kwdocs.languages.Language")
-            except Exception as error:  # a broken plug-in must not stop the build
+            except Exception as error:  # noqa: BLE001 - a broken plug-in must not stop the build
                 print(f"kwdocs: language {point.name!r} not loaded: {type(error).__name__}: {error}",
                       file=sys.stderr)
                 continue

@@ -99,6 +99,30 @@ def test_a_saved_source_updates_the_open_page_without_a_reload(served):
     assert served.stop() == 0                                      # SIGTERM stops it cleanly
 
 
+def test_a_save_rebuilds_that_files_pages_as_watch_does_and_editor_temp_files_are_ignored(served):
+    """serve runs on watch's loop: the status line names the one saved file, editor temp files
+    written in the same burst change nothing, other files' pages are not rewritten, and the
+    version the open pages poll moves on, so they reload."""
+    out = served.tree / "kwdocs-out"
+    others = {page: page.stat().st_mtime_ns for page in out.rglob("*_docs.md") if "circle.py" not in page.name}
+    assert others
+    version = int(request(served.port, "/__kwdocs_version")[2])
+    shapes = served.tree / "geometry" / "shapes"
+    (shapes / ".circle.py.swp").write_bytes(b"vim swap")
+    (shapes / "circle.py~").write_text("backup")
+    circle = shapes / "circle.py"
+    circle.write_text(circle.read_text() + "\n    def perimeter(self) -> float:\n"
+                                           "        return 2 * math.pi * self.radius\n")
+    line = served.wait_for_line(r"pages written", 15)
+    assert re.search(r"kwdocs: \S+ geometry/shapes/circle\.py changed: \d+ pages written, 0 removed", line), line
+    served.wait_for_line(r"site updated", 5)
+    assert int(request(served.port, "/__kwdocs_version")[2]) > version
+    status, _, body = request(served.port, "/geometry/shapes/circle.py_docs.html")
+    assert status == 200 and b"perimeter" in body
+    assert {page: page.stat().st_mtime_ns for page in others} == others
+    assert not list(out.rglob("*circle.py~*")) and not list(out.rglob("*.swp*"))
+
+
 def request(port: int, target: str, host: str | None = None, method: str = "GET") -> tuple[int, dict, bytes]:
     """One raw HTTP request, exactly as written (no client-side normalisation of ``..``)."""
     host = host if host is not None else f"127.0.0.1:{port}"

@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 
 from kwdocs.config import Config
+from kwdocs.engine.incremental import run_build
 from kwdocs.store.lock import locked
 from kwdocs.store.owned import check_first_build
-from kwdocs.engine.incremental import run_build
 
 HELP = "write or update the documentation and keyword pages of a source tree"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 import shutil
 
-from kwdocs.store import journal as ledger, owned, writer as output
 from kwdocs.config import Config
+from kwdocs.store import journal as ledger, owned, writer as output
 from kwdocs.store.lock import locked
 
 HELP = "remove the pages and state kwdocs wrote (files it did not write stay)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import signal
 
-from kwdocs.config import Config
+from kwdocs.config import Config, load_config
 
 HELP = "serve the HTML site on 127.0.0.1, rebuilding it and reloading open pages when sources change"
 
@@ -22,7 +22,9 @@ def _interrupt(signum, frame) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    from kwdocs.cli import overrides
     from kwdocs.site.webserver import serve
 
     signal.signal(signal.SIGTERM, _interrupt)   # stop as cleanly as Ctrl-C does
-    return serve(config, host=args.bind, port=args.port, log_requests=args.log_requests)
+    return serve(config, host=args.bind, port=args.port, log_requests=args.log_requests,
+                 reload=lambda: load_config(args.src, args.config, overrides(args)))

@@ -1,18 +1,17 @@
 """Handing doit's tasks to worker processes without keeping them waiting.
 
 doit hands a worker its next task only once the worker's last result has
-reached the parent and the parent has checked that task: a cold build's
-workers sat idle for 0.7 s each that way, between 1,382 tasks.
-``LookaheadRunner`` keeps one ready task queued beyond the workers, so a
-worker that finishes takes up the next at once (0.3 s each).
+reached the parent and the parent has checked that task, so workers sit idle
+between tasks.  ``LookaheadRunner`` keeps one ready task queued beyond the
+workers, so a worker that finishes takes up the next at once.
 
 Imported only when a build starts worker processes: doit is not imported by a
 no-op build at all.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from doit import cmd_run
 from doit.runner import JobHold, MRunner
@@ -28,6 +27,7 @@ class LookaheadRunner(MRunner):
     """
 
     AHEAD = 1
+    free_proc: int
 
     def run_tasks(self, task_dispatcher) -> None:
         result_q, job_q = self.Queue(), self.Queue()

@@ -1,8 +1,8 @@
 """Rebuilding after edits: rescan only where events came from, run only the tasks they need.
 
 ``kwdocs watch`` must show a save in its pages within a few hundred
-milliseconds, and on a 12,000-file tree a full scan costs 0.13 s and doit's
-check of every task 0.5 s.  So a rebuild here stats again the files events
+milliseconds, and on a large tree a full scan and doit's check of every task
+cost more than that.  So a rebuild here stats again the files events
 said were written, rescans only the folders where files appeared or went
 (``scan.scan_folder``), diffs that against the previous scan, and hands doit
 the ``extract`` and ``render`` tasks of the changed files' units only
@@ -29,11 +29,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs.engine import summary
-from kwdocs.store import journal as ledger, owned, writer as output, snapshot, state
 from kwdocs.config import Config
+from kwdocs.engine import summary
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder
+from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 RESCAN_LIMIT = 256      # more folders to rescan than this: one full scan is cheaper
 PARALLEL_UNITS = 8      # this many units to redo or more: doit's worker processes are worth their start
@@ -79,7 +79,7 @@ def rescan_targets(changes: Changes) -> dict[str, bool] | None:
         folder = folder_of(rel)
         recursive = rel.rpartition("/")[2] == ".gitignore"   # its rules reach every folder below
         targets[folder] = targets.get(folder, False) or recursive
-    if "" in targets and targets[""] or len(targets) > RESCAN_LIMIT:
+    if targets.get("") or len(targets) > RESCAN_LIMIT:
         return None
     recursive_roots = sorted(folder for folder, deep in targets.items() if deep)
     return {folder: deep for folder, deep in targets.items()
@@ -100,8 +100,8 @@ def _slice(rels: list[str], folder: str) -> range:
 
 def merge(old: ScanResult, targets: dict[str, bool], written: set[str], config: Config
           ) -> tuple[ScanResult, list[SourceFile], list[SourceFile]]:
-    """The scan after rescanning ``targets`` and statting the ``written`` files again (a folder
-    of 7,000 files takes 70 ms to rescan); also the old and new entries that were looked at."""
+    """The scan after rescanning ``targets`` and statting the ``written`` files again (a large
+    folder is slow to rescan); also the old and new entries that were looked at."""
     rels = [source.rel for source in old.files]
     dropped: set[int] = set()
     found: list[SourceFile] = []
@@ -124,8 +124,9 @@ def merge(old: ScanResult, targets: dict[str, bool], written: set[str], config: 
     for folder, recursive in targets.items():
         inside = _slice(rels, folder)
         dropped.update(inside if recursive else (i for i in inside if folder_of(rels[i]) == folder))
-        own = (lambda rel: _below(rel, folder)) if recursive else (
-            lambda rel: folder_of(rel) == folder or rel == (folder or "."))
+        # B023: ``own`` is used in this iteration only
+        own = (lambda rel: _below(rel, folder)) if recursive else (  # noqa: B023
+            lambda rel: folder_of(rel) == folder or rel == (folder or "."))  # noqa: B023
         problems = [problem for problem in problems if not own(problem[0])]
         result = scan_folder(config, folder, recursive)
         if result is not None:
@@ -192,7 +193,7 @@ class Rebuilder:
         counts: dict[str, int] = {}
         code = run_build(self.config, jobs=jobs, quiet=quiet, stream=stream, scanned=scanned, counts=counts)
         self._settled(scanned, code)
-        self._tasks = self._namespace(scanned)     # ready for the first save (50 ms at 12,000 files)
+        self._tasks = self._namespace(scanned)     # ready for the first save, which need not make it
         return Outcome([], [], [], counts.get("written", 0), counts.get("removed", 0),
                        time.monotonic() - started, code, full=True)
 
@@ -229,7 +230,7 @@ class Rebuilder:
             if added or deleted or self._tasks is None:
                 self._tasks = self._namespace(new)
             self._run_units(new, self._units_to_run(new, outcome), outcome, output)
-        if not trusted or state.damaged(self.config) is not None and outcome.code == 0:
+        if not trusted or (state.damaged(self.config) is not None and outcome.code == 0):
             # a whole build; it starts damaged state over
             counts: dict[str, int] = {}
             outcome.code = run_build(self.config, jobs=1, quiet=True, stream=output, scanned=new, counts=counts)
@@ -275,7 +276,7 @@ class Rebuilder:
         link_meta = _link_meta_stamp(self.config)
         outcome.code = self._doit(tasks, len(units))
         if outcome.code == 0:
-            relinked = []
+            relinked: list[str] = []
             if _link_meta_stamp(self.config) != link_meta:
                 meta = output.read_json(self.config.state / state.LINK_META, {})
                 relinked = meta.get("rewritten", []) if isinstance(meta, dict) else []
@@ -303,7 +304,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
               scanned: ScanResult | None = None, counts: dict[str, int] | None = None) -> int:
     """One build (of ``scanned``, else a fresh scan); returns doit's exit code (0 ok, 1 a task
     failed, 2+ doit errors) and adds pages written and removed to ``counts`` when given."""
-    gc.freeze()  # FINDINGS: the collector costs a third of a no-op build
+    gc.freeze()  # the collector would walk every long-lived object of the build again and again
     started = time.monotonic()
     stream = stream or sys.stdout
     scanned = scanned if scanned is not None else scan(config)
@@ -330,8 +331,8 @@ DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses 
 def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet: bool, stream,
                        counts: dict[str, int] | None, started: float) -> int | None:
     """When only a few sources changed since the last successful build (same code and
-    settings), hand doit just their units, as watch mode does: doit's check of all
-    12,000 files is most of an edit's cost.  None: not applicable, build as usual."""
+    settings), hand doit just their units, as watch mode does: doit's check of every
+    file is most of an edit's cost.  None: not applicable, build as usual."""
     last = snapshot.previous(config)
     if not last.get("files") or not last.get("snapshot") or last.get("settings") != snapshot.settings_digest(config):
         return None

@@ -24,15 +24,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from kwdocs.config import Config, ConfigError
 from kwdocs.context import drop_contexts
 from kwdocs.engine.incremental import Changes, Outcome, Rebuilder
-from kwdocs.store.lock import locked
 from kwdocs.mistakes import describe
 from kwdocs.scan import EDITOR_TEMP_FILES, VCS_FOLDERS, scan_folder
+from kwdocs.store.lock import locked
 
-QUIET_SECONDS = 0.05        # a save's events arrive within 15 ms (FINDINGS: p95 5-14 ms); a checkout's keep coming
+QUIET_SECONDS = 0.05        # a save's events arrive within a few ms of each other; a checkout's keep coming
 MAX_WAIT_SECONDS = 2.0      # a burst that never pauses still gets a rebuild this often
 IDLE_SECONDS = 0.5          # how often the idle loop looks at the observer's health
 LIST_LIMIT = 3              # changed files named on a status line
@@ -166,8 +167,16 @@ class LostEvents(logging.Handler):
 def watched_events() -> list:
     """Writes, creations, deletions and moves; not opened / closed-without-writing, which a
     build that only reads sources would otherwise wake itself up with."""
-    from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
-                                 FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent)
+    from watchdog.events import (
+        DirCreatedEvent,
+        DirDeletedEvent,
+        DirMovedEvent,
+        FileClosedEvent,
+        FileCreatedEvent,
+        FileDeletedEvent,
+        FileModifiedEvent,
+        FileMovedEvent,
+    )
     return [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent,
             DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
 
@@ -251,7 +260,7 @@ class TreeObserver:
         self.config = config
         self.handler = handler
         self.poll = poll
-        self.observer = None
+        self.observer: Any = None   # a watchdog observer, once started
         self.scheduled: dict[tuple[str, bool], object] = {}
         self.plan: dict[str, bool] = {}
 
@@ -329,8 +338,14 @@ def status_line(outcome: Outcome) -> str:
 
 
 def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bool = False,
-          reload: Callable[[], Config] | None = None) -> int:
-    """Build, then rebuild on every change until interrupted (Ctrl-C, SIGTERM)."""
+          reload: Callable[[], Config] | None = None,
+          after_build: Callable[[Config, Outcome], None] | None = None,
+          started: Callable[[Config], int | None] | None = None) -> int:
+    """Build, then rebuild on every change until interrupted (Ctrl-C, SIGTERM).
+
+    ``kwdocs serve`` runs on this loop: ``after_build`` runs under the lock after every build
+    that ran (it makes the site), and ``started`` once after the first build instead of the
+    "watching" line (it starts the web server); an exit code from it ends the loop."""
     pending = Pending()
     paths = EventPaths(config)
     tree = TreeObserver(config, make_handler(paths, pending), poll)
@@ -345,12 +360,17 @@ def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bo
             if warning:
                 print(warning, file=sys.stderr)
         with locked(config.state):
-            rebuilder.full(jobs=jobs, quiet=quiet)
-        print(f"kwdocs: watching {config.src} ({'polling' if poll else 'inotify'}); Ctrl-C to stop", flush=True)
+            first = rebuilder.full(jobs=jobs, quiet=quiet)
+            if after_build is not None:
+                after_build(config, first)
+        if started is None:
+            print(f"kwdocs: watching {config.src} ({'polling' if poll else 'inotify'}); Ctrl-C to stop", flush=True)
+        elif (code := started(config)) is not None:
+            return code
         while True:
             taken = pending.take(QUIET_SECONDS, MAX_WAIT_SECONDS, IDLE_SECONDS)
             changes, settings = taken or (None, False)
-            if settings and reload is not None:
+            if settings and reload is not None and changes is not None:
                 config, rebuilder = _reloaded(config, rebuilder, reload)
                 paths.configure(config)
                 changes.everything = True
@@ -366,14 +386,15 @@ def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bo
             try:
                 with locked(config.state):
                     outcome = rebuilder.update(changes)
+                    if outcome is not None:
+                        for line in outcome.problems:
+                            print(f"problem: {line}")
+                        print(status_line(outcome), flush=True)
+                        if after_build is not None:
+                            after_build(config, outcome)
             except Exception as error:   # noqa: BLE001 -- keep watching; the next change builds in full
                 print(describe(error) or f"kwdocs: rebuild failed: {type(error).__name__}: {error}", file=sys.stderr)
                 rebuilder.saved_snapshot = None
-                continue
-            if outcome is not None:
-                for line in outcome.problems:
-                    print(f"problem: {line}")
-                print(status_line(outcome), flush=True)
     except KeyboardInterrupt:
         print("kwdocs: stopped watching", flush=True)
         return 0

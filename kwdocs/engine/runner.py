@@ -13,10 +13,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kwdocs import mistakes
-from kwdocs.engine import workers
-from kwdocs.store import journal as ledger, writer as output, snapshot, state
 from kwdocs.config import Config
+from kwdocs.engine import workers
 from kwdocs.scan import ScanResult, scan
+from kwdocs.store import journal as ledger, snapshot, state, writer as output
 
 
 def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bool = False,
@@ -48,7 +48,7 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
         tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
         reporter = tasks["DOIT_CONFIG"]["reporter"]
         if damage is not None:
-            reporter.tidy = lambda: _remove_unlisted(config, written_before)
+            reporter.tidy = lambda: _remove_unlisted(config, written_before)  # noqa: B023 - run within this attempt
         code = run_doit(tasks, jobs, config)
         if counts is not None:
             for key in ("written", "removed"):

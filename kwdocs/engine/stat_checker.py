@@ -18,8 +18,7 @@ and size alone, and never opens a file:
   it again.
 
 doit's own rule hashed every source with md5 in the process that hands out
-the tasks, after extraction had hashed it already: half a second of a cold
-build of 12,000 files, on a core the workers need.
+the tasks, after extraction had hashed it already, on a core the workers need.
 """
 from __future__ import annotations
 

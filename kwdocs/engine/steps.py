@@ -25,30 +25,50 @@ import posixpath
 import stat
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import orjson
 
-from kwdocs.pages import docstrings, keywords, layout, model, compose as pages
-from kwdocs.store import writer as output
+from kwdocs import languages
 from kwdocs.config import Config
 from kwdocs.context import per_config
-from kwdocs import languages
+from kwdocs.engine.workers import collector_paused
 from kwdocs.extract import ctags, extract_bytes, prefetch
 from kwdocs.extract.decode import decode, is_binary
-from kwdocs.facts import Facts
-from kwdocs.facts import identity as facts_identity
+from kwdocs.facts import Facts, identity as facts_identity
+from kwdocs.pages import compose as pages, docstrings, keywords, layout, model
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import RuleSet
 from kwdocs.scan import folder_of
+from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
-from kwdocs.engine.workers import collector_paused
-
 from kwdocs.store.state import (  # noqa: F401  (re-exported: the steps' callers use them through build)
-    EARLIER, FACTS, FILE_ROWS, FOLDER_PARTS, FOLDERS_META, KEYWORD_ENTRIES, KEYWORDS_META, LINK_INPUTS, LINK_META,
-    LINKS, PAGES, PROBLEMS, PRUNED, ROWS, SEEN, keyword_rows, keyword_table, load_shard, mark_damaged, save_shard,
-    shard_path, units_of, written_pages)
+    EARLIER,
+    FACTS,
+    FILE_ROWS,
+    FOLDER_PARTS,
+    FOLDERS_META,
+    KEYWORD_ENTRIES,
+    KEYWORDS_META,
+    LINK_INPUTS,
+    LINK_META,
+    LINKS,
+    PAGES,
+    PROBLEMS,
+    PRUNED,
+    ROWS,
+    SEEN,
+    keyword_rows,
+    keyword_table,
+    load_shard,
+    mark_damaged,
+    save_shard,
+    shard_path,
+    units_of,
+    written_pages,
+)
 
 StateDamaged = output.StateDamaged
 
@@ -352,8 +372,8 @@ def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
 
 def _interned(imports: list) -> list:
     """The same records with one string object per distinct import kind and module, as they
-    are read (interning after reading them all peaked 50 MB higher on a 100,000-file tree):
-    a tree links all its imports at once, and ``<vector>`` alone is included 10,000 times."""
+    are read (interning after reading them all raises the peak): a tree links all its
+    imports at once, and a common header is included thousands of times."""
     for record in imports:
         if isinstance(record, dict):
             for key in ("kind", "module"):
@@ -470,7 +490,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     Each unit's entries are remembered per letter as a digest, so an edit reads
     and rewrites only the letter tables (and pages) its entries actually touch.
     Entries wait as compact JSON text, and pages are rendered one letter at a
-    time: on a 100,000-file tree the whole index as Python lists took 500 MB.
+    time: a large tree's whole index as Python lists would not fit the memory target.
     """
     renderer = renderer_for(config)
     key = render_key(config, pages.KEYWORDS_TEMPLATE)
@@ -629,8 +649,8 @@ def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -
     """Each unit's digest of its summary rows, problems and ``model.folder_part``, as extraction
     left them (made again from the unit's facts if lost or damaged); notes each unit's problems.
 
-    An edit in a folder of 7,000 files changes one unit's part: the folder's pages
-    are remade from 64 small parts and the rows of one unit, not from 7,000 rows.
+    An edit in a large folder changes one unit's part: the folder's pages are
+    remade from its units' small parts and the rows of one unit, not from every row.
     """
     found = []
     for unit in units:
@@ -663,8 +683,8 @@ def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], k
 
     A folder split into units (``keep``) keeps each unit's rows as rendered
     (``FILE_ROWS``), good while the unit's summary rows (their digest) and the
-    template (``key``) are unchanged: an edit in ``torch/include/ATen/ops``
-    renders again the rows it changed and reads the other 7,000 as text.
+    template (``key``) are unchanged: an edit in a large folder renders
+    again the rows it changed and reads the others as text.
     """
     named: list[tuple[str, str]] = []
     for unit, data in zip(units, parts):

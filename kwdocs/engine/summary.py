@@ -14,9 +14,9 @@ import sys
 import time
 from typing import Any
 
-from kwdocs.store import state, writer as output
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
+from kwdocs.store import state, writer as output
 
 
 def problems(config: Config, scanned: ScanResult) -> list[tuple[str, str]]:
@@ -77,7 +77,7 @@ class _Counting:
             self._draw()
 
     def add_failure(self, task, fail):
-        from kwdocs.engine.tasks import Mistake   # doit's; this class exists only once doit runs
+        from kwdocs.engine.tasks import Mistake  # doit's; this class exists only once doit runs
 
         self.failed = True
         if isinstance(fail, Mistake):     # the user's set-up: one line, after doit (see kwdocs.mistakes)

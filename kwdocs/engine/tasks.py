@@ -1,8 +1,8 @@
 """The doit rule set: task generators over a scanned tree.
 
 Tasks are per *unit* (a folder, or a bucket of a very large folder), not per
-file: FINDINGS.md measured doit's per-task overhead as what limits a no-op
-build (24,120 per-file tasks: 1.85 s; one per folder: 0.2 s).  Each unit task
+file: doit's per-task overhead is what limits a no-op build (bench/README.md,
+"Why the code is as it is").  Each unit task
 takes doit's ``changed`` list and redoes only those files.  ``dodo.py`` and
 ``kwdocs build`` both load this namespace, so there is one code path.
 """
@@ -11,20 +11,20 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from doit.exceptions import TaskError
 from doit.tools import config_changed
 
-from kwdocs.engine import steps as build
-from kwdocs.pages import compose as pages
-from kwdocs.engine.stat_checker import checker_for
 from kwdocs.config import Config
+from kwdocs.engine import steps as build
+from kwdocs.engine.stat_checker import checker_for
 from kwdocs.mistakes import describe
+from kwdocs.pages import compose as pages
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.store.state import DOIT_DB, FACTS, LINKS, shard_path
-
 
 # The order in which doit takes up the tasks that are ready.  A build puts the single-task
 # steps first, so that on several cores they run beside the many render tasks rather than
@@ -89,8 +89,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     """A dodo-module namespace (``task_*`` callables and ``DOIT_CONFIG``) for one tree.
 
     ``only(kind, unit)``, asked when doit loads the tasks, limits the ``extract``
-    and ``render`` tasks to some units (watch mode: generating all of them cost
-    0.1 s at 12,000 files); link, keywords and assemble always cover every unit.
+    and ``render`` tasks to some units (watch mode: generating all of them is
+    a large part of an edit); link, keywords and assemble always cover every unit.
     """
     wanted = only or (lambda kind, unit: True)
     by_folder = scanned.by_folder()
@@ -158,7 +158,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         return {
             "actions": [(Guarded(build.index_keywords), [config, list(units)])],
             "file_dep": shards,
-            "uptodate": [config_changed({"units": list(units), "key": build.render_key(config, pages.KEYWORDS_TEMPLATE)})],
+            "uptodate": [config_changed({"units": list(units),
+                                         "key": build.render_key(config, pages.KEYWORDS_TEMPLATE)})],
             "verbosity": 0,
         }
 

@@ -34,12 +34,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs.pages import layout
-from kwdocs.store import journal as ledger, owned, writer as output, snapshot, state
 from kwdocs.config import STATE_FOLDER, Config
-from kwdocs.store.lock import locked, shared
 from kwdocs.engine.runner import run_dry
+from kwdocs.pages import layout
 from kwdocs.scan import scan
+from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
+from kwdocs.store.lock import locked, shared
 
 PAGE_NAME = re.compile(r".+_docs\.md|.+_kw\.md|index\.md|doc\.md")      # in any folder
 ROOT_PAGE_NAME = re.compile(r"keywords(-.+)?\.md")                        # at the top only
@@ -79,7 +79,7 @@ def pages_on_disk(config: Config) -> set[str]:
             subfolders[:] = [name for name in subfolders if name != STATE_FOLDER]
         prefix = folder[len(root) + 1:].replace(os.sep, "/") + "/" if folder != root else ""
         found.update(prefix + name for name in names
-                     if PAGE_NAME.fullmatch(name) or not prefix and ROOT_PAGE_NAME.fullmatch(name))
+                     if PAGE_NAME.fullmatch(name) or (not prefix and ROOT_PAGE_NAME.fullmatch(name)))
     return found
 
 

@@ -13,8 +13,8 @@ import ctypes
 import gc
 import os
 import signal
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 PR_SET_PDEATHSIG = 1
 _building = False      # forks outside a build (a watcher's helpers, tests) are left alone

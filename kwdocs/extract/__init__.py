@@ -13,13 +13,13 @@ modeline (``languages.language_for``), read where extraction reads it anyway.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
 from kwdocs.extract.text import attach_comment_docs
 from kwdocs.facts import Facts
-from kwdocs.languages import (  # noqa: F401  (re-exported)
-    BINARY, BY_NAME, BY_SUFFIX, CTAGS, TEXT, Language, language_for, language_of)
+from kwdocs.languages import BINARY, BY_NAME, BY_SUFFIX, CTAGS, TEXT, Language, language_for, language_of  # noqa: F401  (re-exported)
 
 
 def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None = None,
@@ -43,16 +43,16 @@ def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None
         "docstring": "",
     }
     if is_binary(data):
-        facts.update(language="binary", type_label=BINARY.label, fence="", binary=True,
-                     lines=0, encoding="")
+        facts.update({"language": "binary", "type_label": BINARY.label, "fence": "", "binary": True,
+                      "lines": 0, "encoding": ""})
         if language is not TEXT:  # a .png is binary by nature; a .py holding NUL bytes is damaged
             facts["problems"].append({"message": "holds NUL bytes: documented as a binary file, "
                                                  f"not as {language.label}"})
         return facts, None, []
     text, encoding = decode(data)
     language = language_for(path, text)
-    facts.update(language=language.id, type_label=language.label, fence=language.fence,
-                 binary=False, encoding=encoding, lines=count_lines(text))
+    facts.update({"language": language.id, "type_label": language.label, "fence": language.fence,
+                  "binary": False, "encoding": encoding, "lines": count_lines(text)})
     if encoding not in ("utf-8", "ascii") and encoding != (bom_encoding(data) or coding_line(data)):
         # a guess (Latin-1 never fails) is worth a line; a BOM or coding line the file declares is not
         facts["problems"].append({"message": f"not UTF-8; decoded as {encoding}"})
@@ -71,7 +71,7 @@ def extract_text(path: str, text: str, language: Language | None = None) -> tupl
             attach_comment_docs(text, found["symbols"], language.doc_comments == "#")
     except RecursionError:
         found = {"problems": [{"message": "too deeply nested to analyse"}], "parsed": False}
-    except Exception as error:  # an extractor bug must not stop the build
+    except Exception as error:  # noqa: BLE001 - an extractor bug must not stop the build
         found = {"problems": [{"message": f"extractor failed: {type(error).__name__}: {error}"}],
                  "parsed": False}
     return _bounded(found), found.pop("calls", [])[:MAX_ENTRIES]

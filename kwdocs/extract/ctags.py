@@ -14,8 +14,9 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 from kwdocs.extract import text as plain
 from kwdocs.languages import suffix_of
@@ -85,7 +86,7 @@ def prefetch(files: Iterable[tuple[str, str, str]]) -> None:
     _found.update(_run(files))
 
 
-def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[str, Any]] | None]:
+def _run(files: list[tuple[str, str, str]]) -> Mapping[tuple[str, str], list[dict[str, Any]] | None]:
     """Tag the texts in one ctags process, each sent on its standard input (``--_interactive``)
     under a name with a suffix ctags knows; a run that fails or hangs gives None for each file
     (no second try file by file)."""
@@ -103,7 +104,7 @@ def _run(files: list[tuple[str, str, str]]) -> dict[tuple[str, str], list[dict[s
         return dict.fromkeys(keys.values())
     if completed.returncode != 0:
         return dict.fromkeys(keys.values())
-    results: dict[tuple[str, str], list[dict[str, Any]] | None] = {key: [] for key in keys.values()}
+    results: dict[tuple[str, str], list[dict[str, Any]]] = {key: [] for key in keys.values()}
     for line in completed.stdout.decode("utf-8", "replace").splitlines():
         try:
             tag = json.loads(line)

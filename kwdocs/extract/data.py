@@ -114,7 +114,7 @@ def _yaml_keys(text: str, keys: list[dict[str, Any]]) -> None:
 _YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
-def _yaml_lines(text: str) -> Callable[[yaml.Mark | None], int]:
+def _yaml_lines(text: str) -> Callable[[Any], int]:   # a mark of the pure or of the C parser
     """The 1-based line of a parser mark, counted at "\n" only."""
     if not _YAML_ONLY_BREAKS.search(text):
         return lambda mark: mark.line + 1 if mark else 1

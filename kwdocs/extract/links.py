@@ -10,7 +10,7 @@ stubs, found at the tree root or below a deeper folder that is not itself a
 package (src-layout, a package kept in a subfolder, a folder of scripts).
 C/C++: an include is looked up beside the including file (quoted only), in the
 include roots (configured ones, then every folder named ``include``), in the
-tree root, and finally, for a header written with a folder (``ATen/Tensor.h``),
+tree root, and finally, for a header written with a folder (``lib/Tensor.h``),
 as the tail of any path in the tree, which finds roots nobody configured
 (``aten/src``).  Shell ``source`` lines and Makefile ``include`` resolve like
 quoted includes; CMake's ``include``/``add_subdirectory``/``find_package`` by
@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import posixpath
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from kwdocs.engine.workers import collector_paused
 from kwdocs.languages import resolver
+
 
 def _stdlib_modules() -> frozenset[str]:
     """Python's standard library, shipped as data (not the running Python's
@@ -108,8 +110,8 @@ def resolve_links(languages: Mapping[str, str], imports: Mapping[str, list[dict]
     target this one (or name it in ``name_targets``).
 
     ``in_place``: the import records become the ``deps`` records themselves
-    instead of copies, for a caller that has no further use for them (on a
-    100,000-file tree the copies were 150 MB).
+    instead of copies, for a caller that has no further use for them (the
+    copies of a large tree's imports cost much memory).
     """
     with collector_paused():  # the ~100k new dicts would set off full collections: a third of the time
         return _resolve(languages, imports, include_roots, in_place)
@@ -194,7 +196,7 @@ def _installed_answer(find: Callable[[str, str, frozenset[str]], str | None], mo
     """An installed language's resolver, kept to its promise: a path of the tree, or None."""
     try:
         target = find(module, path, paths)
-    except Exception:  # a plug-in's bug leaves the import unresolved, never stops the build
+    except Exception:  # noqa: BLE001 - a plug-in's bug leaves the import unresolved, never stops the build
         return None
     return target if isinstance(target, str) and target in paths and target != path else None
 
@@ -331,7 +333,7 @@ class _FileIndex:
         self._paths = frozenset(paths)
         roots = [_normalise(root.strip("/")) for root in include_roots if isinstance(root, str)]
         folders = {path.rpartition("/")[0] + "/" for path in self._paths}
-        self._folders = set()
+        self._folders: set[str] = set()
         for folder in folders:
             while folder and folder not in self._folders:
                 self._folders.add(folder)
@@ -417,7 +419,7 @@ class _FileIndex:
     def _ours(self, header: str, folder: str, system: bool) -> bool:
         """True when a header missing from the tree sits in one of its folders.
 
-        Generated headers (``ATen/ops/abs_meta.h``) are the project's own even
+        Generated headers (``lib/ops/abs_meta.h``) are the project's own even
         though no file of the tree is them.
         """
         first = _normalise(header).partition("/")[0]

@@ -48,9 +48,9 @@ def extract(text: str, path: str) -> dict[str, Any]:
                 if recipe.type == "recipe":
                     stack.extend(reversed([c for c in recipe.named_children if c.type == "conditional"]))
         elif kind in _VARIABLES or kind == "define_directive":
-            name = node.child_by_field_name("name")
-            if name is not None:  # ``A?=b`` gives the word ``A?``
-                symbols.append(ts.definition(source, ts.text_of(source, name).rstrip("?:+!"),
+            name_node = node.child_by_field_name("name")
+            if name_node is not None:  # ``A?=b`` gives the word ``A?``
+                symbols.append(ts.definition(source, ts.text_of(source, name_node).rstrip("?:+!"),
                                              "macro" if kind == "define_directive" else "variable",
                                              node, with_signature=kind != "define_directive"))
             targets = node.child_by_field_name("target_or_pattern")

@@ -205,11 +205,11 @@ def _rst_title_at(lines: list[str], index: int) -> tuple[int, tuple[str, bool], 
                 and underline == line.rstrip()
                 and _long_enough(underline, text)):
             return index + 1, (overline.group(1), True), index + 3
-    underline = _RST_ADORNMENT.match(lines[index + 1]) if index + 1 < len(lines) else None
-    if (underline and above_blank and line.strip() and not line[0].isspace() and not overline
+    adornment = _RST_ADORNMENT.match(lines[index + 1]) if index + 1 < len(lines) else None
+    if (adornment and above_blank and line.strip() and not line[0].isspace() and not overline
             and _long_enough(lines[index + 1].rstrip(), line.rstrip())
             and not _RST_EXPLICIT.match(line)):
-        return index, (underline.group(1), False), index + 2
+        return index, (adornment.group(1), False), index + 2
     return None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -21,7 +21,7 @@ MAX_SIGNATURE = 240
 MAX_DOC = 600
 
 
-@lru_cache(maxsize=None)
+@cache
 def parser(module: str, function: str = "language") -> Parser:
     """A parser for the grammar ``module.function()``, built once per process."""
     grammar = importlib.import_module(module)

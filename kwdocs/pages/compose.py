@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
-from kwdocs.pages import keywords, layout, model
 from kwdocs.config import Config
 from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
+from kwdocs.pages import keywords, layout, model
 from kwdocs.pages.render import Renderer
 
 ANALYSE_LIMIT = 3 * 1024 * 1024
@@ -81,7 +81,7 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
 
 def summary_row(facts: Facts) -> dict:
     """What folder pages need of a file: its symbols only as far as Main Definitions shows
-    them (a folder of 7,000 headers reads its rows on every edit)."""
+    them (a large folder reads its rows on every edit)."""
     return dict(path=facts["path"], type_label=facts["type_label"], size=facts["size"],
                 lines=facts.get("lines", 0), docstring=facts.get("docstring", "")[:2000],
                 symbols=[{key: s[key] for key in ("kind", "name", "line", "detail") if key in s}
@@ -118,14 +118,14 @@ def folder_pages(config: Config, renderer: Renderer, folder: str, file_rows: lis
 def folder_file_rows(renderer: Renderer, rows: list[dict], cached: RowCache) -> tuple[list[str], list[list], list[str]]:
     """Rows of a folder index's table of files, through the ``file_row`` macro: the files'
     names, what each row shows, and the rows.  A row in ``cached`` is used again while what
-    it shows is unchanged: an edit in ``torch/include/ATen/ops`` changes one row of 7,000.
+    it shows is unchanged: an edit in a large folder changes one row of thousands.
     """
     row = renderer.macro(FOLDER_ROW_TEMPLATE, "file_row")
     names = model.own_names(rows)
     inputs, texts = [], []
     for facts, name in zip(rows, names):
         shown = model.file_row_inputs(facts)
-        entry = kept_row(cached, name, shown, lambda: row(model.file_row_model(name, shown)))
+        entry = kept_row(cached, name, shown, lambda: row(model.file_row_model(name, shown)))  # noqa: B023 - called at once
         inputs.append(shown)
         texts.append(entry[-1])
     return names, inputs, texts
@@ -179,8 +179,8 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
 def keyword_rows(renderer: Renderer, page: str, entries: list[list], cached: RowCache
                  ) -> tuple[list[str], RowCache]:
     """A keyword page's table rows, through the template's ``row`` macro, and the rows to keep,
-    each checked against a digest of its places: a letter of a large tree lists 15,000
-    places (``at`` alone 7,000), and an edit changes a few names.
+    each checked against a digest of its places: a letter of a large tree lists
+    thousands of places, and an edit changes a few names.
     """
     row = renderer.macro(KEYWORD_ROW_TEMPLATE, "row")
     docs_links: dict[str, str] = {}
@@ -191,5 +191,6 @@ def keyword_rows(renderer: Renderer, page: str, entries: list[list], cached: Row
 
     kept: RowCache = {}
     for name, places in keywords.by_name(entries):
-        kept[name] = kept_row(cached, name, [keywords.places_digest(places)], lambda: render(name, places))
+        kept[name] = kept_row(cached, name, [keywords.places_digest(places)],
+                              lambda: render(name, places))  # noqa: B023 - called at once
     return [entry[-1] for entry in kept.values()], kept

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 import textwrap
-from typing import Callable
+from collections.abc import Callable
 
 Resolver = Callable[[str], str]   # a name -> a link to its definition, or ""
 MAX_BODY_CHARS = 2400             # a definition's documentation beyond its summary, at most
@@ -265,6 +265,7 @@ def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
         elif annotation and (char.isalpha() or char == "_") and (index == 0 or not (
                 signature[index - 1].isalnum() or signature[index - 1] in "_.'\"")):
             match = _IDENTIFIER.match(signature, index)
+            assert match is not None   # it starts at a letter or "_"
             name = match.group(0).rstrip(".")
             link = resolve(name)
             if link:
@@ -286,7 +287,7 @@ def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
 # ---------------------------------------------------------------- Python
 
 def _griffe():
-    import griffe   # imported on first use: a build without docstrings never pays for it
+    import griffe  # imported on first use: a build without docstrings never pays for it
     logging.getLogger("griffe").setLevel(logging.ERROR)
     return griffe
 
@@ -312,7 +313,7 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     try:   # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
         sections = griffe.parse_auto(griffe.Docstring(_ROLE_PREFIX.sub("`", text)),
                                      per_style_options=_STYLE_OPTIONS)
-    except Exception:   # a parser bug on one odd docstring: show it as prose
+    except Exception:  # noqa: BLE001 - a parser bug on one odd docstring: show it as prose
         sections = None
     if sections is None:
         blocks = prose_blocks(text, resolve)

@@ -14,8 +14,8 @@ from operator import itemgetter
 from pathlib import Path
 
 from kwdocs.pages import layout
-from kwdocs.store import writer as output
 from kwdocs.pages.model import kind_label
+from kwdocs.store import writer as output
 
 INDEXED_KINDS = ("namespace", "class", "function", "method", "macro", "type", "constant", "target")
 SPLIT_THRESHOLD = 2000   # more entries than this: one page per letter behind a letter bar
@@ -149,8 +149,8 @@ def letter_model(letter: str | None, rows: list[str], *, project: str, all_lette
     ``rows`` are its table rows, rendered already (see ``kwdocs.pages.compose.keyword_rows``)."""
     page = layout.keywords_page(letter)
     return dict(project=project, letter=letter, rows=rows,
-                bar=[dict(letter=l, count=counts.get(l, 0), link=layout.link(page, layout.keywords_page(l)))
-                     for l in all_letters],
+                bar=[dict(letter=each, count=counts.get(each, 0), link=layout.link(page, layout.keywords_page(each)))
+                     for each in all_letters],
                 index_link=layout.link(page, layout.index_page("")),
                 home_link=layout.link(page, layout.keywords_page()) if letter else "")
 
@@ -159,8 +159,8 @@ def bar_model(*, project: str, all_letters: list[str], counts: dict[str, int]) -
     """The model of ``keywords.md`` when the index is split by letter."""
     page = layout.keywords_page()
     return dict(project=project, letter=None, rows=[], split=True,
-                bar=[dict(letter=l, count=counts.get(l, 0), link=layout.link(page, layout.keywords_page(l)))
-                     for l in all_letters],
+                bar=[dict(letter=each, count=counts.get(each, 0), link=layout.link(page, layout.keywords_page(each)))
+                     for each in all_letters],
                 index_link=layout.link(page, layout.index_page("")), home_link="",
                 total=sum(counts.values()))
 

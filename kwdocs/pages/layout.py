@@ -166,7 +166,7 @@ def _route(from_folder: str | None, to_folder: str | None) -> str:
 
 def sibling_link(page_name: str, anchor: str = "") -> str:
     """``link`` to a page in the linking page's own folder: a folder's pages to its files'
-    pages, 7,000 of them in the largest folders."""
+    pages, thousands in the largest folders."""
     return quote_path("./" + page_name) + (f"#{anchor}" if anchor else "")
 
 

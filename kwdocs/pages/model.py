@@ -10,12 +10,13 @@ import functools
 import heapq
 import posixpath
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kwdocs.pages import docstrings, layout
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
+from kwdocs.pages import docstrings, layout
 
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"
@@ -90,7 +91,7 @@ class Siblings:
 
 @lru_cache(maxsize=8)
 def siblings_of(names: tuple[str, ...]) -> Siblings:
-    """One ``Siblings`` per folder and process: a folder of 7,000 files is rendered as 64
+    """One ``Siblings`` per folder and process: a large folder is rendered as many
     units, each given all the folder's names, and indexing them took longer than the unit."""
     return Siblings(list(names))
 
@@ -99,14 +100,14 @@ def _stem(name: str) -> str:
     return name.split(".", 1)[0].lower().removeprefix("test_")
 
 
-def kind_label(symbol: dict) -> str:
+def kind_label(symbol: Mapping) -> str:
     detail = symbol.get("detail")
     if not detail:
         return symbol["kind"]
     return detail if symbol["kind"] == "class" else f"{detail} {symbol['kind']}"
 
 
-def _depths(symbols: list[dict]) -> list[int]:
+def _depths(symbols: Sequence[Mapping]) -> list[int]:
     """How deep each definition nests under the classes and namespaces listed before it.
 
     A C++ method's parent is its class (``GradMode``), itself inside a namespace
@@ -375,7 +376,7 @@ def render_prose(text: str) -> str:
     return prose(text)
 
 
-def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> docstrings.Resolver:
+def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> Callable[..., str]:
     """Names a docstring or doc comment mentions -> links: this file's definitions to their
     anchors, names imported from files of the tree to those files' pages.  Everything it
     reads is in the page's inputs (facts and links), so a page is rendered again whenever
@@ -471,7 +472,7 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     )
 
 
-def section_map(docs_markdown: str, symbols: list[dict], shown_lines: int | None) -> dict[str, list[str]]:
+def section_map(docs_markdown: str, symbols: Sequence[Mapping], shown_lines: int | None) -> dict[str, list[str]]:
     """For each keyword, the ``##`` sections of the rendered docs page that mention it.
 
     Every keyword is read from the file's text, on its line, so it appears in
@@ -588,18 +589,19 @@ def _fence_end(text: str, fence: str, position: int) -> int:
     the section map."""
     while (found := text.find("\n" + fence, position)) != -1:
         mark = _MARK.match(text, found + 1)    # ticks: the fence's character, at least as many
+        assert mark is not None                # it starts with the fence
         if not mark.group(2).strip():
             return mark.end()
         position = found + 1
     return len(text)
 
 
-def own_names(files: list[Facts]) -> list[str]:
+def own_names(files: Sequence[Mapping]) -> list[str]:
     """The names of a folder's own files (the part of each path after the folder)."""
     return [facts["path"].rpartition("/")[2] for facts in files]
 
 
-def file_row_inputs(facts: Facts) -> list:
+def file_row_inputs(facts: Mapping) -> list:
     """All that a folder index's row of a file shows, besides the file's name."""
     return [facts["type_label"], facts["size"], facts.get("lines", 0),
             facts.get("keyword_count", len(facts.get("symbols", [])))]
@@ -632,10 +634,10 @@ def folder_index_model(folder: str, *, project: str, file_rows: list[str], subfo
 def folder_part(rows: list[Facts]) -> dict:
     """What a folder's doc.md needs of one unit's summary rows (sorted by path), made at extraction.
 
-    An edit in a folder of 7,000 headers changes one unit's part; the folder's page
-    sums its 64 parts (``merge_folder_parts``) instead of reading 7,000 rows again.
+    An edit in a large folder changes one unit's part; the folder's page sums its
+    units' parts (``merge_folder_parts``) instead of reading every row again.
     Main Definitions keeps each namespace once, where it comes first, with how many
-    files open it (every header of ``torch/include/ATen/ops`` opens ``at``), so a part
+    files open it (every header of a generated folder may open the same one), so a part
     keeps namespaces apart from the other candidates, and only the first
     ``MAIN_DEFINITIONS_LIMIT`` of those: no more can be shown of the whole folder.
     A candidate is ``[not a class, lower-case name, file, line, place in the file, symbol]``.

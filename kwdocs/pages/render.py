@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jinja2
 import jinja2.bccache
 import jinja2.filters
 
-from kwdocs.store import writer as output
 from kwdocs.config import STATE_FOLDER, Config, shipped_templates
 from kwdocs.context import per_config
+from kwdocs.store import writer as output
 from kwdocs.store.state import TEMPLATES
 
 _BACKTICKS = re.compile(r"`+")
@@ -32,7 +33,7 @@ def inline_code(text: object) -> str:
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
     # a span that begins and ends with a space loses one at each end: padding keeps them
-    pad = " " if text.startswith(("`", " ")) and text.endswith(("`", " ")) or not text.strip() \
+    pad = " " if (text.startswith(("`", " ")) and text.endswith(("`", " "))) or not text.strip() \
         or text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
@@ -124,8 +125,8 @@ class ModelEnvironment(jinja2.Environment):
     """Page models are plain dicts: ``item.name`` looks the key up first.
 
     Jinja tries an attribute first and falls back to the key after a failed
-    ``getattr``; on a folder of 7,000 files that exception per lookup was half
-    of rendering its index.
+    ``getattr``; on a large folder that exception per lookup was half of
+    rendering its index.
     """
 
     def getattr(self, obj: Any, attribute: str) -> Any:
@@ -182,7 +183,7 @@ class Renderer:
                 continue
             seen.add(name)
             try:
-                source, _, _ = self.env.loader.get_source(self.env, name)
+                source, _, _ = self.env.loader.get_source(self.env, name)  # type: ignore[union-attr]  # made with one
             except jinja2.TemplateNotFound:
                 if name == template:
                     raise

@@ -28,11 +28,11 @@ import markdown
 import nh3
 from pygments.formatters import HtmlFormatter
 
+from kwdocs.config import Config, shipped_templates
+from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.site import search
 from kwdocs.store import writer as output
-from kwdocs.config import Config, shipped_templates
-from kwdocs.context import per_config
 from kwdocs.store.state import HTML_MANIFEST
 
 SITE_FOLDER = "site"
@@ -162,7 +162,8 @@ def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
     crumbs = [dict(label=project, href=layout.link(page, "index.html"))]
     parts = folder.split("/") if folder else []
     for depth, part in enumerate(parts):
-        crumbs.append(dict(label=part, href=layout.link(page, html_page(layout.index_page("/".join(parts[: depth + 1]))))))
+        folder_page = html_page(layout.index_page("/".join(parts[: depth + 1])))
+        crumbs.append(dict(label=part, href=layout.link(page, folder_page)))
     if kind in ("docs", "kw"):
         crumbs.append(dict(label=posixpath.basename(subject), href=""))
     elif kind == "doc":
@@ -236,7 +237,8 @@ def render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
     digest = hashlib.sha256(Path(__file__).read_bytes())
     environment = _environment(config.templates)
-    digest.update(environment.loader.get_source(environment, PAGE_TEMPLATE)[0].encode())
+    loader = environment.loader     # _environment always gives one
+    digest.update(loader.get_source(environment, PAGE_TEMPLATE)[0].encode())  # type: ignore[union-attr]
     for package in ("markdown", "pygments", "nh3"):
         digest.update(f"{package}={metadata.version(package)}".encode())
     digest.update(config.project_name.encode())

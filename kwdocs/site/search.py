@@ -19,9 +19,9 @@ import hashlib
 import json
 from pathlib import Path
 
+from kwdocs.config import Config
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
-from kwdocs.config import Config
 from kwdocs.store.state import KEYWORD_TABLES, KEYWORDS, SEARCH
 
 TREE_FILE = "tree.js"
@@ -49,7 +49,7 @@ def tree_data(project: str, subjects: dict[str, str]) -> dict:
             folders.append(subject)
             if layout.output_folder(subject) != subject:
                 folder_pages[subject] = layout.output_folder(subject)
-    data = {"project": project, "folders": sorted(folders), "files": sorted(files)}
+    data: dict[str, object] = {"project": project, "folders": sorted(folders), "files": sorted(files)}
     if file_pages or folder_pages:    # rare: the data of most trees stays as it was
         data.update(pages=file_pages, folderPages=folder_pages)
     return data
@@ -62,7 +62,7 @@ def keyword_tables(config: Config) -> list[Path]:
 
 def keyword_entries(config: Config) -> list[list]:
     """Every indexed definition: [name, kind label, path, line, anchor, shown name]."""
-    entries = []
+    entries: list[list] = []
     for path in keyword_tables(config):
         for _, text in keywords.read_table(path).values():
             try:
@@ -99,9 +99,9 @@ def write_site_data(config: Config, subjects: dict[str, str], folder: Path) -> i
     changed since the last time, so a build that changed nothing reads none.
     """
     tree = tree_data(config.project_name, subjects)
-    written = output.write_if_changed(config.out, folder / TREE_FILE, as_script("KWDOCS_TREE", tree))
+    written: int = output.write_if_changed(config.out, folder / TREE_FILE, as_script("KWDOCS_TREE", tree))
     state_path = config.state / STATE_FILE
-    stamp = [[path.name, path.stat().st_mtime_ns, path.stat().st_size] for path in keyword_tables(config)]
+    stamp: list[object] = [[path.name, path.stat().st_mtime_ns, path.stat().st_size] for path in keyword_tables(config)]
     stamp.append(hashlib.sha256("\n".join(tree["files"]).encode("utf-8", "surrogateescape")).hexdigest())
     if (output.read_json(state_path, None) == stamp) and (folder / INDEX_FILE).is_file():
         return written

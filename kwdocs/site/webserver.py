@@ -3,15 +3,15 @@
 Three small parts:
 
 - ``make_server``: an HTTP server with a bounded pool of threads and
-  per-connection timeouts that serves the site folder and nothing else: no directory listings, no path that resolves outside it
+  per-connection timeouts that serves the site folder and nothing else: no
+  directory listings, no path that resolves outside it
   (``..``, encoded or not, symbolic links), only Host headers that name this
   server when bound to loopback (so a web page cannot reach it through DNS
   rebinding), and the site's Content-Security-Policy as a header too.
 - ``LiveVersion``: a counter the pages poll at ``/__kwdocs_version``; a rebuild
   that changed the site bumps it and open pages reload themselves.
-- ``SourceWatcher`` + ``Changes``: watchdog on the source tree, debounced. They
-  stand alone so that they can give way to ``kwdocs.engine.on_save`` later; all the
-  loop needs is "something may have changed".
+- ``serve``: ``kwdocs watch``'s loop (``kwdocs.engine.on_save``), which builds the site
+  after every rebuild and starts the server after the first.
 """
 from __future__ import annotations
 
@@ -25,17 +25,18 @@ from collections.abc import Callable
 from http import HTTPStatus
 from http.server import HTTPServer, SimpleHTTPRequestHandler
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from kwdocs.config import Config
 from kwdocs.site.html import CSP, build_site, site_root
-from kwdocs.store.lock import locked
+
+if TYPE_CHECKING:
+    from kwdocs.engine.incremental import Outcome
 
 VERSION_PATH = "/__kwdocs_version"
-DEBOUNCE_SECONDS = 0.15
 CONNECTION_TIMEOUT = 10.0   # seconds a connection may stay silent before the server drops it
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-IGNORED_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj", "__pycache__"})
 
 
 class LiveVersion:
@@ -65,8 +66,9 @@ class SiteHandler(SimpleHTTPRequestHandler):
     log_requests: bool = False
     server_version = "kwdocs"
     sys_version = ""
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".html": "text/html; charset=utf-8",
-                      ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+    extensions_map = {  # noqa: RUF012 - the base class's instance attribute, set here for every request
+        **SimpleHTTPRequestHandler.extensions_map, ".html": "text/html; charset=utf-8",
+        ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, directory=self.site, **kwargs)
@@ -190,7 +192,7 @@ def make_server(site: Path, host: str, port: int, live: LiveVersion, log_request
     """A server for ``site`` on ``host:port`` (port 0: any free port), not yet serving;
     ``timeout``: how long a connection may stay silent."""
     server_class = _Server6 if ":" in host else _Server
-    handler = type("BoundSiteHandler", (SiteHandler,), {
+    handler: type[SiteHandler] = type("BoundSiteHandler", (SiteHandler,), {
         "site": os.path.realpath(site), "live": live, "log_requests": log_requests, "timeout": timeout})
     server = server_class((host, port), handler)
     bound_port = server.server_address[1]
@@ -201,128 +203,43 @@ def make_server(site: Path, host: str, port: int, live: LiveVersion, log_request
     return server
 
 
-# ---------------------------------------------------------------- watching the sources
-
-class Changes:
-    """'Something may have changed', debounced: a burst of events is one rebuild."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._last = 0.0
-
-    def poke(self) -> None:
-        self._last = time.monotonic()
-        self._event.set()
-
-    def wait_quiet(self, quiet: float, timeout: float) -> bool:
-        """True once a change came and no other followed for ``quiet`` seconds; False on timeout."""
-        if not self._event.wait(timeout):
-            return False
-        while True:
-            self._event.clear()
-            remaining = self._last + quiet - time.monotonic()
-            if remaining <= 0:
-                return True
-            time.sleep(remaining)
-
-
-class SourceWatcher:
-    """watchdog on the source tree, ignoring the output folder and version control."""
-
-    def __init__(self, config: Config, on_change: Callable[[], None]) -> None:
-        from watchdog.events import (DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileClosedEvent,
-                                     FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent,
-                                     FileSystemEventHandler)
-        from watchdog.observers import Observer
-
-        self.config = config
-        watcher = self
-
-        class Handler(FileSystemEventHandler):
-            def on_any_event(self, event) -> None:
-                try:   # an exception here would kill watchdog's thread without a word
-                    paths = [event.src_path, getattr(event, "dest_path", "") or ""]
-                    if any(path and watcher.relevant(os.fsdecode(path)) for path in paths):
-                        on_change()
-                except Exception as error:   # noqa: BLE001
-                    print(f"kwdocs: watching failed on an event: {error}", file=sys.stderr)
-
-        # Not opened/closed_no_write: a build that only reads sources would wake itself up.
-        self._events = [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent,
-                        DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
-        self._handler = Handler()
-        self._observer = Observer()
-
-    def relevant(self, path: str) -> bool:
-        resolved = Path(path)
-        if resolved == self.config.out or resolved.is_relative_to(self.config.out):
-            return False
-        try:
-            parts = resolved.relative_to(self.config.src).parts
-        except ValueError:
-            return False
-        return not any(part in IGNORED_FOLDERS for part in parts)
-
-    def start(self) -> None:
-        self._observer.schedule(self._handler, str(self.config.src), recursive=True, event_filter=self._events)
-        self._observer.start()
-
-    def stop(self) -> None:
-        self._observer.stop()
-        self._observer.join(timeout=5)
-
-
 # ---------------------------------------------------------------- the loop
 
-def rebuild(config: Config, quiet: bool = True) -> bool:
-    """Build the pages and the site in this process; True if the site changed."""
-    from kwdocs.engine.incremental import run_build
+def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_requests: bool = False,
+          reload: Callable[[], Config] | None = None) -> int:
+    """Build, serve and keep the site fresh until interrupted (Ctrl-C or SIGTERM): ``kwdocs watch``'s
+    loop rebuilds what a save changed, then the site is brought up to date and open pages reload."""
+    from kwdocs.engine.on_save import watch
 
-    with locked(config.state):
-        code = run_build(config, jobs=1, quiet=quiet)
-        counts = build_site(config)
-    if code != 0:
-        print("kwdocs: the build failed; serving the last good pages", file=sys.stderr)
-    return any(counts.values())
-
-
-def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_requests: bool = False) -> int:
-    """Build, serve and keep the site fresh until interrupted (Ctrl-C or SIGTERM)."""
-    changes = Changes()
-    watcher = SourceWatcher(config, changes.poke)
-    watcher.start()     # before the first build, so an edit made during it is not missed
     live = LiveVersion()
-    server = None
-    try:
-        rebuild(config)
+    servers: list[HTTPServer] = []
+
+    def site(config: Config, outcome: Outcome) -> None:
+        if outcome.code != 0:
+            print("kwdocs: the build failed; serving the last good pages", file=sys.stderr)
+        started = time.monotonic()
+        if any(build_site(config).values()) and servers:
+            version = live.bump()
+            seconds = outcome.seconds + time.monotonic() - started
+            print(f"kwdocs: site updated in {seconds:.2f} s (version {version})", flush=True)
+
+    def listen(config: Config) -> int | None:
         try:
             server = make_server(site_root(config), host, port, live, log_requests)
         except OSError as error:
             print(f"kwdocs: cannot listen on {url_host(host)}:{port}: {error.strerror or error}", file=sys.stderr)
             return 1
+        servers.append(server)
         threading.Thread(target=server.serve_forever, name="kwdocs-http", daemon=True).start()
-        url = f"http://{url_host(host)}:{server.server_address[1]}/"
         if not is_loopback(host):
             print(f"kwdocs: warning: serving beyond this machine on {host}: anyone who can reach it "
                   "can read these pages and the sources they show", file=sys.stderr)
-        print(f"kwdocs: serving {url} (Ctrl-C to stop)", flush=True)
-        while True:
-            if changes.wait_quiet(DEBOUNCE_SECONDS, timeout=1.0):
-                started = time.monotonic()
-                try:
-                    changed = rebuild(config)
-                except Exception as error:   # noqa: BLE001 - keep serving the last good site
-                    print(f"kwdocs: rebuild failed: {error}", file=sys.stderr, flush=True)
-                    continue
-                if changed:
-                    version = live.bump()
-                    print(f"kwdocs: site updated in {time.monotonic() - started:.2f} s (version {version})",
-                          flush=True)
-    except KeyboardInterrupt:
-        return 0
+        print(f"kwdocs: serving http://{url_host(host)}:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
+        return None
+
+    try:
+        return watch(config, jobs=1, quiet=True, reload=reload, after_build=site, started=listen)
     finally:
-        watcher.stop()
-        if server is not None:
+        for server in servers:
             server.shutdown()
             server.server_close()
-

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import orjson
 
-from kwdocs.store import writer as output
 from kwdocs.config import Config
+from kwdocs.store import writer as output
 from kwdocs.store.state import LEDGER
 
 LEDGER_FILE = LEDGER
@@ -75,7 +75,7 @@ def compact(config: Config, force: bool = False) -> None:
     journals = _journals(config)
     ledger = config.state / output.JOURNAL_FOLDER / LEDGER_FILE
     sizes = sum(_size(path) for path in journals)
-    if not journals or not force and len(journals) < COMPACT_FILES and sizes < max(COMPACT_BYTES, _size(ledger)):
+    if not journals or (not force and len(journals) < COMPACT_FILES and sizes < max(COMPACT_BYTES, _size(ledger))):
         return
     # removals are in the journals: no check of 25,000 pages, serially at the end of a cold build
     output.write_json(config.out, ledger, load(config))
@@ -114,8 +114,8 @@ def vouched(config: Config, pages: Iterable[str], entries: dict[str, Entry]) -> 
         except OSError:
             doubtful.add(page)
             continue
-        if entry is not None and (info.st_size == entry[1] and info.st_mtime_ns == entry[2]
-                                  or info.st_size == entry[1] and file_sha256(Path(path)) == entry[0]):
+        if entry is not None and ((info.st_size == entry[1] and info.st_mtime_ns == entry[2])
+                                  or (info.st_size == entry[1] and file_sha256(Path(path)) == entry[0])):
             good.add(page)
         else:
             doubtful.add(page)

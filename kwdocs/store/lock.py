@@ -15,9 +15,9 @@ import fcntl
 import os
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from kwdocs.store import writer as output
 from kwdocs.store.owned import STATE_GITIGNORE
@@ -33,7 +33,7 @@ def locked(state: Path, wait: float | None = None, announce=sys.stderr) -> Itera
     """Hold the state folder's lock; wait up to ``wait`` seconds (None: forever)."""
     state.mkdir(parents=True, exist_ok=True)
     output.write_if_changed(state, state / ".gitignore", STATE_GITIGNORE)
-    handle = open(state / LOCK, "a+")
+    handle = open(state / LOCK, "a+")  # noqa: SIM115 - held until the build ends
     held = finished = False
     try:
         deadline = None if wait is None else time.monotonic() + wait
@@ -72,7 +72,7 @@ def shared(state: Path, announce=sys.stderr) -> Iterator[None]:
     """For a reader that must write nothing (``kwdocs check``): wait while a build holds the
     lock, creating nothing; without a lock file no kwdocs process ever wrote here."""
     try:
-        handle = open(state / LOCK, "rb")
+        handle = open(state / LOCK, "rb")  # noqa: SIM115 - closed below, after the wait
     except FileNotFoundError:
         handle = None
     if handle is None:

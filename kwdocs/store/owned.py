@@ -17,10 +17,10 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kwdocs.pages import layout
-from kwdocs.store import journal as ledger
 from kwdocs.config import STATE_FOLDER, Config
 from kwdocs.mistakes import UserMistake
+from kwdocs.pages import layout
+from kwdocs.store import journal as ledger
 
 if TYPE_CHECKING:
     from kwdocs.scan import ScanResult
@@ -160,7 +160,7 @@ def own_files(config: Config, entries: dict) -> set[str]:
     for folder, _, names in os.walk(top):
         for name in names:
             rel = os.path.relpath(os.path.join(folder, name), config.out).replace(os.sep, "/")
-            if rel.startswith(SITE_ASSETS) or name.endswith(".html") and looks_generated(os.path.join(folder, name)):
+            if rel.startswith(SITE_ASSETS) or (name.endswith(".html") and looks_generated(os.path.join(folder, name))):
                 found.add(rel)
     return found
 

@@ -18,10 +18,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from kwdocs import __version__
-from kwdocs.store import writer as output
 from kwdocs.config import Config, shipped_templates
 from kwdocs.scan import ScanResult
-
+from kwdocs.store import writer as output
 from kwdocs.store.state import SCANNED as SCANNED_FILE, SNAPSHOT as SNAPSHOT_FILE
 
 
@@ -35,7 +34,8 @@ def code_fingerprint() -> str:
     digest.update(f"{sys.implementation.name} {sys.version_info[:2]}".encode())
     for folder in sorted({path for path in sys.path if path.endswith("-packages")}):
         try:    # a listing, not a metadata lookup per package: this runs on every no-op build
-            digest.update("\0".join(sorted(name for name in os.listdir(folder) if name.endswith(".dist-info"))).encode())
+            installed = sorted(name for name in os.listdir(folder) if name.endswith(".dist-info"))
+            digest.update("\0".join(installed).encode())
         except OSError:
             pass
     for path in sorted(package.rglob("*.py")) + sorted(package.rglob("*.toml")) + sorted(package.rglob("*.txt")):
@@ -102,7 +102,7 @@ def unchanged(config: Config, snapshot: str) -> bool:
 
 
 def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
-    """Vouch for the output.  The file list (written first, 1 MB at 12,000 files) lets the next
+    """Vouch for the output.  The file list (written first, large for a large tree) lets the next
     build find what changed without doit; the no-op check reads only the small hash file."""
     output.write_json(config.out, config.state / SCANNED_FILE, {
         "snapshot": snapshot,

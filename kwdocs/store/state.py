@@ -14,9 +14,9 @@ import sys
 import zlib
 from pathlib import Path
 
+from kwdocs.config import Config
 from kwdocs.pages import layout
 from kwdocs.store import writer as output
-from kwdocs.config import Config
 
 # Every name under the state folder is here; each file's format belongs to the step that writes it.
 FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"
@@ -81,7 +81,7 @@ def keyword_rows(config: Config, page: str) -> Path:
 
 def shard_path(config: Config, kind: str, unit: str) -> str:
     """Where a unit's shard of a kind lives, as the text doit compares dependencies by (built
-    without ``Path`` objects: the task namespace names one per unit, 12,000 of them)."""
+    without ``Path`` objects: the task namespace names one per unit)."""
     return f"{config.state}/{kind}/{layout.state_name(unit)}"
 
 

@@ -30,7 +30,6 @@ import orjson
 
 from kwdocs.config import STATE_FOLDER
 
-
 TEMP_PREFIX, TEMP_SUFFIX = ".kwdocs-", ".tmp"
 
 
@@ -201,7 +200,7 @@ def read_state(path: Path) -> bytes | None:
     """A state file's content as the current build (or dry run) left it; None if there is none
     (a folder standing where the file belongs counts as none: its writer removes it)."""
     try:
-        if _dry is not None and (path in _dry.overlay or _dry.blank and path.is_relative_to(_dry.state)):
+        if _dry is not None and (path in _dry.overlay or (_dry.blank and path.is_relative_to(_dry.state))):
             return _dry.overlay.get(path)
         return path.read_bytes()
     except OSError:
@@ -265,7 +264,7 @@ def write_json(root: Path, path: Path, data: Any, sort_keys: bool = True) -> boo
 def compact_json(data: Any, sort_keys: bool = False, default: Callable[[Any], Any] | None = None) -> bytes:
     """Compact UTF-8 JSON: the bytes ``json.dumps(data, ensure_ascii=False,
     separators=(",", ":"), default=default)`` gives, made by orjson, which encodes
-    a cold build's 130 MB of state eight times as fast.  What orjson refuses (an
+    a cold build's state several times as fast.  What orjson refuses (an
     integer past 64 bits, a non-string key) goes through ``json``, so the bytes
     stay the same."""
     try:
@@ -336,7 +335,7 @@ class DryRun:
         self.changed_state: set[Path] = set()           # state files given new content
 
     def _current(self, path: Path) -> bytes | None:
-        if path in self.overlay or self.blank and path.is_relative_to(self.state):
+        if path in self.overlay or (self.blank and path.is_relative_to(self.state)):
             return self.overlay.get(path)
         try:
             return path.read_bytes()
