@@ -159,7 +159,10 @@ def read_head(path: Path | str, limit: int, hashed: bool = True) -> Source:
         os.close(fd)
 
 
-def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Facts:
+Lookup = Callable[[str, Source], "Facts | None"]
+
+
+def extract_file(config: Config, rel: str, previous: Facts | None = None, cached: Lookup | None = None) -> Facts:
     """Facts of one file with its rule findings; a file that cannot be read still gets a record.
 
     ``previous`` are the file's facts from the last build under the same extraction key:
@@ -167,9 +170,11 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
     out again), so its content hash, not its time stamp, decides what is extracted again.
     Only the first ``pages.ANALYSE_LIMIT`` bytes of a file are held (and, when it is no
     larger, analysed): a larger file is documented by its metadata and beginning.
+    ``cached`` gives the facts a shared cache holds of these bytes, if any.
     """
     try:
-        source = read_head(source_path(config, rel), pages.ANALYSE_LIMIT, hashed=previous is not None)
+        source = read_head(source_path(config, rel), pages.ANALYSE_LIMIT,
+                           hashed=previous is not None or cached is not None)
     except OSError as error:
         reason = error.strerror or str(error)
         return Facts(path=rel, size=0, lines=0, sha256="", language="unreadable", type_label="Unreadable File",
@@ -177,6 +182,8 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
                      problems=[{"message": f"could not be read: {reason}"}], findings={})
     if previous is not None and previous.get("size") == source.size and previous.get("sha256") == source.sha256:
         return previous
+    if cached is not None and (found := cached(rel, source)) is not None:
+        return found
     data = source.head
     rules = rules_for(config)
     if source.size > len(data) and not is_binary(data):
@@ -199,7 +206,7 @@ RACY_NS = 20_000_000    # the kernel stamps files from a clock that may lag by a
 
 
 def extract_settled(config: Config, rel: str, previous: Facts | None = None,
-                    seen: dict[str, list] | None = None) -> Facts:
+                    seen: dict[str, list] | None = None, cached: Lookup | None = None) -> Facts:
     """``extract_file``, again while the file changes under it (a save, a checkout).
 
     ``seen`` gets the file's [size, time stamp, SHA-256] as read, unless its time stamp is
@@ -215,7 +222,7 @@ def extract_settled(config: Config, rel: str, previous: Facts | None = None,
     for _ in range(READ_ATTEMPTS):
         started = time.time_ns()
         before = output.stamp(source)
-        facts = extract_file(config, rel, previous)
+        facts = extract_file(config, rel, previous, cached)
         if output.stamp(source) == before:
             if seen is not None and before is not None and facts.get("sha256") \
                     and before[0] < started - RACY_NS:
@@ -293,13 +300,15 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
             kept[rel] = before
             now_seen[rel] = record
     redo = [rel for rel in rels if rel not in kept]
-    _prefetch_tags(config, redo)
+    shared = SharedFacts(config, redo) if config.cache and redo else None
+    _prefetch_tags(config, shared.misses if shared is not None else redo)
     extracted = 0
     for rel in redo:
         before = previous.get(rel)
-        kept[rel] = extract_settled(config, rel, before, now_seen)
-        extracted += kept[rel] is not before
+        kept[rel] = extract_settled(config, rel, before, now_seen, shared.lookup if shared is not None else None)
+        extracted += kept[rel] is not before and (shared is None or rel not in shared.used)
     files: dict[str, Facts] = {rel: kept[rel] for rel in rels}
+    stored = shared.store(files, now_seen) if shared is not None else 0
     # what linking and folder pages need of the facts, made here where the work runs on every core
     # (the link and assemble steps, which see the whole tree, run alone); the facts shard goes last:
     # the later steps key on it
@@ -310,7 +319,58 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
-    return {"files": len(rels), "extracted": extracted}
+    return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
+            "cache_stored": stored}
+
+
+class SharedFacts:
+    """A unit's files' facts in the shared cache (``kwdocs.store.cache``): fetched in one batch
+    before extraction, and those extracted here stored in one batch after it."""
+
+    def __init__(self, config: Config, rels: list[str]) -> None:
+        from kwdocs.store import cache
+
+        self.cache = cache.shared_cache(config)
+        self.key = extraction_key(config)
+        self.hashes: dict[str, str] = {}
+        self.used: set[str] = set()
+        self.found: dict[str, Facts] = {}
+        keys: dict[str, str] = {}
+        for rel in rels:
+            try:
+                self.hashes[rel] = read_head(source_path(config, rel), pages.ANALYSE_LIMIT).sha256
+            except OSError:
+                continue
+            keys[cache.entry_key(rel, self.hashes[rel], self.key)] = rel
+        assert self.cache is not None
+        for key, data in self.cache.get_many(list(keys)).items():
+            rel = keys[key]
+            try:
+                self.found[rel] = cache.decode(data, key, rel, self.hashes[rel], self.key)
+            except ValueError as error:
+                cache.warn(f"{rel}: cache entry {key[:16]} ignored ({error}); extracted again")
+        self.misses = [rel for rel in rels if rel not in self.found]
+
+    def lookup(self, rel: str, source: Source) -> Facts | None:
+        """The cached facts of ``rel`` if made from exactly these bytes."""
+        facts = self.found.get(rel)
+        if facts is None or facts.get("sha256") != source.sha256 or facts.get("size") != source.size:
+            return None
+        self.used.add(rel)
+        return facts
+
+    def store(self, files: dict[str, Facts], seen: dict[str, list]) -> int:
+        """Store the facts extracted here of files that held still while read (``seen``)."""
+        from kwdocs.store import cache
+
+        entries = {}
+        for rel, sha256 in self.hashes.items():
+            facts = files.get(rel)
+            if rel in self.used or facts is None or facts.get("sha256") != sha256 or rel not in seen:
+                continue
+            key = cache.entry_key(rel, sha256, self.key)
+            entries[key] = cache.encode(key, rel, sha256, self.key, facts)
+        return self.cache.put_many(entries) if self.cache is not None else 0
 
 
 def _prefetch_tags(config: Config, rels: list[str]) -> None:
