@@ -319,8 +319,11 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
-    return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
-            "cache_stored": stored}
+    if shared is None:
+        return {"files": len(rels), "extracted": extracted}
+    from kwdocs.store.cache import said
+    return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used), "cache_stored": stored,
+            "cache_said": said()}
 
 
 class SharedFacts:

@@ -69,6 +69,7 @@ class _Counting:
         self.last_draw = 0.0
         self.failed = False
         self.mistakes: list[str] = []
+        self.cache_said: set[str] = set()
         self.tidy = None    # called before the summary of a build that went well: pages it removed
 
     def execute_task(self, task):
@@ -83,6 +84,11 @@ class _Counting:
             self.counts[key] += int(values.get(key, 0) or 0)
         if task.name.startswith("extract:"):
             self.files_done += int(values.get("files", 0) or 0)
+            for line in values.get("cache_said") or ():
+                if line not in self.cache_said:     # each worker process says its store is down once
+                    self.cache_said.add(line)
+                    self._clear()
+                    sys.stderr.write(f"{line}\n")
             self._draw()
 
     def add_failure(self, task, fail):

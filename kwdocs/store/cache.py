@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import threading
 import uuid
 from typing import Any, Callable, TypeVar
@@ -81,8 +80,19 @@ def decode(data: bytes, key: str, rel: str, sha256: str, extraction: str) -> Fac
     return facts
 
 
+_said: list[str] = []
+
+
 def warn(line: str) -> None:
-    print(f"kwdocs: {line}", file=sys.stderr, flush=True)
+    """Keep a line for the build's summary to print (doit holds a task's own output back)."""
+    _said.append(f"kwdocs: {line}")
+
+
+def said() -> list[str]:
+    """The lines kept since the last call."""
+    lines = _said[:]
+    _said.clear()
+    return lines
 
 
 def _bounded(call: Callable[[], T], timeout: float) -> T:
