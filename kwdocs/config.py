@@ -275,11 +275,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
             problems.append(f"{where}: 'output' ({out}): {existing} is a file, not a folder")
     typed = (overrides or {}).get("cache") is not None    # a flag's path is relative to the shell
     cache = _cache_url(values.get("cache", ""), None if typed else base)
-    if cache:
-        from kwdocs.store.cache import validate
-        wrong = validate(cache)
-        if wrong:
-            problems.append(f"{where}: 'cache' ({cache}): {wrong}")
+    if cache and not re.fullmatch(r"([A-Za-z][A-Za-z0-9+.-]*://)?.+", cache):
+        problems.append(f"{where}: 'cache' must be {_KEYS['cache'][1]}, not {cache!r}")
     if problems:
         raise ConfigError(problems)
 

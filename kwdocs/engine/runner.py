@@ -70,6 +70,9 @@ def _remove_unlisted(config: Config, written_before: set[str]) -> int:
 def run_dry(config: Config, scanned: ScanResult) -> int:
     """The build's own tasks, in this process, under the caller's ``output.dry_run``: doit's
     records are read from a scratch copy (none when the dry run is blank), so nothing is written."""
+    if config.cache:
+        from kwdocs.store.cache import check_store
+        check_store(config)
     with tempfile.TemporaryDirectory(prefix="kwdocs-check-") as scratch:
         records = os.path.join(scratch, state.DOIT_DB)
         if not output.dry_blank() and state.doit_records_readable(config.state / state.DOIT_DB):

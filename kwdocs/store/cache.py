@@ -29,7 +29,7 @@ from typing import Any, Callable, TypeVar
 
 import orjson
 
-from kwdocs.config import Config
+from kwdocs.config import Config, ConfigError
 from kwdocs.facts import Facts
 
 FORMAT = 1
@@ -270,12 +270,15 @@ def shared_cache(config: Config) -> SharedCache | None:
     return _caches[ident]
 
 
-def validate(url: str) -> str | None:
-    """What is wrong with a cache URL (its store unknown, or its package not installed), else None."""
+def check_store(config: Config) -> None:
+    """A configured cache whose store fsspec does not know, or whose package is not installed, is
+    the user's mistake (ConfigError): checked once a build has work to do, so that a no-op build
+    never imports fsspec."""
+    if not config.cache:
+        return
     import fsspec
-    protocol = fsspec.core.split_protocol(url)[0] or "file"
+    protocol = fsspec.core.split_protocol(config.cache)[0] or "file"
     try:
         fsspec.get_filesystem_class(protocol)
     except (ValueError, ImportError) as error:
-        return str(error).splitlines()[0]
-    return None
+        raise ConfigError([f"'cache' ({config.cache}): {str(error).splitlines()[0]}"]) from error
