@@ -23,7 +23,7 @@ from tests.output_checks import kwdocs_command, pages, tree_state
 from tests.conftest import FIXTURES
 
 SUMMARY = re.compile(r"([\d,]+) files scanned.*?([\d,]+) files extracted, ([\d,]+) from the cache, "
-                     r"([\d,]+) stored in it")
+                     r"([\d,]+) entries stored in it")
 TOKEN = "ghp_" + "Zq8" * 12     # a made-up GitHub token: the rules mask it
 
 
@@ -51,12 +51,14 @@ def counts(result: subprocess.CompletedProcess) -> dict[str, int]:
     return dict(zip(("scanned", "extracted", "hits", "stored"), (int(n.replace(",", "")) for n in found.groups())))
 
 
-def entries(cache: Path) -> dict[str, Path]:
-    """The cache's entries by the source path their header names."""
+def entries(cache: Path, kind: str = "facts") -> dict[str, Path]:
+    """The cache's entries of a kind (facts, pages) by the source path their header names."""
     found = {}
     for path in cache.rglob("*"):
         if path.is_file():
-            found[orjson.loads(path.read_bytes().partition(b"\n")[0])["path"]] = path
+            header = orjson.loads(path.read_bytes().partition(b"\n")[0])
+            if header["kind"] == kind:
+                found[header["path"]] = path
     return found
 
 
@@ -71,12 +73,14 @@ def cold(tmp_path: Path) -> dict[str, bytes]:
 def test_a_fresh_clone_with_a_warm_cache_extracts_nothing_and_writes_the_same_pages(tmp_path, cold):
     cache = tmp_path / "cache"
     first = counts(build(clone(tmp_path, "first"), "--cache", f"file://{cache}"))
-    assert first["extracted"] == first["stored"] == first["scanned"] and first["hits"] == 0
+    assert first["extracted"] == first["scanned"] == len(entries(cache)) and first["hits"] == 0
+    assert first["stored"] == len(entries(cache)) + len(entries(cache, "pages"))
     again = clone(tmp_path, "elsewhere")
     second = counts(build(again, "--cache", f"file://{cache}"))
     assert second["extracted"] == 0 and second["hits"] == second["scanned"] and second["stored"] == 0
     assert pages(again / "kwdocs-out") == cold
-    assert all(TOKEN.encode() not in path.read_bytes() for path in entries(cache).values()), "a secret was cached"
+    assert all(TOKEN.encode() not in path.read_bytes() for path in cache.rglob("*") if path.is_file()), \
+        "a secret was cached"
 
 
 def test_a_damaged_truncated_or_forged_entry_is_ignored_with_a_line_and_made_again(tmp_path, cold):
@@ -212,8 +216,23 @@ def moto_s3(tmp_path):
 def test_an_s3_cache_through_moto_serves_a_fresh_clone(tmp_path, cold, moto_s3):
     url = "s3://kwdocs-cache/kwdocs"
     first = counts(build(clone(tmp_path, "first"), "--cache", url, env=moto_s3))
-    assert first["stored"] == first["scanned"], first
+    assert first["stored"] >= first["scanned"], first
     again = clone(tmp_path, "again")
     said = counts(build(again, "--cache", url, env=moto_s3))
     assert said["extracted"] == 0 and said["hits"] == said["scanned"]
+    assert pages(again / "kwdocs-out") == cold
+
+
+def test_a_pages_entry_naming_other_pages_is_ignored_and_nothing_is_written_there(tmp_path, cold):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    entry = entries(cache, "pages")["README.md"]
+    header, _, body = entry.read_bytes().partition(b"\n")
+    planted = orjson.dumps({"../../planted.md": "planted", **orjson.loads(body)}, option=orjson.OPT_SORT_KEYS)
+    claimed = {**orjson.loads(header), "size": len(planted), "body_sha256": hashlib.sha256(planted).hexdigest()}
+    entry.write_bytes(orjson.dumps(claimed) + b"\n" + planted)
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    assert "kwdocs: README.md: cache entry" in result.stderr and "rendered again" in result.stderr, result.stderr
+    assert not list(tmp_path.rglob("planted.md"))
     assert pages(again / "kwdocs-out") == cold

@@ -344,15 +344,22 @@ class SharedFacts:
                 self.hashes[rel] = read_head(source_path(config, rel), pages.ANALYSE_LIMIT).sha256
             except OSError:
                 continue
-            keys[cache.entry_key(rel, self.hashes[rel], self.key)] = rel
+            keys[cache.entry_key("facts", rel, self.hashes[rel], self.key)] = rel
         assert self.cache is not None
         for key, data in self.cache.get_many(list(keys)).items():
             rel = keys[key]
             try:
-                self.found[rel] = cache.decode(data, key, rel, self.hashes[rel], self.key)
+                facts = cache.decode(data, self.claims(key, rel))
+                if not isinstance(facts, dict) or facts.get("path") != rel or facts.get("sha256") != self.hashes[rel]:
+                    raise ValueError("its facts are of another file")
+                self.found[rel] = facts
             except ValueError as error:
                 cache.warn(f"{rel}: cache entry {key[:16]} ignored ({error}); extracted again")
         self.misses = [rel for rel in rels if rel not in self.found]
+
+    def claims(self, key: str, rel: str) -> dict[str, str]:
+        """What an entry of ``rel``'s facts says it was made from."""
+        return {"kind": "facts", "key": key, "path": rel, "sha256": self.hashes[rel], "extraction": self.key}
 
     def lookup(self, rel: str, source: Source) -> Facts | None:
         """The cached facts of ``rel`` if made from exactly these bytes."""
@@ -371,8 +378,8 @@ class SharedFacts:
             facts = files.get(rel)
             if rel in self.used or facts is None or facts.get("sha256") != sha256 or rel not in seen:
                 continue
-            key = cache.entry_key(rel, sha256, self.key)
-            entries[key] = cache.encode(key, rel, sha256, self.key, facts)
+            key = cache.entry_key("facts", rel, sha256, self.key)
+            entries[key] = cache.encode(self.claims(key, rel), facts)
         return self.cache.put_many(entries) if self.cache is not None else 0
 
 
@@ -502,25 +509,75 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     out = os.fspath(config.out)   # pages named as text: a Path for each took longer than checking it
     written = removed = 0
     new_manifest: dict[str, str] = {}
+    related_of: dict[str, list[str]] = {}
     for rel, facts in sorted(facts_by_file.items()):
-        related = siblings.related(posixpath.basename(rel))
-        key = digest(facts_identity(facts), links.get(rel), related, keys)
-        new_manifest[rel] = key
-        if manifest.get(rel) == key:
-            continue
-        try:
-            data = read_source(source_path(config, rel), pages.source_bytes_shown(config)) \
-                if facts.get("sha256") and not facts.get("binary") else None
-        except OSError:
-            data = None
-        view = pages.source_view(config, facts, data, mask)
-        for page, text in pages.file_pages(config, renderer, facts, links.get(rel), related, view).items():
+        related_of[rel] = siblings.related(posixpath.basename(rel))
+        new_manifest[rel] = digest(facts_identity(facts), links.get(rel), related_of[rel], keys)
+    todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
+    shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
+    for rel in todo:
+        facts = facts_by_file[rel]
+        texts = shared.found.get(rel) if shared is not None else None
+        if texts is None:
+            try:
+                data = read_source(source_path(config, rel), pages.source_bytes_shown(config)) \
+                    if facts.get("sha256") and not facts.get("binary") else None
+            except OSError:
+                data = None
+            view = pages.source_view(config, facts, data, mask)
+            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view)
+            if shared is not None and facts.get("sha256"):
+                shared.made[rel] = texts
+        for page, text in texts.items():
             written += output.write_if_changed(config.out, os.path.join(out, page), text)
     for rel in sorted(set(manifest) - set(new_manifest)):
         removed += output.remove(config.out, config.out / layout.docs_page(rel))
         removed += output.remove(config.out, config.out / layout.kw_page(rel))
     save_shard(config, PAGES, unit, {"files": new_manifest})
-    return {"written": written, "removed": removed}
+    if shared is None:
+        return {"written": written, "removed": removed}
+    from kwdocs.store.cache import said
+    return {"written": written, "removed": removed, "cache_stored": shared.store(), "cache_said": said()}
+
+
+class SharedPages:
+    """A unit's file pages in the shared cache, by the key that decides whether they are rendered
+    again (facts, links, neighbours, templates, settings) and the link from a page to its
+    source (which depends on where the output folder is): fetched in one batch before
+    rendering, and those rendered here stored in one batch after it."""
+
+    def __init__(self, config: Config, keys: dict[str, str]) -> None:
+        from kwdocs.store import cache
+
+        self.cache = cache.shared_cache(config)
+        self.claims: dict[str, dict[str, str]] = {}
+        for rel, key in keys.items():
+            source = pages.source_link(config, layout.kw_page(rel), rel)
+            entry = cache.entry_key("pages", rel, key, source)
+            self.claims[rel] = {"kind": "pages", "key": entry, "path": rel, "render": key, "source": source}
+        self.found: dict[str, dict[str, str]] = {}
+        self.made: dict[str, dict[str, str]] = {}
+        by_key = {claims["key"]: rel for rel, claims in self.claims.items()}
+        assert self.cache is not None
+        for key, data in self.cache.get_many(list(by_key)).items():
+            rel = by_key[key]
+            try:
+                texts = cache.decode(data, self.claims[rel])
+                # only this file's two pages: an entry never names where kwdocs writes
+                if not isinstance(texts, dict) or set(texts) != {layout.docs_page(rel), layout.kw_page(rel)} \
+                        or not all(isinstance(text, str) for text in texts.values()):
+                    raise ValueError("its pages are not this file's")
+                self.found[rel] = texts
+            except ValueError as error:
+                cache.warn(f"{rel}: cache entry {key[:16]} ignored ({error}); rendered again")
+
+    def store(self) -> int:
+        from kwdocs.store import cache
+
+        if self.cache is None:
+            return 0
+        return self.cache.put_many({self.claims[rel]["key"]: cache.encode(self.claims[rel], texts)
+                                    for rel, texts in self.made.items()})
 
 
 # ---------------------------------------------------------------- keywords

@@ -43,7 +43,7 @@ def _cache_note(config: Config, counts: dict[str, int] | None) -> str:
     if not config.cache or counts is None:
         return ""
     return (f", {counts.get('extracted', 0):,} files extracted, {counts.get('cache_hits', 0):,} from the cache, "
-            f"{counts.get('cache_stored', 0):,} stored in it")
+            f"{counts.get('cache_stored', 0):,} entries stored in it")
 
 
 def progress_wanted(stream) -> bool:
@@ -82,13 +82,13 @@ class _Counting:
         values = task.values or {}
         for key in self.counts:
             self.counts[key] += int(values.get(key, 0) or 0)
+        for line in values.get("cache_said") or ():
+            if line not in self.cache_said:     # each worker process says its store is down once
+                self.cache_said.add(line)
+                self._clear()
+                sys.stderr.write(f"{line}\n")
         if task.name.startswith("extract:"):
             self.files_done += int(values.get("files", 0) or 0)
-            for line in values.get("cache_said") or ():
-                if line not in self.cache_said:     # each worker process says its store is down once
-                    self.cache_said.add(line)
-                    self._clear()
-                    sys.stderr.write(f"{line}\n")
             self._draw()
 
     def add_failure(self, task, fail):

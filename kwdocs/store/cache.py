@@ -30,7 +30,6 @@ from typing import Any, Callable, TypeVar
 import orjson
 
 from kwdocs.config import Config, ConfigError
-from kwdocs.facts import Facts
 
 FORMAT = 1
 TIMEOUT = 10.0          # seconds a batch of requests may take before the store counts as down
@@ -42,22 +41,23 @@ class StoreDown(Exception):
     """The store failed or did not answer in time."""
 
 
-def entry_key(rel: str, sha256: str, extraction: str) -> str:
-    """The key of a file's facts: its path (language and package paths depend on it), its
-    bytes' hash and the extraction key; never a time or an absolute path."""
-    return hashlib.sha256(orjson.dumps(["kwdocs-facts", FORMAT, rel, sha256, extraction])).hexdigest()
+def entry_key(kind: str, *inputs: str) -> str:
+    """The key of an entry of ``kind`` made from ``inputs`` (hashes, a path, keys; never a
+    time or an absolute path)."""
+    return hashlib.sha256(orjson.dumps(["kwdocs", kind, FORMAT, *inputs])).hexdigest()
 
 
-def encode(key: str, rel: str, sha256: str, extraction: str, facts: Facts) -> bytes:
-    """An entry: a header line naming what it holds and how to check it, then the facts."""
-    body = orjson.dumps(facts, option=orjson.OPT_SORT_KEYS)
-    header = {"format": FORMAT, "key": key, "path": rel, "sha256": sha256, "extraction": extraction,
-              "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
+def encode(claims: dict[str, str], value: Any) -> bytes:
+    """An entry: a header line naming what it holds (``claims``: its key and inputs) and how to
+    check it, then ``value`` as JSON."""
+    body = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    header = {**claims, "format": FORMAT, "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
     return orjson.dumps(header, option=orjson.OPT_SORT_KEYS) + b"\n" + body
 
 
-def decode(data: bytes, key: str, rel: str, sha256: str, extraction: str) -> Facts:
-    """The facts an entry holds, once everything it claims is checked; ValueError says why not."""
+def decode(data: bytes, claims: dict[str, str]) -> Any:
+    """The value an entry holds, once its header claims exactly ``claims`` and its body is whole
+    and what the header says; ValueError says what is wrong."""
     head, newline, body = data.partition(b"\n")
     if not newline:
         raise ValueError("no header")
@@ -67,17 +67,16 @@ def decode(data: bytes, key: str, rel: str, sha256: str, extraction: str) -> Fac
         raise ValueError("its header is not JSON") from error
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ValueError("not an entry of this format")
-    claimed = (header.get("key"), header.get("path"), header.get("sha256"), header.get("extraction"))
-    if claimed != (key, rel, sha256, extraction):
+    if any(header.get(name) != value for name, value in claims.items()):
         raise ValueError("it claims other inputs than its key's")
     if header.get("size") != len(body):
         raise ValueError(f"{len(body)} bytes instead of {header.get('size')} (truncated?)")
     if header.get("body_sha256") != hashlib.sha256(body).hexdigest():
         raise ValueError("its content does not match its hash")
-    facts = orjson.loads(body)
-    if not isinstance(facts, dict) or facts.get("path") != rel or facts.get("sha256") != sha256:
-        raise ValueError("its facts are of another file")
-    return facts
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        raise ValueError("its content is not JSON") from error
 
 
 _said: list[str] = []
