@@ -204,7 +204,7 @@ class SharedCache:
         """A folder cache over ``max_bytes`` loses its least recently used entries (by mtime, which
         a hit renews) until it is under 90% of it; the number removed.  Object stores: their own
         lifecycle rules."""
-        if self.down or not self.writable or not self.local:
+        if self.down or not self.writable or self.max_bytes <= 0 or not self.local:
             return 0
         root = os.path.join(self._filesystem()[1], f"v{FORMAT}")
         entries = []
