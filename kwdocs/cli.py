@@ -48,7 +48,8 @@ def overrides(args: argparse.Namespace) -> dict:
     return {"output": absolute(args.out), "project_name": args.project_name, "include": args.include,
             "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
             "templates": absolute(args.templates), "jobs": args.jobs,
-            "html": True if getattr(args, "html", False) else None}
+            "html": True if getattr(args, "html", False) else None,
+            "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,8 @@ DEFAULT_OUTPUT = "kwdocs-out"
 # Shipped templates: ``templates/`` beside the package in a checkout, ``kwdocs.templates`` once installed.
 _CHECKOUT_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 STATE_FOLDER = ".kwdocs"
+DEFAULT_CACHE_MB = 2048
+CACHE_MODES = ("read", "readwrite")
 DEFAULT_SECRET_FILES = [
     ".env", ".env.*", "*.env", "*.pem", "*.key", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
     "*.p12", "*.pfx", ".netrc", "_netrc", "credentials*", "*.kdbx", ".pgpass",
@@ -54,6 +56,9 @@ class Config:
     secret_files: tuple[str, ...] = tuple(DEFAULT_SECRET_FILES)
     jobs: int = 0
     html: bool = False
+    cache: str = ""                 # a URL fsspec reaches, or a folder path; "" without a shared cache
+    cache_mode: str = "readwrite"
+    cache_max_mb: int = DEFAULT_CACHE_MB
     config_file: Path | None = field(default=None, compare=False)
 
     @functools.cached_property
@@ -65,7 +70,7 @@ class Config:
     def fingerprint_data(self) -> dict[str, Any]:
         """The settings that shape page content (not where pages go)."""
         data = asdict(self)
-        for key in ("src", "out", "jobs", "html", "config_file"):
+        for key in ("src", "out", "jobs", "html", "config_file", "cache", "cache_mode", "cache_max_mb"):
             data.pop(key)
         data["templates"] = str(self.templates) if self.templates else None
         data["rules"] = [str(path) for path in self.rules]
@@ -87,6 +92,9 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "secret_files": (list, "a list of glob strings"),
     "jobs": (int, "a whole number, 0 for one per core"),
     "html": (bool, "true or false"),
+    "cache": (str, "a URL (file:///folder, s3://bucket/prefix) or a folder path"),
+    "cache_mode": (str, "'read' or 'readwrite'"),
+    "cache_max_mb": (int, "a whole number of MiB, 0 or more"),
 }
 CONFIG_KEYS = tuple(_KEYS)
 
@@ -201,6 +209,15 @@ def shipped_templates() -> Path:
     return templates.folder()
 
 
+def _cache_url(value: str, base: Path | None) -> str:
+    """A cache as a URL; a folder path (no ``scheme://``) made absolute, relative to the
+    configuration file's folder (``base``) or, typed as a flag, to the shell's."""
+    if not value or "://" in value:
+        return value
+    path = Path(value).expanduser()
+    return (base / path if base is not None else path).resolve().as_posix()
+
+
 def load_config(src: Path | str, config_file: Path | str | None = None,
                 overrides: dict[str, Any] | None = None) -> Config:
     """Read, merge and validate; raises ConfigError listing every bad key."""
@@ -221,7 +238,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         expected, description = _KEYS[key]
         bad_type = not isinstance(value, expected) or (expected is int and isinstance(value, bool))
         bad_item = expected is list and not all(isinstance(item, str) for item in value)
-        if bad_type or bad_item or (expected is int and value < 0):
+        bad_value = (expected is int and value < 0) or (key == "cache_mode" and value not in CACHE_MODES)
+        if bad_type or bad_item or bad_value:
             problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
     if problems:
         raise ConfigError(problems)
@@ -254,6 +272,10 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         existing = next((part for part in (out, *out.parents) if part.exists()), None)
         if existing is not None and not existing.is_dir():
             problems.append(f"{where}: 'output' ({out}): {existing} is a file, not a folder")
+    typed = (overrides or {}).get("cache") is not None    # a flag's path is relative to the shell
+    cache = _cache_url(values.get("cache", ""), None if typed else base)
+    if cache and not re.fullmatch(r"([A-Za-z][A-Za-z0-9+.-]*://)?.+", cache):
+        problems.append(f"{where}: 'cache' must be {_KEYS['cache'][1]}, not {cache!r}")
     if problems:
         raise ConfigError(problems)
 
@@ -274,6 +296,9 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         secret_files=tuple(values.get("secret_files", DEFAULT_SECRET_FILES)),
         jobs=values.get("jobs", 0) or (os.cpu_count() or 1),
         html=values.get("html", False),
+        cache=cache,
+        cache_mode=values.get("cache_mode", "readwrite"),
+        cache_max_mb=values.get("cache_max_mb", DEFAULT_CACHE_MB),
         config_file=origin,
     )
 

@@ -57,6 +57,9 @@ BAD = {
     "secret_files": '"*.pem"',
     "jobs": "true",                          # a bool is not a number of jobs
     "html": '"on"',
+    "cache": "1",
+    "cache_mode": '"write"',                 # only read or readwrite
+    "cache_max_mb": "-1",
 }
 
 

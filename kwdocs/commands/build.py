@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from kwdocs.commands import add_cache_arguments
 from kwdocs.config import Config
 from kwdocs.engine.incremental import run_build
 from kwdocs.store.lock import locked
@@ -15,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
     parser.add_argument("--html", action="store_true",
                         help="also write the browsable HTML site to <out>/site (config key: html)")
+    add_cache_arguments(parser)
 
 
 def run(config: Config, args: argparse.Namespace) -> int:

@@ -312,6 +312,9 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     if snapshot.unchanged(config, current):
         summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet)
         return 0
+    if config.cache:
+        from kwdocs.store.cache import check_store
+        check_store(config)
     state.check_complete(config)
     if state.damaged(config) is None:
         code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)

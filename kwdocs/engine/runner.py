@@ -71,6 +71,9 @@ def run_dry(config: Config, scanned: ScanResult) -> int:
     """The build's own tasks, in this process, under the caller's ``output.dry_run``: doit reads
     its records from a copy in memory (none when the dry run is blank), so no file is written,
     in the output folder or anywhere else."""
+    if config.cache:
+        from kwdocs.store.cache import check_store
+        check_store(config)
     records = None
     if not output.dry_blank() and state.doit_records_readable(config.state / state.DOIT_DB):
         records = config.state / state.DOIT_DB

@@ -179,7 +179,10 @@ def read_head(path: Path | str, limit: int, hashed: bool = True) -> Source:
         os.close(fd)
 
 
-def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Facts:
+Lookup = Callable[[str, Source], "Facts | None"]
+
+
+def extract_file(config: Config, rel: str, previous: Facts | None = None, cached: Lookup | None = None) -> Facts:
     """Facts of one file with its rule findings; a file that cannot be read still gets a record.
 
     ``previous`` are the file's facts from the last build under the same extraction key:
@@ -187,9 +190,11 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
     out again), so its content hash, not its time stamp, decides what is extracted again.
     Only the first ``pages.ANALYSE_LIMIT`` bytes of a file are held (and, when it is no
     larger, analysed): a larger file is documented by its metadata and beginning.
+    ``cached`` gives the facts a shared cache holds of these bytes, if any.
     """
     try:
-        source = read_head(source_path(config, rel), pages.ANALYSE_LIMIT, hashed=previous is not None)
+        source = read_head(source_path(config, rel), pages.ANALYSE_LIMIT,
+                           hashed=previous is not None or cached is not None)
     except OSError as error:
         reason = error.strerror or str(error)
         return Facts(path=rel, size=0, lines=0, sha256="", language="unreadable", type_label="Unreadable File",
@@ -197,6 +202,8 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None) -> Fac
                      problems=[{"message": f"could not be read: {reason}"}], findings={})
     if previous is not None and previous.get("size") == source.size and previous.get("sha256") == source.sha256:
         return previous
+    if cached is not None and (found := cached(rel, source)) is not None:
+        return found
     data = source.head
     rules = rules_for(config)
     if source.size > len(data) and not is_binary(data):
@@ -219,7 +226,7 @@ RACY_NS = 20_000_000    # the kernel stamps files from a clock that may lag by a
 
 
 def extract_settled(config: Config, rel: str, previous: Facts | None = None,
-                    seen: dict[str, list] | None = None) -> Facts:
+                    seen: dict[str, list] | None = None, cached: Lookup | None = None) -> Facts:
     """``extract_file``, again while the file changes under it (a save, a checkout).
 
     ``seen`` gets the file's [size, time stamp, SHA-256] as read, unless its time stamp is
@@ -235,7 +242,7 @@ def extract_settled(config: Config, rel: str, previous: Facts | None = None,
     for _ in range(READ_ATTEMPTS):
         started = time.time_ns()
         before = output.stamp(source)
-        facts = extract_file(config, rel, previous)
+        facts = extract_file(config, rel, previous, cached)
         if output.stamp(source) == before:
             if seen is not None and before is not None and facts.get("sha256") \
                     and before[0] < started - RACY_NS:
@@ -313,13 +320,15 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
             kept[rel] = before
             now_seen[rel] = record
     redo = [rel for rel in rels if rel not in kept]
-    _prefetch_tags(config, redo)
+    shared = SharedFacts(config, redo) if config.cache and redo else None
+    _prefetch_tags(config, shared.misses if shared is not None else redo)
     extracted = 0
     for rel in redo:
         before = previous.get(rel)
-        kept[rel] = extract_settled(config, rel, before, now_seen)
-        extracted += kept[rel] is not before
+        kept[rel] = extract_settled(config, rel, before, now_seen, shared.lookup if shared is not None else None)
+        extracted += kept[rel] is not before and (shared is None or rel not in shared.used)
     files: dict[str, Facts] = {rel: kept[rel] for rel in rels}
+    stored = shared.store(files, now_seen) if shared is not None else 0
     # what linking and folder pages need of the facts, made here where the work runs on every core
     # (the link and assemble steps, which see the whole tree, run alone); the facts shard goes last:
     # the later steps key on it
@@ -330,7 +339,68 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
-    return {"files": len(rels), "extracted": extracted}
+    if shared is None:
+        return {"files": len(rels), "extracted": extracted}
+    from kwdocs.store.cache import said
+    return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used), "cache_stored": stored,
+            "cache_said": said()}
+
+
+class SharedFacts:
+    """A unit's files' facts in the shared cache (``kwdocs.store.cache``): fetched in one batch
+    before extraction, and those extracted here stored in one batch after it."""
+
+    def __init__(self, config: Config, rels: list[str]) -> None:
+        from kwdocs.store import cache
+
+        self.cache = cache.shared_cache(config)
+        self.key = extraction_key(config)
+        self.hashes: dict[str, str] = {}
+        self.used: set[str] = set()
+        self.found: dict[str, Facts] = {}
+        keys: dict[str, str] = {}
+        for rel in rels:
+            try:
+                self.hashes[rel] = read_head(source_path(config, rel), pages.ANALYSE_LIMIT).sha256
+            except OSError:
+                continue
+            keys[cache.entry_key("facts", rel, self.hashes[rel], self.key)] = rel
+        assert self.cache is not None
+        for key, data in self.cache.get_many(list(keys)).items():
+            rel = keys[key]
+            try:
+                facts = cache.decode(data, self.claims(key, rel))
+                if not isinstance(facts, dict) or facts.get("path") != rel or facts.get("sha256") != self.hashes[rel]:
+                    raise ValueError("its facts are of another file")
+                self.found[rel] = facts
+            except ValueError as error:
+                cache.warn(f"{rel}: cache entry {key[:16]} ignored ({error}); extracted again")
+        self.misses = [rel for rel in rels if rel not in self.found]
+
+    def claims(self, key: str, rel: str) -> dict[str, str]:
+        """What an entry of ``rel``'s facts says it was made from."""
+        return {"kind": "facts", "key": key, "path": rel, "sha256": self.hashes[rel], "extraction": self.key}
+
+    def lookup(self, rel: str, source: Source) -> Facts | None:
+        """The cached facts of ``rel`` if made from exactly these bytes."""
+        facts = self.found.get(rel)
+        if facts is None or facts.get("sha256") != source.sha256 or facts.get("size") != source.size:
+            return None
+        self.used.add(rel)
+        return facts
+
+    def store(self, files: dict[str, Facts], seen: dict[str, list]) -> int:
+        """Store the facts extracted here of files that held still while read (``seen``)."""
+        from kwdocs.store import cache
+
+        entries = {}
+        for rel, sha256 in self.hashes.items():
+            facts = files.get(rel)
+            if rel in self.used or facts is None or facts.get("sha256") != sha256 or rel not in seen:
+                continue
+            key = cache.entry_key("facts", rel, sha256, self.key)
+            entries[key] = cache.encode(self.claims(key, rel), facts)
+        return self.cache.put_many(entries) if self.cache is not None else 0
 
 
 def _prefetch_tags(config: Config, rels: list[str]) -> None:
@@ -459,25 +529,75 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     out = os.fspath(config.out)   # pages named as text: a Path for each took longer than checking it
     written = removed = 0
     new_manifest: dict[str, str] = {}
+    related_of: dict[str, list[str]] = {}
     for rel, facts in sorted(facts_by_file.items()):
-        related = siblings.related(posixpath.basename(rel))
-        key = digest(facts_identity(facts), links.get(rel), related, keys)
-        new_manifest[rel] = key
-        if manifest.get(rel) == key:
-            continue
-        try:
-            data = read_source(source_path(config, rel), pages.source_bytes_shown(config)) \
-                if facts.get("sha256") and not facts.get("binary") else None
-        except OSError:
-            data = None
-        view = pages.source_view(config, facts, data, mask)
-        for page, text in pages.file_pages(config, renderer, facts, links.get(rel), related, view).items():
+        related_of[rel] = siblings.related(posixpath.basename(rel))
+        new_manifest[rel] = digest(facts_identity(facts), links.get(rel), related_of[rel], keys)
+    todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
+    shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
+    for rel in todo:
+        facts = facts_by_file[rel]
+        texts = shared.found.get(rel) if shared is not None else None
+        if texts is None:
+            try:
+                data = read_source(source_path(config, rel), pages.source_bytes_shown(config)) \
+                    if facts.get("sha256") and not facts.get("binary") else None
+            except OSError:
+                data = None
+            view = pages.source_view(config, facts, data, mask)
+            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view)
+            if shared is not None and facts.get("sha256"):
+                shared.made[rel] = texts
+        for page, text in texts.items():
             written += output.write_if_changed(config.out, os.path.join(out, page), text)
     for rel in sorted(set(manifest) - set(new_manifest)):
         removed += output.remove(config.out, config.out / layout.docs_page(rel))
         removed += output.remove(config.out, config.out / layout.kw_page(rel))
     save_shard(config, PAGES, unit, {"files": new_manifest})
-    return {"written": written, "removed": removed}
+    if shared is None:
+        return {"written": written, "removed": removed}
+    from kwdocs.store.cache import said
+    return {"written": written, "removed": removed, "cache_stored": shared.store(), "cache_said": said()}
+
+
+class SharedPages:
+    """A unit's file pages in the shared cache, by the key that decides whether they are rendered
+    again (facts, links, neighbours, templates, settings) and the link from a page to its
+    source (which depends on where the output folder is): fetched in one batch before
+    rendering, and those rendered here stored in one batch after it."""
+
+    def __init__(self, config: Config, keys: dict[str, str]) -> None:
+        from kwdocs.store import cache
+
+        self.cache = cache.shared_cache(config)
+        self.claims: dict[str, dict[str, str]] = {}
+        for rel, key in keys.items():
+            source = pages.source_link(config, layout.kw_page(rel), rel)
+            entry = cache.entry_key("pages", rel, key, source)
+            self.claims[rel] = {"kind": "pages", "key": entry, "path": rel, "render": key, "source": source}
+        self.found: dict[str, dict[str, str]] = {}
+        self.made: dict[str, dict[str, str]] = {}
+        by_key = {claims["key"]: rel for rel, claims in self.claims.items()}
+        assert self.cache is not None
+        for key, data in self.cache.get_many(list(by_key)).items():
+            rel = by_key[key]
+            try:
+                texts = cache.decode(data, self.claims[rel])
+                # only this file's two pages: an entry never names where kwdocs writes
+                if not isinstance(texts, dict) or set(texts) != {layout.docs_page(rel), layout.kw_page(rel)} \
+                        or not all(isinstance(text, str) for text in texts.values()):
+                    raise ValueError("its pages are not this file's")
+                self.found[rel] = texts
+            except ValueError as error:
+                cache.warn(f"{rel}: cache entry {key[:16]} ignored ({error}); rendered again")
+
+    def store(self) -> int:
+        from kwdocs.store import cache
+
+        if self.cache is None:
+            return 0
+        return self.cache.put_many({self.claims[rel]["key"]: cache.encode(self.claims[rel], texts)
+                                    for rel, texts in self.made.items()})
 
 
 # ---------------------------------------------------------------- keywords

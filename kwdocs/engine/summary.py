@@ -28,13 +28,22 @@ def problems(config: Config, scanned: ScanResult) -> list[tuple[str, str]]:
 
 
 def report(write, config: Config, scanned: ScanResult, written: int, removed: int, seconds: float,
-           quiet: bool = False) -> None:
+           quiet: bool = False, counts: dict[str, int] | None = None) -> None:
     found = problems(config, scanned)
     if not quiet:
         for _, line in found:
             write(f"problem: {line}\n")
     write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, "
-          f"{len({path for path, _ in found}):,} files with problems ({seconds:.2f} s)\n")
+          f"{len({path for path, _ in found}):,} files with problems{_cache_note(config, counts)} "
+          f"({seconds:.2f} s)\n")
+
+
+def _cache_note(config: Config, counts: dict[str, int] | None) -> str:
+    """With a shared cache, what it gave and took: whether a build extracted anything is plain."""
+    if not config.cache or counts is None:
+        return ""
+    return (f", {counts.get('extracted', 0):,} files extracted, {counts.get('cache_hits', 0):,} from the cache, "
+            f"{counts.get('cache_stored', 0):,} entries stored in it")
 
 
 def progress_wanted(stream) -> bool:
@@ -52,7 +61,7 @@ class _Counting:
         self.config = config
         self.scanned = scanned
         self.quiet = quiet
-        self.counts = {"written": 0, "removed": 0, "extracted": 0}
+        self.counts = {"written": 0, "removed": 0, "extracted": 0, "cache_hits": 0, "cache_stored": 0}
         self.files_total = len(scanned.files)
         self.files_done = 0
         self.started = time.monotonic()
@@ -60,6 +69,7 @@ class _Counting:
         self.last_draw = 0.0
         self.failed = False
         self.mistakes: list[str] = []
+        self.cache_said: set[str] = set()
         self.tidy = None    # called before the summary of a build that went well: pages it removed
 
     def execute_task(self, task):
@@ -72,6 +82,11 @@ class _Counting:
         values = task.values or {}
         for key in self.counts:
             self.counts[key] += int(values.get(key, 0) or 0)
+        for line in values.get("cache_said") or ():
+            if line not in self.cache_said:     # each worker process says its store is down once
+                self.cache_said.add(line)
+                self._clear()
+                sys.stderr.write(f"{line}\n")
         if task.name.startswith("extract:"):
             self.files_done += int(values.get("files", 0) or 0)
             self._draw()
@@ -113,7 +128,12 @@ class _Counting:
         if self.tidy is not None and not self.failed:
             self.counts["removed"] += self.tidy()
         report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
-               time.monotonic() - self.started, self.quiet)
+               time.monotonic() - self.started, self.quiet, self.counts)
+        if self.config.cache and self.counts["cache_stored"]:
+            from kwdocs.store.cache import shared_cache
+            cache = shared_cache(self.config)
+            if cache is not None:
+                cache.evict()
 
 
 @functools.cache

@@ -1,0 +1,284 @@
+"""The shared extraction cache: a file's facts, keyed by the content hashes they were made from.
+
+A fresh clone (a CI job, a new developer) would extract every file again; with
+``cache = "URL"`` the facts another build made of the same bytes at the same path,
+by the same code, rules, languages and ctags (``extraction_key``), are fetched
+instead.  Any store fsspec reaches: a folder (``file:///...`` or a plain path), an
+S3 bucket (``s3://bucket/prefix``, through s3fs), and so on.
+
+Safe to share:
+
+- an entry is a header line (its key, the inputs it claims, its body's size and
+  SHA-256) and the facts as JSON; all are checked before use, and an entry that
+  fails is ignored with one line and replaced (``readwrite``);
+- entries are published whole: a folder's written under a temporary name and moved
+  into place, an object store's by one PUT of the whole object;
+- a store that fails or does not answer within ``TIMEOUT`` seconds is not asked
+  again by this process: the build goes on without it (the circuit breaker);
+- facts are made from masked text (secrets never reach them), so entries hold none.
+
+fsspec is imported only when a cache is configured.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import orjson
+
+from kwdocs.config import Config, ConfigError
+
+FORMAT = 1
+TIMEOUT = 10.0          # seconds a batch of requests may take before the store counts as down
+FAN_OUT = 2             # entries live under <root>/v1/<key[:2]>/<key>
+T = TypeVar("T")
+
+
+class StoreDown(Exception):
+    """The store failed or did not answer in time."""
+
+
+def entry_key(kind: str, *inputs: str) -> str:
+    """The key of an entry of ``kind`` made from ``inputs`` (hashes, a path, keys; never a
+    time or an absolute path)."""
+    return hashlib.sha256(orjson.dumps(["kwdocs", kind, FORMAT, *inputs])).hexdigest()
+
+
+def encode(claims: dict[str, str], value: Any) -> bytes:
+    """An entry: a header line naming what it holds (``claims``: its key and inputs) and how to
+    check it, then ``value`` as JSON."""
+    body = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    header = {**claims, "format": FORMAT, "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
+    return orjson.dumps(header, option=orjson.OPT_SORT_KEYS) + b"\n" + body
+
+
+def decode(data: bytes, claims: dict[str, str]) -> Any:
+    """The value an entry holds, once its header claims exactly ``claims`` and its body is whole
+    and what the header says; ValueError says what is wrong."""
+    head, newline, body = data.partition(b"\n")
+    if not newline:
+        raise ValueError("no header")
+    try:
+        header = orjson.loads(head)
+    except orjson.JSONDecodeError as error:
+        raise ValueError("its header is not JSON") from error
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError("not an entry of this format")
+    if any(header.get(name) != value for name, value in claims.items()):
+        raise ValueError("it claims other inputs than its key's")
+    if header.get("size") != len(body):
+        raise ValueError(f"{len(body)} bytes instead of {header.get('size')} (truncated?)")
+    if header.get("body_sha256") != hashlib.sha256(body).hexdigest():
+        raise ValueError("its content does not match its hash")
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        raise ValueError("its content is not JSON") from error
+
+
+_said: list[str] = []
+
+
+def warn(line: str) -> None:
+    """Keep a line for the build's summary to print (doit holds a task's own output back)."""
+    _said.append(f"kwdocs: {line}")
+
+
+def said() -> list[str]:
+    """The lines kept since the last call."""
+    lines = _said[:]
+    _said.clear()
+    return lines
+
+
+def _bounded(call: Callable[[], T], timeout: float) -> T:
+    """``call()`` on a daemon thread, given ``timeout`` seconds: a hung store never holds the
+    build (nor its exit: the thread is left behind)."""
+    result: list[Any] = []
+
+    def run() -> None:
+        try:
+            result.append((True, call()))
+        except BaseException as error:  # noqa: BLE001  (handed to the caller's thread, which raises it)
+            result.append((False, error))
+
+    thread = threading.Thread(target=run, daemon=True, name="kwdocs-cache")
+    thread.start()
+    thread.join(timeout)
+    if not result:
+        raise StoreDown(f"no answer within {timeout:g} s")
+    ok, value = result[0]
+    if not ok:
+        raise StoreDown(f"{type(value).__name__}: {value}") from value
+    return value
+
+
+class SharedCache:
+    """One process's handle on the store at ``url``."""
+
+    def __init__(self, url: str, writable: bool, max_bytes: int) -> None:
+        self.url = url
+        self.writable = writable
+        self.max_bytes = max_bytes
+        self.down = False
+        self.pid = os.getpid()
+        self._fs: Any = None
+        self._root = ""
+
+    def _filesystem(self) -> tuple[Any, str]:
+        if self._fs is None:
+            import fsspec  # here: builds without a cache never import it
+            self._fs, self._root = fsspec.core.url_to_fs(self.url, **storage_options(self.url))
+            self._root = self._root.rstrip("/")
+        return self._fs, self._root
+
+    @property
+    def local(self) -> bool:
+        return "file" in _protocols(self._filesystem()[0])
+
+    def path(self, key: str) -> str:
+        return f"{self._filesystem()[1]}/v{FORMAT}/{key[:FAN_OUT]}/{key}"
+
+    def _trip(self, error: Exception) -> None:
+        if not self.down:
+            warn(f"cache {self.url}: {error}; building without it")
+        self.down = True
+
+    def get_many(self, keys: list[str]) -> dict[str, bytes]:
+        """The entries found under ``keys`` (none when the store is down), fetched in one batch
+        (concurrently on an object store)."""
+        if self.down or not keys:
+            return {}
+        try:
+            fs, _ = self._filesystem()
+            paths = {self.path(key): key for key in keys}
+            found = _bounded(lambda: fs.cat(list(paths), on_error="return"), TIMEOUT)
+        except Exception as error:  # noqa: BLE001  (a bad URL, missing credentials, a closed port, a timeout)
+            self._trip(error)
+            return {}
+        entries: dict[str, bytes] = {}
+        for path, value in found.items():
+            key = paths.get(path) or paths.get(fs._strip_protocol(path))
+            if isinstance(value, bytes) and key is not None:
+                entries[key] = value
+            elif not isinstance(value, FileNotFoundError):
+                self._trip(value)
+                return {}
+        if self.local:      # least recently used goes first: a hit counts as a use
+            for key in entries:
+                try:
+                    os.utime(self.path(key))
+                except OSError:
+                    pass
+        return entries
+
+    def put_many(self, entries: dict[str, bytes]) -> int:
+        """Publish entries whole; the number stored (0 when read-only or down)."""
+        if not self.writable or self.down or not entries:
+            return 0
+        fs, _ = self._filesystem()
+        try:
+            if self.local:
+                _bounded(lambda: self._put_local(fs, entries), TIMEOUT)
+            else:       # one PUT of a whole object is atomic
+                _bounded(lambda: fs.pipe({self.path(key): data for key, data in entries.items()}), TIMEOUT)
+        except Exception as error:  # noqa: BLE001  (a store that fails never fails the build)
+            self._trip(error)
+            return 0
+        return len(entries)
+
+    def _put_local(self, fs: Any, entries: dict[str, bytes]) -> None:
+        """Written under a name of this process's own, then moved into place: a reader sees a
+        whole entry or none, and two builds writing the same entry write the same bytes."""
+        for key, data in entries.items():
+            final = self.path(key)
+            temporary = f"{final}.{uuid.uuid4().hex}.tmp"
+            fs.makedirs(fs._parent(final), exist_ok=True)
+            fs.pipe_file(temporary, data)
+            os.replace(temporary, final)
+
+    def evict(self) -> int:
+        """A folder cache over ``max_bytes`` loses its least recently used entries (by mtime, which
+        a hit renews) until it is under 90% of it; the number removed.  Object stores: their own
+        lifecycle rules."""
+        if self.down or not self.writable or self.max_bytes <= 0 or not self.local:
+            return 0
+        root = os.path.join(self._filesystem()[1], f"v{FORMAT}")
+        entries = []
+        total = 0
+        for folder in _scandir(root):
+            for entry in _scandir(folder.path):
+                try:
+                    info = entry.stat()
+                except OSError:
+                    continue
+                total += info.st_size
+                entries.append((max(info.st_mtime_ns, info.st_atime_ns), info.st_size, entry.path))
+        if total <= self.max_bytes:
+            return 0
+        removed = 0
+        for _, size, path in sorted(entries):
+            if total <= self.max_bytes * 0.9:
+                break
+            try:
+                os.remove(path)
+            except OSError:
+                continue
+            total -= size
+            removed += 1
+        return removed
+
+
+def _scandir(path: str) -> list[os.DirEntry]:
+    try:
+        with os.scandir(path) as found:
+            return [entry for entry in found if not entry.name.endswith(".tmp")]
+    except OSError:
+        return []
+
+
+def _protocols(fs: Any) -> tuple[str, ...]:
+    protocol = fs.protocol
+    return (protocol,) if isinstance(protocol, str) else tuple(protocol)
+
+
+def storage_options(url: str) -> dict[str, Any]:
+    """Options that bound an object store's own requests: one attempt, short timeouts (the
+    build is the fallback, not a retry).  Endpoints and credentials come from the store's
+    usual settings (for S3: ``AWS_*`` variables, ``~/.aws``, ``FSSPEC_S3_ENDPOINT_URL``)."""
+    if url.startswith(("s3://", "s3a://")):
+        return {"config_kwargs": {"connect_timeout": 3, "read_timeout": TIMEOUT,
+                                  "retries": {"max_attempts": 1}}}
+    return {}
+
+
+_caches: dict[tuple[str, bool, int, int], SharedCache] = {}
+
+
+def shared_cache(config: Config) -> SharedCache | None:
+    """This process's handle on the configured cache, None without one (one per process: a
+    worker forked from the build does not share its parent's connections)."""
+    if not config.cache:
+        return None
+    ident = (config.cache, config.cache_mode == "readwrite", config.cache_max_mb, os.getpid())
+    if ident not in _caches:
+        _caches[ident] = SharedCache(config.cache, ident[1], config.cache_max_mb * 1024 * 1024)
+    return _caches[ident]
+
+
+def check_store(config: Config) -> None:
+    """A configured cache whose store fsspec does not know, or whose package is not installed, is
+    the user's mistake (ConfigError): checked once a build has work to do, so that a no-op build
+    never imports fsspec."""
+    if not config.cache:
+        return
+    import fsspec
+    protocol = fsspec.core.split_protocol(config.cache)[0] or "file"
+    try:
+        fsspec.get_filesystem_class(protocol)
+    except (ValueError, ImportError) as error:
+        raise ConfigError([f"'cache' ({config.cache}): {str(error).splitlines()[0]}"]) from error

@@ -1,0 +1,238 @@
+"""The shared extraction cache: a fresh clone with a warm cache extracts nothing and writes
+the same pages; a bad entry or a bad store costs time, never correctness.
+
+Every build runs as a user runs it, in its own process, and is judged by the pages it
+writes, the summary line it prints and the entries it leaves in the cache.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.output_checks import kwdocs_command, pages, tree_state
+from tests.conftest import FIXTURES
+
+SUMMARY = re.compile(r"([\d,]+) files scanned.*?([\d,]+) files extracted, ([\d,]+) from the cache, "
+                     r"([\d,]+) entries stored in it")
+TOKEN = "ghp_" + "Zq8" * 12     # a made-up GitHub token: the rules mask it
+
+
+def clone(root: Path, name: str) -> Path:
+    """A checkout of the golden tree (with a secret in it) in a folder of its own."""
+    tree = root / name
+    shutil.copytree(FIXTURES / "golden" / "tree", tree)
+    (tree / "tools" / "settings.py").write_text(f'"""Settings."""\n\nTOKEN = "{TOKEN}"\n')
+    return tree
+
+
+def build(tree: Path, *args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run(kwdocs_command("build", "--src", str(tree), "-q", *args), capture_output=True,
+                            text=True, timeout=300, env={**os.environ, **(env or {})})
+    if check:
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def counts(result: subprocess.CompletedProcess) -> dict[str, int]:
+    """What the summary line says: files scanned and extracted, facts from the cache and stored in it."""
+    found = SUMMARY.search(result.stdout)
+    assert found, result.stdout
+    return dict(zip(("scanned", "extracted", "hits", "stored"), (int(n.replace(",", "")) for n in found.groups())))
+
+
+def entries(cache: Path, kind: str = "facts") -> dict[str, Path]:
+    """The cache's entries of a kind (facts, pages) by the source path their header names."""
+    found = {}
+    for path in cache.rglob("*"):
+        if path.is_file():
+            header = orjson.loads(path.read_bytes().partition(b"\n")[0])
+            if header["kind"] == kind:
+                found[header["path"]] = path
+    return found
+
+
+@pytest.fixture
+def cold(tmp_path: Path) -> dict[str, bytes]:
+    """The pages of a build without any cache."""
+    tree = clone(tmp_path, "cold")
+    build(tree)
+    return pages(tree / "kwdocs-out")
+
+
+def test_a_fresh_clone_with_a_warm_cache_extracts_nothing_and_writes_the_same_pages(tmp_path, cold):
+    cache = tmp_path / "cache"
+    first = counts(build(clone(tmp_path, "first"), "--cache", f"file://{cache}"))
+    assert first["extracted"] == first["scanned"] == len(entries(cache)) and first["hits"] == 0
+    assert first["stored"] == len(entries(cache)) + len(entries(cache, "pages"))
+    again = clone(tmp_path, "elsewhere")
+    second = counts(build(again, "--cache", f"file://{cache}"))
+    assert second["extracted"] == 0 and second["hits"] == second["scanned"] and second["stored"] == 0
+    assert pages(again / "kwdocs-out") == cold
+    assert all(TOKEN.encode() not in path.read_bytes() for path in cache.rglob("*") if path.is_file()), \
+        "a secret was cached"
+
+
+def test_a_damaged_truncated_or_forged_entry_is_ignored_with_a_line_and_made_again(tmp_path, cold):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    found = entries(cache)
+    good = {rel: path.read_bytes() for rel, path in found.items()}
+    damaged, truncated, forged, donor = "geometry/broken.py", "README.md", "tools/settings.py", "docs/guide.rst"
+    assert {damaged, truncated, forged, donor} <= set(found), sorted(found)
+    data = bytearray(good[damaged])
+    data[-20] ^= 0x01                                    # a bit flipped in the facts
+    found[damaged].write_bytes(bytes(data))
+    found[truncated].write_bytes(good[truncated][: len(good[truncated]) // 2])
+    header, _, body = good[forged].partition(b"\n")      # another file's facts, under this one's header
+    claimed = orjson.loads(header)
+    donor_body = good[donor].partition(b"\n")[2]
+    claimed.update(size=len(donor_body), body_sha256=hashlib.sha256(donor_body).hexdigest())
+    found[forged].write_bytes(orjson.dumps(claimed) + b"\n" + donor_body)
+
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    said = counts(result)
+    assert said["extracted"] == 3 and said["stored"] == 3 and said["hits"] == said["scanned"] - 3
+    warnings = [line for line in result.stderr.splitlines() if "cache entry" in line]
+    assert len(warnings) == 3, result.stderr
+    for rel in (damaged, truncated, forged):
+        assert any(line.startswith(f"kwdocs: {rel}: cache entry") for line in warnings), (rel, warnings)
+    assert pages(again / "kwdocs-out") == cold
+    assert {rel: path.read_bytes() for rel, path in entries(cache).items()} == good, "not made again"
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_unreachable_store_never_fails_the_build(tmp_path, cold):
+    tree = clone(tmp_path, "tree")
+    started = time.monotonic()
+    result = build(tree, "--cache", "s3://kwdocs-cache/entries",
+                   env={"FSSPEC_S3_ENDPOINT_URL": f"http://127.0.0.1:{closed_port()}",
+                        "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"})
+    assert time.monotonic() - started < 120
+    said = counts(result)
+    assert said["extracted"] == said["scanned"] and said["hits"] == said["stored"] == 0
+    down = [line for line in result.stderr.splitlines() if "building without it" in line]
+    assert down and all(line.startswith("kwdocs: cache s3://kwdocs-cache/entries: ") for line in down), result.stderr
+    assert len(down) <= int(os.cpu_count() or 1) + 1, "the store was asked again after it failed"
+    assert pages(tree / "kwdocs-out") == cold
+
+
+def test_two_builds_filling_one_cache_at_once_leave_it_whole(tmp_path, cold):
+    cache = tmp_path / "cache"
+    trees = [clone(tmp_path, f"tree{n}") for n in range(2)]
+    running = [subprocess.Popen(kwdocs_command("build", "--src", str(tree), "-q", "--cache", str(cache)),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for tree in trees]
+    for process in running:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0 and "Traceback" not in err, out + err
+    assert not [path for path in cache.rglob("*") if path.name.endswith(".tmp")], "a temporary was left"
+    late = clone(tmp_path, "late")
+    said = counts(build(late, "--cache", str(cache)))
+    assert said["extracted"] == 0 and said["hits"] == said["scanned"]
+    for tree in (*trees, late):
+        assert pages(tree / "kwdocs-out") == cold
+
+
+def test_read_only_mode_uses_the_cache_and_writes_nothing_to_it(tmp_path, cold):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    said = counts(build(clone(tmp_path, "untrusted"), "--cache", str(cache), "--cache-mode", "read"))
+    assert said["extracted"] == said["scanned"] and said["stored"] == 0
+    assert list(cache.iterdir()) == []
+    build(clone(tmp_path, "trusted"), "--cache", str(cache))
+    before = tree_state(cache)
+    reader = clone(tmp_path, "reader")
+    said = counts(build(reader, "--cache", str(cache), "--cache-mode", "read"))
+    assert said["extracted"] == 0 and said["hits"] == said["scanned"]
+    assert {path: entry[:3] for path, entry in tree_state(cache).items()} == \
+        {path: entry[:3] for path, entry in before.items()}, "read mode changed the cache"
+    assert pages(reader / "kwdocs-out") == cold
+
+
+def test_a_folder_cache_over_its_bound_loses_its_least_recently_used_entries(tmp_path):
+    from kwdocs.store.cache import SharedCache
+
+    cache = SharedCache(str(tmp_path / "cache"), writable=True, max_bytes=10 * 1024)
+    keys = [f"{n:02x}" + "0" * 62 for n in range(20)]
+    assert cache.put_many({key: b"x" * 1024 for key in keys}) == 20
+    for age, key in enumerate(keys):      # the first key is the most recently used
+        os.utime(cache.path(key), ns=(1_000_000_000 * (100 - age),) * 2)
+    assert cache.evict() > 0
+    kept = [key for key in keys if os.path.exists(cache.path(key))]
+    assert kept == keys[: len(kept)] and 0 < len(kept) * 1024 <= 10 * 1024
+
+
+def test_an_unknown_store_is_one_line_and_exit_2(tmp_path):
+    result = build(clone(tmp_path, "tree"), "--cache", "nosuchstore://x/y", check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and "'cache' (nosuchstore://x/y): " in result.stderr, result.stderr
+    out = tmp_path / "tree" / "kwdocs-out"
+    assert not out.exists() or pages(out) == {}, "a page was written"
+
+
+@pytest.fixture
+def moto_s3(tmp_path):
+    """An S3 endpoint on 127.0.0.1 (moto's server mode) with an empty bucket, or a skip."""
+    pytest.importorskip("s3fs")
+    port = closed_port()
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.skip("moto's server did not start")
+                time.sleep(0.2)
+        env = {"FSSPEC_S3_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "testing",
+               "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+        subprocess.run([sys.executable, "-c", "import s3fs; s3fs.S3FileSystem().mkdir('kwdocs-cache')"],
+                       env={**os.environ, **env}, check=True, timeout=60)
+        yield env
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_an_s3_cache_through_moto_serves_a_fresh_clone(tmp_path, cold, moto_s3):
+    url = "s3://kwdocs-cache/kwdocs"
+    first = counts(build(clone(tmp_path, "first"), "--cache", url, env=moto_s3))
+    assert first["stored"] >= first["scanned"], first
+    again = clone(tmp_path, "again")
+    said = counts(build(again, "--cache", url, env=moto_s3))
+    assert said["extracted"] == 0 and said["hits"] == said["scanned"]
+    assert pages(again / "kwdocs-out") == cold
+
+
+def test_a_pages_entry_naming_other_pages_is_ignored_and_nothing_is_written_there(tmp_path, cold):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    entry = entries(cache, "pages")["README.md"]
+    header, _, body = entry.read_bytes().partition(b"\n")
+    planted = orjson.dumps({"../../planted.md": "planted", **orjson.loads(body)}, option=orjson.OPT_SORT_KEYS)
+    claimed = {**orjson.loads(header), "size": len(planted), "body_sha256": hashlib.sha256(planted).hexdigest()}
+    entry.write_bytes(orjson.dumps(claimed) + b"\n" + planted)
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    assert "kwdocs: README.md: cache entry" in result.stderr and "rendered again" in result.stderr, result.stderr
+    assert not list(tmp_path.rglob("planted.md"))
+    assert pages(again / "kwdocs-out") == cold
