@@ -63,11 +63,9 @@ class Language:
     configure_input: bool = False        # ``X.in`` (what configure makes X from) reads as X does
 
     def extract(self, text: str, path: str) -> dict[str, Any]:
-        """What the extractor finds in ``text``; may raise (``kwdocs.extract`` catches)."""
-        if self.module == CTAGS:    # one reader of many languages: it is told which
-            from kwdocs.extract import ctags
-            return ctags.extract(text, path, self.id)
-        return _extractor(self.module or "text")(text, path)
+        """What the extractor finds in ``text``; may raise (``kwdocs.extract`` catches).  A module
+        that reads many languages (``ctags``) has ``extract_as(text, path, language)`` and is told which."""
+        return _extractor(self.module or "text", self)(text, path)
 
 
 # ---------------------------------------------------------------- reading base classes
@@ -392,22 +390,25 @@ def resolver(language_id: str) -> str | Callable[[str, str, frozenset[str]], str
     return _function(how)
 
 
-_EXTRACTORS: dict[str, Callable[[str, str], dict[str, Any]]] = {}
+_MODULES: dict[str, Any] = {}
 
 
-def _extractor(module: str) -> Callable[[str, str], dict[str, Any]]:
-    """The ``extract`` of a module under kwdocs.extract by its name, else of the module itself."""
-    found = _EXTRACTORS.get(module)
+def _extractor(module: str, language: Language) -> Callable[[str, str], dict[str, Any]]:
+    """The ``extract`` of a module under kwdocs.extract by its name, else of the module itself
+    (``extract_as`` bound to ``language`` where the module has one)."""
+    found = _MODULES.get(module)
     if found is None:
-        loaded = None
         if "." not in module:
             try:
-                loaded = importlib.import_module(f"kwdocs.extract.{module}")
+                found = importlib.import_module(f"kwdocs.extract.{module}")
             except ModuleNotFoundError as error:
                 if error.name != f"kwdocs.extract.{module}":
                     raise
-        found = _EXTRACTORS[module] = (loaded or importlib.import_module(module)).extract
-    return found
+        found = _MODULES[module] = found or importlib.import_module(module)
+    as_language = getattr(found, "extract_as", None)
+    if as_language is not None:
+        return lambda text, path: as_language(text, path, language)
+    return found.extract
 
 
 _FUNCTIONS: dict[str, Callable[..., Any]] = {}

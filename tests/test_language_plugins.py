@@ -96,7 +96,7 @@ def test_built_in_languages_are_declared_once_each_and_their_extractors_load():
     for language in languages.BUILT_IN:
         for suffix in language.suffixes:
             assert languages.REGISTRY.by_suffix[suffix] is language, suffix
-        assert callable(language.extract) and languages._extractor(language.module)
+        assert callable(language.extract) and languages._extractor(language.module or "text", language)
     facts, _, _ = extract_bytes("pkg/module.py", b"class Shape(Base, metaclass=Meta):\n    pass\n")
     assert facts["language"] == "python" and facts["type_label"] == "Python Source"
     assert languages.by_id("python").bases("(Base, metaclass=Meta)") == ["Base"]

@@ -5,9 +5,8 @@ import argparse
 
 from kwdocs.commands import add_cache_arguments
 from kwdocs.config import Config
-from kwdocs.engine.incremental import run_build
+from kwdocs.engine.incremental import check_first_build, run_build
 from kwdocs.store.lock import locked
-from kwdocs.store.owned import check_first_build
 
 HELP = "write or update the documentation and keyword pages of a source tree"
 

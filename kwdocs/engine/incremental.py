@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from kwdocs.config import Config
 from kwdocs.engine import summary
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
-from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder
+from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder, with_ancestors
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 RESCAN_LIMIT = 256      # more folders to rescan than this: one full scan is cheaper
@@ -226,7 +226,10 @@ class Rebuilder:
         outcome = Outcome(added, deleted, modified)
         output = io.StringIO()
         if trusted:
-            owned.check_added(self.config, added, self.scanned)
+            if added:   # pages of other files were checked when they were first written
+                known = set(self.scanned.folders())
+                folders = [folder for folder in with_ancestors(folder_of(rel) for rel in added) if folder not in known]
+                owned.check_tree(self.config, added, folders)
             if added or deleted or self._tasks is None:
                 self._tasks = self._namespace(new)
             self._run_units(new, self._units_to_run(new, outcome), outcome, output)
@@ -320,7 +323,8 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
         code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
         if code is not None and state.damaged(config) is None:
             return code
-    owned.check_tree(config, scanned)   # before anything is written: no file of the user's is replaced
+    # before anything is written: no file of the user's is replaced
+    owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
     code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
     if code == 0:
         snapshot.save(config, current, scanned)
@@ -356,3 +360,14 @@ def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet:
     if code == 0:
         summary.report(stream.write, config, scanned, written, removed, time.monotonic() - started, quiet)
     return code
+
+
+def check_first_build(config: Config) -> ScanResult | None:
+    """Before the first build into an existing folder takes its lock (which makes the state
+    folder): scan and ``owned.check_tree``, so that a refused build writes nothing at all.  The
+    scan, for the build to use; None when there is no such folder or it has state already."""
+    if not config.out.is_dir() or os.path.lexists(config.state):
+        return None
+    scanned = scan(config)
+    owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
+    return scanned

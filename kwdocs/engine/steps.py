@@ -35,7 +35,7 @@ from kwdocs import languages
 from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs.engine.workers import collector_paused
-from kwdocs.extract import ctags, extract_bytes, prefetch
+from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts, identity as facts_identity
 from kwdocs.pages import compose as pages, docstrings, keywords, layout, model
@@ -419,7 +419,7 @@ def _prefetch_tags(config: Config, rels: list[str]) -> None:
         if not is_binary(data) and len(data) <= pages.ANALYSE_LIMIT:
             # masked as extraction masks it: the same text, and no secret in ctags' files
             texts[rel] = rules.mask_secrets(decode(data)[0], languages.language_of(rel).id, "x")[0]
-    prefetch(texts)
+    ctags.prefetch_texts(texts)
 
 
 # ---------------------------------------------------------------- link

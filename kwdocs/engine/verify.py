@@ -28,21 +28,16 @@ them and commits again.
 """
 from __future__ import annotations
 
-import os
-import re
 import sys
 import time
 from dataclasses import dataclass, field
 
-from kwdocs.config import STATE_FOLDER, Config
+from kwdocs.config import Config
 from kwdocs.engine.runner import run_dry
 from kwdocs.pages import layout
 from kwdocs.scan import scan
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 from kwdocs.store.lock import locked, shared
-
-PAGE_NAME = re.compile(r".+_docs\.md|.+_kw\.md|index\.md|doc\.md")      # in any folder
-ROOT_PAGE_NAME = re.compile(r"keywords(-.+)?\.md")                        # at the top only
 
 
 @dataclass
@@ -68,19 +63,6 @@ def expected_pages(config: Config, dry: output.DryRun | None) -> set[str]:
             for rel in (output.read_json(path, {}) or {}).get("files", {}):
                 pages.update((layout.docs_page(rel), layout.kw_page(rel)))
     return pages
-
-
-def pages_on_disk(config: Config) -> set[str]:
-    """Files under the output folder named as kwdocs names pages (its state folder aside)."""
-    found: set[str] = set()
-    root = str(config.out)
-    for folder, subfolders, names in os.walk(root):
-        if folder == root:
-            subfolders[:] = [name for name in subfolders if name != STATE_FOLDER]
-        prefix = folder[len(root) + 1:].replace(os.sep, "/") + "/" if folder != root else ""
-        found.update(prefix + name for name in names
-                     if PAGE_NAME.fullmatch(name) or (not prefix and ROOT_PAGE_NAME.fullmatch(name)))
-    return found
 
 
 def examine(config: Config) -> Findings:
@@ -114,8 +96,9 @@ def _findings(config: Config, dry: output.DryRun, expected: set[str]) -> Finding
             findings.missing.add(page)
     entries = ledger.load(config)
     # a file kwdocs did not write is the user's: never an orphan, whatever its name
-    findings.orphaned = {page for page in pages_on_disk(config) - expected if owned.is_ours(config, page, entries)} | {
-        path.relative_to(config.out).as_posix() for path in dry.removed}
+    findings.orphaned = {page for page in owned.pages_on_disk(config) - expected
+                         if owned.is_ours(config, page, entries)}
+    findings.orphaned |= {path.relative_to(config.out).as_posix() for path in dry.removed}
     users = owned.foreign(config, findings.stale, entries)
     if users:   # what a build would refuse to replace, check reports as the build would
         raise owned.ForeignFiles(config, users)
@@ -139,7 +122,8 @@ def repair(config: Config) -> Findings:
             if output.write_if_changed(config.out, path, data):     # else: journaled, vouched for from now
                 findings.stale.add(path.relative_to(config.out).as_posix())
         findings.written = len(findings.stale)
-    findings.orphaned = {page for page in pages_on_disk(config) - expected if owned.is_ours(config, page, entries)}
+    findings.orphaned = {page for page in owned.pages_on_disk(config) - expected
+                         if owned.is_ours(config, page, entries)}
     findings.removed = sum(output.remove(config.out, config.out / page) for page in sorted(findings.orphaned))
     findings.expected = len(expected)
     return findings
@@ -170,10 +154,10 @@ def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream
 
 
 def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
-    from kwdocs.engine.incremental import run_build
+    from kwdocs.engine.incremental import check_first_build, run_build
 
     counts: dict[str, int] = {}
-    scanned = owned.check_first_build(config)
+    scanned = check_first_build(config)
     with locked(config.state):
         code = run_build(config, jobs=jobs, quiet=False, stream=stream, counts=counts, scanned=scanned)
         if code != 0:

@@ -97,14 +97,3 @@ def count_lines(text: str) -> int:
     if not text:
         return 0
     return text.count("\n") + (0 if text.endswith("\n") else 1)
-
-
-def prefetch(texts: dict[str, str]) -> None:
-    """Let the languages read through a tool in one process per unit (``kwdocs.extract.ctags``)
-    see every such file of the unit at once; ``texts`` maps paths to decoded texts."""
-    batch = [(path, text, language.id) for path, text in texts.items()
-             if (language := language_for(path, text)).module == CTAGS]
-    if batch:
-        from kwdocs.extract import ctags
-
-        ctags.prefetch(batch)

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from kwdocs.extract import text as plain
-from kwdocs.languages import suffix_of
+from kwdocs.languages import CTAGS, Language, language_for, suffix_of
 
 EXTRACTOR = "Universal Ctags"
 TIMEOUT_SECONDS = 60
@@ -77,8 +77,16 @@ def _key(path: str, text: str) -> tuple[str, str]:
     return path, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def prefetch_texts(texts: dict[str, str]) -> None:
+    """Let the files of a unit that ctags reads (by name, ``#!`` line or modeline; ``texts`` maps
+    paths to decoded texts) be tagged in one process, before extraction asks for each."""
+    prefetch([(path, text, suffix_of(language.id)) for path, text in texts.items()
+              if (language := language_for(path, text)).module == CTAGS])
+
+
 def prefetch(files: Iterable[tuple[str, str, str]]) -> None:
-    """Tags of many files (path, text, language id) in one ctags process, kept for ``extract``."""
+    """Tags of many files (path, text, a file suffix ctags reads as their language) in one ctags
+    process, kept for ``extract``."""
     files = [item for item in files if _key(item[0], item[1]) not in _found]
     if not files or executable() is None:
         return
@@ -90,8 +98,7 @@ def _run(files: list[tuple[str, str, str]]) -> Mapping[tuple[str, str], list[dic
     """Tag the texts in one ctags process, each sent on its standard input (``--_interactive``)
     under a name with a suffix ctags knows; a run that fails or hangs gives None for each file
     (no second try file by file)."""
-    keys = {f"{index}{suffix_of(language)}": _key(path, text)
-            for index, (path, text, language) in enumerate(files)}
+    keys = {f"{index}{suffix}": _key(path, text) for index, (path, text, suffix) in enumerate(files)}
     requests = bytearray()
     for name, (_, text, _) in zip(keys, files):
         data = text.encode("utf-8", "surrogatepass")
@@ -115,16 +122,18 @@ def _run(files: list[tuple[str, str, str]]) -> Mapping[tuple[str, str], list[dic
     return results
 
 
-def extract(text: str, path: str, language: str = "") -> dict[str, Any]:
-    """Definitions by ctags when it is installed, else the plain-text extraction."""
-    if not language:
-        from kwdocs.languages import language_for
+def extract_as(text: str, path: str, language: Language) -> dict[str, Any]:
+    """The registry's call (``Language.extract``): one reader of many languages is told which."""
+    return extract(text, path, suffix_of(language.id))
 
-        language = language_for(path, text).id
+
+def extract(text: str, path: str, suffix: str) -> dict[str, Any]:
+    """Definitions by ctags when it is installed (``suffix``: a file suffix ctags reads as the
+    file's language, which the registry knows), else the plain-text extraction."""
     key = _key(path, text)
     if executable() is None:
         return plain.extract(text, path)
-    tags = _found[key] if key in _found else _run([(path, text, language)]).get(key)
+    tags = _found[key] if key in _found else _run([(path, text, suffix)]).get(key)
     if tags is None:
         found = plain.extract(text, path)
         found.setdefault("problems", []).append(

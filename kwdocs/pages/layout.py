@@ -202,3 +202,8 @@ def anchor(kind: str, name: str, line: int) -> str:
 def state_name(folder: str) -> str:
     """A flat, safe file name for a folder's state shard (folder names can be anything)."""
     return hashlib.sha1(folder.encode("utf-8", "surrogateescape")).hexdigest()[:20] + ".json"
+
+
+def html_page(md_page: str) -> str:
+    """The site path of a Markdown page: the same path with ``.html`` for ``.md``."""
+    return md_page[:-3] + ".html" if md_page.endswith(".md") else md_page + ".html"

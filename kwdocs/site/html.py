@@ -31,6 +31,7 @@ from pygments.formatters import HtmlFormatter
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
+from kwdocs.pages.layout import html_page
 from kwdocs.site import search
 from kwdocs.store import writer as output
 from kwdocs.store.state import HTML_MANIFEST
@@ -66,11 +67,6 @@ RESERVED_ID_PREFIX = "kwdocs"      # the layout's own element ids; content may n
 
 def site_root(config: Config) -> Path:
     return config.out / SITE_FOLDER
-
-
-def html_page(md_page: str) -> str:
-    """The site path of a Markdown page: the same path with ``.html`` for ``.md``."""
-    return md_page[:-3] + ".html" if md_page.endswith(".md") else md_page + ".html"
 
 
 def root_prefix(page: str) -> str:
