@@ -137,6 +137,11 @@ def is_test(facts: Facts) -> bool:
     return "test" in facts.get("findings", {}).get("tags", [])
 
 
+def defines_tests(facts: Facts) -> bool:
+    """Whether the file defines tests itself (a file in a test folder may only help them)."""
+    return "defines-tests" in facts.get("findings", {}).get("tags", [])
+
+
 def symbol_entries(facts: Facts) -> list[dict]:
     """Each symbol as the file's pages show it, in the file's order: both pages list every
     symbol (a header defines thousands), so labels and anchors are worked out once for the two."""
@@ -209,7 +214,7 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
         role=findings.get("role", []) or [f"This file is located in `{folder_display(folder)}`."],
         deps=deps, patterns=findings.get("patterns", []), performance=findings.get("performance", []),
         security=findings.get("security", []),
-        test_command=f"python -m pytest {path}" if is_test(facts) and facts.get("language") == "python" else "",
+        test_command=f"python -m pytest {path}" if defines_tests(facts) and facts.get("language") == "python" else "",
         tests_using=tests_using, more_tests=max(0, len(test_users) - USED_BY_LIMIT),
         used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT),
         related=[dict(name=other, link=layout.sibling_link(layout.docs_page(other))) for other in related],
