@@ -53,6 +53,7 @@ class Config:
     secret_files: tuple[str, ...] = tuple(DEFAULT_SECRET_FILES)
     jobs: int = 0
     html: bool = False
+    empty_sections: str = "omit"
     config_file: Path | None = field(default=None, compare=False)
 
     @functools.cached_property
@@ -86,7 +87,9 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "secret_files": (list, "a list of glob strings"),
     "jobs": (int, "a whole number, 0 for one per core"),
     "html": (bool, "true or false"),
+    "empty_sections": (str, '"omit" (leave out a section with nothing to say) or "keep" (the full layout)'),
 }
+EMPTY_SECTIONS = ("omit", "keep")
 CONFIG_KEYS = tuple(_KEYS)
 
 
@@ -223,6 +226,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
             problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
         elif expected is int and value < 0:
             problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
+        elif key == "empty_sections" and value not in EMPTY_SECTIONS:
+            problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
     if problems:
         raise ConfigError(problems)
 
@@ -274,6 +279,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         secret_files=tuple(values.get("secret_files", DEFAULT_SECRET_FILES)),
         jobs=values.get("jobs", 0) or (os.cpu_count() or 1),
         html=values.get("html", False),
+        empty_sections=values.get("empty_sections", "omit"),
         config_file=origin,
     )
 
