@@ -398,9 +398,14 @@ class _Text:
         self._starts: list[int] | None = None
         self._lowered: str | None = None
         self._lines_with: dict[str, list[tuple[int, int]]] = {}
+        self._counted = 0
 
     def line_of(self, offset: int) -> int:
         if self._starts is None:
+            # most files are asked a few lines (one per listed match): counting is cheaper than indexing
+            self._counted += 1
+            if self._counted <= 8:
+                return self.text.count("\n", 0, offset) + 1
             self._starts = [match.end() for match in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._starts, offset) + 1
 
@@ -723,6 +728,11 @@ _DEFINED_KINDS = frozenset({"function", "method", "class"})
 _ANNOTATION = re.compile(r"\w\s*:(?!=)|\)\s*->")
 """A parameter's annotation (``x: int``) or a return annotation (``) -> int``) in a signature."""
 
+def _annotated(signature: Any) -> bool:
+    return isinstance(signature, str) and (":" in signature or "->" in signature) \
+        and _ANNOTATION.search(signature) is not None
+
+
 _EMPTY_LIST = re.compile(r"\s*\(\{match(?:es)?\}\)")
 """A parenthesised ``({matches})`` is left out of a message when there is nothing to list."""
 
@@ -823,7 +833,7 @@ class _Context:
             found = {"": [_Hit(symbol.get("line"), str(symbol.get("name", "")))
                           for symbol in _tables(self.facts.get("symbols"))
                           if symbol.get("kind") in ("function", "method")
-                          and _ANNOTATION.search(str(symbol.get("signature") or ""))]}
+                          and _annotated(symbol.get("signature"))]}
             self._index["annotated"] = found
         return found[""]
 
