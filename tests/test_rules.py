@@ -499,6 +499,8 @@ BEHAVIOUR = [
      "        return torch.cuda.device_count()\n    return 0\n", "**GPU", []),
     ("acme/sync.py", "import torch\n\ndef wait():\n    torch.cuda.synchronize()\n", "**GPUs**", [4]),
     ("acme/alloc.py", 'import torch\n\ndef ones():\n    return torch.ones(2, device="cuda")\n', "**GPU**", [4]),
+    ("acme/example.py", 'import torch\n\ndef ones():\n    """\n    >>> torch.ones(2, device="cuda")\n    """\n',
+     "**GPU", []),                                   # a docstring's example launches nothing
     # type hints from annotations, not from importing typing or typing_extensions
     ("acme/old.py", "from typing_extensions import deprecated\n\n@deprecated('use new')\ndef old(a, b=1):\n"
      "    return a\n", "**type hints**", []),
