@@ -59,6 +59,7 @@ class Config:
     cache: str = ""                 # a URL fsspec reaches, or a folder path; "" without a shared cache
     cache_mode: str = "readwrite"
     cache_max_mb: int = DEFAULT_CACHE_MB
+    empty_sections: str = "omit"
     config_file: Path | None = field(default=None, compare=False)
 
     @functools.cached_property
@@ -95,7 +96,9 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "cache": (str, "a URL (file:///folder, s3://bucket/prefix) or a folder path"),
     "cache_mode": (str, "'read' or 'readwrite'"),
     "cache_max_mb": (int, "a whole number of MiB, 0 or more"),
+    "empty_sections": (str, '"omit" (leave out a section with nothing to say) or "keep" (the full layout)'),
 }
+EMPTY_SECTIONS = ("omit", "keep")
 CONFIG_KEYS = tuple(_KEYS)
 
 
@@ -238,7 +241,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         expected, description = _KEYS[key]
         bad_type = not isinstance(value, expected) or (expected is int and isinstance(value, bool))
         bad_item = expected is list and not all(isinstance(item, str) for item in value)
-        bad_value = (expected is int and value < 0) or (key == "cache_mode" and value not in CACHE_MODES)
+        bad_value = (expected is int and value < 0) or (key == "cache_mode" and value not in CACHE_MODES) or (
+            key == "empty_sections" and value not in EMPTY_SECTIONS)
         if bad_type or bad_item or bad_value:
             problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
     if problems:
@@ -299,6 +303,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         cache=cache,
         cache_mode=values.get("cache_mode", "readwrite"),
         cache_max_mb=values.get("cache_max_mb", DEFAULT_CACHE_MB),
+        empty_sections=values.get("empty_sections", "omit"),
         config_file=origin,
     )
 

@@ -3,6 +3,7 @@ before anything is written, and each key's default and effect shows in the pages
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,7 @@ BAD = {
     "cache": "1",
     "cache_mode": '"write"',                 # only read or readwrite
     "cache_max_mb": "-1",
+    "empty_sections": '"all"',               # a string, but not one of the two layouts
 }
 
 
@@ -134,6 +136,46 @@ def test_include_and_exclude_choose_the_files(tmp_path, capsys):
     assert build(chosen, capsys)[0] == 0
     documented = {page for page in pages(chosen / OUT) if page.endswith("_docs.md")}
     assert documented == {"lib/a.py_docs.md", "README.md_docs.md"}
+
+
+SEED_SECTIONS = ["File Metadata", "File Purpose", "Original Source", "High-Level Overview", "Detailed Analysis",
+                 "Architecture & Design", "Dependencies", "Code Patterns & Idioms", "Performance Considerations",
+                 "Security & Safety", "Testing & Usage", "Related Files", "Cross-References"]
+FILLERS = ("No performance-related code detected", "Manual security review is recommended", "not applicable",
+           "No specific patterns automatically detected", "No obvious security concerns")
+
+
+def headings(page: str) -> list[str]:
+    """The ``##`` headings of a page, outside its embedded source."""
+    outside = re.sub(r"(?ms)^(`{3,})[^\n]*\n.*?^\1[ \t]*$", "", page)
+    return re.findall(r"(?m)^## (.+)$", outside)
+
+
+def test_a_section_with_nothing_to_say_is_left_out_unless_empty_sections_keeps_it(tmp_path, capsys):
+    tree = make_tree(tmp_path, "", **{"notes.txt": "plain words\n"})
+    assert build(tree, capsys)[0] == 0
+    docs = {name: page.decode() for name, page in pages(tree / OUT).items() if name.endswith("_docs.md")}
+    assert set(docs) == {"shapes.py_docs.md", "README.md_docs.md", "notes.txt_docs.md", "pyproject.toml_docs.md"}
+    for name, page in docs.items():
+        found = headings(page)
+        assert found == [title for title in SEED_SECTIONS if title in found], name   # the seed order
+        assert not any(filler in page for filler in FILLERS), name
+    shapes = headings(docs["shapes.py_docs.md"])
+    assert "Code Patterns & Idioms" in shapes           # type hints, at the line of `area`
+    assert "Uses **type hints** (`area` at line 4)." in docs["shapes.py_docs.md"]
+    for title in ("Performance Considerations", "Security & Safety", "Architecture & Design"):
+        assert title not in shapes
+    notes = headings(docs["notes.txt_docs.md"])
+    assert "Dependencies" not in notes and "High-Level Overview" not in notes
+
+    (tree / "pyproject.toml").write_text('[project]\nname = "from-project"\n\n[tool.kwdocs]\nempty_sections = "keep"\n')
+    assert build(tree, capsys)[0] == 0
+    kept = {name: page.decode() for name, page in pages(tree / OUT).items() if name.endswith("_docs.md")}
+    for name, page in kept.items():
+        assert headings(page) == SEED_SECTIONS, name       # the seeds' full layout on every page
+        assert not any(filler in page for filler in FILLERS), name
+    assert "### Performance Notes\n\n*None found.*\n" in kept["shapes.py_docs.md"]
+    assert "### Import Dependencies\n\n*Imports are not read for this file type.*\n" in kept["notes.txt_docs.md"]
 
 
 def test_max_source_bytes_cuts_the_embedded_source(tmp_path, capsys):

@@ -173,7 +173,7 @@ def _definition(page: str, name: str) -> str:
     following = re.compile(r"^\s*- <a id=", re.MULTILINE)
     after = following.search(page, start)
     end = min(after.start() if after else len(page), page.index("### Other Keywords", start)
-              if "### Other Keywords" in page[start:] else page.index("## Architecture", start))
+              if "### Other Keywords" in page[start:] else page.index("\n## ", start))
     return page[start:end]
 
 

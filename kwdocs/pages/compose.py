@@ -71,7 +71,7 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
     entries = model.symbol_entries(facts)
     docs = renderer.render(FILE_TEMPLATES[0], model.file_docs_model(
         facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link,
-        entries=entries))
+        entries=entries, keep_empty=config.empty_sections == "keep"))
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
     section_map = model.section_map(docs, facts.get("symbols", []), shown)
     kw = renderer.render(FILE_TEMPLATES[1], model.file_kw_model(

@@ -138,6 +138,11 @@ def is_test(facts: Facts) -> bool:
     return "test" in facts.get("findings", {}).get("tags", [])
 
 
+def defines_tests(facts: Facts) -> bool:
+    """Whether the file defines tests itself (a file in a test folder may only help them)."""
+    return "defines-tests" in facts.get("findings", {}).get("tags", [])
+
+
 def symbol_entries(facts: Facts) -> list[dict]:
     """Each symbol as the file's pages show it, in the file's order: both pages list every
     symbol (a header defines thousands), so labels and anchors are worked out once for the two."""
@@ -150,8 +155,12 @@ def symbol_entries(facts: Facts) -> list[dict]:
 
 
 def file_docs_model(facts: Facts, *, project: str, related: list[str], links: dict | None,
-                    view: SourceView, src_link: str, entries: list[dict] | None = None) -> dict:
-    """The model of ``<file>_docs.md``; ``entries``: ``symbol_entries(facts)``, if already made."""
+                    view: SourceView, src_link: str, entries: list[dict] | None = None,
+                    keep_empty: bool = False) -> dict:
+    """The model of ``<file>_docs.md``; ``entries``: ``symbol_entries(facts)``, if already made.
+
+    A section with nothing to say is None, and the page leaves it out; ``keep_empty``
+    (``empty_sections = "keep"``) keeps it, empty, and the page says so in one line."""
     path = facts["path"]
     folder = posixpath.dirname(path)
     name = posixpath.basename(path)
@@ -205,12 +214,15 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
         purpose=purpose, generated_note=generated,
         binary=facts.get("binary", False), source_text=view.text, fence_info=facts.get("fence", ""),
         shown=view.shown_bytes, omitted=view.omitted_bytes, masked_lines=list(view.masked_lines),
-        overview=overview,
+        overview=_section(overview, keep_empty),
+        analysis=_section(bool(parse_note or structure or other_keywords), keep_empty),
         parse_note=parse_note, structure=structure, other_keywords=other_keywords,
-        role=findings.get("role", []) or [f"This file is located in `{folder_display(folder)}`."],
-        deps=deps, patterns=findings.get("patterns", []), performance=findings.get("performance", []),
-        security=findings.get("security", []),
-        test_command=f"python -m pytest {path}" if is_test(facts) and facts.get("language") == "python" else "",
+        role=_role_section(findings, keep_empty),
+        deps=_section(deps, keep_empty),
+        patterns=_section(findings.get("patterns", []), keep_empty),
+        performance=_section(findings.get("performance", []), keep_empty),
+        security=_section(findings.get("security", []), keep_empty),
+        test_command=f"python -m pytest {path}" if defines_tests(facts) and facts.get("language") == "python" else "",
         tests_using=tests_using, more_tests=max(0, len(test_users) - USED_BY_LIMIT),
         used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT),
         related=[dict(name=other, link=layout.sibling_link(layout.docs_page(other))) for other in related],
@@ -220,6 +232,23 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
         doc_link=layout.link(page, layout.doc_page(folder)),
         src_link=src_link,
     )
+
+
+def _section(content, keep_empty: bool):
+    """A section's content, or None (left out) when it has nothing to say and empty sections
+    are not kept; a kept empty section is its empty content, which the page says in one line."""
+    if content:
+        return content
+    return (content if content is not None else {}) if keep_empty else None
+
+
+def _role_section(findings: dict, keep_empty: bool) -> list[str] | None:
+    """Architecture & Design: the role rules' sentences; one that only says which folder the
+    file is in (tagged ``no-role``) is kept only with the seeds' full layout."""
+    role = findings.get("role", [])
+    if "no-role" in findings.get("tags", []) and not keep_empty:
+        return None
+    return role or ([] if keep_empty else None)
 
 
 _GENERATED = re.compile(r"@generated|\bdo not edit\b|\b(?:auto(?:matically)?[- ]?)generated\b|"

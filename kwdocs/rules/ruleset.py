@@ -37,7 +37,7 @@ from kwdocs.languages import by_id, known_ids
 
 SECTIONS: tuple[str, ...] = ("purpose", "role", "patterns", "performance", "security")
 
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"
 """Bumped when evaluation changes meaning, so cached findings are recomputed."""
 
 LABEL_LIMIT = 5
@@ -49,7 +49,8 @@ LABEL_WIDTH = 48
 SECRET_LABEL_WIDTH = 20
 """Longest masked secret shown in a finding: its kept prefix and some stars are enough."""
 
-TRIGGERS: tuple[str, ...] = ("paths", "imports", "decorators", "bases", "symbols", "calls", "text")
+TRIGGERS: tuple[str, ...] = ("paths", "imports", "decorators", "bases", "symbols", "defines", "calls",
+                             "annotated", "text")
 
 PLACEHOLDERS: frozenset[str] = frozenset(
     {"path", "name", "folder", "folder_name", "where", "project", "type", "language", "match", "matches"})
@@ -98,6 +99,8 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     "decorators": (_string_list, "a list of decorator names"),
     "bases": (_string_list, "a list of base class names"),
     "symbols": (_string_list, "a list of symbol names"),
+    "defines": (_string_list, "a list of defined function, method or class names"),
+    "annotated": (_of_type(bool), "true or false"),
     "calls": (_string_list, "a list of called names"),
     "if_args": (_string_table, "a table of argument = regex"),
     "unless_args": (_string_table, "a table of argument = regex"),
@@ -192,7 +195,9 @@ class Rule:
     decorators: re.Pattern | None
     bases: re.Pattern | None
     symbols: re.Pattern | None
+    defines: re.Pattern | None
     calls: re.Pattern | None
+    annotated: bool
     if_args: tuple[tuple[str, re.Pattern], ...]
     unless_args: tuple[tuple[str, re.Pattern], ...]
     text: tuple[re.Pattern, ...]
@@ -301,7 +306,9 @@ def _compile(spec: dict[str, Any], source: str) -> Rule:
         decorators=_name_regex(spec.get("decorators", [])),
         bases=_name_regex(spec.get("bases", [])),
         symbols=_name_regex(spec.get("symbols", [])),
+        defines=_name_regex(spec.get("defines", [])),
         calls=_call_regex(spec.get("calls", [])),
+        annotated=spec.get("annotated", False),
         if_args=args("if_args"), unless_args=args("unless_args"),
         text=tuple(_regex(p, where, "text") for p in spec.get("text", [])),
         text_ignore=tuple(_regex(p, where, "text_ignore") for p in spec.get("text_ignore", [])),
@@ -391,9 +398,14 @@ class _Text:
         self._starts: list[int] | None = None
         self._lowered: str | None = None
         self._lines_with: dict[str, list[tuple[int, int]]] = {}
+        self._counted = 0
 
     def line_of(self, offset: int) -> int:
         if self._starts is None:
+            # most files are asked a few lines (one per listed match): counting is cheaper than indexing
+            self._counted += 1
+            if self._counted <= 8:
+                return self.text.count("\n", 0, offset) + 1
             self._starts = [match.end() for match in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._starts, offset) + 1
 
@@ -439,11 +451,23 @@ def _short(text: str) -> str:
     return text if len(text) <= LABEL_WIDTH else text[: LABEL_WIDTH - 1] + "…"
 
 
-def _code_list(labels: list[str]) -> str:
-    unique = sorted({_short(label) for label in labels})
-    shown = ", ".join(f"`{label}`" for label in unique[:LABEL_LIMIT])
+def _code_list(labels: list[str], lines: list[int] | None = None) -> str:
+    """Matches as code spans, each with the first line it was found on when lines are given."""
+    first: dict[str, int] = {}
+    for label, line in zip(labels, lines or [0] * len(labels)):
+        short = _short(label)
+        if short not in first or (line and (not first[short] or line < first[short])):
+            first[short] = line
+    unique = sorted(first)
+    shown = ", ".join(f"`{label}` at line {first[label]}" if first[label] else f"`{label}`"
+                      for label in unique[:LABEL_LIMIT])
     more = len(unique) - LABEL_LIMIT
     return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _line(value: Any) -> int:
+    """A hit's line as a whole number (0: not known)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _normal_decorator(text: str) -> str:
@@ -593,7 +617,8 @@ class RuleSet:
                 line = hit.line if isinstance(hit.line, int) and not isinstance(hit.line, bool) else 0
                 out["security"].append({"line": line, "message": message, "rule": rule.id})
         else:
-            out[rule.section].append(context.format(rule, [hit.label for hit in hits if hit.label]))
+            out[rule.section].append(context.format(rule, [hit.label for hit in hits if hit.label],
+                                                    [_line(hit.line) for hit in hits if hit.label]))
         return True
 
     def _folder_rules(self, folder: str) -> frozenset[str]:
@@ -699,6 +724,15 @@ def _mask(secret: str, keep: int, fill: str = "*") -> str:
     return secret[:keep] + re.sub(r"[^\n]", fill, secret[keep:])
 
 
+_DEFINED_KINDS = frozenset({"function", "method", "class"})
+_ANNOTATION = re.compile(r"\w\s*:(?!=)|\)\s*->")
+"""A parameter's annotation (``x: int``) or a return annotation (``) -> int``) in a signature."""
+
+def _annotated(signature: Any) -> bool:
+    return isinstance(signature, str) and (":" in signature or "->" in signature) \
+        and _ANNOTATION.search(signature) is not None
+
+
 _EMPTY_LIST = re.compile(r"\s*\(\{match(?:es)?\}\)")
 """A parenthesised ``({matches})`` is left out of a message when there is nothing to list."""
 
@@ -730,6 +764,8 @@ class _Context:
             return [_Hit(None, "")] if matched else []
         if key == "text":
             return self._text_hits(rule)
+        if key == "annotated":
+            return self._annotated()
         if key == "calls":
             return [_Hit(hit.line, self._call_label(rule, call))
                     for call, hit in self._indexed("calls").get(rule.id, []) if self._args_ok(rule, call)]
@@ -784,6 +820,23 @@ class _Context:
                 yield str(symbol.get("name", "")), lambda symbol=symbol: _Hit(
                     symbol.get("line"), str(symbol.get("parent") or symbol.get("name", "")))
 
+    def _defines(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+        for symbol in _tables(self.facts.get("symbols")):
+            if symbol.get("kind") in _DEFINED_KINDS:
+                yield str(symbol.get("name", "")), lambda symbol=symbol: _Hit(
+                    symbol.get("line"), str(symbol.get("name", "")))
+
+    def _annotated(self) -> list[_Hit]:
+        """Functions and methods whose signature carries a type annotation (a parameter's or the return's)."""
+        found = self._index.get("annotated")
+        if found is None:
+            found = {"": [_Hit(symbol.get("line"), str(symbol.get("name", "")))
+                          for symbol in _tables(self.facts.get("symbols"))
+                          if symbol.get("kind") in ("function", "method")
+                          and _annotated(symbol.get("signature"))]}
+            self._index["annotated"] = found
+        return found[""]
+
     def _calls(self) -> Iterator[tuple[str, Callable[[], tuple[Mapping, _Hit]]]]:
         for call in _tables(self.calls):
             name = call.get("name")
@@ -820,7 +873,7 @@ class _Context:
             group = "name" if "name" in match.re.groupindex and match.group("name") else 0
             if any(ignore.search(match.group(group)) for ignore in rule.text_ignore):
                 continue
-            line = self.scanned.line_of(match.start()) if every else None
+            line = self.scanned.line_of(match.start(group))
             hits.append(_Hit(line, self._masked(*match.span(group))))
             if not every and len(hits) >= enough:
                 break
@@ -871,11 +924,12 @@ class _Context:
             "language": str(self.facts.get("language") or ""),
         }
 
-    def format(self, rule: Rule, labels: list[str]) -> str:
+    def format(self, rule: Rule, labels: list[str], lines: list[int] | None = None) -> str:
+        """The rule's message for these matches; with ``lines``, each listed match names its line."""
         values = {
             **self._file_values,
             "match": f"`{_short(min(labels))}`" if labels else "",
-            "matches": _code_list(labels),
+            "matches": _code_list(labels, lines),
         }
         message = rule.message if labels else _EMPTY_LIST.sub("", rule.message)
         return message.format_map(values)
