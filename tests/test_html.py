@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -280,3 +281,32 @@ def test_search_data_lists_keywords_with_kind_file_line_and_anchor(golden_tree):
     tree_text = (folder / "tree.js").read_text()
     tree = json.loads(tree_text[len("window.KWDOCS_TREE = "):].rstrip().rstrip(";"))
     assert "tools/make_shapes.py" in tree["files"] and "geometry/shapes" in tree["folders"]
+
+
+def _line_of_anchor(page: str, number: int) -> str:
+    """The source text that follows line ``number``'s anchor, up to the next line's, tags removed."""
+    found = re.search(rf'<a id="L{number}" href="#L{number}"></a>(.*?)(?:<a id="L{number + 1}"|</code>)', page, re.DOTALL)
+    assert found, f"no anchor for line {number}"
+    return re.sub(r"<[^>]+>", "", found.group(1))
+
+
+def test_source_lines_are_numbered_anchored_and_definitions_link_to_their_line(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    small = "import os\n\n\nclass Shape:\n    '''A shape.'''\n\n    def area(self, r):\n        return 3.14 * r * r\n"
+    (tree / "pkg" / "shapes.py").write_text(small)
+    big = "".join(f"VALUE_{n} = {n}\n" for n in range(site.FOLD_LINES + 10)) + "def last():\n    return 1\n"
+    (tree / "pkg" / "big.py").write_text(big)
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    page = (tree / "kwdocs-out" / "site" / "pkg" / "shapes.py_docs.html").read_text()
+    for number, line in enumerate(small.splitlines(), 1):   # every line has its anchor, before its text
+        assert _line_of_anchor(page, number).strip() == html_unescape(line).strip()
+    # the entries of Detailed Analysis link to their lines
+    assert re.search(r'<code>Shape</code></strong>.{0,200}?\(<a class="kwdocs-line-ref" href="#L4">line 4</a>\)', page)
+    assert re.search(r'<code>area</code></strong>.{0,300}?\(<a class="kwdocs-line-ref" href="#L7">line 7</a>\)', page)
+    assert '<details class="kwdocs-source" open>' in page        # a small source is shown at once
+    big_page = (tree / "kwdocs-out" / "site" / "pkg" / "big.py_docs.html").read_text()
+    last = site.FOLD_LINES + 11
+    assert _line_of_anchor(big_page, last).startswith("def last")
+    assert '<details class="kwdocs-source">' in big_page         # a long one is folded
+    assert f'href="#L{last}">line {last}</a>' in big_page
