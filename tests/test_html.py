@@ -310,3 +310,43 @@ def test_source_lines_are_numbered_anchored_and_definitions_link_to_their_line(t
     assert _line_of_anchor(big_page, last).startswith("def last")
     assert '<details class="kwdocs-source">' in big_page         # a long one is folded
     assert f'href="#L{last}">line {last}</a>' in big_page
+
+
+def test_summary_counts_html_pages_written_and_removed(tmp_path, capsys):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "a.py").write_text("def a():\n    return 1\n")
+    (tree / "pkg" / "b.py").write_text("def b():\n    return 2\n")
+    site_folder = tree / "kwdocs-out" / "site"
+
+    def summary(*extra: str) -> tuple[int, int]:
+        capsys.readouterr()
+        assert run_kwdocs("build", "--src", str(tree), "--html", *extra) == 0
+        line = capsys.readouterr().out.strip().splitlines()[-1]
+        found = re.search(r"HTML: ([\d,]+) written, ([\d,]+) removed", line)
+        assert found, line
+        return int(found.group(1).replace(",", "")), int(found.group(2).replace(",", ""))
+
+    written, removed = summary()
+    pages = [path for path in site_folder.rglob("*.html") if "_kwdocs" not in path.parts]
+    assert (written, removed) == (len(pages), 0) and written > 0
+    assert summary() == (0, 0)                              # nothing changed, nothing written
+    (tree / "pkg" / "b.py").unlink()
+    written, removed = summary()
+    assert removed == 2 and not (site_folder / "pkg" / "b.py_docs.html").exists()
+    assert written >= 1                                      # the folder's pages list one file fewer
+
+
+def test_site_rendered_in_parallel_is_the_site_rendered_in_one_process(tmp_path):
+    tree = tmp_path / "tree"
+    for number in range(site.PARALLEL_PAGES // 2 + 4):
+        folder = tree / f"p{number % 3}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"m{number}.py").write_text(f"class C{number}:\n    '''Number {number}.'''\n" * (number + 1))
+    sites = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        assert run_kwdocs("build", "--src", str(tree), "--out", str(out), "-q", "--html", "-j", jobs) == 0
+        sites.append({path.relative_to(out).as_posix(): path.read_bytes()
+                      for path in (out / "site").rglob("*") if path.is_file()})
+    assert len(sites[0]) > site.PARALLEL_PAGES and sites[0] == sites[1]

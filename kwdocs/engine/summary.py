@@ -28,12 +28,14 @@ def problems(config: Config, scanned: ScanResult) -> list[tuple[str, str]]:
 
 
 def report(write, config: Config, scanned: ScanResult, written: int, removed: int, seconds: float,
-           quiet: bool = False) -> None:
+           quiet: bool = False, html: tuple[int, int] | None = None) -> None:
+    """The summary line; ``html``: HTML pages written and removed, when the build made the site."""
     found = problems(config, scanned)
     if not quiet:
         for _, line in found:
             write(f"problem: {line}\n")
-    write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, "
+    site = f"HTML: {html[0]:,} written, {html[1]:,} removed, " if html is not None and config.html else ""
+    write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, {site}"
           f"{len({path for path, _ in found}):,} files with problems ({seconds:.2f} s)\n")
 
 
@@ -52,7 +54,7 @@ class _Counting:
         self.config = config
         self.scanned = scanned
         self.quiet = quiet
-        self.counts = {"written": 0, "removed": 0, "extracted": 0}
+        self.counts = {"written": 0, "removed": 0, "extracted": 0, "html_written": 0, "html_removed": 0}
         self.files_total = len(scanned.files)
         self.files_done = 0
         self.started = time.monotonic()
@@ -113,7 +115,8 @@ class _Counting:
         if self.tidy is not None and not self.failed:
             self.counts["removed"] += self.tidy()
         report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
-               time.monotonic() - self.started, self.quiet)
+               time.monotonic() - self.started, self.quiet,
+               html=(self.counts["html_written"], self.counts["html_removed"]))
 
 
 @functools.cache

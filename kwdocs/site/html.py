@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import html as html_lib
 import io
+import multiprocessing
 import posixpath
 import re
 import unicodedata
@@ -379,6 +380,28 @@ def markdown_pages(config: Config, subjects: dict[str, str] | None = None) -> li
     return sorted(written_pages(config, subjects))
 
 
+PARALLEL_PAGES = 64     # fewer pages than this are rendered in the build's own process
+
+
+def _render_pages(config: Config, todo: list[tuple[str, str | None]]) -> int:
+    """Render ``todo`` (Markdown page, subject) into the site; returns pages changed."""
+    return sum(write_site_page(config, md_page, (config.out / md_page).read_text("utf-8", "replace"), subject)
+               for md_page, subject in todo)
+
+
+def _render_all(config: Config, todo: list[tuple[str, str | None]]) -> int:
+    """Render ``todo``, in ``config.jobs`` forked processes when there are many: highlighting
+    the sources is most of the site's time, and pages are independent of each other."""
+    jobs = min(config.jobs, len(todo) // (PARALLEL_PAGES // 2))
+    if jobs < 2 or len(todo) < PARALLEL_PAGES or "fork" not in multiprocessing.get_all_start_methods():
+        return _render_pages(config, todo)
+    # large pages first, then dealt round-robin: the shares take about as long as each other
+    todo = sorted(todo, key=lambda item: -(output.stamp(config.out / item[0]) or (0, 0))[0])
+    shares = [todo[index::jobs * 4] for index in range(jobs * 4)]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return sum(pool.starmap(_render_pages, [(config, share) for share in shares]))
+
+
 def build_site(config: Config) -> dict:
     """Bring ``<out>/site`` up to date with the Markdown pages; returns counts.
 
@@ -396,7 +419,8 @@ def build_site(config: Config) -> dict:
     subjects = page_subjects(config)
     pages = markdown_pages(config, subjects)
     recorded: dict[str, list] = {}
-    written = removed = 0
+    todo: list[tuple[str, str | None]] = []
+    removed = 0
     for md_page in pages:
         source = config.out / md_page
         stamp = output.stamp(source)
@@ -410,8 +434,9 @@ def build_site(config: Config) -> dict:
         data = source.read_bytes()
         sha = hashlib.sha256(data).hexdigest()
         if not (old and old[2] == sha and target_exists):
-            written += write_site_page(config, md_page, data.decode("utf-8", "replace"), subjects.get(md_page))
+            todo.append((md_page, subjects.get(md_page)))
         recorded[md_page] = [*stamp, sha]
+    written = _render_all(config, todo)
     for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
         removed += remove_site_page(config, md_page)
     assets = write_static(config)
