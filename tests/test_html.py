@@ -350,3 +350,19 @@ def test_site_rendered_in_parallel_is_the_site_rendered_in_one_process(tmp_path)
         sites.append({path.relative_to(out).as_posix(): path.read_bytes()
                       for path in (out / "site").rglob("*") if path.is_file()})
     assert len(sites[0]) > site.PARALLEL_PAGES and sites[0] == sites[1]
+
+
+def test_long_pages_have_contents_and_links_name_files_not_page_files(golden_tree):
+    assert run_kwdocs("build", "--src", str(golden_tree), "-q", "--html") == 0
+    site_folder = golden_tree / "kwdocs-out" / "site"
+    docs = (site_folder / "geometry" / "shapes" / "circle.py_docs.html").read_text()
+    contents = re.search(r'<details class="kwdocs-toc" open>(.*?)</details>', docs, re.DOTALL)
+    assert contents, "a docs page has a table of contents"
+    sections = re.findall(r'<a href="#([^"]+)">([^<]+)</a>', contents.group(1))
+    headings = re.findall(r'<h2 id="([^"]+)">([^<]+)<a class="headerlink"', docs)
+    assert sections == headings and len(sections) >= site.TOC_MIN_SECTIONS
+    for path in site_folder.rglob("*.html"):
+        for text in re.findall(r"<a [^>]*>(.*?)</a>", path.read_text(), re.DOTALL):
+            assert not re.search(r"(_docs|_kw|index|doc|keywords)\.md\b", text), (path, text)
+    kw = (site_folder / "geometry" / "shapes" / "circle.py_kw.html").read_text()
+    assert re.search(r'<a href="./circle.py_docs.html"[^>]*><code>circle.py</code></a>', kw)

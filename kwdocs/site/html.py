@@ -298,6 +298,31 @@ def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
     return crumbs
 
 
+TOC_MIN_SECTIONS = 5       # a page with fewer sections needs no table of contents
+_SECTION = re.compile(r'<h2 id="([^"]+)">(.*?)<a class="headerlink"', re.DOTALL)
+
+
+def contents(body: str) -> list[dict]:
+    """The page's sections (id and plain text) for its table of contents; none on a short page."""
+    sections = [dict(id=html_lib.unescape(anchor), label=html_lib.unescape(_TAG.sub("", text)).strip())
+                for anchor, text in _SECTION.findall(body)]
+    return sections if len(sections) >= TOC_MIN_SECTIONS else []
+
+
+# a link whose text names a page file: the site names what the page is about instead
+_PAGE_NAME_LINK = re.compile(r"(<a [^>]*>)<code>([^<]*?)(_docs\.md|_kw\.md)</code></a>")
+_FOLDER_PAGE_LINK = re.compile(r"(<a [^>]*>)<code>(index\.md|doc\.md|keywords\.md)</code></a>")
+_FOLDER_PAGE_LABELS = {"index.md": "folder index", "doc.md": "folder documentation", "keywords.md": "keyword index"}
+
+
+def name_links(body: str) -> str:
+    """``linear.py_docs.md`` reads ``linear.py``, ``linear.py_kw.md`` ``linear.py keywords``,
+    ``index.md`` ``folder index``: the reader of the site never sees a page file."""
+    body = _PAGE_NAME_LINK.sub(lambda m: f"{m.group(1)}<code>{m.group(2)}</code>"
+                               f"{' keywords' if m.group(3) == '_kw.md' else ''}</a>", body)
+    return _FOLDER_PAGE_LINK.sub(lambda m: f"{m.group(1)}{_FOLDER_PAGE_LABELS[m.group(2)]}</a>", body)
+
+
 def _environment(override: Path | None) -> jinja2.Environment:
     folders = ([str(override)] if override else []) + [str(shipped_templates())]
     return jinja2.Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
@@ -321,11 +346,12 @@ def render_site_page(config: Config, md_page: str, markdown_text: str, subject: 
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
+    body = name_links(markdown_to_html(markdown_text, md_page))
     return _template(config).render(
         csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
-        body=markdown_to_html(markdown_text, md_page))
+        body=body, toc=contents(body))
 
 
 def write_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> bool:
