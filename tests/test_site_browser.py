@@ -299,3 +299,14 @@ def test_nothing_is_wider_than_a_phone_and_the_folder_tree_is_a_drawer(browser, 
     print(f"mobile screenshots: {tmp_path}")
     assert watched.clean(), watched
     context.close()
+
+
+def test_a_keywords_source_link_opens_the_docs_page_at_its_line(page, built):
+    watched = watch(page)
+    page.goto((built / "geometry" / "shapes" / "circle.py_kw.html").as_uri())
+    entry = page.locator("article a", has_text="class, line 9")
+    entry.locator("xpath=following-sibling::a[1]").click()
+    page.wait_for_url("**/circle.py_docs.html#L9")
+    assert page.evaluate("document.querySelector(':target').id") == "L9"
+    assert page.locator("#L9").is_visible()
+    assert watched.clean(), watched

@@ -211,6 +211,14 @@ def _line_link(match: re.Match) -> str:
     return f'{match.group(1)} (<a class="kwdocs-line-ref" href="#L{match.group(2)}">line {match.group(2)}</a>)'
 
 
+# a keyword page's "[class, line 9](x_docs.md#anchor)": its entry, and beside it its source line
+_KEYWORD_LINE = re.compile(r'(<a href="([^"#]*_docs\.html)#[^"]*"[^>]*>[^<]*?, line (\d+)</a>)')
+
+
+def _keyword_line_link(match: re.Match) -> str:
+    return f'{match.group(1)} <a class="kwdocs-line-ref" href="{match.group(2)}#L{match.group(3)}">source</a>'
+
+
 def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
     """Where the Original Source block of a docs page starts and ends, its info string and its
     text; None when the page has none (a binary file, a custom template)."""
@@ -347,6 +355,8 @@ def render_site_page(config: Config, md_page: str, markdown_text: str, subject: 
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
     body = name_links(markdown_to_html(markdown_text, md_page))
+    if kind == "kw":
+        body = _KEYWORD_LINE.sub(_keyword_line_link, body)
     return _template(config).render(
         csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
