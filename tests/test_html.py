@@ -285,22 +285,24 @@ def test_search_data_lists_keywords_with_kind_file_line_and_anchor(golden_tree):
 
 def _line_of_anchor(page: str, number: int) -> str:
     """The source text that follows line ``number``'s anchor, up to the next line's, tags removed."""
-    found = re.search(rf'<a id="L{number}" href="#L{number}"></a>(.*?)(?:<a id="L{number + 1}"|</code>)', page, re.DOTALL)
+    found = re.search(rf'<a id="L{number}"></a>(.*?)(?:<a id="L{number + 1}"|</code>)', page, re.DOTALL)
     assert found, f"no anchor for line {number}"
-    return re.sub(r"<[^>]+>", "", found.group(1))
+    return html_unescape(re.sub(r"<[^>]+>", "", found.group(1)))
 
 
 def test_source_lines_are_numbered_anchored_and_definitions_link_to_their_line(tmp_path):
     tree = tmp_path / "tree"
     (tree / "pkg").mkdir(parents=True)
-    small = "import os\n\n\nclass Shape:\n    '''A shape.'''\n\n    def area(self, r):\n        return 3.14 * r * r\n"
+    small = ("import os\n\n\nclass Shape:\n    \"\"\"A <shape> & 'its' \"area\".\"\"\"\n\n    def area(self, r):\n"
+             "        return 3.14 * r * r if r > 0 else '<none>'\n")
     (tree / "pkg" / "shapes.py").write_text(small)
     big = "".join(f"VALUE_{n} = {n}\n" for n in range(site.FOLD_LINES + 10)) + "def last():\n    return 1\n"
     (tree / "pkg" / "big.py").write_text(big)
     assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
     page = (tree / "kwdocs-out" / "site" / "pkg" / "shapes.py_docs.html").read_text()
     for number, line in enumerate(small.splitlines(), 1):   # every line has its anchor, before its text
-        assert _line_of_anchor(page, number).strip() == html_unescape(line).strip()
+        assert _line_of_anchor(page, number).rstrip("\n") == line
+    assert "<none>" not in page and "<shape>" not in page                # escaped all the same
     # the entries of Detailed Analysis link to their lines
     assert re.search(r'<code>Shape</code></strong>.{0,200}?\(<a class="kwdocs-line-ref" href="#L4">line 4</a>\)', page)
     assert re.search(r'<code>area</code></strong>.{0,300}?\(<a class="kwdocs-line-ref" href="#L7">line 7</a>\)', page)

@@ -249,6 +249,8 @@ def test_a_definitions_line_link_scrolls_to_that_source_line(page, built, tmp_pa
     box = line.bounding_box()
     header = page.locator(".kwdocs-header").bounding_box()
     assert box and header and header["height"] <= box["y"] < 800 - box["height"], box
+    page.locator("#L10").click(position={"x": 5, "y": 5})          # a line's number links to the line
+    page.wait_for_url("**/circle.py_docs.html#L10")
     page.screenshot(path=str(tmp_path / "line-link.png"))
     print(f"screenshot after following a line link: {tmp_path / 'line-link.png'}")
     assert watched.clean(), watched

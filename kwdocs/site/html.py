@@ -261,12 +261,13 @@ def source_block(text: str, info: str) -> str:
     so lines can be split after formatting."""
     out = io.StringIO()
     _FORMATTER.format(_tokens(text, info), out)
-    lines = out.getvalue().split("\n")
+    # quotes need no escaping in text, and Pygments' own attributes (class names) hold none
+    lines = out.getvalue().replace("&quot;", '"').replace("&#39;", "'").split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    # an empty link per line: its number is drawn by the stylesheet (a CSS counter), so copying
-    # the source copies no numbers, and a line costs a few bytes
-    rows = "\n".join(f'<a id="L{number}" href="#L{number}"></a>{line}' for number, line in enumerate(lines, 1))
+    # an empty anchor per line: its number is drawn by the stylesheet (a CSS counter) and made a
+    # link by the script, so copying the source copies no numbers, and a line costs a few bytes
+    rows = "\n".join(f'<a id="L{number}"></a>{line}' for number, line in enumerate(lines, 1))
     count = len(lines)
     fold = "" if count > FOLD_LINES else " open"
     return (f'<details class="kwdocs-source"{fold}><summary>Source ({count:,} line{"s" if count != 1 else ""})</summary>'

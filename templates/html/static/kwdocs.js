@@ -365,8 +365,19 @@
     });
   }
 
+  // a source line's number (drawn by the stylesheet on its anchor) links to the line
+  function setUpLineNumbers() {
+    document.addEventListener("click", function (event) {
+      var anchor = event.target;
+      if (!anchor || anchor.nodeName !== "A" || anchor.hasAttribute("href") || !/^L\d+$/.test(anchor.id) ||
+          !anchor.closest(".kwdocs-numbered")) return;
+      location.hash = anchor.id;
+    });
+  }
+
   function start() {
     setUpTheme();
+    setUpLineNumbers();
     setUpDrawer();
     revealTarget();
     window.addEventListener("hashchange", revealTarget);
