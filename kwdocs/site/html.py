@@ -140,8 +140,7 @@ def _anchor_headings(body: str) -> str:
             slug = f"{base}_{number}"
         seen.add(slug)
         level = match.group(1)
-        return (f'<h{level} id="{slug}">{match.group(2)}<a class="headerlink" href="#{slug}" '
-                f'title="Link to this section">¶</a></h{level}>')
+        return f'<h{level} id="{slug}">{match.group(2)}<a class="headerlink" href="#{slug}">¶</a></h{level}>'
     return _HEADING.sub(anchor, body)
 
 
@@ -179,7 +178,7 @@ def sanitize(html: str, md_page: str) -> str:
     """Keep only what the pages need; rewrite page links to the HTML pages on the way."""
     return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES,
                      attribute_filter=_attribute_filter(md_page), strip_comments=True,
-                     link_rel="noopener noreferrer")
+                     link_rel=None)   # no link may open a window (no target) and the page sends no referrer
 
 
 def markdown_to_html(markdown_text: str, md_page: str) -> str:
