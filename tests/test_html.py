@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -280,3 +281,90 @@ def test_search_data_lists_keywords_with_kind_file_line_and_anchor(golden_tree):
     tree_text = (folder / "tree.js").read_text()
     tree = json.loads(tree_text[len("window.KWDOCS_TREE = "):].rstrip().rstrip(";"))
     assert "tools/make_shapes.py" in tree["files"] and "geometry/shapes" in tree["folders"]
+
+
+def _line_of_anchor(page: str, number: int) -> str:
+    """The source text that follows line ``number``'s anchor, up to the next line's, tags removed."""
+    found = re.search(rf'<a id="L{number}"></a>(.*?)(?:<a id="L{number + 1}"|</code>)', page, re.DOTALL)
+    assert found, f"no anchor for line {number}"
+    return html_unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+
+
+def test_source_lines_are_numbered_anchored_and_definitions_link_to_their_line(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    small = ("import os\n\n\nclass Shape:\n    \"\"\"A <shape> & 'its' \"area\".\"\"\"\n\n    def area(self, r):\n"
+             "        return 3.14 * r * r if r > 0 else '<none>'\n")
+    (tree / "pkg" / "shapes.py").write_text(small)
+    big = "".join(f"VALUE_{n} = {n}\n" for n in range(site.FOLD_LINES + 10)) + "def last():\n    return 1\n"
+    (tree / "pkg" / "big.py").write_text(big)
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    page = (tree / "kwdocs-out" / "site" / "pkg" / "shapes.py_docs.html").read_text()
+    for number, line in enumerate(small.splitlines(), 1):   # every line has its anchor, before its text
+        assert _line_of_anchor(page, number).rstrip("\n") == line
+    assert "<none>" not in page and "<shape>" not in page                # escaped all the same
+    # the entries of Detailed Analysis link to their lines
+    assert re.search(r'<code>Shape</code></strong>.{0,200}?\(<a class="kwdocs-line-ref" href="#L4">line 4</a>\)', page)
+    assert re.search(r'<code>area</code></strong>.{0,300}?\(<a class="kwdocs-line-ref" href="#L7">line 7</a>\)', page)
+    assert '<details class="kwdocs-source" open>' in page        # a small source is shown at once
+    big_page = (tree / "kwdocs-out" / "site" / "pkg" / "big.py_docs.html").read_text()
+    last = site.FOLD_LINES + 11
+    assert _line_of_anchor(big_page, last).startswith("def last")
+    assert '<details class="kwdocs-source">' in big_page         # a long one is folded
+    assert f'href="#L{last}">line {last}</a>' in big_page
+
+
+def test_summary_counts_html_pages_written_and_removed(tmp_path, capsys):
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "a.py").write_text("def a():\n    return 1\n")
+    (tree / "pkg" / "b.py").write_text("def b():\n    return 2\n")
+    site_folder = tree / "kwdocs-out" / "site"
+
+    def summary(*extra: str) -> tuple[int, int]:
+        capsys.readouterr()
+        assert run_kwdocs("build", "--src", str(tree), "--html", *extra) == 0
+        line = capsys.readouterr().out.strip().splitlines()[-1]
+        found = re.search(r"HTML: ([\d,]+) written, ([\d,]+) removed", line)
+        assert found, line
+        return int(found.group(1).replace(",", "")), int(found.group(2).replace(",", ""))
+
+    written, removed = summary()
+    pages = [path for path in site_folder.rglob("*.html") if "_kwdocs" not in path.parts]
+    assert (written, removed) == (len(pages), 0) and written > 0
+    assert summary() == (0, 0)                              # nothing changed, nothing written
+    (tree / "pkg" / "b.py").unlink()
+    written, removed = summary()
+    assert removed == 2 and not (site_folder / "pkg" / "b.py_docs.html").exists()
+    assert written >= 1                                      # the folder's pages list one file fewer
+
+
+def test_site_rendered_in_parallel_is_the_site_rendered_in_one_process(tmp_path):
+    tree = tmp_path / "tree"
+    for number in range(site.PARALLEL_PAGES // 2 + 4):
+        folder = tree / f"p{number % 3}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"m{number}.py").write_text(f"class C{number}:\n    '''Number {number}.'''\n" * (number + 1))
+    sites = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        assert run_kwdocs("build", "--src", str(tree), "--out", str(out), "-q", "--html", "-j", jobs) == 0
+        sites.append({path.relative_to(out).as_posix(): path.read_bytes()
+                      for path in (out / "site").rglob("*") if path.is_file()})
+    assert len(sites[0]) > site.PARALLEL_PAGES and sites[0] == sites[1]
+
+
+def test_long_pages_have_contents_and_links_name_files_not_page_files(golden_tree):
+    assert run_kwdocs("build", "--src", str(golden_tree), "-q", "--html") == 0
+    site_folder = golden_tree / "kwdocs-out" / "site"
+    docs = (site_folder / "geometry" / "shapes" / "circle.py_docs.html").read_text()
+    contents = re.search(r'<details class="kwdocs-toc" open>(.*?)</details>', docs, re.DOTALL)
+    assert contents, "a docs page has a table of contents"
+    sections = re.findall(r'<a href="#([^"]+)">([^<]+)</a>', contents.group(1))
+    headings = re.findall(r'<h2 id="([^"]+)">([^<]+)<a class="headerlink"', docs)
+    assert sections == headings and len(sections) >= site.TOC_MIN_SECTIONS
+    for path in site_folder.rglob("*.html"):
+        for text in re.findall(r"<a [^>]*>(.*?)</a>", path.read_text(), re.DOTALL):
+            assert not re.search(r"(_docs|_kw|index|doc|keywords)\.md\b", text), (path, text)
+    kw = (site_folder / "geometry" / "shapes" / "circle.py_kw.html").read_text()
+    assert re.search(r'<a href="./circle.py_docs.html"[^>]*><code>circle.py</code></a>', kw)

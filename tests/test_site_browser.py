@@ -230,3 +230,85 @@ def test_a_folder_named_like_a_page_shows_its_real_name_everywhere(page, tmp_pat
     page.wait_for_url("**/site/index.md~/index.html")
     assert page.title().startswith("index.md · folder index")
     assert watched.clean(), watched
+
+
+def test_a_definitions_line_link_scrolls_to_that_source_line(page, built, tmp_path):
+    watched = watch(page)
+    page.goto((built / "geometry" / "shapes" / "circle.py_docs.html").as_uri())
+    link = page.locator("a.kwdocs-line-ref", has_text="line 9").first
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    link.click()
+    page.wait_for_url("**/circle.py_docs.html#L9")
+    line = page.locator("#L9")
+    # the line's text follows its anchor, and the anchor is on screen below the sticky header
+    source_line = (built.parent.parent / "geometry" / "shapes" / "circle.py").read_text().splitlines()[8]
+    assert source_line.strip().startswith("class Circle")
+    after = line.evaluate("a => { let t = ''; for (let n = a.nextSibling; n && n.nodeName !== 'A'; n = n.nextSibling)"
+                          " t += n.textContent; return t; }")
+    assert after.split("\n")[0] == source_line
+    box = line.bounding_box()
+    header = page.locator(".kwdocs-header").bounding_box()
+    assert box and header and header["height"] <= box["y"] < 800 - box["height"], box
+    page.locator("#L10").click(position={"x": 5, "y": 5})          # a line's number links to the line
+    page.wait_for_url("**/circle.py_docs.html#L10")
+    page.screenshot(path=str(tmp_path / "line-link.png"))
+    print(f"screenshot after following a line link: {tmp_path / 'line-link.png'}")
+    assert watched.clean(), watched
+
+
+def test_dark_mode_follows_the_system_and_the_toggle_and_is_remembered(browser, built, tmp_path):
+    path = (built / "geometry" / "shapes" / "circle.py_docs.html").as_uri()
+    shots = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+        page = context.new_page()
+        page.goto(path)
+        shots[scheme] = page.screenshot(path=str(tmp_path / f"{scheme}.png"))
+        shots[scheme + " background"] = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        context.close()
+    assert shots["light"] != shots["dark"] and shots["light background"] != shots["dark background"]
+    # the toggle turns a light system dark, and the next page remembers it
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="light")
+    page = context.new_page()
+    page.goto(path)
+    page.locator("#kwdocs-theme").click()
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == shots["dark background"]
+    page.goto((built / "index.html").as_uri())
+    page.wait_for_function("document.documentElement.getAttribute('data-theme') === 'dark'")
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == shots["dark background"]
+    context.close()
+    print(f"light and dark screenshots: {tmp_path}")
+
+
+def test_nothing_is_wider_than_a_phone_and_the_folder_tree_is_a_drawer(browser, built, tmp_path):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    watched = watch(page)
+    for name in ("geometry/shapes/circle.py_docs.html", "geometry/shapes/circle.py_kw.html", "index.html"):
+        page.goto((built / name).as_uri())
+        too_wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
+            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5
+                         && !e.closest('pre, table, .kwdocs-tree'))
+            .map(e => e.tagName + '.' + e.className)""")
+        assert too_wide == [], (name, too_wide)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, name
+    page.screenshot(path=str(tmp_path / "mobile.png"))
+    tree = page.locator("#kwdocs-tree")
+    assert not tree.is_visible()
+    page.locator("#kwdocs-drawer").click()
+    assert tree.is_visible() and tree.locator("a").count() > 0
+    page.screenshot(path=str(tmp_path / "mobile-drawer.png"))
+    print(f"mobile screenshots: {tmp_path}")
+    assert watched.clean(), watched
+    context.close()
+
+
+def test_a_keywords_source_link_opens_the_docs_page_at_its_line(page, built):
+    watched = watch(page)
+    page.goto((built / "geometry" / "shapes" / "circle.py_kw.html").as_uri())
+    entry = page.locator("article a", has_text="class, line 9")
+    entry.locator("xpath=following-sibling::a[1]").click()
+    page.wait_for_url("**/circle.py_docs.html#L9")
+    assert page.evaluate("document.querySelector(':target').id") == "L9"
+    assert page.locator("#L9").is_visible()
+    assert watched.clean(), watched

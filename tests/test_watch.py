@@ -508,3 +508,20 @@ def test_an_edited_html_layout_override_shows_without_a_restart(tmp_path):
     finally:
         if watching.process.poll() is None:
             watching.stop()
+
+
+def test_watch_html_keeps_the_site_current(tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "golden" / "tree", tree)
+    watching = Watching(tree, "--html")
+    try:
+        watching.wait_for(r"kwdocs: watching ", STARTUP_SECONDS)
+        page = tree / OUT / "site" / "geometry" / "shapes" / "circle.py_docs.html"
+        assert page.is_file() and "html_watched_function" not in page.read_text()
+        with open(tree / "geometry" / "shapes" / "circle.py", "a") as handle:
+            handle.write("\n\ndef html_watched_function():\n    return 1\n")
+        watching.wait_for(r"geometry/shapes/circle\.py changed: .*pages written")
+        assert "html_watched_function" in page.read_text()
+    finally:
+        if watching.process.poll() is None:
+            watching.stop()

@@ -12,6 +12,8 @@ STOP_SECONDS = 0.8      # after Ctrl-C or SIGTERM, winding down may take this lo
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only summary and status lines")
+    parser.add_argument("--html", action="store_true",
+                        help="also keep the browsable HTML site in <out>/site current (config key: html)")
     parser.add_argument("--poll", action="store_true",
                         help="poll the tree instead of using inotify (network and container mounts, "
                              "or more folders than inotify watches)")

@@ -58,6 +58,8 @@ class Outcome:
     modified: list[str]
     written: int = 0
     removed: int = 0
+    html_written: int = 0
+    html_removed: int = 0
     seconds: float = 0.0
     code: int = 0
     full: bool = False
@@ -287,6 +289,7 @@ class Rebuilder:
             if self._render:
                 outcome.code = self._doit(tasks, len(self._render))
         outcome.written, outcome.removed = reporter.counts["written"], reporter.counts["removed"]
+        outcome.html_written, outcome.html_removed = reporter.counts["html_written"], reporter.counts["html_removed"]
 
     def _doit(self, tasks: dict, units: int) -> int:
         """One doit run over the namespace; in worker processes when there is enough to share."""
@@ -313,7 +316,8 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     scanned = scanned if scanned is not None else scan(config)
     current = snapshot.tree_snapshot(config, scanned)
     if snapshot.unchanged(config, current):
-        summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet)
+        summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet,
+                       {"html_written": 0, "html_removed": 0})
         return 0
     if config.cache:
         from kwdocs.store.cache import check_store
@@ -354,11 +358,13 @@ def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet:
                                rescanned_snapshot=current)
     code = outcome.code if outcome is not None else 0
     written, removed = (outcome.written, outcome.removed) if outcome is not None else (0, 0)
+    site = {"html_written": outcome.html_written if outcome is not None else 0,
+            "html_removed": outcome.html_removed if outcome is not None else 0}
     if counts is not None:
         counts["written"] = counts.get("written", 0) + written
         counts["removed"] = counts.get("removed", 0) + removed
     if code == 0:
-        summary.report(stream.write, config, scanned, written, removed, time.monotonic() - started, quiet)
+        summary.report(stream.write, config, scanned, written, removed, time.monotonic() - started, quiet, site)
     return code
 
 

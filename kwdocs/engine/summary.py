@@ -29,18 +29,23 @@ def problems(config: Config, scanned: ScanResult) -> list[tuple[str, str]]:
 
 def report(write, config: Config, scanned: ScanResult, written: int, removed: int, seconds: float,
            quiet: bool = False, counts: dict[str, int] | None = None) -> None:
+    """The summary line; ``counts``: the build's counts, for the HTML pages written and removed
+    (when it made the site) and what a shared cache gave and took (when one is set)."""
     found = problems(config, scanned)
     if not quiet:
         for _, line in found:
             write(f"problem: {line}\n")
-    write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, "
+    counts = counts or {}
+    site = (f"HTML: {counts.get('html_written', 0):,} written, {counts.get('html_removed', 0):,} removed, "
+            if config.html and ("html_written" in counts or "html_removed" in counts) else "")
+    write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, {site}"
           f"{len({path for path, _ in found}):,} files with problems{_cache_note(config, counts)} "
           f"({seconds:.2f} s)\n")
 
 
-def _cache_note(config: Config, counts: dict[str, int] | None) -> str:
+def _cache_note(config: Config, counts: dict[str, int]) -> str:
     """With a shared cache, what it gave and took: whether a build extracted anything is plain."""
-    if not config.cache or counts is None:
+    if not config.cache or not counts:
         return ""
     return (f", {counts.get('extracted', 0):,} files extracted, {counts.get('cache_hits', 0):,} from the cache, "
             f"{counts.get('cache_stored', 0):,} entries stored in it")
@@ -61,7 +66,8 @@ class _Counting:
         self.config = config
         self.scanned = scanned
         self.quiet = quiet
-        self.counts = {"written": 0, "removed": 0, "extracted": 0, "cache_hits": 0, "cache_stored": 0}
+        self.counts = {"written": 0, "removed": 0, "extracted": 0, "cache_hits": 0, "cache_stored": 0,
+                       "html_written": 0, "html_removed": 0}
         self.files_total = len(scanned.files)
         self.files_done = 0
         self.started = time.monotonic()

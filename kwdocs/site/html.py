@@ -8,25 +8,38 @@ with a page: every Markdown page ends in ``.md`` and every site file in
 ``.html``, ``.js`` or ``.css``, so even a source folder named ``site`` only
 shares a folder with it.
 
-A page is rendered from its Markdown alone (Python-Markdown, Pygments through
-``codehilite``, tables, heading anchors), then sanitized with nh3 as if the
-Markdown were hostile: only the tags and attributes the pages need survive.
+A page is rendered from its Markdown alone (cmark-gfm, tables, heading anchors,
+code highlighted by Pygments' class-based formatter), then sanitized with nh3 as
+if the Markdown were hostile: only the tags and attributes the pages need survive.
+A docs page's source is highlighted straight from its text, one anchored line
+(``#L208``) per row.
 Navigation that depends on the whole tree (the folder tree, the search index)
 is data loaded by the site's script, so adding a file re-renders no other page.
 """
 from __future__ import annotations
 
 import hashlib
+import html as html_lib
+import io
+import multiprocessing
 import posixpath
-import threading
+import re
+import unicodedata
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import cmarkgfm
 import jinja2
-import markdown
 import nh3
+from cmarkgfm import cmark
 from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.token import Name, Punctuation, Text, Whitespace
+from pygments.util import ClassNotFound
 
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
@@ -43,6 +56,7 @@ PAGE_TEMPLATE = "html/page.html.j2"
 STATIC_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg")
 PYGMENTS_CSS = "pygments.css"
 PYGMENTS_STYLE = "friendly"
+PYGMENTS_DARK_STYLE = "monokai"
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; form-action 'none'")
@@ -51,12 +65,12 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 ALLOWED_TAGS = {
     "a", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "strong", "em", "b", "i",
     "code", "pre", "span", "div", "blockquote", "table", "thead", "tbody", "tr", "th", "td",
-    "hr", "br", "del", "sup", "sub", "dl", "dt", "dd",
+    "hr", "br", "del", "sup", "sub", "dl", "dt", "dd", "details", "summary",
 }
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "id", "title", "class"},
     "h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
-    "span": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"},
+    "span": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"}, "details": {"class", "open"},
     "th": {"align"}, "td": {"align"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
@@ -96,23 +110,54 @@ def site_href(md_page: str, href: str) -> str:
 
 # ---------------------------------------------------------------- Markdown to safe HTML
 
-_local = threading.local()
+_HEADING = re.compile(r"<h([1-6])>(.*?)</h\1>", re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+_NOT_SLUG = re.compile(r"[^\w\s-]")
+_SPACES = re.compile(r"[-\s]+")
+_CODE_BLOCK = re.compile(r'<pre(?: lang="([^"]*)")?><code>(.*?)</code></pre>', re.DOTALL)
 
 
-def _converter() -> markdown.Markdown:
-    """One Markdown instance per thread (they keep state between calls; ``reset`` clears it)."""
-    converter = getattr(_local, "converter", None)
-    if converter is None:
-        converter = markdown.Markdown(
-            extensions=["fenced_code", "codehilite", "tables", "toc"],
-            extension_configs={
-                "codehilite": {"guess_lang": False, "css_class": "codehilite"},
-                "tables": {"use_align_attribute": True},   # align="", not style="" (CSP forbids inline style)
-                "toc": {"permalink": "¶", "permalink_title": "Link to this section"},
-            },
-            output_format="html")
-        _local.converter = converter
-    return converter.reset()
+def _slug(text: str) -> str:
+    """A heading's id as Python-Markdown's table of contents made it (links to sections keep working)."""
+    text = unicodedata.normalize("NFKD", html_lib.unescape(_TAG.sub("", text)))
+    text = _NOT_SLUG.sub("", text.encode("ascii", "ignore").decode()).strip().lower()
+    return _SPACES.sub("-", text)
+
+
+def _anchor_headings(body: str) -> str:
+    """Each heading gets an id (unique in the page) and a permalink."""
+    seen: set[str] = set()
+
+    def anchor(match: re.Match) -> str:
+        base = _slug(match.group(2)) or "section"
+        slug, number = base, 0
+        while slug in seen:
+            number += 1
+            slug = f"{base}_{number}"
+        seen.add(slug)
+        level = match.group(1)
+        return f'<h{level} id="{slug}">{match.group(2)}<a class="headerlink" href="#{slug}">¶</a></h{level}>'
+    return _HEADING.sub(anchor, body)
+
+
+def _highlight_blocks(body: str) -> str:
+    """Code blocks of the prose (a docstring's example, say), highlighted by their info string."""
+    def highlight(match: re.Match) -> str:
+        code = html_lib.unescape(match.group(2))
+        out = io.StringIO()
+        _FORMATTER.format(_tokens(code, match.group(1) or ""), out)
+        return f'<div class="codehilite"><pre><code>{out.getvalue()}</code></pre></div>'
+    return _CODE_BLOCK.sub(highlight, body)
+
+
+CMARK_EXTENSIONS = ["table", "strikethrough", "autolink"]
+
+
+def _convert(markdown_text: str) -> str:
+    """Markdown (GitHub's dialect) to HTML.  Raw HTML is kept for the sanitizer to judge: GitHub's
+    tag filter would turn a hostile tag into text, where the sanitizer drops it."""
+    return _highlight_blocks(_anchor_headings(cmarkgfm.markdown_to_html_with_extensions(
+        markdown_text, options=cmark.Options.CMARK_OPT_UNSAFE, extensions=CMARK_EXTENSIONS)))
 
 
 def _attribute_filter(md_page: str):
@@ -129,12 +174,100 @@ def sanitize(html: str, md_page: str) -> str:
     """Keep only what the pages need; rewrite page links to the HTML pages on the way."""
     return nh3.clean(html, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES, url_schemes=URL_SCHEMES,
                      attribute_filter=_attribute_filter(md_page), strip_comments=True,
-                     link_rel="noopener noreferrer")
+                     link_rel=None)   # no link may open a window (no target) and the page sends no referrer
 
 
 def markdown_to_html(markdown_text: str, md_page: str) -> str:
-    """The body of a page: Markdown converted, highlighted, anchored, sanitized, links rewritten."""
-    return sanitize(_converter().convert(markdown_text), md_page)
+    """The body of a page: Markdown converted, highlighted, anchored, sanitized, links rewritten.
+
+    A documentation page's source is highlighted straight from its text (line numbers and
+    anchors, folded when long); only the prose around it goes through Markdown and the
+    sanitizer, which spent most of their time on the source.
+    """
+    found = _source_fence(markdown_text) if md_page.endswith(layout.DOCS_SUFFIX) else None
+    if found is None:
+        return sanitize(_convert(markdown_text), md_page)
+    start, end, info, text = found
+    before = sanitize(_convert(markdown_text[:start]), md_page)
+    after = _LINE_REFERENCE.sub(_line_link, sanitize(_convert(markdown_text[end:]), md_page))
+    return before + source_block(text, info) + after
+
+
+# ---------------------------------------------------------------- the source, navigable
+
+SOURCE_HEADING = "\n## Original Source\n\n"
+FOLD_LINES = 400           # longer sources start folded, so the overview and definitions come first
+_FENCE_LINE = re.compile(r"(`{3,})([^`\n]*)\n")
+# "(line 208)" after a definition's name or signature in Detailed Analysis
+_LINE_REFERENCE = re.compile(r"(</code>(?:</strong>)?) \(line (\d+)\)")
+
+
+def _line_link(match: re.Match) -> str:
+    return f'{match.group(1)} (<a class="kwdocs-line-ref" href="#L{match.group(2)}">line {match.group(2)}</a>)'
+
+
+# a keyword page's "[class, line 9](x_docs.md#anchor)": its entry, and beside it its source line
+_KEYWORD_LINE = re.compile(r'(<a href="([^"#]*_docs\.html)#[^"]*"[^>]*>[^<]*?, line (\d+)</a>)')
+
+
+def _keyword_line_link(match: re.Match) -> str:
+    return f'{match.group(1)} <a class="kwdocs-line-ref" href="{match.group(2)}#L{match.group(3)}">source</a>'
+
+
+def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
+    """Where the Original Source block of a docs page starts and ends, its info string and its
+    text; None when the page has none (a binary file, a custom template)."""
+    heading = markdown_text.find(SOURCE_HEADING)
+    if heading < 0:
+        return None
+    start = heading + len(SOURCE_HEADING)
+    opening = _FENCE_LINE.match(markdown_text, start)
+    if opening is None:
+        return None
+    fence = opening.group(1)
+    close = markdown_text.find("\n" + fence + "\n", opening.end() - 1)
+    if close < 0:
+        return None
+    text = markdown_text[opening.end():close + 1]
+    return start, close + len(fence) + 2, opening.group(2).strip(), text
+
+
+def _lexer(info: str) -> Lexer:
+    try:
+        return get_lexer_by_name(info) if info else TextLexer()
+    except ClassNotFound:
+        return TextLexer()
+
+
+def _tokens(text: str, info: str) -> Iterator[tuple[Any, str]]:
+    """Pygments' tokens, with blanks, plain names and punctuation as plain text: neither style
+    colours them apart from the text, and a span around each made the page twice as large."""
+    for kind, value in _lexer(info).get_tokens(text):
+        yield (Text if kind is Name or kind is Punctuation or kind in Whitespace else kind), value
+
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def source_block(text: str, info: str) -> str:
+    """The highlighted source, each line with its number and anchor (``#L208``).
+
+    Pygments escapes every character of the source and closes its spans at each line end,
+    so lines can be split after formatting."""
+    out = io.StringIO()
+    _FORMATTER.format(_tokens(text, info), out)
+    # quotes need no escaping in text, and Pygments' own attributes (class names) hold none
+    lines = out.getvalue().replace("&quot;", '"').replace("&#39;", "'").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    # an empty anchor per line: its number is drawn by the stylesheet (a CSS counter) and made a
+    # link by the script, so copying the source copies no numbers, and a line costs a few bytes
+    rows = "\n".join(f'<a id="L{number}"></a>{line}' for number, line in enumerate(lines, 1))
+    count = len(lines)
+    fold = "" if count > FOLD_LINES else " open"
+    plural = "s" if count != 1 else ""
+    return (f'<details class="kwdocs-source"{fold}><summary>Source ({count:,} line{plural})</summary>'
+            f'<div class="codehilite"><pre class="kwdocs-numbered"><code>{rows}\n</code></pre></div></details>\n')
 
 
 # ---------------------------------------------------------------- the layout
@@ -171,6 +304,31 @@ def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
     return crumbs
 
 
+TOC_MIN_SECTIONS = 5       # a page with fewer sections needs no table of contents
+_SECTION = re.compile(r'<h2 id="([^"]+)">(.*?)<a class="headerlink"', re.DOTALL)
+
+
+def contents(body: str) -> list[dict]:
+    """The page's sections (id and plain text) for its table of contents; none on a short page."""
+    sections = [dict(id=html_lib.unescape(anchor), label=html_lib.unescape(_TAG.sub("", text)).strip())
+                for anchor, text in _SECTION.findall(body)]
+    return sections if len(sections) >= TOC_MIN_SECTIONS else []
+
+
+# a link whose text names a page file: the site names what the page is about instead
+_PAGE_NAME_LINK = re.compile(r"(<a [^>]*>)<code>([^<]*?)(_docs\.md|_kw\.md)</code></a>")
+_FOLDER_PAGE_LINK = re.compile(r"(<a [^>]*>)<code>(index\.md|doc\.md|keywords\.md)</code></a>")
+_FOLDER_PAGE_LABELS = {"index.md": "folder index", "doc.md": "folder documentation", "keywords.md": "keyword index"}
+
+
+def name_links(body: str) -> str:
+    """``linear.py_docs.md`` reads ``linear.py``, ``linear.py_kw.md`` ``linear.py keywords``,
+    ``index.md`` ``folder index``: the reader of the site never sees a page file."""
+    body = _PAGE_NAME_LINK.sub(lambda m: f"{m.group(1)}<code>{m.group(2)}</code>"
+                               f"{' keywords' if m.group(3) == '_kw.md' else ''}</a>", body)
+    return _FOLDER_PAGE_LINK.sub(lambda m: f"{m.group(1)}{_FOLDER_PAGE_LABELS[m.group(2)]}</a>", body)
+
+
 def _environment(override: Path | None) -> jinja2.Environment:
     folders = ([str(override)] if override else []) + [str(shipped_templates())]
     return jinja2.Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
@@ -194,11 +352,14 @@ def render_site_page(config: Config, md_page: str, markdown_text: str, subject: 
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
+    body = name_links(markdown_to_html(markdown_text, md_page))
+    if kind == "kw":
+        body = _KEYWORD_LINE.sub(_keyword_line_link, body)
     return _template(config).render(
         csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
-        body=markdown_to_html(markdown_text, md_page))
+        body=body, toc=contents(body))
 
 
 def write_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> bool:
@@ -225,6 +386,10 @@ def write_static(config: Config) -> int:
     written = sum(output.write_if_changed(config.out, folder / name, _static_source(config, name).read_bytes())
                   for name in STATIC_FILES)
     css = HtmlFormatter(style=PYGMENTS_STYLE).get_style_defs(".codehilite")
+    dark = HtmlFormatter(style=PYGMENTS_DARK_STYLE)
+    css += "\n" + dark.get_style_defs(':root[data-theme="dark"] .codehilite')
+    css += ("\n@media (prefers-color-scheme: dark) {\n"
+            + dark.get_style_defs(':root:not([data-theme="light"]) .codehilite') + "\n}")
     return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, css + "\n")
 
 
@@ -235,7 +400,7 @@ def render_key(config: Config) -> str:
     environment = _environment(config.templates)
     loader = environment.loader     # _environment always gives one
     digest.update(loader.get_source(environment, PAGE_TEMPLATE)[0].encode())  # type: ignore[union-attr]
-    for package in ("markdown", "pygments", "nh3"):
+    for package in ("cmarkgfm", "pygments", "nh3"):
         digest.update(f"{package}={metadata.version(package)}".encode())
     digest.update(config.project_name.encode())
     return digest.hexdigest()
@@ -248,6 +413,28 @@ def markdown_pages(config: Config, subjects: dict[str, str] | None = None) -> li
     state's ``page_subjects``, when already read)."""
     from kwdocs.store.state import written_pages
     return sorted(written_pages(config, subjects))
+
+
+PARALLEL_PAGES = 64     # fewer pages than this are rendered in the build's own process
+
+
+def _render_pages(config: Config, todo: list[tuple[str, str | None]]) -> int:
+    """Render ``todo`` (Markdown page, subject) into the site; returns pages changed."""
+    return sum(write_site_page(config, md_page, (config.out / md_page).read_text("utf-8", "replace"), subject)
+               for md_page, subject in todo)
+
+
+def _render_all(config: Config, todo: list[tuple[str, str | None]]) -> int:
+    """Render ``todo``, in ``config.jobs`` forked processes when there are many: highlighting
+    the sources is most of the site's time, and pages are independent of each other."""
+    jobs = min(config.jobs, len(todo) // (PARALLEL_PAGES // 2))
+    if jobs < 2 or len(todo) < PARALLEL_PAGES or "fork" not in multiprocessing.get_all_start_methods():
+        return _render_pages(config, todo)
+    # large pages first, then dealt round-robin: the shares take about as long as each other
+    todo = sorted(todo, key=lambda item: -(output.stamp(config.out / item[0]) or (0, 0))[0])
+    shares = [todo[index::jobs * 4] for index in range(jobs * 4)]
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return sum(pool.starmap(_render_pages, [(config, share) for share in shares]))
 
 
 def build_site(config: Config) -> dict:
@@ -267,7 +454,8 @@ def build_site(config: Config) -> dict:
     subjects = page_subjects(config)
     pages = markdown_pages(config, subjects)
     recorded: dict[str, list] = {}
-    written = removed = 0
+    todo: list[tuple[str, str | None]] = []
+    removed = 0
     for md_page in pages:
         source = config.out / md_page
         stamp = output.stamp(source)
@@ -281,8 +469,9 @@ def build_site(config: Config) -> dict:
         data = source.read_bytes()
         sha = hashlib.sha256(data).hexdigest()
         if not (old and old[2] == sha and target_exists):
-            written += write_site_page(config, md_page, data.decode("utf-8", "replace"), subjects.get(md_page))
+            todo.append((md_page, subjects.get(md_page)))
         recorded[md_page] = [*stamp, sha]
+    written = _render_all(config, todo)
     for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
         removed += remove_site_page(config, md_page)
     assets = write_static(config)

@@ -321,7 +321,66 @@
     poll();
   }
 
+  // a line anchor (#L208) inside a folded source: unfold it, then show the line
+  function revealTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    var target = id ? document.getElementById(id) : null;
+    if (!target) return;
+    var folded = target.closest("details:not([open])");
+    if (folded) {
+      folded.open = true;
+      target.scrollIntoView();
+    }
+  }
+
+  // dark or light: the reader's choice, remembered; else the system's (prefers-color-scheme, in the CSS)
+  var THEME_KEY = "kwdocs-theme";
+  function applyTheme(theme) {
+    if (theme === "dark" || theme === "light") document.documentElement.setAttribute("data-theme", theme);
+    else document.documentElement.removeAttribute("data-theme");
+  }
+  function setUpTheme() {
+    var stored = null;
+    try { stored = localStorage.getItem(THEME_KEY); } catch (error) { /* file:// in some browsers */ }
+    applyTheme(stored);
+    var button = document.getElementById("kwdocs-theme");
+    if (!button) return;
+    button.addEventListener("click", function () {
+      var dark = document.documentElement.getAttribute("data-theme") === "dark" ||
+        (!document.documentElement.getAttribute("data-theme") &&
+         window.matchMedia("(prefers-color-scheme: dark)").matches);
+      var next = dark ? "light" : "dark";
+      applyTheme(next);
+      try { localStorage.setItem(THEME_KEY, next); } catch (error) { /* not remembered, still applied */ }
+    });
+  }
+
+  // under 60rem the folder tree is a drawer, opened by the header's button
+  function setUpDrawer() {
+    var button = document.getElementById("kwdocs-drawer");
+    if (!button) return;
+    button.addEventListener("click", function () {
+      var open = document.body.classList.toggle("kwdocs-drawer-open");
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  }
+
+  // a source line's number (drawn by the stylesheet on its anchor) links to the line
+  function setUpLineNumbers() {
+    document.addEventListener("click", function (event) {
+      var anchor = event.target;
+      if (!anchor || anchor.nodeName !== "A" || anchor.hasAttribute("href") || !/^L\d+$/.test(anchor.id) ||
+          !anchor.closest(".kwdocs-numbered")) return;
+      location.hash = anchor.id;
+    });
+  }
+
   function start() {
+    setUpTheme();
+    setUpLineNumbers();
+    setUpDrawer();
+    revealTarget();
+    window.addEventListener("hashchange", revealTarget);
     showTree();
     setUpSearch();
     restoreScroll();
