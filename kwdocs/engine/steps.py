@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import posixpath
 import stat
 import sys
 import time
@@ -50,6 +49,7 @@ from kwdocs.store.state import (  # noqa: F401  (re-exported: the steps' callers
     FILE_ROWS,
     FOLDER_PARTS,
     FOLDERS_META,
+    IMPORTANCE,
     KEYWORD_ENTRIES,
     KEYWORDS_META,
     LINK_INPUTS,
@@ -426,7 +426,7 @@ def _prefetch_tags(config: Config, rels: list[str]) -> None:
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
     return {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
-                  "test": model.is_test(facts)} for rel, facts in files.items()}
+                  "test": model.is_test(facts), "uses": facts.get("uses", [])} for rel, facts in files.items()}
 
 
 def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
@@ -475,7 +475,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     shard of their own, written only when they change (one file for the whole
     tree meant holding it twice over as text on every relink).
     """
-    from kwdocs.extract.links import resolve_links
+    from kwdocs.extract.links import name_uses, resolve_links
 
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
@@ -488,7 +488,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     new_digests = {unit: digest(inputs) for unit, inputs in fresh_inputs.items()}
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
             and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
-            and all(os.path.isfile(shard_path(config, LINKS, unit)) for unit in units)):
+            and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units for kind in (LINKS, IMPORTANCE))):
         return {"link_shards": 0}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
@@ -496,19 +496,46 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                              {rel: info["imports"] for rel, info in flat.items() if info["imports"]},
                              config.include_roots, in_place=True)   # the inputs are saved in their shards
     tests = {rel for rel, info in flat.items() if info["test"]}
+    uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()})
     rewritten = []
     for unit, entry in inputs.items():
         files = {}
         for rel in entry:
             links = resolved.get(rel, {"deps": [], "used_by": []})
             links["test_users"] = [user for user in links["used_by"] if user in tests]
+            links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
             files[rel] = links
         if save_shard(config, LINKS, unit, {"files": files}):
             rewritten.append(unit)
+        # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
+        save_shard(config, IMPORTANCE, unit, {"files": {
+            rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}})
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
         "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
+
+
+def _indirect_tests(rel: str, resolved: dict[str, dict], tests: set[str], direct: set[str]) -> list[list[str]]:
+    """``[test, package]`` for the tests that reach ``rel`` only through packages re-exporting
+    it (a test imports ``pkg``, whose ``__init__.py`` imports ``pkg/core.py``), sorted."""
+    from kwdocs.extract.links import REEXPORT_DEPTH
+    found: dict[str, str] = {}
+    seen = {rel}
+    packages = [user for user in resolved.get(rel, {}).get("used_by", []) if user.endswith("__init__.py")]
+    for _ in range(REEXPORT_DEPTH):
+        following = []
+        for package in packages:
+            if package in seen:
+                continue
+            seen.add(package)
+            for user in resolved.get(package, {}).get("used_by", []):
+                if user in tests and user not in direct and user != rel:
+                    found.setdefault(user, package)
+                elif user.endswith("__init__.py"):
+                    following.append(user)
+        packages = following
+    return [[test, package] for test, package in sorted(found.items())]
 
 
 # ---------------------------------------------------------------- render
@@ -531,7 +558,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     new_manifest: dict[str, str] = {}
     related_of: dict[str, list[str]] = {}
     for rel, facts in sorted(facts_by_file.items()):
-        related_of[rel] = siblings.related(posixpath.basename(rel))
+        related_of[rel] = siblings.related(rel, links.get(rel))
         new_manifest[rel] = digest(facts_identity(facts), links.get(rel), related_of[rel], keys)
     todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
     shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
@@ -719,7 +746,11 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     shapes: dict[str, str] = {} if fresh else meta.get("shapes", {})
     known_units: dict[str, list[str]] = {} if fresh else meta.get("units", {})
     problems: dict[str, list] = {} if fresh else meta.get("problems", {})
-    changed_set = changed_units(config, [unit for units in folder_units.values() for unit in units], changed)
+    all_units = [unit for units in folder_units.values() for unit in units]
+    changed_set = changed_units(config, all_units, changed)
+    if changed:   # another file's new use of a name may reorder a folder's Main Definitions
+        changed_paths = set(changed)
+        changed_set.update(unit for unit in all_units if shard_path(config, IMPORTANCE, unit) in changed_paths)
     counts = dict(meta.get("counts", {})) if not fresh else {}
     stale = dict.fromkeys(folder for folder, units in folder_units.items()   # folders whose files changed
                           if fresh or known_units.get(folder) != units or any(unit in changed_set for unit in units))
@@ -745,13 +776,14 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         if folder not in parts_by_folder:
             parts_by_folder[folder] = _folder_parts(config, units, problems)
         parts = parts_by_folder[folder]
-        key = digest(folder, [data["digest"] for data in parts], subfolders[folder], totals[folder], keys)
+        importance = _importance(config, units)
+        key = digest(folder, [data["digest"] for data in parts], importance, subfolders[folder], totals[folder], keys)
         new_keys[folder] = key
         if page_keys.get(folder) == key:
             continue
         file_rows = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1, fresh=fresh)
         texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
-                                   subfolders[folder], totals[folder])
+                                   subfolders[folder], totals[folder], importance)
         written += sum(output.write_if_changed(config.out, config.out / page, text) for page, text in texts.items())
     for folder in sorted(set(page_keys) - set(new_keys)):
         removed += output.remove(config.out, config.out / layout.index_page(folder))
@@ -781,6 +813,22 @@ def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -
             data = _remade_rows(config, unit)[1]
         problems[unit] = data["problems"]
         found.append(data)
+    return found
+
+
+def _importance(config: Config, units: list[str]) -> dict[str, dict]:
+    """What linking counted of the units' files (``{name: {"users": n, "names": {name: n}}}``).
+    Only linking, which sees the whole tree, can count them again: a lost or damaged shard
+    starts the state over."""
+    found: dict[str, dict] = {}
+    for unit in units:
+        files = load_shard(config, IMPORTANCE, unit, strict=True).get("files")
+        if not isinstance(files, dict) or not all(
+                isinstance(counts, dict) and isinstance(counts.get("names"), dict)
+                and isinstance(counts.get("users"), int) for counts in files.values()):
+            raise StateDamaged(f"the counts of uses of {unit or '.'} are missing or damaged")
+        for rel, counts in files.items():
+            found[rel.rpartition("/")[2]] = counts
     return found
 
 
@@ -875,7 +923,7 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
 
     removed = 0
     live_names = {layout.state_name(unit) for unit in live_units}   # read only the shards of no live unit
-    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS, FOLDER_PARTS, FILE_ROWS, SEEN):
+    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS, FOLDER_PARTS, FILE_ROWS, SEEN, IMPORTANCE):
         folder = config.state / kind
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             if path.name in live_names:

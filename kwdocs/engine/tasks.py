@@ -127,7 +127,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         return {
             "actions": [(Guarded(build.link_tree), [config, list(units)])],
             "file_dep": shards,
-            "targets": [shard_path(config, LINKS, unit) for unit in units],
+            "targets": [shard_path(config, kind, unit) for kind in (LINKS, build.IMPORTANCE) for unit in units],
             # the code too: which modules are the standard library's is the running Python's
             "uptodate": [config_changed({"units": list(units), "roots": list(config.include_roots),
                                          "code": code_fingerprint()})],
@@ -170,7 +170,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         keys = [build.render_key(config, name) for name in pages.FOLDER_TEMPLATES]
         return {
             "actions": [(Guarded(build.assemble), [config, unit_map, all_folders])],
-            "file_dep": shards,
+            # linking's counts of uses rank Main Definitions
+            "file_dep": shards + [shard_path(config, build.IMPORTANCE, unit) for unit in units],
             "uptodate": [config_changed({"folders": all_folders, "units": list(units), "keys": keys})],
             "verbosity": 0,
         }

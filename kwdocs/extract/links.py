@@ -454,3 +454,64 @@ def _normalise(path: str) -> str:
         if path == ".":
             return ""
     return path
+
+
+REEXPORT_DEPTH = 4   # re-exports followed from a package to where a name is defined
+
+
+def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> dict[str, dict[str, int]]:
+    """For each file of the tree, how many other files use each name it may define.
+
+    A name counts for a file when another file imports it from there
+    (``from pkg.core import f``) or calls it through an import (``dist.f()`` with
+    ``import pkg as dist``: ``uses`` holds such called names, as imports resolve
+    them); a package that re-exports the name (``from .core import f`` or ``*``
+    in ``pkg/__init__.py``) passes the use on to where it comes from.  Names a
+    file does not define are counted too: only the files' own lists tell.
+    """
+    exported: dict[str, dict[str, str]] = {}     # file -> name -> file it imports the name from
+    starred: dict[str, list[str]] = {}           # file -> files it imports * from
+    modules: dict[str, dict[str, str]] = {}      # file -> module as written -> its file, for calls
+    for path, links in resolved.items():
+        for dep in links.get("deps", []):
+            target = dep.get("target")
+            if not target:
+                continue
+            known = modules.setdefault(path, {})
+            known.setdefault(dep.get("module", ""), target)
+            for name, submodule in (dep.get("name_targets") or {}).items():
+                known.setdefault(f"{dep.get('module', '')}.{name}", submodule)
+            for name in dep.get("names", ()):
+                if name == "*":
+                    starred.setdefault(path, []).append(target)
+                else:
+                    exported.setdefault(path, {}).setdefault(name, (dep.get("name_targets") or {}).get(name, target))
+    counted: dict[str, dict[str, set[str]]] = {}
+
+    def credit(user: str, target: str, name: str) -> None:
+        reached = [target]
+        for _ in range(REEXPORT_DEPTH):
+            following: list[str] = []
+            for place in reached:
+                if place != user:
+                    counted.setdefault(place, {}).setdefault(name, set()).add(user)
+                source = exported.get(place, {}).get(name)
+                following.extend([source] if source else starred.get(place, ()))
+            reached = [place for place in following if place]
+            if not reached:
+                break
+
+    for path, links in resolved.items():
+        for dep in links.get("deps", []):
+            if dep.get("target"):
+                for name in dep.get("names", ()):
+                    if name != "*":
+                        credit(path, dep["target"], name)
+        known = modules.get(path, {})
+        for called in uses.get(path, ()):
+            module, _, name = called.rpartition(".")
+            while module and module not in known:
+                module = module.rpartition(".")[0]
+            if module and name:
+                credit(path, known[module], called[len(module) + 1:].partition(".")[0])
+    return {path: {name: len(users) for name, users in sorted(names.items())} for path, names in counted.items()}

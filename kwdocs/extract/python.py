@@ -229,6 +229,7 @@ class _Collector:
         self.imports: list[dict] = []
         self.calls: list[CallRecord] = []
         self.aliases: dict[str, str] = {}  # bound name -> dotted target, for calls
+        self.uses: set[str] = set()   # called names reached through an import: what the file uses of others
 
     def definition(self, name: str, kind: str, line: int, *, parents: Iterable[str] = (),
                    signature: str = "", decorators: list[str] | None = None,
@@ -298,6 +299,8 @@ class _Collector:
         target = self.aliases.get(head)
         if target and target != head:
             name = f"{target}.{rest}" if rest else target
+        if target:
+            self.uses.add(name)
         return name
 
     def facts(self, docstring: str) -> dict:
@@ -306,6 +309,7 @@ class _Collector:
             "imports": sorted(self.imports, key=itemgetter("line", "module")),
             "calls": sorted(self.calls, key=attrgetter("line", "name")),
             "docstring": docstring,
+            "uses": sorted(self.uses),
         }
 
 

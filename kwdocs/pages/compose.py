@@ -63,7 +63,7 @@ def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model
 
 
 def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | None,
-               related: list[str], view: model.SourceView) -> dict[str, str]:
+               related: dict, view: model.SourceView) -> dict[str, str]:
     """The documentation page and the keyword page of one file."""
     rel = facts["path"]
     docs_path, kw_path = layout.docs_page(rel), layout.kw_page(rel)
@@ -85,6 +85,7 @@ def summary_row(facts: Facts) -> dict:
     return dict(path=facts["path"], type_label=facts["type_label"], size=facts["size"],
                 lines=facts.get("lines", 0), docstring=facts.get("docstring", "")[:2000],
                 symbols=[{key: s[key] for key in ("kind", "name", "line", "detail") if key in s}
+                         | ({"documented": True} if s.get("doc") else {})
                          for s in facts.get("symbols", [])
                          if s["kind"] in model.MAIN_DEFINITION_KINDS and not s.get("parent")
                          and not s["name"].startswith("_")],
@@ -105,13 +106,14 @@ def kept_row(cached: RowCache, name: str, inputs: list, render: Callable[[], str
 
 
 def folder_pages(config: Config, renderer: Renderer, folder: str, file_rows: list[str], parts: list[dict],
-                 subfolders: list[dict], total_files: int) -> dict[str, str]:
+                 subfolders: list[dict], total_files: int, importance: dict | None = None) -> dict[str, str]:
     """``index.md`` and ``doc.md`` of one folder, from its index's file rows as rendered
-    (``file_rows``) and its units' ``model.folder_part``."""
+    (``file_rows``), its units' ``model.folder_part`` and linking's counts of uses (``importance``)."""
     index = renderer.render(FOLDER_TEMPLATES[0], model.folder_index_model(
         folder, project=config.project_name, file_rows=file_rows, subfolders=subfolders, has_keyword_index=True))
     doc = renderer.render(FOLDER_TEMPLATES[1], model.folder_doc_model(
-        folder, project=config.project_name, parts=parts, subfolders=subfolders, total_files=total_files))
+        folder, project=config.project_name, parts=parts, subfolders=subfolders, total_files=total_files,
+        importance=importance))
     return {layout.index_page(folder): index, layout.doc_page(folder): doc}
 
 

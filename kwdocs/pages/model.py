@@ -60,33 +60,35 @@ def source_view(text: str | None, size: int, limit: int, masked_lines: tuple[int
 
 
 class Siblings:
-    """The files of one folder, indexed once so each file's related list is cheap.
-
-    Related files are siblings worth a link: same stem first, then the nearest
-    names in sorted order.  Neighbours (not the whole folder) keep pages small in
-    folders of thousands of files and mean adding a file changes only a few pages.
-    """
+    """The files of one folder by stem, indexed once so each file's related list is cheap."""
 
     def __init__(self, names: list[str]):
-        self.names = sorted(names)
-        self.position = {name: index for index, name in enumerate(self.names)}
         self.by_stem: dict[str, list[str]] = {}
-        for name in self.names:
+        for name in sorted(names):
             self.by_stem.setdefault(_stem(name), []).append(name)
 
-    def related(self, name: str, limit: int = RELATED_LIMIT) -> list[str]:
-        chosen = [other for other in self.by_stem.get(_stem(name), []) if other != name][:limit]
-        taken = set(chosen) | {name}
-        position = self.position.get(name, 0)
-        available = len(self.names) - (1 if name in self.position else 0)
-        step = 1
-        while len(chosen) < min(limit, available):
-            for index in (position - step, position + step):
-                if 0 <= index < len(self.names) and self.names[index] not in taken:
-                    chosen.append(self.names[index])
-                    taken.add(self.names[index])
-            step += 1
-        return sorted(chosen[:limit])
+    def same_stem(self, name: str) -> list[str]:
+        """The other files named like ``name`` (``x.h`` for ``x.cpp``, ``test_x.py`` for ``x.py``)."""
+        return [other for other in self.by_stem.get(_stem(name), []) if other != name]
+
+    def related(self, rel: str, links: dict | None, limit: int = RELATED_LIMIT) -> dict:
+        """``rel``'s related files by the import graph: what it imports (in its order), what
+        imports it, then files of its folder with its stem; the first ``limit`` as
+        ``[path, why]``, and how many more there are."""
+        folder = posixpath.dirname(rel)
+        chosen: dict[str, str] = {}
+        for dep in (links or {}).get("deps", []):
+            if dep.get("target"):
+                chosen.setdefault(dep["target"], "imported")
+            for target in (dep.get("name_targets") or {}).values():
+                chosen.setdefault(target, "imported")
+        for user in (links or {}).get("used_by", []):
+            chosen.setdefault(user, "imports it")
+        for name in self.same_stem(posixpath.basename(rel)):
+            chosen.setdefault(posixpath.join(folder, name), "same name")
+        chosen.pop(rel, None)
+        return {"files": [[path, why] for path, why in list(chosen.items())[:limit]],
+                "more": max(0, len(chosen) - limit)}
 
 
 @lru_cache(maxsize=8)
@@ -154,7 +156,7 @@ def symbol_entries(facts: Facts) -> list[dict]:
             for s, depth in zip(symbols, _depths(symbols))]
 
 
-def file_docs_model(facts: Facts, *, project: str, related: list[str], links: dict | None,
+def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | None,
                     view: SourceView, src_link: str, entries: list[dict] | None = None,
                     keep_empty: bool = False) -> dict:
     """The model of ``<file>_docs.md``; ``entries``: ``symbol_entries(facts)``, if already made.
@@ -196,8 +198,12 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
     users = (links or {}).get("used_by", [])
     test_users = (links or {}).get("test_users", [])
     used_by = [{"path": user, "link": layout.link(page, layout.docs_page(user))} for user in users[:USED_BY_LIMIT]]
-    tests_using = [{"path": user, "link": layout.link(page, layout.docs_page(user))}
+    indirect = (links or {}).get("indirect_test_users", [])
+    tests_using = [{"path": user, "link": layout.link(page, layout.docs_page(user)), "via": ""}
                    for user in test_users[:USED_BY_LIMIT]]
+    tests_using += [{"path": user, "link": layout.link(page, layout.docs_page(user)), "via": package,
+                     "via_link": layout.link(page, layout.docs_page(package))}
+                    for user, package in indirect[:max(0, USED_BY_LIMIT - len(tests_using))]]
     suffix = posixpath.splitext(name)[1]
     parse_note = "" if facts.get("parsed", True) else (
         "This file did not parse; the definitions below were found by a tolerant fallback and may be incomplete.")
@@ -223,9 +229,11 @@ def file_docs_model(facts: Facts, *, project: str, related: list[str], links: di
         performance=_section(findings.get("performance", []), keep_empty),
         security=_section(findings.get("security", []), keep_empty),
         test_command=f"python -m pytest {path}" if defines_tests(facts) and facts.get("language") == "python" else "",
-        tests_using=tests_using, more_tests=max(0, len(test_users) - USED_BY_LIMIT),
+        tests_using=tests_using, more_tests=max(0, len(test_users) + len(indirect) - len(tests_using)),
         used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT),
-        related=[dict(name=other, link=layout.sibling_link(layout.docs_page(other))) for other in related],
+        related=[dict(name=other, link=layout.link(page, layout.docs_page(other)), why=why)
+                 for other, why in related["files"]],
+        more_related=related["more"],
         docs_name=posixpath.basename(page), docs_link=layout.link(page, page),
         kw_name=posixpath.basename(layout.kw_page(path)), kw_link=layout.link(page, layout.kw_page(path)),
         index_link=layout.link(page, layout.index_page(folder)),
@@ -493,12 +501,21 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
             "name": entry["name"], "kind": entry["kind_label"], "line": entry["line"], "local_to": entry["local_to"],
             "link": layout.anchor_link(docs_page_link, entry["anchor"])})
     names = dict.fromkeys(entry["name"] for entry in ordered_entries)
+    mapped = [(name, sections) for name in names if (sections := section_map.get(name))]
+    # where every keyword is (its line, its definition): said once, not for each keyword
+    telling = [dict(name=name, sections=sections) for name, sections in mapped if not _ROUTINE.issuperset(sections)]
     return dict(
         project=project, path=path, folder_display=folder_display(posixpath.dirname(path)),
         source_link=src_link, docs_name=posixpath.basename(docs), docs_link=layout.link(page, docs),
         groups=[dict(title=title, keywords=groups[title]) for title in group_order() if title in groups],
-        section_map=[dict(name=name, sections=sections) for name in names if (sections := section_map.get(name))],
+        section_map=telling, routine_keywords=len(mapped) - len(telling),
+        routine_sections=" and ".join(sorted({section for _, sections in mapped for section in sections
+                                               if section in _ROUTINE}, key=_ROUTINE_ORDER.index)),
     )
+
+
+_ROUTINE_ORDER = (SOURCE_SECTION, "Detailed Analysis")
+_ROUTINE = frozenset(_ROUTINE_ORDER)
 
 
 def section_map(docs_markdown: str, symbols: Sequence[Mapping], shown_lines: int | None) -> dict[str, list[str]]:
@@ -660,6 +677,10 @@ def folder_index_model(folder: str, *, project: str, file_rows: list[str], subfo
     )
 
 
+PART_CANDIDATES = 400   # candidates a unit's part keeps for its folder's Main Definitions
+FOLDER_PURPOSES = 6      # files whose own words a folder without README or package docstring quotes
+
+
 def folder_part(rows: list[Facts]) -> dict:
     """What a folder's doc.md needs of one unit's summary rows (sorted by path), made at extraction.
 
@@ -667,13 +688,16 @@ def folder_part(rows: list[Facts]) -> dict:
     units' parts (``merge_folder_parts``) instead of reading every row again.
     Main Definitions keeps each namespace once, where it comes first, with how many
     files open it (every header of a generated folder may open the same one), so a part
-    keeps namespaces apart from the other candidates, and only the first
-    ``MAIN_DEFINITIONS_LIMIT`` of those: no more can be shown of the whole folder.
-    A candidate is ``[not a class, lower-case name, file, line, place in the file, symbol]``.
+    keeps namespaces apart from the other candidates.  Candidates are ranked by how
+    many files use them, which only linking knows: a part keeps the first
+    ``PART_CANDIDATES`` (documented ones first), the folder's page ranks them.
+    A candidate is ``[not documented, not a class, lower-case name, file, line, place
+    in the file, symbol]``; ``purposes`` holds ``[file, first sentence]`` of documented files.
     """
     languages: dict[str, list[int]] = {}
     candidates: list[list] = []
     namespaces: dict[str, list] = {}    # name -> [first candidate, files opening it]
+    purposes: list[list[str]] = []
     readme = init = None
     for facts, name in zip(rows, own_names(rows)):
         _add_totals(languages, facts["type_label"], 1, facts.get("lines", 0), facts["size"])
@@ -681,7 +705,8 @@ def folder_part(rows: list[Facts]) -> dict:
         for index, symbol in enumerate(facts.get("symbols", [])):
             if symbol["kind"] not in MAIN_DEFINITION_KINDS or symbol.get("parent") or symbol["name"].startswith("_"):
                 continue
-            item = [symbol["kind"] != "class", symbol["name"].lower(), name, symbol["line"], index, symbol]
+            item = [not symbol.get("documented"), symbol["kind"] != "class", symbol["name"].lower(), name,
+                    symbol["line"], index, symbol]
             if symbol["kind"] != "namespace":
                 candidates.append(item)
                 continue
@@ -692,14 +717,16 @@ def folder_part(rows: list[Facts]) -> dict:
                 readme = [facts["path"], facts["docstring"]]
             if init is None and name == "__init__.py":
                 init = [facts["path"], facts["docstring"]]
+            if len(purposes) < PART_CANDIDATES and (first := _paragraphs(facts["docstring"], 600)):
+                purposes.append([name, _first_sentence(first[0])])
     return {"files": len(rows), "languages": languages, "count": len(candidates),
-            "candidates": heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, candidates, key=_candidate_order),
-            "namespaces": namespaces, "readme": readme, "init": init}
+            "candidates": heapq.nsmallest(PART_CANDIDATES, candidates, key=_candidate_order),
+            "namespaces": namespaces, "readme": readme, "init": init, "purposes": purposes}
 
 
 def _candidate_order(item: list) -> list:
-    """Classes first, then by name, file, line and place in the file (ties keep the file's order)."""
-    return item[:5]
+    """Documented first, then classes, then by name, file, line and place in the file."""
+    return item[:6]
 
 
 def _add_totals(languages: dict[str, list[int]], label: str, files: int, lines: int, size: int) -> None:
@@ -717,7 +744,8 @@ def _note_namespace(namespaces: dict[str, list], name: str, first: list, files: 
         entry[0] = first
 
 
-_PART_SHAPE = {"files": int, "languages": dict, "count": int, "candidates": list, "namespaces": dict}
+_PART_SHAPE = {"files": int, "languages": dict, "count": int, "candidates": list, "namespaces": dict,
+               "purposes": list}
 
 
 def is_folder_part(part: dict) -> bool:
@@ -737,29 +765,55 @@ def merge_folder_parts(parts: list[dict]) -> dict:
             _note_namespace(namespaces, name, first, opened)
     found = [item for part in parts for item in part["candidates"]] + [first for first, _ in namespaces.values()]
     return {"files": sum(part["files"] for part in parts), "languages": languages,
-            "candidates": heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, found, key=_candidate_order),
+            "candidates": found, "purposes": [item for part in parts for item in part["purposes"]],
             "count": sum(part["count"] for part in parts) + len(namespaces),
             "also_opened_by": {name: opened - 1 for name, (_, opened) in namespaces.items()},
             "readme": min((part["readme"] for part in parts if part["readme"]), default=None) or min(
                 (part["init"] for part in parts if part["init"]), default=None)}
 
 
+def _ranked(candidates: list[list], importance: dict[str, dict]) -> list[list]:
+    """The ``MAIN_DEFINITIONS_LIMIT`` most important candidates: used by the most files (by name,
+    through re-exports; files opening a namespace do not use it), documented, in a file many
+    files use, a class; then by name."""
+    def key(item: list) -> tuple:
+        symbol, counts = item[6], importance.get(item[3], {})
+        uses = 0 if symbol["kind"] == "namespace" else counts.get("names", {}).get(symbol["name"], 0)
+        return (-uses, item[0], -counts.get("users", 0), *_candidate_order(item)[1:])
+    return heapq.nsmallest(MAIN_DEFINITIONS_LIMIT, candidates, key=key)
+
+
+def _purposes_summary(purposes: list[list[str]], importance: dict[str, dict]) -> dict | None:
+    """For a folder without README or package docstring: its files' first sentences, the
+    public files most used first."""
+    if not purposes:
+        return None
+    chosen = sorted(purposes, key=lambda item: (item[0].startswith("_"), -importance.get(item[0], {}).get("users", 0),
+                                                item[0]))
+    return dict(files=[dict(name=name, text=text, link=layout.sibling_link(layout.docs_page(name)))
+                       for name, text in chosen[:FOLDER_PURPOSES]],
+                more=max(0, len(purposes) - FOLDER_PURPOSES))
+
+
 def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders: list[dict],
-                     total_files: int) -> dict:
-    """``parts``: the ``folder_part`` of each unit of the folder."""
+                     total_files: int, importance: dict[str, dict] | None = None) -> dict:
+    """``parts``: the ``folder_part`` of each unit of the folder; ``importance``: linking's
+    counts of uses of its files (``{file name: {"users": n, "names": {name: n}}}``)."""
     page = layout.doc_page(folder)
     merged = merge_folder_parts(parts)
+    importance = importance or {}
     definitions = [
         dict(kind=kind_label(symbol), name=symbol["name"], file=name, line=line,
              link=layout.sibling_link(layout.docs_page(name), layout.anchor(symbol["kind"], symbol["name"], line)),
              also_in=merged["also_opened_by"].get(symbol["name"], 0) if symbol["kind"] == "namespace" else 0)
-        for _, _, name, line, _, symbol in merged["candidates"]]
+        for *_, name, line, _, symbol in _ranked(merged["candidates"], importance)]
     readme = merged["readme"]
     languages = [dict(type_label=label, files=files, lines=lines, size=size)
                  for label, (files, lines, size) in merged["languages"].items()]
     return dict(
         project=project, folder=folder,
         readme=dict(name=posixpath.basename(readme[0]), text=_paragraphs(readme[1], 800)[0]) if readme else None,
+        purposes=None if readme else _purposes_summary(merged["purposes"], importance),
         file_count=merged["files"], total_files=total_files, folder_count=len(subfolders),
         total_size=sum(item["size"] for item in languages), total_lines=sum(item["lines"] for item in languages),
         languages=sorted(languages, key=lambda item: (-item["files"], item["type_label"])),

@@ -1,0 +1,243 @@
+"""What kwdocs' documentation pages say: how much is specific to its file, and what to read.
+
+Usage: python bench/content.py TREE [--out DIR] [--seed N] [--sample K]
+
+TREE is an output folder of kwdocs (it holds ``.kwdocs``) or a source tree, which is
+built first (into ``--out``, by default a temporary folder) with this checkout's kwdocs.
+It prints:
+
+- the share of docs pages whose File Purpose text is the same as another page's;
+- the share of documented definitions (Python docstrings of classes and functions,
+  C/C++ ``///``, ``//!``, ``/** */``, ``/*! */`` blocks right above a declaration)
+  whose summary line is shown on their page outside the embedded source;
+- the share of the seed layout's sections a page leaves out;
+- a seeded random sample of rule findings (patterns, performance, security), each with
+  the source line it names, to read and judge.
+
+Definitions are found here, from the source files, not from kwdocs' state: the figures
+check kwdocs rather than repeat it.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from urllib.parse import unquote
+
+SEED_SECTIONS = ("File Metadata", "File Purpose", "Original Source", "High-Level Overview", "Detailed Analysis",
+                 "Architecture & Design", "Dependencies", "Code Patterns & Idioms", "Performance Considerations",
+                 "Security & Safety", "Testing & Usage", "Related Files", "Cross-References")
+FINDING_SECTIONS = ("Code Patterns & Idioms", "Performance Considerations", "Security & Safety")
+SOURCE_SECTION = "Original Source"
+C_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh")
+_HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
+_ORIGINAL = re.compile(r"\*\*Original File\*\*: \[[^\]]*\]\(([^)]+)\)")
+_LINE = re.compile(r"\b[Ll]ines? (\d+)")
+_WORDS = re.compile(r"[A-Za-z0-9]+")
+_FILLER = re.compile(r"^No (?:obvious|specific)\b|not applicable")   # a section's stand-in, not a finding
+_DOC_BLOCK = re.compile(r"^[ \t]*(?:///(?!/)|//!)(.*)$")
+_DECLARATION = re.compile(r"^[ \t]*(?:template\b|class\b|struct\b|enum\b|union\b|namespace\b|using\b|typedef\b|#define\b|"
+                          r"[A-Za-z_][\w:<>,*& \t]*[\w>*&][ \t]+[*&]*[A-Za-z_~][\w:]*[ \t]*\()")
+
+
+def sections(markdown: str) -> dict[str, str]:
+    """``##`` title -> body, outside fenced blocks (a page embeds its source in one)."""
+    found: dict[str, str] = {}
+    title, body, fence = None, [], ""
+    for line in markdown.split("\n"):
+        stripped = line.lstrip()
+        if fence:
+            if stripped.startswith(fence) and not stripped[len(fence):].strip():
+                fence = ""
+        elif stripped.startswith(("```", "~~~")):
+            fence = re.match(r"[`~]{3,}", stripped).group(0)
+        elif line.startswith("## "):
+            if title is not None:
+                found[title] = "\n".join(body)
+            title, body = line[3:].strip(), []
+            continue
+        body.append(line)
+    if title is not None:
+        found[title] = "\n".join(body)
+    return found
+
+
+_MARKUP = re.compile(r"\]\([^)\s]*\)|<a id=\"[^\"]*\"></a>")   # link targets and anchors: not read
+
+
+_ROLE = re.compile(r":(?:[a-z]+:)+(?=`)")   # reST roles: ``:class:`X``` reads as ``X``
+
+
+def words(text: str) -> str:
+    """The text's words, lower case, one space apart: what a reader sees, markup aside."""
+    return " ".join(_WORDS.findall(_MARKUP.sub("", text).replace("\\", ""))).lower()
+
+
+def python_docs(text: str) -> list[tuple[int, str]]:
+    """(line, summary line) of each documented class and function."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node)
+            summary = _ROLE.sub("", next((line.strip() for line in (doc or "").split("\n") if line.strip()), ""))
+            if summary:
+                found.append((node.lineno, summary))
+    return found
+
+
+def c_docs(text: str) -> list[tuple[int, str]]:
+    """(line, first text line) of each ``///``/``//!``/``/** */``/``/*! */`` block right above a declaration."""
+    lines = text.split("\n")
+    found = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        block: list[str] = []
+        if _DOC_BLOCK.match(line):
+            while index < len(lines) and (match := _DOC_BLOCK.match(lines[index])):
+                block.append(match.group(1))
+                index += 1
+        elif re.match(r"^[ \t]*/\*[*!](?![*/])", line):
+            while index < len(lines):
+                block.append(re.sub(r"^[ \t]*(?:/\*[*!]|\*(?!/))?", "", lines[index]).split("*/")[0])
+                index += 1
+                if "*/" in lines[index - 1]:
+                    break
+        else:
+            index += 1
+            continue
+        if index < len(lines) and _DECLARATION.match(lines[index]):
+            summary = next((re.sub(r"^[\\@]brief\s*", "", item.strip()) for item in block
+                            if item.strip() and not re.fullmatch(r"[\\@]\w+", item.strip())), "")
+            if words(summary):
+                found.append((index + 1, summary))
+    return found
+
+
+def documented(path: Path, text: str) -> list[tuple[int, str]]:
+    if path.suffix == ".py":
+        return python_docs(text)
+    if path.suffix in C_SUFFIXES:
+        return c_docs(text)
+    return []
+
+
+def build(tree: Path, out: Path) -> None:
+    command = [sys.executable, "-m", "kwdocs", "build", "--src", str(tree), "--out", str(out), "-q"]
+    print("building:", " ".join(command), file=sys.stderr)
+    subprocess.run(command, check=True, cwd=Path(__file__).resolve().parent.parent, stdout=sys.stderr)
+
+
+def read_pages(out: Path) -> list[tuple[str, Path | None, str]]:
+    """(page's path in the output, its source file, the page) of every docs page."""
+    found = []
+    for folder, folders, names in os.walk(out):
+        folders[:] = sorted(name for name in folders if name != ".kwdocs" and name != "site")
+        for name in sorted(names):
+            if not name.endswith("_docs.md"):
+                continue
+            page = Path(folder, name)
+            kw = Path(folder, name[:-len("_docs.md")] + "_kw.md")
+            source = None
+            if kw.is_file() and (match := _ORIGINAL.search(kw.read_text(errors="replace"))):
+                source = (kw.parent / unquote(match.group(1))).resolve()
+            found.append((page.relative_to(out).as_posix(), source, page.read_text(errors="replace")))
+    return found
+
+
+def measure(out: Path, seed: int, sample: int) -> None:
+    pages = read_pages(out)
+    if not pages:
+        sys.exit(f"{out}: no kwdocs documentation pages")
+    purposes: dict[str, str] = {}
+    left_out = 0
+    definitions = shown = 0
+    by_language: Counter = Counter()
+    shown_by_language: Counter = Counter()
+    findings: list[tuple[str, str, str, Path | None]] = []
+    for name, source, page in pages:
+        parts = sections(page)
+        purposes[name] = parts.get("File Purpose", "").strip()
+        left_out += sum(title not in parts for title in SEED_SECTIONS)
+        for title in FINDING_SECTIONS:
+            for line in parts.get(title, "").split("\n"):
+                if line.startswith("- ") and not _FILLER.search(line[2:]):
+                    findings.append((name, title, line[2:], source))
+        if source is None or not source.is_file():
+            continue
+        text = source.read_text(errors="replace")
+        docs = documented(source, text)
+        if not docs:
+            continue
+        outside = words("\n".join(body for title, body in parts.items() if title != SOURCE_SECTION))
+        language = "python" if source.suffix == ".py" else "c/c++"
+        for _, summary in docs:
+            found = words(summary)[:80].rsplit(" ", 1)[0] if len(words(summary)) > 80 else words(summary)
+            hit = found in outside
+            definitions += 1
+            shown += hit
+            by_language[language] += 1
+            shown_by_language[language] += hit
+    texts = Counter(purposes.values())
+    shared = sum(1 for text in purposes.values() if texts[text] > 1)
+    print(f"docs pages: {len(pages):,}")
+    print(f"File Purpose shared with another page: {shared:,} of {len(pages):,} pages "
+          f"({100 * shared / len(pages):.1f}%); {len(texts):,} distinct texts")
+    for text, count in texts.most_common(3):
+        if count > 1:
+            print(f"    {count:,} x {text[:100]!r}")
+    if definitions:
+        print(f"documented definitions whose documentation is on their page: {shown:,} of {definitions:,} "
+              f"({100 * shown / definitions:.1f}%)")
+        for language in sorted(by_language):
+            print(f"    {language}: {shown_by_language[language]:,} of {by_language[language]:,} "
+                  f"({100 * shown_by_language[language] / by_language[language]:.1f}%)")
+    else:
+        print("documented definitions: none found in the source files")
+    total = len(pages) * len(SEED_SECTIONS)
+    print(f"seed sections left out: {left_out:,} of {total:,} ({100 * left_out / total:.1f}%)")
+    chosen = random.Random(seed).sample(findings, min(sample, len(findings)))
+    print(f"\nrule findings: {len(findings):,}; a sample of {len(chosen)} (seed {seed}) to read:")
+    lines_of: dict[Path, list[str]] = {}
+    for name, title, finding, source in sorted(chosen):
+        print(f"\n{name} [{title}]\n    {finding}")
+        numbers = [int(number) for number in _LINE.findall(finding)]
+        if source is None or not source.is_file():
+            continue
+        if source not in lines_of:
+            lines_of[source] = source.read_text(errors="replace").split("\n")
+        for number in numbers[:2]:
+            if 0 < number <= len(lines_of[source]):
+                print(f"    {number:>6} | {lines_of[source][number - 1].strip()[:160]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("tree", type=Path, help="a kwdocs output folder, or a source tree to build")
+    parser.add_argument("--out", type=Path, help="where to build a source tree (default: a temporary folder)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the findings' sample (default 1)")
+    parser.add_argument("--sample", type=int, default=50, help="findings to sample (default 50)")
+    args = parser.parse_args()
+    tree = args.tree.resolve()
+    if (tree / ".kwdocs").is_dir():
+        measure(tree, args.seed, args.sample)
+        return
+    with tempfile.TemporaryDirectory(prefix="kwdocs-content-") as scratch:
+        out = args.out.resolve() if args.out else Path(scratch) / "out"
+        build(tree, out)
+        measure(out, args.seed, args.sample)
+
+
+if __name__ == "__main__":
+    main()
