@@ -45,7 +45,7 @@ PART_WEIGHT = 150_000        # ... nor source with more marks than this: its tre
 PARSE_PART = 128 * 1024      # the characters of each part of a file that passes those, where statements allow
 PART_TRIES = 8               # cuts tried for one run (a cut may fall inside a string or brackets)
 TOLERANT_LIMIT = 256 * 1024  # characters the tolerant parser is given
-_NO_PUNCTUATION = str.maketrans("", "", string.punctuation.replace("_", ""))   # marks: operators, brackets, quotes
+_MARKS = string.punctuation.replace("_", "").encode()   # marks: operators, brackets, quotes
 
 # Where a top-level statement may start: a cut there is tried, and kept if the run before it parses.
 _PART_START = re.compile(r"^(?:@|(?:async +)?def |class |import |from |if |try:|for |with |while |"
@@ -86,8 +86,15 @@ class _TooLarge(Exception):
 
 def _too_heavy(text: str) -> bool:
     """Whether one ``ast.parse`` of ``text`` could pass the memory bound (``PART_MOST``, ``PART_WEIGHT``)."""
-    return len(text) > PART_WEIGHT and (len(text) > PART_MOST or
-                                        len(text) - len(text.translate(_NO_PUNCTUATION)) > PART_WEIGHT)
+    return len(text) > PART_WEIGHT and (len(text) > PART_MOST or _marks(text) > PART_WEIGHT)
+
+
+def _marks(text: str) -> int:
+    """How many marks ``text`` holds, counted in its UTF-8 bytes, where each ASCII character is
+    one byte of its own (``bytes.translate`` deletes by a table; ``str.translate`` looks each
+    character up in a dict, many times slower)."""
+    data = text.encode("utf-8", "surrogatepass")   # any str: lone surrogates too
+    return len(data) - len(data.translate(None, _MARKS))
 
 
 def _part_ends(text: str) -> list[int]:

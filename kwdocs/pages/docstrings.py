@@ -310,9 +310,11 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     if _parser is None:
         _parser = _griffe()
     griffe = _parser
-    try:   # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
-        sections = griffe.parse_auto(griffe.Docstring(_ROLE_PREFIX.sub("`", text)),
-                                     per_style_options=_STYLE_OPTIONS)
+    # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
+    # (every role ends in ":`": most docstrings have none to find)
+    plain = _ROLE_PREFIX.sub("`", text) if ":`" in text else text
+    try:
+        sections = griffe.parse_auto(griffe.Docstring(plain), per_style_options=_STYLE_OPTIONS)
     except Exception:  # noqa: BLE001 - a parser bug on one odd docstring: show it as prose
         sections = None
     if sections is None:

@@ -434,9 +434,15 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
                 modules.setdefault(f"{dep['module']}.{name}", layout.link(page, layout.docs_page(name_target)))
     bound = {symbol["name"]: symbol["signature"] for symbol in facts.get("symbols", [])
              if symbol["kind"] == "import" and symbol.get("signature")}
+    # a name can only be found as a local name ending in its last part, or through its first
+    # part (bound by an import, or a module): most names a page asks about are neither
+    lasts = {key.rpartition(".")[2] for key in local}
+    heads = {key.partition(".")[0] for key in modules} | bound.keys()
 
     def resolve(name: str, scope: str = "") -> str:
         name = name.replace("::", ".")
+        if name.rpartition(".")[2] not in lasts and name.partition(".")[0] not in heads:
+            return ""
         while scope:
             if f"{scope}.{name}" in local:
                 return local[f"{scope}.{name}"]
