@@ -37,7 +37,7 @@ from kwdocs.engine.workers import collector_paused
 from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts, identity as facts_identity
-from kwdocs.pages import compose as pages, docstrings, keywords, layout, model
+from kwdocs.pages import compose as pages, keywords, layout, model
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import RuleSet
 from kwdocs.scan import folder_of
@@ -96,11 +96,11 @@ def extraction_key(config: Config) -> str:
 
 @per_config
 def render_key(config: Config, template: str) -> str:
-    """What a page depends on besides its model: its templates, kwdocs' code, the settings
-    and the docstring parser's version (another one may read a docstring differently)."""
+    """What a page depends on besides its model: its templates, kwdocs' code and the settings.
+    The code fingerprint names the packages installed beside kwdocs with their versions, the
+    docstring parser's among them: another one may read a docstring differently."""
     renderer = renderer_for(config)
-    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data(),
-                  docstrings.parser_version())
+    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data())
 
 
 # ---------------------------------------------------------------- reading sources

@@ -295,15 +295,6 @@ def _griffe():
 _parser = None
 
 
-def parser_version() -> str:
-    """The installed griffe docstring parsers' version, without importing them."""
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("griffelib")
-    except PackageNotFoundError:
-        return ""
-
-
 def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     """A docstring as summary and blocks, its sections (Args, Returns ...) as fields."""
     global _parser

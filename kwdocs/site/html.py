@@ -478,15 +478,3 @@ def build_site(config: Config) -> dict:
     data_written = search.write_site_data(config, subjects, site / STATIC_FOLDER)
     output.write_json(config.out, manifest_path, {"key": key, "pages": recorded})
     return {"html_written": written, "html_removed": removed, "assets_written": assets + data_written}
-
-
-def remove_site(config: Config) -> int:
-    """Remove every file of the site that kwdocs wrote (for ``kwdocs clean``); returns how many."""
-    manifest = output.read_json(config.state / MANIFEST, {}) or {}
-    md_pages = set(manifest.get("pages", {})) | set(markdown_pages(config))
-    removed = sum(remove_site_page(config, md_page) for md_page in sorted(md_pages))
-    folder = site_root(config) / STATIC_FOLDER
-    for name in (*STATIC_FILES, PYGMENTS_CSS, *search.DATA_FILES):
-        removed += output.remove(config.out, folder / name)
-    return removed
-
