@@ -19,7 +19,7 @@ from typing import Any
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
 from kwdocs.extract.text import attach_comment_docs
 from kwdocs.facts import Facts
-from kwdocs.languages import BINARY, BY_NAME, BY_SUFFIX, CTAGS, TEXT, Language, language_for, language_of  # noqa: F401  (re-exported)
+from kwdocs.languages import BINARY, BY_NAME, BY_SUFFIX, TEXT, Language, language_for, language_of  # noqa: F401  (re-exported)
 
 
 def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None = None,
