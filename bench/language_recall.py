@@ -9,8 +9,12 @@ for its language.  A file "falls back" when kwdocs gives it the plain-text page 
 ``text``) or its parser failed.  Recall counts the ctags definitions of the kinds listed in
 KINDS for which kwdocs reports a symbol of the same name within one line; languages kwdocs
 reads through ctags itself are left out of recall unless ``--ctags-fallback`` (they agree by
-construction).  Imports: of the imports kwdocs classifies as the project's own, the share
-with a target page.  A test-time comparison only: kwdocs never needs ctags.
+construction).  A shell "function" ctags finds inside a here-document body or a quoted string
+spanning lines is text the script writes or evals elsewhere (a ``configure`` writing
+``config.status``, an ``awk`` program, a help text), not a definition of the script: such tags
+are left out, the here-documents and strings found by shfmt's parser (``shfmt-py``, one of
+kwdocs' test extras), independently of kwdocs' own line scanner.  Imports: of the imports
+kwdocs classifies as the project's own, the share with a target page.  A test-time comparison only: kwdocs never needs ctags.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -102,6 +107,46 @@ def invented(tag: dict) -> bool:
         ".prototype." in pattern or not any(word in pattern for word in ("class", "function")))
 
 
+# shfmt's nodes whose lines are text, not code; a command substitution inside one is code again
+_SHELL_TEXT = {"SglQuoted", "DblQuoted"}
+_SHELL_CODE = {"CmdSubst", "ProcSubst"}
+
+
+def shell_text_lines(path: Path) -> set[int]:
+    """The lines of a shell script inside a here-document body or a quoted string's
+    continuation lines, as shfmt's parser reads the script (its dialect from the ``#!``
+    line, else bash); none when shfmt cannot parse it."""
+    shfmt = shutil.which("shfmt", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    if shfmt is None:
+        sys.exit("shfmt is not installed (pip install -e '.[test]' brings it)")
+    for dialect in ("auto", "bash"):
+        done = subprocess.run([shfmt, "-ln", dialect, "--to-json"], input=path.read_bytes(), capture_output=True,
+                              check=False)
+        if done.returncode == 0:
+            break
+    else:
+        return set()
+    text: set[int] = set()
+    stack: list[tuple[str, object]] = [("", json.loads(done.stdout))]
+    while stack:  # parents before children: an inner command substitution unmarks its lines
+        field, node = stack.pop()
+        if isinstance(node, list):
+            stack.extend((field, item) for item in reversed(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        if "Pos" in node:
+            first, last = node["Pos"]["Line"], node["End"]["Line"]
+            if field == "Hdoc":
+                text.update(range(first, last + 1))
+            elif node.get("Type") in _SHELL_TEXT and last > first:
+                text.update(range(first + 1, last + 1))  # the quote's own line holds code before it
+            elif node.get("Type") in _SHELL_CODE and last > first:
+                text.difference_update(range(first + 1, last))
+        stack.extend((key, value) for key, value in reversed(node.items()) if isinstance(value, (dict, list)))
+    return text
+
+
 def measure(trees: list[Path], examples: int, include_fallback: bool) -> None:
     files_per: Counter[str] = Counter()
     fallback: Counter[str] = Counter()
@@ -141,10 +186,11 @@ def measure(trees: list[Path], examples: int, include_fallback: bool) -> None:
                 if symbol.get("parent"):  # ctags names Lua's ``function M.f`` ``M.f``
                     for separator in (".", ":"):
                         ours[symbol["parent"] + separator + name].add(symbol["line"])
+            text_lines = shell_text_lines(Path(tree, path)) if language == "Sh" else set()
             for tag in tags.get(path, []):
                 if language in KINDS and tag.get("kind") not in KINDS[language]:
                     continue
-                if invented(tag):
+                if invented(tag) or tag.get("line", 0) in text_lines:
                     continue
                 name = "".join(tag["name"].split())
                 line = tag.get("line", 0)

@@ -320,6 +320,29 @@ def test_shell_heredocs_and_comments_are_skipped() -> None:
                         "commented_out.sh"}
 
 
+def test_shell_functions_inside_multiline_strings_are_text() -> None:
+    # an awk program in single quotes, a configure probe in double quotes, ``$'...'`` with an
+    # escaped quote: none of their "functions" is the script's; the ones after them are
+    script = (
+        "#!/bin/sh\n"
+        "table=`awk '\n"
+        "  function near(x) {\n"
+        "    return x < 0 ? -x : x  # an awk comment\n"
+        "  }\n"
+        "' \"$1\"`\n"
+        'as_required="as_fn_return () { (exit \\$1); }\n'
+        'as_fn_success () { as_fn_return 0; }\n'
+        '"\n'
+        "greeting=$'it\\'s\n"
+        "fake () {\n"
+        "'\n"
+        "after_strings() {\n"
+        "  echo \"done\"  # don't stop\n"
+        "}\n"
+        "function last { :; }\n")
+    assert names(shell.extract(script, "probe.sh"), "function") == [("after_strings", 13), ("last", 16)]
+
+
 def test_shell_docstring_skips_shebang_and_directives() -> None:
     assert run("build.sh")["docstring"] == (
         "Builds PyTorch for CI: picks the compiler, configures sccache and runs setup.py.\n\n"

@@ -2,8 +2,9 @@
 
 A line scanner, not a shell parser: scripts are read by people to find what a
 file defines (``name() {``, ``function name``) and which helper scripts it
-pulls in (``source x`` / ``. x``); here-documents and comments are skipped so
-that text inside them is not taken for code.
+pulls in (``source x`` / ``. x``); here-documents, quoted strings that run
+over several lines (an ``awk`` program, a script written to another file) and
+comments are skipped so that text inside them is not taken for code.
 """
 from __future__ import annotations
 
@@ -29,12 +30,13 @@ def extract(text: str, path: str) -> dict[str, Any]:
     imports: list[dict[str, Any]] = []
     heredoc_end: str | None = None
     strip_tabs = False
+    quote = ""  # the quote a string still open at the end of the last line began with
     for number, line in enumerate(text.split("\n"), start=1):
         if heredoc_end is not None:
             if (line.lstrip("\t") if strip_tabs else line) == heredoc_end:
                 heredoc_end = None
             continue
-        code = _without_comment(line)
+        code, quote = _code_of(line, quote)
         if not code.strip():
             continue
         match = _FUNCTION_KEYWORD.match(code) or _FUNCTION_POSIX.match(code)
@@ -53,25 +55,36 @@ def extract(text: str, path: str) -> dict[str, Any]:
             "docstring": leading_comment(text)}
 
 
-def _without_comment(line: str) -> str:
-    """The line up to an unquoted ``#`` that starts a word (``$#`` and ``a#b`` are not comments)."""
-    if "#" not in line:
-        return line
-    quote = ""
+def _code_of(line: str, quote: str) -> tuple[str, str]:
+    """The line's code and the quote still open at its end, given the quote open at its start.
+
+    Code is what follows a string continued from the last line (none while the line is all
+    inside it), up to an unquoted ``#`` that starts a word (``$#`` and ``a#b`` are not
+    comments).  ``quote`` is ``'``, ``"`` or ``$'`` (in which a backslash escapes); a
+    backquoted command is code, its quotes tracked as any others."""
+    if not quote and "#" not in line and "'" not in line and '"' not in line:
+        return line, ""
+    continued = bool(quote)
+    start = 0
     index = 0
     while index < len(line):
         char = line[index]
         if char == "\\" and quote != "'":
             index += 1
         elif quote:
-            if char == quote:
+            if char == quote[-1]:
                 quote = ""
-        elif char in "'\"`":
+                if continued:
+                    start, continued = index + 1, False
+        elif char == "$" and line.startswith("$'", index):
+            quote = "$'"
+            index += 1
+        elif char in "'\"":
             quote = char
-        elif char == "#" and (index == 0 or line[index - 1] in " \t;&|("):
-            return line[:index]
+        elif char == "#" and (index == 0 or line[index - 1] in " \t;&|(`"):
+            return line[start:index], ""
         index += 1
-    return line
+    return ("", quote) if continued else (line[start:], quote)
 
 
 def _shell_word(line: str, start: int) -> str:
