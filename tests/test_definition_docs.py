@@ -307,6 +307,62 @@ def test_doc_text_is_escaped_and_cannot_break_the_page(tmp_path):
     assert "  ```\n  ## nor this\n  ```" in entry                             # an odd language is dropped
 
 
+JSDOC = """\
+// @flow
+/**
+ * Bus: a small event bus.
+ * @name bus
+ * @module events/bus
+ * @returns {Bus} a bus with no handlers yet
+ */
+export default function bus(store: Store) {
+  return {
+    /**
+     * Calls every handler of an event.
+     *
+     * @param  {string} kind\tThe event's kind
+     * @param {Object} [payload={}] - What the handlers get, see {@link Store|the store}
+     * @throws {TypeError} when kind is not a string
+     * @memberof bus
+     * @example
+     * bus(store).send('ready', {});
+     */
+    send(kind: string, payload: any) {
+      (store[kind] || []).forEach((handler) => handler(payload));
+    }
+  };
+}
+
+/**
+ * Where handlers are kept.
+ * @typedef {Object<string, Array<Function>>} Store
+ */
+export const stores = [];
+"""
+
+
+def test_jsdoc_tags_are_fields_not_prose(tmp_path):
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "bus.js").write_text(JSDOC, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "bus.js_docs.md").read_text(encoding="utf-8")
+    described = page.split("## Original Source")[0] + page.split("## Detailed Analysis")[1]
+    bus = _definition(page, "bus")
+    assert "Bus: a small event bus." in bus
+    assert "*Returns:*\n\n  - `Bus`: a bus with no handlers yet" in bus            # the type and the text
+    assert "Bus: a small event bus.\n" in page.split("## File Purpose")[1]           # the summary ends there
+    send = _definition(page, "send")                                                # a Flow method, parsed
+    assert "- `kind` (`string`): The event's kind" in send
+    assert ("- `payload` (`Object`): Optional, default `{}`. What the handlers get, see the store" in send)
+    assert "*Throws:*\n\n  - `TypeError`: when kind is not a string" in send
+    assert re.search(r"```\n\s*bus\(store\)\.send\('ready', \{\}\);\n\s*```", send)
+    assert "Type: `Object<string, Array<Function>>`" in _definition(page, "stores")
+    for tag in ("name bus", "module events/bus", "memberof", "{Bus}", "{string}", "@flow", "flow "):
+        assert tag not in described, tag
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(" `ab=,()[]:*-"), min_size=1, max_size=30).filter(str.strip))
 def test_a_code_span_shows_its_text_exactly(text):

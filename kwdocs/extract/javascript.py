@@ -19,6 +19,8 @@ _GRAMMARS = {".ts": ("tree_sitter_typescript", "language_typescript"),
              ".cts": ("tree_sitter_typescript", "language_typescript"),
              ".tsx": ("tree_sitter_typescript", "language_tsx")}
 _JAVASCRIPT = ("tree_sitter_javascript", "language")
+# Flow's type annotations are TypeScript's syntax nearly everywhere, and Flow code is often JSX
+_FLOW = re.compile(r"\A(?:\s*(?://[^\n]*|/\*.*?\*/))*?\s*(?://|/\*+)\s*@flow\b", re.DOTALL)
 _FUNCTIONS = {"function_declaration": "", "generator_function_declaration": "generator",
               "function_signature": "", "function": "", "function_expression": "",
               "generator_function": "generator"}
@@ -36,7 +38,10 @@ def extract(text: str, path: str) -> dict[str, Any]:
     if path.rpartition("/")[2] in CONFIG_NAMES:
         return _config(text, path)
     suffix = path[path.rfind("."):].lower() if "." in path else ""
-    parsed = ts.parse(text, *_GRAMMARS.get(suffix, _JAVASCRIPT))
+    grammar = _GRAMMARS.get(suffix, _JAVASCRIPT)
+    if grammar is _JAVASCRIPT and "@flow" in text[:4096] and _FLOW.match(text[:4096]):
+        grammar = _GRAMMARS[".tsx"]
+    parsed = ts.parse(text, *grammar)
     if parsed is None:
         return ts.too_large(text)
     tree, source = parsed

@@ -72,7 +72,7 @@ def signature(source: bytes, node: Node, body: Node | None) -> str:
 
 _COMMENT_MARK = re.compile(r"^\s*(?:/\*+!?|\*+/|\*(?!/)|///?!?|--+\[*=*\[*|#+|;+)\s?")
 _COMMENT_END = re.compile(r"\s*(?:\*+/|\]=*\])\s*$")
-_DIRECTIVE = re.compile(r"^(?:go:|nolint|eslint|@ts-|prettier-|jshint|istanbul |tslint|shellcheck )")
+_DIRECTIVE = re.compile(r"^(?:go:|nolint|eslint|@ts-|prettier-|jshint|istanbul |tslint|shellcheck |@(?:no)?flow\b)")
 
 
 def doc_comment(source: bytes, node: Node) -> str:
@@ -123,8 +123,33 @@ def leading_doc(source: bytes, root: Node) -> str:
         if not (child.start_point[0] == 0 and text.startswith("#!")):
             lines.extend(text.split("\n"))
         last = child.end_point[0]
-    paragraphs = clean_comment(lines).split("\n\n")
+    paragraphs = _without_block_tags(clean_comment(lines)).split("\n\n")
     return "\n\n".join(part for part in paragraphs if not _LICENSE.search(part)).strip()
+
+
+_BLOCK_TAG = re.compile(r"^@(\w+)\s*(.*)$")
+_DESCRIBING_TAGS = frozenset({"file", "fileoverview", "overview", "description", "desc", "summary"})
+
+
+def _without_block_tags(doc: str) -> str:
+    """A file comment's prose: JSDoc/Javadoc/LDoc block tags (``@module x``, ``@author``) and the
+    lines they run on to are left out, but the words of ``@file``/``@fileoverview`` are prose."""
+    if "@" not in doc:
+        return doc
+    kept: list[str] = []
+    in_tag = False
+    for line in doc.split("\n"):
+        tag = _BLOCK_TAG.match(line)
+        if tag:
+            in_tag = tag.group(1).lower() not in _DESCRIBING_TAGS
+            if not in_tag:
+                kept.append(tag.group(2))
+        elif not line:
+            in_tag = False
+            kept.append(line)
+        elif not in_tag:
+            kept.append(line)
+    return "\n".join(kept).strip("\n")
 
 
 _LICENSE = re.compile(r"copyright|licen[cs]ed under|all rights reserved|spdx-license", re.I)

@@ -367,16 +367,60 @@ def _section_blocks(section, resolve: Resolver) -> list[dict]:
 
 _COMMAND = re.compile(r"^[\\@](?P<name>[a-zA-Z]+)(?:\[(?P<dir>[^\]]*)\])?\s*(?P<rest>.*)$")
 _INLINE_COMMAND = re.compile(r"[\\@](?:c|p|a|e|em|b|ref|link|copydoc)\s+([\w:.~()<>]*[\w)>])")
+# JSDoc's and Javadoc's ``{@link Target}``, ``{@link Target|text}``, ``{@code x}``: the text, else the name as code
+_BRACED_INLINE = re.compile(r"(?:\[(?P<label>[^\]\n]+)\])?\{@(?:link|linkcode|linkplain|code|literal)\s+"
+                            r"(?P<target>[^}|\s]+)(?:[|\s]\s*(?P<text>[^}]*))?\}")
 _LINK_END = re.compile(r"[\\@]endlink\b")
-_FIELD_COMMANDS = {"param": "Parameters", "tparam": "Template parameters", "return": "Returns",
-                   "returns": "Returns", "result": "Returns", "retval": "Return values",
+_FIELD_COMMANDS = {"param": "Parameters", "arg": "Parameters", "argument": "Parameters",
+                   "tparam": "Template parameters", "template": "Type parameters", "typeParam": "Type parameters",
+                   "property": "Properties", "prop": "Properties",
+                   "return": "Returns", "returns": "Returns", "result": "Returns", "retval": "Return values",
+                   "yield": "Yields", "yields": "Yields",
                    "throw": "Throws", "throws": "Throws", "exception": "Throws"}
-_NAMED_FIELDS = frozenset({"param", "tparam", "retval", "throw", "throws", "exception"})
+_NAMED_FIELDS = frozenset({"param", "arg", "argument", "tparam", "template", "typeParam", "property", "prop",
+                           "retval", "throw", "throws", "exception"})
+_THROWS = frozenset({"throw", "throws", "exception"})   # named by their type: JSDoc's in braces
 _LABELS = {"note": "Note", "warning": "Warning", "attention": "Attention", "see": "See also",
            "sa": "See also", "deprecated": "Deprecated", "since": "Since", "pre": "Precondition",
            "post": "Postcondition", "invariant": "Invariant", "todo": "To do", "bug": "Bug",
-           "remark": "Remark", "remarks": "Remark", "details": "", "par": ""}
+           "remark": "Remark", "remarks": "Remark", "details": "", "par": "", "default": "Default",
+           "defaultValue": "Default"}
+# JSDoc tags that say what a comment documents (the page says it already), not prose
+_TYPED = frozenset({"type", "typedef", "enum"})
+_STRUCTURAL = frozenset({"name", "module", "namespace", "memberof", "memberOf", "function", "func", "method",
+                         "kind", "class", "constructor", "constructs", "callback", "access", "private", "public",
+                         "protected", "package", "static", "instance", "inner", "global", "readonly", "abstract",
+                         "virtual", "override", "inheritdoc", "exports", "alias", "lends", "ignore", "hideconstructor",
+                         "async", "generator", "event", "fires", "emits", "listens", "mixin", "mixes", "interface",
+                         "implements", "augments", "extends", "const", "constant", "variation", "fileoverview",
+                         "overview", "file", "author", "version", "license", "copyright", "internal", "hidden",
+                         "category", "group", "this", "fn", "var", "def", "struct", "union"})
 _BLOCK_ENDS = {"code": "endcode", "verbatim": "endverbatim", "rst": "endrst", "f[": "f]"}
+
+
+def _braced_inline(match: re.Match) -> str:
+    text = match.group("label") or (match.group("text") or "").strip()
+    return text if text else f"`{match.group('target')}`"
+
+
+def _jsdoc_type(rest: str) -> tuple[str, str]:
+    """A JSDoc ``{Type}`` opening ``rest`` (its braces balanced), and the words after it."""
+    if not rest.startswith("{") or rest.startswith("{@"):
+        return "", rest
+    depth = 0
+    for index, char in enumerate(rest):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0:
+            return rest[1:index].strip(), rest[index + 1:].lstrip()
+    return "", rest
+
+
+def _jsdoc_name(name: str) -> tuple[str, str]:
+    """A parameter name as written and the note it carries: ``[opts.x=1]`` is optional, default 1."""
+    if not (name.startswith("[") and name.endswith("]")):
+        return name, ""
+    name, equals, default = name[1:-1].partition("=")
+    return name, f"Optional, default `{default}`. " if equals else "Optional. "
 
 
 def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
@@ -385,6 +429,8 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     if "\\" not in text and "@" not in text:
         summary, body = _summary(prose_blocks(text, resolve))
         return {"summary": summary, "blocks": _capped(body)}
+    if "{@" in text:
+        text = _BRACED_INLINE.sub(_braced_inline, text)
     text = _INLINE_COMMAND.sub(lambda match: f"`{match.group(1)}`", _LINK_END.sub("", text))
     brief: list[dict] = []
     blocks: list[dict] = []
@@ -413,7 +459,28 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
                 prose.append(lines[index - 1])
             continue
         name, rest = command.group("name"), command.group("rest")
-        if name in ("code", "verbatim", "rst"):
+        if name == "example":   # JSDoc: the lines up to the next tag are code
+            flush()
+            end = index
+            while end < len(lines) and not _COMMAND.match(lines[end].strip()):
+                end += 1
+            inner = textwrap.dedent("\n".join(lines[index:end])).strip("\n")
+            index = end
+            if rest:
+                blocks.append({"t": "text", "spans": spans(rest, resolve)})
+            if inner:
+                blocks.append({"t": "code", "v": inner, "lang": ""})
+            current = None
+        elif name in _STRUCTURAL:
+            current = None
+        elif name in _TYPED:
+            flush()
+            shown, _ = _jsdoc_type(rest)
+            current = None
+            if shown:
+                blocks.append({"t": "text", "spans": [{"t": "text", "v": "Type: "},
+                                                      {"t": "code", "v": shown, "link": _link(shown, resolve)}]})
+        elif name in ("code", "verbatim", "rst"):
             flush()
             end = index
             while end < len(lines) and not re.match(rf"\s*[\\@]{_BLOCK_ENDS[name]}\b", lines[end]):
@@ -433,16 +500,20 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
         elif name in _FIELD_COMMANDS:
             flush()
             title = _FIELD_COMMANDS[name]
-            row_name = ""
-            if name in _NAMED_FIELDS:
-                row_name, _, rest = rest.partition(" ")
+            row_type, rest = _jsdoc_type(rest)
+            row_name = note = ""
+            if name in _NAMED_FIELDS and not (row_type and name in _THROWS):
+                row_name, _, rest = rest.replace("\t", " ").partition(" ")
+                rest = rest.lstrip()
+                row_name, note = _jsdoc_name(row_name)
             if command.group("dir"):
                 row_name = f"{row_name} [{command.group('dir')}]"
             field = fields.get(title)
             if field is None:
                 field = fields[title] = {"t": "fields", "title": title, "rows": []}
                 blocks.append(field)
-            current = {"name": row_name, "words": [rest]}
+            rest = rest.removeprefix("- ") if rest != "-" else ""   # JSDoc's ``name - text``
+            current = {"name": row_name, "type": row_type, "words": [note + rest]}
             field["rows"].append(current)
         elif name in _LABELS:
             flush()
@@ -455,7 +526,9 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     finished = []
     for block in blocks:
         if block["t"] == "fields":
-            block["rows"] = [{"name": row["name"], "type": [],
+            block["rows"] = [{"name": row["name"],
+                              "type": [{"t": "code", "v": row["type"], "link": _link(row["type"], resolve)}]
+                              if row["type"] else [],
                               "spans": spans(" ".join(" ".join(row["words"]).split()), resolve)}
                              for row in block["rows"]]
             finished.append(block)
