@@ -216,8 +216,11 @@ def measure(trees: list[Path], examples: int, include_fallback: bool) -> None:
                         unlinked[language].append(f"{path}:{dep['line']} {dep['module']}")
     print(f"{'language':<12} {'files':>6} {'plain':>7} {'ctags defs':>10} {'recall':>8} "
           f"{'own imports':>11} {'linked':>8}")
-    for language in sorted(files_per, key=lambda name: -files_per[name]):
-        plain = fallback[language] / files_per[language]
+    everything = "(all)"  # the last row: every file ctags gives a language, summed
+    for counter in (files_per, fallback, wanted, found, imports_repo, imports_linked):
+        counter[everything] = sum(counter.values())
+    for language in [*sorted(set(files_per) - {everything}, key=lambda name: -files_per[name]), everything]:
+        plain = fallback[language] / files_per[language] if files_per[language] else 0.0
         recall = f"{found[language] / wanted[language]:.1%}" if wanted[language] else "-"
         linked = (f"{imports_linked[language] / imports_repo[language]:.1%}"
                   if imports_repo[language] else "-")

@@ -128,6 +128,17 @@ def test_java_package_classes_records_enums_methods_and_imports():
     assert symbol(record, "Item", "class")["detail"] == "record"
 
 
+def test_java_annotation_elements_are_methods():
+    text = ("package org.acme;\n\n/** Marks a field for export. */\npublic @interface Export {\n"
+            "  /** The name it is exported under. */\n  String value() default \"\";\n\n"
+            "  boolean deep() default true;\n}\n")
+    facts = extract_bytes("Export.java", text.encode())[0]
+    value = symbol(facts, "value", "method")
+    assert (value["line"], value["parent"], value["doc"]) == (6, "Export", "The name it is exported under.")
+    assert value["signature"] == 'String value() default ""'
+    assert symbol(facts, "deep", "method")["line"] == 8
+
+
 def test_typescript_tsx_and_javascript_definitions_and_imports():
     path = "ts/src/models/invoice.ts"
     facts = facts_of(path)

@@ -13,7 +13,9 @@ GRAMMAR = "tree_sitter_java"
 _CLASSES = {"class_declaration": "class", "interface_declaration": "interface",
             "enum_declaration": "enum", "record_declaration": "record",
             "annotation_type_declaration": "annotation"}
-_METHODS = ("method_declaration", "constructor_declaration", "compact_constructor_declaration")
+# an annotation's elements (``String value() default "";``) are its methods, as ctags lists them
+_METHODS = ("method_declaration", "constructor_declaration", "compact_constructor_declaration",
+            "annotation_type_element_declaration")
 
 
 def extract(text: str, path: str) -> dict[str, Any]:
