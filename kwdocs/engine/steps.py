@@ -426,7 +426,23 @@ def _prefetch_tags(config: Config, rels: list[str]) -> None:
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
     return {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
-                  "test": model.is_test(facts), "uses": facts.get("uses", [])} for rel, facts in files.items()}
+                  "test": model.is_test(facts), "uses": facts.get("uses", []), **_names_of(facts)}
+            for rel, facts in files.items()}
+
+
+def _names_of(facts: Facts) -> dict[str, dict]:
+    """What linking needs to send a name imported elsewhere to its definition: the file's
+    top-level definitions (``defs``: name -> line) and the names its imports bind
+    (``binds``: as imported -> as bound); none when it has none."""
+    defs: dict[str, int] = {}
+    binds: dict[str, str] = {}
+    for symbol in facts.get("symbols", []):
+        if symbol["kind"] == "import":
+            if symbol.get("signature"):
+                binds.setdefault(symbol["signature"], symbol["name"])
+        elif symbol["kind"] in model.LINKED_KINDS and not symbol.get("parent"):
+            defs.setdefault(symbol["name"], symbol["line"])
+    return {key: value for key, value in (("defs", defs), ("binds", binds)) if value}
 
 
 def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
@@ -475,7 +491,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     shard of their own, written only when they change (one file for the whole
     tree meant holding it twice over as text on every relink).
     """
-    from kwdocs.extract.links import name_uses, resolve_links
+    from kwdocs.extract.links import definition_links, name_uses, resolve_links
 
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
@@ -497,11 +513,17 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                              config.include_roots, in_place=True)   # the inputs are saved in their shards
     tests = {rel for rel, info in flat.items() if info["test"]}
     uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()})
+    names, places = definition_links(resolved, {rel: info["defs"] for rel, info in flat.items() if "defs" in info},
+                                     {rel: info["binds"] for rel, info in flat.items() if "binds" in info})
     rewritten = []
     for unit, entry in inputs.items():
         files = {}
         for rel in entry:
             links = resolved.get(rel, {"deps": [], "used_by": []})
+            if rel in names:    # the page links what its source names, and lists where its definitions are used
+                links["names"] = names[rel]
+            if rel in places:
+                links["uses"] = places[rel]
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
             files[rel] = links

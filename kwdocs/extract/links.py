@@ -515,3 +515,79 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> di
             if module and name:
                 credit(path, known[module], called[len(module) + 1:].partition(".")[0])
     return {path: {name: len(users) for name, users in sorted(names.items())} for path, names in counted.items()}
+
+
+USES_LIMIT = 20     # places listed per definition; the rest are counted
+
+
+def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[str, int]],
+                     binds: Mapping[str, Mapping[str, str]]) -> tuple[dict[str, dict], dict[str, dict]]:
+    """Where the names a file imports are defined, and where each definition is imported.
+
+    ``defs``: per file, its top-level definitions (name -> line); ``binds``: per file, the
+    names it binds under another name (``module.name`` as imported -> the name bound).
+    Returns ``names`` (per file: identifier as bound in it -> [file, line or None]: a named
+    import to its definition, following packages that re-export it, or to the file when it
+    is not found there; a module or header imported whole to its file) and ``uses`` (per
+    defining file: name -> {"at": the first ``USES_LIMIT`` [file, line] of its imports,
+    sorted, "more": how many more}).
+    """
+    exports: dict[str, dict[str, str]] = {}      # file -> name -> the file it imports the name from
+    starred: dict[str, list[str]] = {}
+    for path, links in resolved.items():
+        for dep in links.get("deps", []):
+            target = dep.get("target")
+            if not target:
+                continue
+            for name in dep.get("names") or ():
+                if name == "*":
+                    starred.setdefault(path, []).append(target)
+                elif isinstance(name, str):
+                    exports.setdefault(path, {}).setdefault(name, (dep.get("name_targets") or {}).get(name, target))
+
+    def defined(target: str, name: str) -> tuple[str, int] | None:
+        reached, seen = [target], set()
+        for _ in range(REEXPORT_DEPTH + 1):
+            following: list[str] = []
+            for place in reached:
+                if place in seen:
+                    continue
+                seen.add(place)
+                line = defs.get(place, {}).get(name)
+                if line is not None:
+                    return place, line
+                source = exports.get(place, {}).get(name)
+                following.extend([source] if source else starred.get(place, ()))
+            reached = following
+            if not reached:
+                break
+        return None
+
+    names: dict[str, dict] = {}
+    places: dict[str, dict[str, set[tuple[str, int]]]] = {}
+    for path, links in resolved.items():
+        found: dict[str, list] = {}
+        bound = binds.get(path, {})
+        for dep in links.get("deps", []):
+            target, module = dep.get("target"), dep.get("module") or ""
+            if not target:
+                continue
+            imported = [name for name in dep.get("names") or () if isinstance(name, str) and name != "*"]
+            if not imported:
+                found.setdefault(bound.get(module, module), [target, None])
+                continue
+            for name in imported:
+                submodule = (dep.get("name_targets") or {}).get(name)
+                definition = None if submodule else defined(target, name)
+                found.setdefault(bound.get(f"{module}.{name}", name),
+                                 [definition[0], definition[1]] if definition else [submodule or target, None])
+                if definition and definition[0] != path:
+                    places.setdefault(definition[0], {}).setdefault(name, set()).add((path, dep.get("line") or 1))
+        found.pop("", None)
+        if found:
+            names[path] = dict(sorted(found.items()))
+    uses = {target: {name: {"at": [list(place) for place in sorted(at)[:USES_LIMIT]],
+                            "more": max(0, len(at) - USES_LIMIT)}
+                     for name, at in sorted(by_name.items())}
+            for target, by_name in places.items()}
+    return names, uses
