@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from kwdocs.config import load_config
+from kwdocs.extract import links
 from kwdocs.pages import model
 from kwdocs.store.state import FACTS, LINKS, load_shard
 from tests.conftest import run_kwdocs
-from tests.output_checks import broken_links
+from tests.output_checks import broken_links, pages
 
 BASE = '"""Base classes."""\n\n\nclass Module:\n    """A module."""\n\n\ndef helper():\n    return 1\n'
 FILES = {
@@ -76,7 +77,7 @@ def test_model_maps_source_names_to_definitions(tmp_path: Path) -> None:
     assert entry["more_uses"] == 0
 
 
-def test_edits_rewrite_the_pages_whose_uses_or_links_changed(tmp_path: Path) -> None:
+def test_edits_rewrite_the_pages_whose_uses_or_links_changed(tmp_path: Path, monkeypatch) -> None:
     src, out = _tree(tmp_path / "src", FILES), tmp_path / "out"
     _build(src, out)
     base_page, linear_page = out / "pkg/base.py_docs.md", out / "pkg/linear.py_docs.md"
@@ -84,11 +85,20 @@ def test_edits_rewrite_the_pages_whose_uses_or_links_changed(tmp_path: Path) -> 
     (src / "user.py").write_text("\n\nfrom pkg.base import Module\n")
     _build(src, out)
     assert "[`user.py`](../user.py_docs.md) line 3" in _entry_line(base_page.read_text(), "Module")
-    # Module moves down two lines: the pages that link to it are made again with its new line
+    # Module moves down two lines: the names that lead to it follow, without linking the whole tree again
     (src / "pkg/base.py").write_text("# one\n# two\n" + BASE)
     before = linear_page.stat().st_mtime_ns
-    _build(src, out)
+    with monkeypatch.context() as patch:
+        patch.setattr(links, "definition_links", None)
+        _build(src, out)
     assert _docs_model(src, out, "pkg/linear.py")["source_names"]["Module"] == ["pkg/base.py_docs.md", 6]
+    assert _docs_model(src, out, "app.py")["source_names"]["Module"] == ["pkg/base.py_docs.md", 6]
+    cold = tmp_path / "cold"
+    _build(src, cold)
+    config, cold_config = (load_config(src, overrides={"output": str(folder)}) for folder in (out, cold))
+    for unit in ("", "pkg", "lib"):
+        assert load_shard(config, LINKS, unit) == load_shard(cold_config, LINKS, unit)
+    assert pages(out) == pages(cold)
     # the user goes: base.py's page no longer lists it
     (src / "user.py").unlink()
     _build(src, out)

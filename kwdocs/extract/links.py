@@ -518,19 +518,22 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> di
 
 
 USES_LIMIT = 20     # places listed per definition; the rest are counted
+CHAIN_LIMIT = 32    # files a name is looked for in, from the one it is imported from
 
 
 def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[str, int]],
-                     binds: Mapping[str, Mapping[str, str]]) -> tuple[dict[str, dict], dict[str, dict]]:
+                     binds: Mapping[str, Mapping[str, str]]) -> tuple[dict[str, dict], dict[str, dict], dict[str, list]]:
     """Where the names a file imports are defined, and where each definition is imported.
 
     ``defs``: per file, its top-level definitions (name -> line); ``binds``: per file, the
     names it binds under another name (``module.name`` as imported -> the name bound).
     Returns ``names`` (per file: identifier as bound in it -> [file, line or None]: a named
-    import to its definition, following packages that re-export it, or to the file when it
-    is not found there; a module or header imported whole to its file) and ``uses`` (per
-    defining file: name -> {"at": the first ``USES_LIMIT`` [file, line] of its imports,
-    sorted, "more": how many more}).
+    import to its definition, following packages that re-export it, or to the file it is
+    imported from when it is not found; a module or header imported whole to its file),
+    ``uses`` (per defining file: name -> {"at": the first ``USES_LIMIT`` [file, line] of its
+    imports, sorted, "more": how many more}) and ``requests`` (per file a name is looked for
+    in: [importer, name as bound, name, file imported from, the files looked in]), with which
+    ``chain_definition`` finds a name again when only definitions moved.
     """
     exports: dict[str, dict[str, str]] = {}      # file -> name -> the file it imports the name from
     starred: dict[str, list[str]] = {}
@@ -545,26 +548,25 @@ def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[st
                 elif isinstance(name, str):
                     exports.setdefault(path, {}).setdefault(name, (dep.get("name_targets") or {}).get(name, target))
 
-    def defined(target: str, name: str) -> tuple[str, int] | None:
-        reached, seen = [target], set()
-        for _ in range(REEXPORT_DEPTH + 1):
+    def chain(target: str, name: str) -> list[str]:
+        """The files ``name`` is looked for in, in order: where it is imported from, then where
+        that file imports it from (or the files it imports ``*`` from), and so on."""
+        reached, seen = [target], [target]
+        for _ in range(REEXPORT_DEPTH):
             following: list[str] = []
             for place in reached:
-                if place in seen:
-                    continue
-                seen.add(place)
-                line = defs.get(place, {}).get(name)
-                if line is not None:
-                    return place, line
                 source = exports.get(place, {}).get(name)
-                following.extend([source] if source else starred.get(place, ()))
+                following.extend(other for other in ([source] if source else starred.get(place, ()))
+                                 if other not in seen and other not in following)
+            seen.extend(following)
             reached = following
-            if not reached:
+            if not reached or len(seen) >= CHAIN_LIMIT:
                 break
-        return None
+        return seen[:CHAIN_LIMIT]
 
     names: dict[str, dict] = {}
     places: dict[str, dict[str, set[tuple[str, int]]]] = {}
+    requests: dict[str, list] = {}
     for path, links in resolved.items():
         found: dict[str, list] = {}
         bound = binds.get(path, {})
@@ -578,11 +580,17 @@ def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[st
                 continue
             for name in imported:
                 submodule = (dep.get("name_targets") or {}).get(name)
-                definition = None if submodule else defined(target, name)
-                found.setdefault(bound.get(f"{module}.{name}", name),
-                                 [definition[0], definition[1]] if definition else [submodule or target, None])
-                if definition and definition[0] != path:
-                    places.setdefault(definition[0], {}).setdefault(name, set()).add((path, dep.get("line") or 1))
+                as_bound = bound.get(f"{module}.{name}", name)
+                if submodule or as_bound in found or not as_bound:
+                    found.setdefault(as_bound, [submodule or target, None])
+                    continue
+                looked_in = chain(target, name)
+                found[as_bound] = chain_definition(looked_in, name, target, defs)
+                request = [path, as_bound, name, target, looked_in]
+                for place in looked_in:
+                    requests.setdefault(place, []).append(request)
+                if found[as_bound][1] is not None and found[as_bound][0] != path:
+                    places.setdefault(found[as_bound][0], {}).setdefault(name, set()).add((path, dep.get("line") or 1))
         found.pop("", None)
         if found:
             names[path] = dict(sorted(found.items()))
@@ -590,4 +598,15 @@ def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[st
                             "more": max(0, len(at) - USES_LIMIT)}
                      for name, at in sorted(by_name.items())}
             for target, by_name in places.items()}
-    return names, uses
+    return names, uses, requests
+
+
+def chain_definition(looked_in: Sequence[str], name: str, imported_from: str,
+                     defs: Mapping[str, Mapping[str, int]]) -> list:
+    """[file, line] of the first file of ``looked_in`` that defines ``name``; else [the file it
+    is imported from, None]."""
+    for place in looked_in:
+        line = defs.get(place, {}).get(name)
+        if line is not None:
+            return [place, line]
+    return [imported_from, None]

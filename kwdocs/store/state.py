@@ -25,6 +25,7 @@ KEYWORD_ENTRIES = "keyword-entries"   # per unit: its keyword index entries by l
 FILE_ROWS = "folder-rows"     # per unit of a folder split into units: its rows of the index, as rendered
 LINK_META = "link-meta.json"   # what linking last saw, and which units' link shards it rewrote
 IMPORTANCE = "importance"     # per unit: how many files use each file and each name it defines (from linking)
+LINK_REQUESTS = "link-requests"   # per unit: the names other files import that are looked for in its files
 FOLDER_PARTS = "folder-parts"   # per unit: its part of its folder's doc.md (see model.folder_part)
 SEEN = "seen"                 # per unit: each file's size, time stamp and SHA-256 when its facts were made
 KEYWORDS = "keywords"         # the keyword index's meta.json, letter tables and rendered rows
