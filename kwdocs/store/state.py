@@ -42,6 +42,7 @@ JOURNALS = output.JOURNAL_FOLDER   # what kwdocs wrote to each page: journals, f
 LEDGER = "ledger.json"        # in JOURNALS (see kwdocs.store.journal)
 HTML_MANIFEST = "html.json"   # what each HTML page was rendered from (see kwdocs.site.html)
 SEARCH = "search.json"        # what the search index was made from (see kwdocs.site.search)
+FULLTEXT = "fulltext"         # the full-text index: what each unit adds to each word bucket (see kwdocs.site.search)
 EARLIER = ("link-input.json", "keywords/letter-*.json")   # state files of earlier versions, removed
 LOCK = "lock"
 FORMAT = "format"             # which layout of the state this is: another one is started over
