@@ -94,3 +94,15 @@ def test_an_edit_rewrites_only_the_buckets_of_the_words_it_changed(tmp_path: Pat
     (src / "docs/notes.md").unlink()                     # a gone file's words go with it
     _build(src, out)
     assert "marmoset" not in (buckets / "ma.js").read_text()   # "make" is still there
+
+
+def test_a_damaged_bucket_table_is_made_again_not_trusted(tmp_path: Path) -> None:
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    buckets = _build(src, out)
+    table = load_config(src, overrides={"output": str(out)}).state / "fulltext" / "bucket-ma.json"
+    assert table.is_file()
+    table.write_text('{"someone else": "[1]"}')
+    (src / "docs/notes.md").write_text(NOTES.replace("marmoset", "lemur"))
+    _build(src, out)
+    script = (buckets / "ma.js").read_text()
+    assert "marmoset" not in script and '"make"' in script and "someone" not in script and "[1]" not in script

@@ -247,10 +247,21 @@ def write_fulltext(config: Config, folder: Path) -> int:
     for name in sorted(set(known) - set(shards)):   # units that went away
         for bucket in known[name][1]:
             updates.setdefault(bucket, {})[name] = None
+    tables: dict[str, dict[str, str]] = {}
+    for bucket in sorted(updates):
+        table = (output.read_json(state / f"bucket-{bucket}.json", {}) or {}) if known else {}
+        expected = {name: entry[1][bucket] for name, entry in known.items() if bucket in entry[1]}
+        if not isinstance(table, dict) or table.keys() != expected.keys() or any(
+                not isinstance(text, str) or hashlib.sha256(text.encode()).hexdigest() != expected[name]
+                for name, text in table.items()):
+            # a table that is not what the last build left: every bucket is made again
+            output.remove(config.out, meta_path)
+            return write_fulltext(config, folder)
+        tables[bucket] = table
     changed = 0
     for bucket, changes in sorted(updates.items()):
         table_path = state / f"bucket-{bucket}.json"
-        table = (output.read_json(table_path, {}) or {}) if known else {}
+        table = tables[bucket]
         for name, text in changes.items():
             if text is None:
                 table.pop(name, None)
@@ -266,12 +277,15 @@ def write_fulltext(config: Config, folder: Path) -> int:
         else:
             output.remove(config.out, table_path)
             changed += output.remove(config.out, script)
-    if not known:   # started afresh: scripts of buckets no unit fills any more go
-        wanted = {f"{bucket}.js" for entry in now.values() for bucket in entry[1]}
+    if not known:   # started afresh: the scripts and tables of buckets no unit fills any more go
+        wanted = {bucket for entry in now.values() for bucket in entry[1]}
         scripts = folder / FULLTEXT_FOLDER
         for script in sorted(scripts.glob("*.js")) if scripts.is_dir() else ():
-            if script.name not in wanted:
+            if script.stem not in wanted:
                 changed += output.remove(config.out, script)
+        for table_path in sorted(state.glob("bucket-*.json")) if state.is_dir() else ():
+            if table_path.stem.removeprefix("bucket-") not in wanted:
+                output.remove(config.out, table_path)
     output.write_json(config.out, meta_path, {"version": FULLTEXT_VERSION, "units": now})
     return changed
 
