@@ -494,7 +494,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     written only when they change (one file for the whole tree meant holding it twice
     over as text on every relink).
     """
-    from kwdocs.extract.links import definition_links, name_uses, resolve_links
+    from kwdocs.extract.links import definition_links, name_uses, reexports, resolve_links
 
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
@@ -528,10 +528,11 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                              {rel: info["imports"] for rel, info in flat.items() if info["imports"]},
                              config.include_roots, in_place=True)   # the inputs are saved in their shards
     tests = {rel for rel, info in flat.items() if info["test"]}
-    uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()})
+    shared = reexports(resolved)
+    uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()}, shared)
     names, places, requests = definition_links(
         resolved, {rel: info["defs"] for rel, info in flat.items() if "defs" in info},
-        {rel: info["binds"] for rel, info in flat.items() if "binds" in info})
+        {rel: info["binds"] for rel, info in flat.items() if "binds" in info}, shared)
     by_unit: dict[str, dict[str, list]] = {}
     for place, asked in requests.items():
         by_unit.setdefault(unit_of[place], {})[place] = [

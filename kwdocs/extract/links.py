@@ -459,7 +459,29 @@ def _normalise(path: str) -> str:
 REEXPORT_DEPTH = 4   # re-exports followed from a package to where a name is defined
 
 
-def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> dict[str, dict[str, int]]:
+Reexports = tuple[dict[str, dict[str, str]], dict[str, list[str]]]
+
+
+def reexports(resolved: Mapping[str, dict]) -> Reexports:
+    """Per file, the file each name it imports comes from (``from .core import f``: the name
+    may be used through this file), and the files it imports ``*`` from."""
+    exported: dict[str, dict[str, str]] = {}     # file -> name -> file it imports the name from
+    starred: dict[str, list[str]] = {}           # file -> files it imports * from
+    for path, links in resolved.items():
+        for dep in links.get("deps", []):
+            target = dep.get("target")
+            if not target:
+                continue
+            for name in dep.get("names", ()):
+                if name == "*":
+                    starred.setdefault(path, []).append(target)
+                else:
+                    exported.setdefault(path, {}).setdefault(name, (dep.get("name_targets") or {}).get(name, target))
+    return exported, starred
+
+
+def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]],
+              shared: Reexports | None = None) -> dict[str, dict[str, int]]:
     """For each file of the tree, how many other files use each name it may define.
 
     A name counts for a file when another file imports it from there
@@ -467,10 +489,10 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> di
     ``import pkg as dist``: ``uses`` holds such called names, as imports resolve
     them); a package that re-exports the name (``from .core import f`` or ``*``
     in ``pkg/__init__.py``) passes the use on to where it comes from.  Names a
-    file does not define are counted too: only the files' own lists tell.
+    file does not define are counted too: only the files' own lists tell.  ``shared``:
+    ``reexports(resolved)``, if already made.
     """
-    exported: dict[str, dict[str, str]] = {}     # file -> name -> file it imports the name from
-    starred: dict[str, list[str]] = {}           # file -> files it imports * from
+    exported, starred = shared or reexports(resolved)
     modules: dict[str, dict[str, str]] = {}      # file -> module as written -> its file, for calls
     for path, links in resolved.items():
         for dep in links.get("deps", []):
@@ -481,11 +503,6 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> di
             known.setdefault(dep.get("module", ""), target)
             for name, submodule in (dep.get("name_targets") or {}).items():
                 known.setdefault(f"{dep.get('module', '')}.{name}", submodule)
-            for name in dep.get("names", ()):
-                if name == "*":
-                    starred.setdefault(path, []).append(target)
-                else:
-                    exported.setdefault(path, {}).setdefault(name, (dep.get("name_targets") or {}).get(name, target))
     counted: dict[str, dict[str, set[str]]] = {}
 
     def credit(user: str, target: str, name: str) -> None:
@@ -522,7 +539,8 @@ CHAIN_LIMIT = 32    # files a name is looked for in, from the one it is imported
 
 
 def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[str, int]],
-                     binds: Mapping[str, Mapping[str, str]]) -> tuple[dict[str, dict], dict[str, dict], dict[str, list]]:
+                     binds: Mapping[str, Mapping[str, str]], shared: Reexports | None = None,
+                     ) -> tuple[dict[str, dict], dict[str, dict], dict[str, list]]:
     """Where the names a file imports are defined, and where each definition is imported.
 
     ``defs``: per file, its top-level definitions (name -> line); ``binds``: per file, the
@@ -533,31 +551,31 @@ def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[st
     ``uses`` (per defining file: name -> {"at": the first ``USES_LIMIT`` [file, line] of its
     imports, sorted, "more": how many more}) and ``requests`` (per file a name is looked for
     in: [importer, name as bound, name, file imported from, the files looked in]), with which
-    ``chain_definition`` finds a name again when only definitions moved.
+    ``chain_definition`` finds a name again when only definitions moved.  ``shared``:
+    ``reexports(resolved)``, if already made.
     """
-    exports: dict[str, dict[str, str]] = {}      # file -> name -> the file it imports the name from
-    starred: dict[str, list[str]] = {}
-    for path, links in resolved.items():
-        for dep in links.get("deps", []):
-            target = dep.get("target")
-            if not target:
-                continue
-            for name in dep.get("names") or ():
-                if name == "*":
-                    starred.setdefault(path, []).append(target)
-                elif isinstance(name, str):
-                    exports.setdefault(path, {}).setdefault(name, (dep.get("name_targets") or {}).get(name, target))
+    exports, starred = shared or reexports(resolved)
+
+    no_defs: Mapping[str, int] = {}
 
     def chain(target: str, name: str) -> list[str]:
-        """The files ``name`` is looked for in, in order: where it is imported from, then where
-        that file imports it from (or the files it imports ``*`` from), and so on."""
+        """The files ``name`` is looked for in, in order, up to the first that defines it: where
+        it is imported from, then where that file imports it from (or the files it imports
+        ``*`` from), and so on.  A file further on matters only once that one no longer
+        defines it, and then the name is found elsewhere: the whole tree is linked again."""
+        if name in defs.get(target, no_defs):
+            return [target]
         reached, seen = [target], [target]
         for _ in range(REEXPORT_DEPTH):
             following: list[str] = []
             for place in reached:
                 source = exports.get(place, {}).get(name)
-                following.extend(other for other in ([source] if source else starred.get(place, ()))
-                                 if other not in seen and other not in following)
+                for other in [source] if source else starred.get(place, ()):
+                    if other in seen or other in following:
+                        continue
+                    following.append(other)
+                    if name in defs.get(other, no_defs):
+                        return seen + following
             seen.extend(following)
             reached = following
             if not reached or len(seen) >= CHAIN_LIMIT:
