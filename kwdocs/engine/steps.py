@@ -594,11 +594,15 @@ def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str,
                 if importer_unit not in links_of:
                     links_of[importer_unit] = load_shard(config, LINKS, importer_unit, strict=True).get("files", {})
                 before = links_of[importer_unit].get(importer, {}).get("names", {}).get(bound)
-                if not isinstance(before, list) or len(before) != 2 \
-                        or (before[0] if before[1] is not None else None) != (found[0] if found[1] is not None else None):
+                if not isinstance(before, list) or len(before) != 2 or _definer(before) != _definer(found):
                     return None
                 before[1] = found[1]
     return [unit for unit, files in links_of.items() if save_shard(config, LINKS, unit, {"files": files})]
+
+
+def _definer(found: list) -> str | None:
+    """The file that defines a name as ``chain_definition`` found it (None: none does)."""
+    return found[0] if found[1] is not None else None
 
 
 def _indirect_tests(rel: str, resolved: dict[str, dict], tests: set[str], direct: set[str]) -> list[list[str]]:

@@ -11,8 +11,9 @@ assigns one global each, loaded with ``<script src>``:
 - ``fulltext/<bucket>.js`` (``window.KWDOCS_FULLTEXT[bucket]``): the words of the
   documentation text (docstrings, doc comments, the sections of Markdown and reST
   files), one script per first two letters of a word, so a search loads the few
-  buckets its words are in.  Each unit of the build adds its part to a bucket, and
-  an edit rewrites only the buckets whose part from that unit changed.
+  buckets its words are in (``fulltext/buckets.js`` lists those there are).  Each
+  unit of the build adds its part to a bucket, and an edit rewrites only the
+  buckets whose part from that unit changed.
 
 Keywords come from the build's keyword index state
 (``<out>/.kwdocs/keywords/letter-*.jsonl``), so the index changes exactly when
@@ -127,6 +128,7 @@ def write_site_data(config: Config, subjects: dict[str, str], folder: Path) -> i
 
 FULLTEXT_FOLDER = "fulltext"     # in the site's static folder: one script per word bucket
 FULLTEXT_META = "meta.json"      # in the state's FULLTEXT folder
+BUCKETS_FILE = "buckets.js"      # in FULLTEXT_FOLDER: the list of buckets (no bucket has a longer name)
 MIN_WORD, MAX_WORD = 3, 40
 _WORD = re.compile(r"[a-z0-9]+")
 # words too common in documentation to tell one text from another
@@ -271,9 +273,8 @@ def write_fulltext(config: Config, folder: Path) -> int:
         if table:
             output.write_json(config.out, table_path, table)
             body = ",".join(table[name] for name in sorted(table))
-            changed += output.write_if_changed(
-                config.out, script, f"(window.KWDOCS_FULLTEXT = window.KWDOCS_FULLTEXT || {{}})[{json.dumps(bucket)}] = "
-                                    f"[{body}];\n")
+            assign = f"(window.KWDOCS_FULLTEXT = window.KWDOCS_FULLTEXT || {{}})[{json.dumps(bucket)}]"
+            changed += output.write_if_changed(config.out, script, f"{assign} = [{body}];\n")
         else:
             output.remove(config.out, table_path)
             changed += output.remove(config.out, script)
@@ -281,11 +282,15 @@ def write_fulltext(config: Config, folder: Path) -> int:
         wanted = {bucket for entry in now.values() for bucket in entry[1]}
         scripts = folder / FULLTEXT_FOLDER
         for script in sorted(scripts.glob("*.js")) if scripts.is_dir() else ():
-            if script.stem not in wanted:
+            if script.stem not in wanted and script.name != BUCKETS_FILE:
                 changed += output.remove(config.out, script)
         for table_path in sorted(state.glob("bucket-*.json")) if state.is_dir() else ():
             if table_path.stem.removeprefix("bucket-") not in wanted:
                 output.remove(config.out, table_path)
+    # the buckets there are, so that a search asks for no script that is not there
+    buckets = sorted({bucket for entry in now.values() for bucket in entry[1]})
+    changed += output.write_if_changed(config.out, folder / FULLTEXT_FOLDER / BUCKETS_FILE,
+                                       as_script("KWDOCS_FULLTEXT_BUCKETS", buckets))
     output.write_json(config.out, meta_path, {"version": FULLTEXT_VERSION, "units": now})
     return changed
 

@@ -203,7 +203,7 @@
   // word of the query (or a longer word starting with it); whole words count more.
   var TEXT_RESULTS = 20;
   var MIN_WORD = 3;
-  var bucketState = {};       // bucket -> loading | ready | failed
+  var bucketState = {};       // bucket -> loading | ready | failed; "" for the list of buckets
 
   function queryWords(query) {
     return (query.match(/[a-z0-9]+/g) || []).filter(function (word) {
@@ -215,7 +215,7 @@
     if (bucketState[bucket]) return;
     bucketState[bucket] = "loading";
     var script = document.createElement("script");
-    script.src = root + "_kwdocs/fulltext/" + encodeURIComponent(bucket) + ".js";
+    script.src = root + "_kwdocs/fulltext/" + (bucket ? encodeURIComponent(bucket) : "buckets") + ".js";
     function done(state) {
       bucketState[bucket] = state;
       if (pendingQuery !== null) runSearch(pendingQuery);
@@ -248,12 +248,17 @@
   /* {hits, loading}: the texts holding every word of the query, best first. */
   function findText(query) {
     var words = queryWords(query);
+    if (!words.length) return { hits: [], loading: false };
+    loadBucket("");     // which buckets there are: a word of no bucket finds nothing, and asks for no script
+    if (bucketState[""] === "loading") return { hits: [], loading: true };
+    var there = dataGlobal("KWDOCS_FULLTEXT_BUCKETS") || [];
     var loading = false;
     words.forEach(function (word) {
+      if (there.indexOf(word.slice(0, 2)) < 0) return;
       loadBucket(word.slice(0, 2));
       if (bucketState[word.slice(0, 2)] === "loading") loading = true;
     });
-    if (!words.length || loading) return { hits: [], loading: loading };
+    if (loading) return { hits: [], loading: true };
     var data = dataGlobal("KWDOCS_FULLTEXT");
     var scores = null;
     words.forEach(function (word) {
