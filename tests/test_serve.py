@@ -164,6 +164,8 @@ def test_the_server_serves_the_site_folder_and_nothing_else(served):
     assert request(served.port, "/", host="attacker.example")[0] == 403        # DNS rebinding
     assert request(served.port, "/index.html", method="POST")[0] == 501
     assert request(served.port, "/index.html")[0] == 200                        # still serving after all that
+    status, headers, body = request(served.port, "/geometry/shapes/circle.py")  # an "Original File" link
+    assert status == 200 and headers["content-type"].startswith("text/plain") and b"class Circle" in body
 
 
 def test_the_server_listens_on_loopback_only(served):

@@ -54,6 +54,7 @@ from kwdocs.store.state import (  # noqa: F401  (re-exported: the steps' callers
     KEYWORDS_META,
     LINK_INPUTS,
     LINK_META,
+    LINK_REQUESTS,
     LINKS,
     PAGES,
     PROBLEMS,
@@ -426,7 +427,23 @@ def _prefetch_tags(config: Config, rels: list[str]) -> None:
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
     return {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
-                  "test": model.is_test(facts), "uses": facts.get("uses", [])} for rel, facts in files.items()}
+                  "test": model.is_test(facts), "uses": facts.get("uses", []), **_names_of(facts)}
+            for rel, facts in files.items()}
+
+
+def _names_of(facts: Facts) -> dict[str, dict]:
+    """What linking needs to send a name imported elsewhere to its definition: the file's
+    top-level definitions (``defs``: name -> line) and the names its imports bind
+    (``binds``: as imported -> as bound); none when it has none."""
+    defs: dict[str, int] = {}
+    binds: dict[str, str] = {}
+    for symbol in facts.get("symbols", []):
+        if symbol["kind"] == "import":
+            if symbol.get("signature"):
+                binds.setdefault(symbol["signature"], symbol["name"])
+        elif symbol["kind"] in model.LINKED_KINDS and not symbol.get("parent"):
+            defs.setdefault(symbol["name"], symbol["line"])
+    return {key: value for key, value in (("defs", defs), ("binds", binds)) if value}
 
 
 def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
@@ -471,37 +488,65 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     """Resolve imports and includes across the tree; write the link shards that changed.
 
     Most edits change no import: then the digests of the changed units' link
-    inputs match and nothing is recomputed.  Each unit's inputs are kept in a
-    shard of their own, written only when they change (one file for the whole
-    tree meant holding it twice over as text on every relink).
+    inputs match and nothing is recomputed, and an edit that only moves definitions
+    sends the names other files import from them to their new lines
+    (``_moved_definitions``).  Each unit's inputs are kept in a shard of their own,
+    written only when they change (one file for the whole tree meant holding it twice
+    over as text on every relink).
     """
-    from kwdocs.extract.links import name_uses, resolve_links
+    from kwdocs.extract.links import definition_links, name_uses, reexports, resolve_links
 
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
     digests: dict[str, str] = meta.get("digests", {})
+    def_digests: dict[str, str] = meta.get("defs", {})
     changed_set = changed_units(config, units, changed)
     fresh_inputs: dict[str, dict] = {}
     for unit in units:
         if unit not in digests or unit in changed_set:
             fresh_inputs[unit] = _stored_link_inputs(config, unit)
-    new_digests = {unit: digest(inputs) for unit, inputs in fresh_inputs.items()}
-    if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
+    new_digests = {unit: digest({rel: {key: value for key, value in info.items() if key != "defs"}
+                                 for rel, info in inputs.items()}) for unit, inputs in fresh_inputs.items()}
+    new_defs = {unit: digest({rel: info.get("defs") for rel, info in inputs.items()})
+                for unit, inputs in fresh_inputs.items()}
+    if (set(digests) == set(units) and set(def_digests) == set(units)
+            and all(digests[u] == d for u, d in new_digests.items())
             and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
-            and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units for kind in (LINKS, IMPORTANCE))):
-        return {"link_shards": 0}
+            and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units
+                    for kind in (LINKS, IMPORTANCE, LINK_REQUESTS))):
+        moved = [unit for unit, value in new_defs.items() if def_digests[unit] != value]
+        rewritten = _moved_definitions(config, moved, fresh_inputs) if moved else []
+        if rewritten is not None:
+            if moved:
+                output.write_json(config.out, meta_path, {**meta, "defs": {**def_digests, **new_defs},
+                                                          "rewritten": rewritten})
+            return {"link_shards": len(rewritten)}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
+    unit_of = {rel: unit for unit, entry in inputs.items() for rel in entry}
     resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
                              {rel: info["imports"] for rel, info in flat.items() if info["imports"]},
                              config.include_roots, in_place=True)   # the inputs are saved in their shards
     tests = {rel for rel, info in flat.items() if info["test"]}
-    uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()})
+    shared = reexports(resolved)
+    uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()}, shared)
+    names, places, requests = definition_links(
+        resolved, {rel: info["defs"] for rel, info in flat.items() if "defs" in info},
+        {rel: info["binds"] for rel, info in flat.items() if "binds" in info}, shared)
+    by_unit: dict[str, dict[str, list]] = {}
+    for place, asked in requests.items():
+        by_unit.setdefault(unit_of[place], {})[place] = [
+            [importer, unit_of[importer], bound, name, imported_from, [[file, unit_of[file]] for file in looked_in]]
+            for importer, bound, name, imported_from, looked_in in asked]
     rewritten = []
     for unit, entry in inputs.items():
         files = {}
         for rel in entry:
             links = resolved.get(rel, {"deps": [], "used_by": []})
+            if rel in names:    # the page links what its source names, and lists where its definitions are used
+                links["names"] = names[rel]
+            if rel in places:
+                links["uses"] = places[rel]
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
             files[rel] = links
@@ -510,10 +555,54 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
         save_shard(config, IMPORTANCE, unit, {"files": {
             rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}})
+        save_shard(config, LINK_REQUESTS, unit, {"files": by_unit.get(unit, {})})
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
+        "defs": {unit: new_defs.get(unit) or def_digests[unit] for unit in units},
         "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
+
+
+def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str, dict]) -> list[str] | None:
+    """After an edit that changed no import, only definitions: the names other files import
+    from the ``moved`` units' files, looked for again; the units whose link shards changed.
+    None when a name is now found in another file than before (or in none, or now in one):
+    then where each definition is used changes too, and the whole tree is linked again."""
+    from kwdocs.extract.links import chain_definition
+
+    defs_of: dict[str, dict[str, dict]] = {}
+
+    def defs(unit: str) -> dict[str, dict]:
+        if unit not in defs_of:
+            inputs = fresh_inputs.get(unit) or _stored_link_inputs(config, unit)
+            defs_of[unit] = {rel: info.get("defs", {}) for rel, info in inputs.items()}
+        return defs_of[unit]
+
+    links_of: dict[str, dict] = {}
+    seen: set[tuple[str, str]] = set()
+    for unit in moved:
+        asked = load_shard(config, LINK_REQUESTS, unit, strict=True).get("files")
+        if not isinstance(asked, dict):
+            return None
+        for requests in asked.values():
+            for importer, importer_unit, bound, name, imported_from, looked_in in requests:
+                if (importer, bound) in seen:
+                    continue
+                seen.add((importer, bound))
+                found = chain_definition([file for file, _ in looked_in], name, imported_from,
+                                         {file: defs(place_unit).get(file, {}) for file, place_unit in looked_in})
+                if importer_unit not in links_of:
+                    links_of[importer_unit] = load_shard(config, LINKS, importer_unit, strict=True).get("files", {})
+                before = links_of[importer_unit].get(importer, {}).get("names", {}).get(bound)
+                if not isinstance(before, list) or len(before) != 2 or _definer(before) != _definer(found):
+                    return None
+                before[1] = found[1]
+    return [unit for unit, files in links_of.items() if save_shard(config, LINKS, unit, {"files": files})]
+
+
+def _definer(found: list) -> str | None:
+    """The file that defines a name as ``chain_definition`` found it (None: none does)."""
+    return found[0] if found[1] is not None else None
 
 
 def _indirect_tests(rel: str, resolved: dict[str, dict], tests: set[str], direct: set[str]) -> list[list[str]]:
@@ -923,7 +1012,8 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
 
     removed = 0
     live_names = {layout.state_name(unit) for unit in live_units}   # read only the shards of no live unit
-    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS, FOLDER_PARTS, FILE_ROWS, SEEN, IMPORTANCE):
+    for kind in (PAGES, FACTS, LINKS, LINK_INPUTS, KEYWORD_ENTRIES, ROWS, FOLDER_PARTS, FILE_ROWS, SEEN, IMPORTANCE,
+                 LINK_REQUESTS):
         folder = config.state / kind
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
             if path.name in live_names:

@@ -459,7 +459,29 @@ def _normalise(path: str) -> str:
 REEXPORT_DEPTH = 4   # re-exports followed from a package to where a name is defined
 
 
-def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> dict[str, dict[str, int]]:
+Reexports = tuple[dict[str, dict[str, str]], dict[str, list[str]]]
+
+
+def reexports(resolved: Mapping[str, dict]) -> Reexports:
+    """Per file, the file each name it imports comes from (``from .core import f``: the name
+    may be used through this file), and the files it imports ``*`` from."""
+    exported: dict[str, dict[str, str]] = {}     # file -> name -> file it imports the name from
+    starred: dict[str, list[str]] = {}           # file -> files it imports * from
+    for path, links in resolved.items():
+        for dep in links.get("deps", []):
+            target = dep.get("target")
+            if not target:
+                continue
+            for name in dep.get("names", ()):
+                if name == "*":
+                    starred.setdefault(path, []).append(target)
+                else:
+                    exported.setdefault(path, {}).setdefault(name, (dep.get("name_targets") or {}).get(name, target))
+    return exported, starred
+
+
+def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]],
+              shared: Reexports | None = None) -> dict[str, dict[str, int]]:
     """For each file of the tree, how many other files use each name it may define.
 
     A name counts for a file when another file imports it from there
@@ -467,10 +489,10 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> di
     ``import pkg as dist``: ``uses`` holds such called names, as imports resolve
     them); a package that re-exports the name (``from .core import f`` or ``*``
     in ``pkg/__init__.py``) passes the use on to where it comes from.  Names a
-    file does not define are counted too: only the files' own lists tell.
+    file does not define are counted too: only the files' own lists tell.  ``shared``:
+    ``reexports(resolved)``, if already made.
     """
-    exported: dict[str, dict[str, str]] = {}     # file -> name -> file it imports the name from
-    starred: dict[str, list[str]] = {}           # file -> files it imports * from
+    exported, starred = shared or reexports(resolved)
     modules: dict[str, dict[str, str]] = {}      # file -> module as written -> its file, for calls
     for path, links in resolved.items():
         for dep in links.get("deps", []):
@@ -481,11 +503,6 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> di
             known.setdefault(dep.get("module", ""), target)
             for name, submodule in (dep.get("name_targets") or {}).items():
                 known.setdefault(f"{dep.get('module', '')}.{name}", submodule)
-            for name in dep.get("names", ()):
-                if name == "*":
-                    starred.setdefault(path, []).append(target)
-                else:
-                    exported.setdefault(path, {}).setdefault(name, (dep.get("name_targets") or {}).get(name, target))
     counted: dict[str, dict[str, set[str]]] = {}
 
     def credit(user: str, target: str, name: str) -> None:
@@ -515,3 +532,99 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]]) -> di
             if module and name:
                 credit(path, known[module], called[len(module) + 1:].partition(".")[0])
     return {path: {name: len(users) for name, users in sorted(names.items())} for path, names in counted.items()}
+
+
+USES_LIMIT = 20     # places listed per definition; the rest are counted
+CHAIN_LIMIT = 32    # files a name is looked for in, from the one it is imported from
+
+
+def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[str, int]],
+                     binds: Mapping[str, Mapping[str, str]], shared: Reexports | None = None,
+                     ) -> tuple[dict[str, dict], dict[str, dict], dict[str, list]]:
+    """Where the names a file imports are defined, and where each definition is imported.
+
+    ``defs``: per file, its top-level definitions (name -> line); ``binds``: per file, the
+    names it binds under another name (``module.name`` as imported -> the name bound).
+    Returns ``names`` (per file: identifier as bound in it -> [file, line or None]: a named
+    import to its definition, following packages that re-export it, or to the file it is
+    imported from when it is not found; a module or header imported whole to its file),
+    ``uses`` (per defining file: name -> {"at": the first ``USES_LIMIT`` [file, line] of its
+    imports, sorted, "more": how many more}) and ``requests`` (per file a name is looked for
+    in: [importer, name as bound, name, file imported from, the files looked in]), with which
+    ``chain_definition`` finds a name again when only definitions moved.  ``shared``:
+    ``reexports(resolved)``, if already made.
+    """
+    exports, starred = shared or reexports(resolved)
+
+    no_defs: Mapping[str, int] = {}
+
+    def chain(target: str, name: str) -> list[str]:
+        """The files ``name`` is looked for in, in order, up to the first that defines it: where
+        it is imported from, then where that file imports it from (or the files it imports
+        ``*`` from), and so on.  A file further on matters only once that one no longer
+        defines it, and then the name is found elsewhere: the whole tree is linked again."""
+        if name in defs.get(target, no_defs):
+            return [target]
+        reached, seen = [target], [target]
+        for _ in range(REEXPORT_DEPTH):
+            following: list[str] = []
+            for place in reached:
+                source = exports.get(place, {}).get(name)
+                for other in [source] if source else starred.get(place, ()):
+                    if other in seen or other in following:
+                        continue
+                    following.append(other)
+                    if name in defs.get(other, no_defs):
+                        return seen + following
+            seen.extend(following)
+            reached = following
+            if not reached or len(seen) >= CHAIN_LIMIT:
+                break
+        return seen[:CHAIN_LIMIT]
+
+    names: dict[str, dict] = {}
+    places: dict[str, dict[str, set[tuple[str, int]]]] = {}
+    requests: dict[str, list] = {}
+    for path, links in resolved.items():
+        found: dict[str, list] = {}
+        bound = binds.get(path, {})
+        for dep in links.get("deps", []):
+            target, module = dep.get("target"), dep.get("module") or ""
+            if not target:
+                continue
+            imported = [name for name in dep.get("names") or () if isinstance(name, str) and name != "*"]
+            if not imported:
+                found.setdefault(bound.get(module, module), [target, None])
+                continue
+            for name in imported:
+                submodule = (dep.get("name_targets") or {}).get(name)
+                as_bound = bound.get(f"{module}.{name}", name)
+                if submodule or as_bound in found or not as_bound:
+                    found.setdefault(as_bound, [submodule or target, None])
+                    continue
+                looked_in = chain(target, name)
+                found[as_bound] = chain_definition(looked_in, name, target, defs)
+                request = [path, as_bound, name, target, looked_in]
+                for place in looked_in:
+                    requests.setdefault(place, []).append(request)
+                if found[as_bound][1] is not None and found[as_bound][0] != path:
+                    places.setdefault(found[as_bound][0], {}).setdefault(name, set()).add((path, dep.get("line") or 1))
+        found.pop("", None)
+        if found:
+            names[path] = dict(sorted(found.items()))
+    uses = {target: {name: {"at": [list(place) for place in sorted(at)[:USES_LIMIT]],
+                            "more": max(0, len(at) - USES_LIMIT)}
+                     for name, at in sorted(by_name.items())}
+            for target, by_name in places.items()}
+    return names, uses, requests
+
+
+def chain_definition(looked_in: Sequence[str], name: str, imported_from: str,
+                     defs: Mapping[str, Mapping[str, int]]) -> list:
+    """[file, line] of the first file of ``looked_in`` that defines ``name``; else [the file it
+    is imported from, None]."""
+    for place in looked_in:
+        line = defs.get(place, {}).get(name)
+        if line is not None:
+            return [place, line]
+    return [imported_from, None]

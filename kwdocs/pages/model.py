@@ -26,6 +26,9 @@ USED_BY_LIMIT = 300   # a core header has thousands of users: list this many, co
 DEFINITION_KINDS = ("namespace", "class", "function", "method", "macro", "type",
                     "constant", "variable", "heading", "key", "target")
 _DEFINITION_KINDS = frozenset(DEFINITION_KINDS)
+# definitions another file can name (import, call, include): its source links there, and it lists those uses
+LINKED_KINDS = frozenset(("namespace", "class", "function", "macro", "type", "constant", "variable"))
+USES_SHOWN = 5      # uses a Markdown entry lists (the model holds more, with the count of the rest)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _LINK_TARGETS = re.compile(r"\]\([^)\s]*\)|<a id=\"[^\"]*\"></a>")  # not words a reader sees
 
@@ -179,7 +182,15 @@ def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | 
     parse = docstrings.python_doc if facts.get("language") == "python" else docstrings.comment_doc
     symbols = facts.get("symbols", [])
     python = facts.get("language") == "python"
+    uses = (links or {}).get("uses", {})
+    source_names = _source_names(path, entries, symbols, links)
     for entry, symbol in zip(entries, symbols):
+        used = uses.get(entry["name"]) if entry["definition"] and not symbol.get("parent") else None
+        entry["uses"] = [[user, line] for user, line in used["at"]] if used else []
+        entry["more_uses"] = used["more"] if used else 0
+        entry["uses_shown"] = [dict(path=user, line=line, link=layout.link(page, layout.docs_page(user)))
+                               for user, line in entry["uses"][:USES_SHOWN]]
+        entry["uses_unshown"] = len(entry["uses"]) - len(entry["uses_shown"]) + entry["more_uses"]
         doc = symbol.get("doc")
         annotated = python and entry["definition"] and (":" in entry["signature"] or "->" in entry["signature"])
         entry["signature_spans"] = None
@@ -238,8 +249,22 @@ def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | 
         kw_name=posixpath.basename(layout.kw_page(path)), kw_link=layout.link(page, layout.kw_page(path)),
         index_link=layout.link(page, layout.index_page(folder)),
         doc_link=layout.link(page, layout.doc_page(folder)),
-        src_link=src_link,
+        src_link=src_link, source_names=source_names,
     )
+
+
+def _source_names(path: str, entries: list[dict], symbols: list, links: dict | None) -> dict[str, list]:
+    """Identifiers of the file's source that name a definition -> [its docs page (relative to the
+    output root), its line, or None for a whole file]: the file's own top-level definitions,
+    then what its imports and includes name (``links``' ``names``, made by the link step)."""
+    names: dict[str, list] = {}
+    own = layout.docs_page(path)
+    for entry, symbol in zip(entries, symbols):
+        if symbol["kind"] in LINKED_KINDS and not symbol.get("parent"):
+            names.setdefault(entry["name"], [own, entry["line"]])
+    for name, (target, line) in (links or {}).get("names", {}).items():
+        names.setdefault(name, [layout.docs_page(target), line])
+    return dict(sorted(names.items()))
 
 
 def _section(content, keep_empty: bool):

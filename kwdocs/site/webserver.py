@@ -8,6 +8,12 @@ Three small parts:
   (``..``, encoded or not, symbolic links), only Host headers that name this
   server when bound to loopback (so a web page cannot reach it through DNS
   rebinding), and the site's Content-Security-Policy as a header too.
+- ``SourceFiles``: the documented source files, read-only, where the site's "Original File"
+  links lead: a page links its source by a relative path out of the site, which a browser
+  resolves against ``file://`` to the file itself and, over HTTP, stops at the server's root,
+  so the link names ``/<the source folder, from where it and the output folder part>/<file>``.
+  Only a file the site documents is served (never the output folder, its state, a dot-folder
+  or a path through a symbolic link out of the tree), with its secrets masked as on its page.
 - ``LiveVersion``: a counter the pages poll at ``/__kwdocs_version``; a rebuild
   that changed the site bumps it and open pages reload themselves.
 - ``serve``: ``kwdocs watch``'s loop (``kwdocs.engine.on_save``), which builds the site
@@ -15,6 +21,7 @@ Three small parts:
 """
 from __future__ import annotations
 
+import io
 import os
 import queue
 import socket
@@ -28,7 +35,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
+from kwdocs import languages
 from kwdocs.config import Config
+from kwdocs.pages import layout
 from kwdocs.site.html import CSP, build_site, site_root
 
 if TYPE_CHECKING:
@@ -57,11 +66,52 @@ class LiveVersion:
             return self._value
 
 
+class SourceFiles:
+    """The source files an "Original File" link may open over HTTP, by URL path."""
+
+    def __init__(self, config: Config) -> None:
+        src, out = os.path.realpath(config.src), os.path.realpath(config.out)
+        common = os.path.commonpath([src, out])
+        prefix = Path(os.path.relpath(src, common)).as_posix()
+        self.prefix = "" if prefix == "." else prefix + "/"
+        self.src, self.out, self.site = src, out, os.path.realpath(site_root(config))
+        self.config = config
+
+    def path_of(self, url_path: str) -> str | None:
+        """The real path of the documented source file ``url_path`` names, or None."""
+        rel = unquote(url_path).removeprefix("/")
+        if not rel.startswith(self.prefix):
+            return None
+        rel = rel[len(self.prefix):]
+        parts = rel.split("/")
+        if not rel or "\x00" in rel or "\\" in rel or any(not part or part.startswith(".") for part in parts):
+            return None     # no dot-folder (``..``, ``.git``, ``.kwdocs``), no empty or escaped part
+        real = os.path.realpath(os.path.join(self.src, *parts))
+        if real != os.path.join(self.src, *parts) or real == self.out or real.startswith(self.out + os.sep):
+            return None     # through a symbolic link, or into the output folder
+        if not os.path.isfile(os.path.join(self.site, layout.html_page(layout.docs_page(rel)))):
+            return None     # a file the site does not document (ignored, or not there)
+        return real if os.path.isfile(real) else None
+
+    def read(self, real: str) -> tuple[bytes, str]:
+        """The file's bytes as served, and their content type: text with its secrets masked."""
+        from kwdocs.engine.steps import read_source, rules_for
+        from kwdocs.extract.decode import decode, is_binary
+
+        data = read_source(real)
+        if is_binary(data):
+            return data, "application/octet-stream"
+        rel = Path(os.path.relpath(real, self.src)).as_posix()
+        text, _ = rules_for(self.config).mask_secrets(decode(data)[0], languages.language_of(rel).id)
+        return text.encode("utf-8"), "text/plain; charset=utf-8"
+
+
 class SiteHandler(SimpleHTTPRequestHandler):
     """Serves files below ``site`` only; subclassed per server by ``make_server``."""
 
     site: str = ""                                  # real path of the site folder
     live: LiveVersion
+    sources: SourceFiles | None = None              # where "Original File" links lead, if served
     allowed_hosts: frozenset[str] | None = None     # None: any Host (bound beyond loopback on purpose)
     log_requests: bool = False
     server_version = "kwdocs"
@@ -109,10 +159,29 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     def send_head(self):
         """Refuse anything that does not resolve to a path inside the site (links included)."""
-        if not self._inside_site(self.translate_path(self.path)):
+        path = self.translate_path(self.path)
+        if not os.path.exists(path) and self.sources is not None and (found := self._source()) is not None:
+            return found
+        if not self._inside_site(path):
             self.send_error(HTTPStatus.NOT_FOUND, "File not found")
             return None
         return super().send_head()
+
+    def _source(self) -> io.BytesIO | None:
+        """A source file that an "Original File" link names, with its headers sent; None if none."""
+        assert self.sources is not None
+        real = self.sources.path_of(urlsplit(self.path).path)
+        if real is None:
+            return None
+        try:
+            body, content_type = self.sources.read(real)
+        except OSError:
+            return None
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
 
     def _inside_site(self, path: str) -> bool:
         if "\x00" in path or "\x00" in unquote(self.path):
@@ -188,12 +257,13 @@ def url_host(host: str) -> str:
 
 
 def make_server(site: Path, host: str, port: int, live: LiveVersion, log_requests: bool = False,
-                timeout: float = CONNECTION_TIMEOUT) -> HTTPServer:
+                timeout: float = CONNECTION_TIMEOUT, sources: SourceFiles | None = None) -> HTTPServer:
     """A server for ``site`` on ``host:port`` (port 0: any free port), not yet serving;
-    ``timeout``: how long a connection may stay silent."""
+    ``timeout``: how long a connection may stay silent; ``sources``: the source files it serves too."""
     server_class = _Server6 if ":" in host else _Server
     handler: type[SiteHandler] = type("BoundSiteHandler", (SiteHandler,), {
-        "site": os.path.realpath(site), "live": live, "log_requests": log_requests, "timeout": timeout})
+        "site": os.path.realpath(site), "live": live, "log_requests": log_requests, "timeout": timeout,
+        "sources": sources})
     server = server_class((host, port), handler)
     bound_port = server.server_address[1]
     if is_loopback(host):
@@ -225,7 +295,7 @@ def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_request
 
     def listen(config: Config) -> int | None:
         try:
-            server = make_server(site_root(config), host, port, live, log_requests)
+            server = make_server(site_root(config), host, port, live, log_requests, sources=SourceFiles(config))
         except OSError as error:
             print(f"kwdocs: cannot listen on {url_host(host)}:{port}: {error.strerror or error}", file=sys.stderr)
             return 1

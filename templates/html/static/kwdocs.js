@@ -2,7 +2,7 @@
  *
  * Everything the page shows from data goes through textContent and
  * setAttribute, never innerHTML, so no name or path can become markup.
- * The data comes from scripts beside this one (tree.js, search-index.js)
+ * The data comes from scripts beside this one (tree.js, search-index.js, fulltext/*.js)
  * because browsers refuse fetch() from file://.
  */
 (function () {
@@ -198,6 +198,88 @@
     return found;
   }
 
+  // Full-text search: the documentation's words, one script per first two letters of a word
+  // (fulltext/<xx>.js), loaded when a query needs it.  A text is found when it holds every
+  // word of the query (or a longer word starting with it); whole words count more.
+  var TEXT_RESULTS = 20;
+  var MIN_WORD = 3;
+  var bucketState = {};       // bucket -> loading | ready | failed; "" for the list of buckets
+
+  function queryWords(query) {
+    return (query.match(/[a-z0-9]+/g) || []).filter(function (word) {
+      return word.length >= MIN_WORD && !/^[0-9]+$/.test(word);
+    });
+  }
+
+  function loadBucket(bucket) {
+    if (bucketState[bucket]) return;
+    bucketState[bucket] = "loading";
+    var script = document.createElement("script");
+    script.src = root + "_kwdocs/fulltext/" + (bucket ? encodeURIComponent(bucket) : "buckets") + ".js";
+    function done(state) {
+      bucketState[bucket] = state;
+      if (pendingQuery !== null) runSearch(pendingQuery);
+    }
+    script.onload = function () { done("ready"); };
+    script.onerror = function () { done("failed"); };   // no word of the tree starts so
+    document.head.appendChild(script);
+  }
+
+  function textsWith(data, word) {
+    var found = {};
+    var parts = data && Object.prototype.hasOwnProperty.call(data, word.slice(0, 2)) ? data[word.slice(0, 2)] : [];
+    (Array.isArray(parts) ? parts : []).forEach(function (part) {
+      Object.keys(part.words || {}).forEach(function (each) {
+        if (each.lastIndexOf(word, 0) !== 0) return;
+        var score = each === word ? 2 : 1;
+        part.words[each].forEach(function (index) {
+          var doc = part.docs[index];
+          var file = String(part.files[doc[0]]);
+          var key = file + "\n" + doc[1];
+          if (!found[key] || found[key].score < score) {
+            found[key] = { file: file, line: Number(doc[1]) || 0, label: String(doc[2]), score: score };
+          }
+        });
+      });
+    });
+    return found;
+  }
+
+  /* {hits, loading}: the texts holding every word of the query, best first. */
+  function findText(query) {
+    var words = queryWords(query);
+    if (!words.length) return { hits: [], loading: false };
+    loadBucket("");     // which buckets there are: a word of no bucket finds nothing, and asks for no script
+    if (bucketState[""] === "loading") return { hits: [], loading: true };
+    var there = dataGlobal("KWDOCS_FULLTEXT_BUCKETS") || [];
+    var loading = false;
+    words.forEach(function (word) {
+      if (there.indexOf(word.slice(0, 2)) < 0) return;
+      loadBucket(word.slice(0, 2));
+      if (bucketState[word.slice(0, 2)] === "loading") loading = true;
+    });
+    if (loading) return { hits: [], loading: true };
+    var data = dataGlobal("KWDOCS_FULLTEXT");
+    var scores = null;
+    words.forEach(function (word) {
+      var found = textsWith(data, word);
+      if (scores === null) { scores = found; return; }
+      var both = {};
+      Object.keys(found).forEach(function (key) {
+        if (scores[key]) {
+          both[key] = { file: found[key].file, line: found[key].line, label: found[key].label,
+                        score: scores[key].score + found[key].score };
+        }
+      });
+      scores = both;
+    });
+    var hits = Object.keys(scores || {}).map(function (key) { return scores[key]; });
+    hits.sort(function (a, b) {
+      return b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line);
+    });
+    return { hits: hits, loading: false };
+  }
+
   function resultItem(href, name, kind, where) {
     var link = element("a", "result");
     link.setAttribute("href", href);
@@ -230,8 +312,15 @@
       box.appendChild(resultItem(docsHref(hit.file), basename(hit.file), "file", hit.file));
       shown++;
     });
-    var total = keywords.length + files.length;
-    var status = indexState === "loading" ? "Loading the keyword index…" :
+    var texts = findText(query);
+    if (texts.hits.length) box.appendChild(element("p", "result-status", "In the documentation text:"));
+    texts.hits.slice(0, TEXT_RESULTS).forEach(function (hit) {
+      box.appendChild(resultItem(docsHref(hit.file, hit.line ? "L" + hit.line : ""), hit.label, "text",
+        hit.file + (hit.line ? ":" + hit.line : "")));
+      shown++;
+    });
+    var total = keywords.length + files.length + texts.hits.length;
+    var status = indexState === "loading" || texts.loading ? "Loading the search index…" :
       indexState === "failed" ? "The keyword index could not be loaded: showing files only." :
       total === 0 ? "Nothing found." :
       total > shown ? "Showing " + shown + " of " + total + " results." : "";
