@@ -188,9 +188,10 @@ def test_max_source_bytes_cuts_the_embedded_source(tmp_path, capsys):
 
 
 def test_templates_override_the_shipped_ones_by_name(tmp_path, capsys):
-    shipped_docs = (Path(__file__).resolve().parents[1] / "templates" / "file_docs.md.j2").read_text()
+    # the docs page's layout (file_docs.md.j2 holds its sections' blocks and extends it)
+    shipped_docs = (Path(__file__).resolve().parents[1] / "templates" / "file_docs_layout.md.j2").read_text()
     tree = make_tree(tmp_path, 'templates = "my-templates"',
-                     **{"my-templates/file_docs.md.j2": shipped_docs + "\nReviewed by the docs team.\n"})
+                     **{"my-templates/file_docs_layout.md.j2": shipped_docs + "\nReviewed by the docs team.\n"})
     shipped = make_tree(tmp_path / "shipped")
     assert build(tree, capsys)[0] == 0 and build(shipped, capsys)[0] == 0
     assert "Reviewed by the docs team." not in (shipped / OUT / "shapes.py_docs.md").read_text()

@@ -100,7 +100,8 @@ def render_key(config: Config, template: str) -> str:
     The code fingerprint names the packages installed beside kwdocs with their versions, the
     docstring parser's among them: another one may read a docstring differently."""
     renderer = renderer_for(config)
-    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data())
+    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data(),
+                  model.sections_fingerprint())
 
 
 # ---------------------------------------------------------------- reading sources
