@@ -76,3 +76,15 @@ def test_the_section_map_names_sections_by_the_names_they_show(tmp_path: Path):
     assert "File Purpose" in _map_line(kw, "_inner_step")
     assert "File Purpose" not in _map_line(kw, "_step") and "File Purpose" not in _map_line(kw, "_inner")
     assert _map_line(kw, "Size") and "File Metadata" not in _map_line(kw, "Size")
+
+
+def test_testing_and_usage_shows_only_the_parts_with_something_to_list(tmp_path: Path):
+    """A file imported by another but by no test: Used By, and no Testing part saying so."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "core.py").write_text("def f():\n    return 1\n")
+    (src / "app.py").write_text("from core import f\n\nprint(f())\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    usage = (out / "core.py_docs.md").read_text().split("## Testing & Usage\n", 1)[1].split("\n## ", 1)[0]
+    assert "### Used By" in usage and "app.py" in usage
+    assert "### Testing" not in usage and "No test file" not in usage, usage

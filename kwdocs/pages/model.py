@@ -414,9 +414,10 @@ section("security", "Security & Safety")(_findings_section("security"))
 
 
 @section("testing", "Testing & Usage")
-def testing_section(given: DocsInput) -> Section:
+def testing_section(given: DocsInput) -> Section | None:
     """The test command of a file that defines tests, the tests that use the file (directly or
-    through packages re-exporting it) and the files that import it."""
+    through packages re-exporting it) and the files that import it; a part with nothing to
+    list is left out (kept, saying so, with ``keep_empty``)."""
     links = given.links or {}
     users = links.get("used_by", [])
     test_users = links.get("test_users", [])
@@ -427,7 +428,9 @@ def testing_section(given: DocsInput) -> Section:
                     for user, package in indirect[:max(0, USED_BY_LIMIT - len(tests_using))]]
     python_test = defines_tests(given.facts) and given.facts.get("language") == "python"
     test_command = f"python -m pytest {given.path}" if python_test else ""
-    return Section(dict(test_command=test_command, tests_using=tests_using,
+    if not (test_command or tests_using or used_by or given.keep_empty):
+        return None
+    return Section(dict(keep_empty=given.keep_empty, test_command=test_command, tests_using=tests_using,
                         more_tests=max(0, len(test_users) + len(indirect) - len(tests_using)),
                         used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT)),
                    given.shows(test_command, *(item["path"] for item in tests_using + used_by),
@@ -435,8 +438,10 @@ def testing_section(given: DocsInput) -> Section:
 
 
 @section("related", "Related Files")
-def related_section(given: DocsInput) -> Section:
+def related_section(given: DocsInput) -> Section | None:
     related = [dict(name=other, link=given.link(other), why=why) for other, why in given.related["files"]]
+    if not (related or given.keep_empty):
+        return None
     return Section(dict(related=related, more_related=given.related["more"],
                         index_link=layout.link(given.page, layout.index_page(given.folder))),
                    given.shows(*(item["name"] for item in related)))
