@@ -24,7 +24,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -426,8 +426,26 @@ def _prefetch_tags(config: Config, rels: list[str]) -> None:
 # ---------------------------------------------------------------- link
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
-    return {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
-                  "test": model.is_test(facts), "uses": facts.get("uses", [])} for rel, facts in files.items()}
+    """What linking reads of each file; ``defines``: a Python file's top-level definitions
+    (name -> anchor), which other pages' cross-references link to."""
+    inputs = {}
+    for rel, facts in files.items():
+        info = {"language": facts.get("language", ""), "imports": facts.get("imports", []),
+                "test": model.is_test(facts), "uses": facts.get("uses", [])}
+        if defines := model.top_definitions(facts):
+            info["defines"] = defines
+        inputs[rel] = info
+    return inputs
+
+
+def _import_digest(inputs: dict[str, dict]) -> str:
+    """A digest of a unit's link inputs but its definitions: what resolving imports reads."""
+    return digest({rel: {key: value for key, value in info.items() if key != "defines"}
+                   for rel, info in inputs.items()})
+
+
+def _definitions_digest(inputs: dict[str, dict]) -> str:
+    return digest({rel: info.get("defines") for rel, info in inputs.items()})
 
 
 def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
@@ -481,16 +499,26 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
     digests: dict[str, str] = meta.get("digests", {})
+    definitions: dict[str, str] = meta.get("definitions", {})
     changed_set = changed_units(config, units, changed)
     fresh_inputs: dict[str, dict] = {}
     for unit in units:
         if unit not in digests or unit in changed_set:
             fresh_inputs[unit] = _stored_link_inputs(config, unit)
-    new_digests = {unit: digest(inputs) for unit, inputs in fresh_inputs.items()}
+    new_digests = {unit: _import_digest(inputs) for unit, inputs in fresh_inputs.items()}
+    new_definitions = {unit: _definitions_digest(inputs) for unit, inputs in fresh_inputs.items()}
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
             and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
+            and isinstance(meta.get("anchored"), dict) and set(definitions) == set(units)
             and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units for kind in (LINKS, IMPORTANCE))):
-        return {"link_shards": 0}
+        moved = [unit for unit, value in new_definitions.items() if definitions[unit] != value]
+        if not moved:
+            return {"link_shards": 0}
+        # the imports are as they were: only the anchors into the moved units' files change
+        rewritten = _anchor_again(config, moved, fresh_inputs, meta["anchored"])
+        output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
+                                                      rewritten=rewritten))
+        return {"link_shards": len(rewritten)}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
@@ -498,6 +526,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                              config.include_roots, in_place=True)   # the inputs are saved in their shards
     tests = {rel for rel, info in flat.items() if info["test"]}
     uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()})
+    unit_of = {rel: unit for unit, entry in inputs.items() for rel in entry}
+    anchored: dict[str, list] = {}
     rewritten = []
     for unit, entry in inputs.items():
         files = {}
@@ -505,6 +535,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             links = resolved.get(rel, {"deps": [], "used_by": []})
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
+            links["anchors"] = _anchors(links, flat[rel], lambda path: flat.get(path, {}).get("defines", {}),
+                                        lambda path: resolved.get(path, {}).get("deps", []), unit, unit_of, anchored)
             files[rel] = links
         if save_shard(config, LINKS, unit, {"files": files}):
             rewritten.append(unit)
@@ -513,8 +545,64 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}})
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
+        "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
+        "anchored": {rel: [owner, sorted(users)] for rel, (owner, users) in sorted(anchored.items())},
         "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
+
+
+def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
+             unit: str, unit_of: Mapping[str, str], anchored: dict[str, list]) -> dict[str, list[str]]:
+    """A file's ``definition_anchors``, noting in ``anchored`` (file -> [its unit, units whose
+    anchors it may decide]) every file they were looked for in."""
+    from kwdocs.extract.links import definition_anchors
+
+    reached: set[str] = set()
+    anchors = definition_anchors(links.get("deps", []), info.get("uses", []), defines_of, deps_of, reached)
+    for place in reached:
+        if place in unit_of:
+            anchored.setdefault(place, [unit_of[place], set()])[1].add(unit)
+    return anchors
+
+
+def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
+                  anchored: dict[str, list]) -> list[str]:
+    """After an edit that moved definitions but changed no import: the anchors of the files
+    that look for definitions in the moved units' files, in their link shards; the units
+    whose shards changed."""
+    inputs = dict(fresh_inputs)
+    links_of: dict[str, dict] = {}
+
+    def unit_inputs(unit: str) -> dict:
+        if unit not in inputs:
+            inputs[unit] = _stored_link_inputs(config, unit)
+        return inputs[unit]
+
+    def unit_links(unit: str) -> dict:
+        if unit not in links_of:
+            links_of[unit] = load_shard(config, LINKS, unit, strict=True).get("files", {})
+        return links_of[unit]
+
+    def defines_of(rel: str) -> dict:
+        owner = anchored.get(rel)
+        return unit_inputs(owner[0]).get(rel, {}).get("defines", {}) if owner else {}
+
+    def deps_of(rel: str) -> list:
+        owner = anchored.get(rel)
+        return unit_links(owner[0]).get(rel, {}).get("deps", []) if owner else []
+
+    from kwdocs.extract.links import definition_anchors
+
+    affected = sorted({user for unit in moved for rel in inputs[unit] for user in anchored.get(rel, [None, []])[1]})
+    rewritten = []
+    for unit in affected:
+        files = unit_links(unit)
+        for rel, links in files.items():
+            links["anchors"] = definition_anchors(links.get("deps", []), unit_inputs(unit).get(rel, {}).get("uses", []),
+                                                  defines_of, deps_of, set())
+        if save_shard(config, LINKS, unit, {"files": files}):
+            rewritten.append(unit)
+    return rewritten
 
 
 def _indirect_tests(rel: str, resolved: dict[str, dict], tests: set[str], direct: set[str]) -> list[list[str]]:

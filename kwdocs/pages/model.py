@@ -136,6 +136,18 @@ def _depths(symbols: Sequence[Mapping]) -> list[int]:
     return depths
 
 
+def top_definitions(facts: Facts) -> dict[str, str]:
+    """A Python file's top-level definitions, name -> anchor (the first of a name defined twice):
+    what a name imported from the file links to on its page."""
+    if facts.get("language") != "python":
+        return {}
+    found: dict[str, str] = {}
+    for symbol in facts.get("symbols", []):
+        if not symbol.get("parent") and symbol["kind"] in _DEFINITION_KINDS:
+            found.setdefault(symbol["name"], layout.anchor(symbol["kind"], symbol["name"], symbol["line"]))
+    return found
+
+
 def is_test(facts: Facts) -> bool:
     return "test" in facts.get("findings", {}).get("tags", [])
 
@@ -613,7 +625,9 @@ def render_prose(text: str) -> str:
 
 def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> Callable[..., str]:
     """Names a docstring or doc comment mentions -> links: this file's definitions to their
-    anchors, names imported from files of the tree to those files' pages.  Everything it
+    anchors, names imported from files of the tree (or called through an import) to their
+    definitions' anchors on those files' pages, other names of imported modules to the
+    modules' pages.  Everything it
     reads is in the page's inputs (facts and links), so a page is rendered again whenever
     a link it shows may have moved."""
     local: dict[str, str] = {}
@@ -630,6 +644,9 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
         for name, name_target in (dep.get("name_targets") or {}).items():
             if name_target:
                 modules.setdefault(f"{dep['module']}.{name}", layout.link(page, layout.docs_page(name_target)))
+    # names imported or called from files of the tree, to their definitions' anchors there
+    defined = {name: layout.anchor_link(layout.link(page, layout.docs_page(path)), anchor)
+               for name, (path, anchor) in (links or {}).get("anchors", {}).items()}
     bound = {symbol["name"]: symbol["signature"] for symbol in facts.get("symbols", [])
              if symbol["kind"] == "import" and symbol.get("signature")}
     # a name can only be found as a local name ending in its last part, or through its first
@@ -650,6 +667,8 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
         head, _, rest = name.partition(".")
         if head in bound:
             name = f"{bound[head]}.{rest}" if rest else bound[head]
+        if name in defined:
+            return defined[name]
         prefix = name
         while prefix:
             if prefix in modules:
