@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
@@ -205,7 +206,7 @@ class DocsInput:
         """From this page to another file's docs page."""
         return layout.link(self.page, layout.docs_page(path))
 
-    def kept(self, content):
+    def kept(self, content: Any) -> Any:
         """A section's content, or None (left out) when it has nothing to say and empty sections
         are not kept; a kept empty section is its empty content, which the page says in one line."""
         if content:
@@ -225,8 +226,8 @@ class Section:
 @dataclass(frozen=True)
 class SectionSpec:
     """A docs-page section: its template block (``name``, in file_docs.md.j2 or an override
-    of it), its heading, its model function (None: left out) and, for folder pages, what
-    it says of a file in a line (``summary`` of a ``compose.summary_row``)."""
+    of it), its heading, its model function (which returns None to leave it out) and, for
+    folder pages, what it says of a file in a line (``summary`` of a ``compose.summary_row``)."""
 
     name: str
     title: str
@@ -328,7 +329,9 @@ def _names_in(texts: Sequence[str], odd_names: Sequence[str]) -> set[str]:
     """The words (``_WORD``) of ``texts``, and the keywords that are not words (``torch.nn``,
     ``operator==``) found in them."""
     found = {word for text in texts for word in _WORD.findall(text)}
-    found.update(name for name in odd_names if any(name in text for text in texts))
+    if odd_names and texts:
+        joined = "\n".join(texts)     # one search per name (a core header has hundreds of users)
+        found.update(name for name in odd_names if name in joined)
     return found
 
 
