@@ -64,3 +64,20 @@ def test_an_edit_that_moves_a_definition_moves_the_links_to_it(tmp_path: Path):
     # the same pages as a build from scratch
     assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)
+
+
+def test_a_damaged_record_of_where_definitions_were_looked_for_costs_a_relink_not_a_stale_link(tmp_path: Path):
+    from kwdocs.store.state import LINK_META
+    from kwdocs.store.writer import read_json, write_json
+
+    src, out, cold = tmp_path / "src", tmp_path / "out", tmp_path / "cold"
+    _write(src, FILES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    meta_path = out / ".kwdocs" / LINK_META
+    meta = read_json(meta_path)
+    assert meta and meta.get("anchored"), "linking no longer records where it looked for definitions"
+    write_json(out, meta_path, dict(meta, anchored={rel: [None] for rel in meta["anchored"]}))
+    (src / "pkg/core.py").write_text(FILES["pkg/core.py"].replace('"""The core."""\n', '"""The core."""\n\nLIMIT = 3\n\n'))
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)

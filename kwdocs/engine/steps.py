@@ -515,10 +515,14 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         if not moved:
             return {"link_shards": 0}
         # the imports are as they were: only the anchors into the moved units' files change
-        rewritten = _anchor_again(config, moved, fresh_inputs, meta["anchored"])
-        output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
-                                                      rewritten=rewritten))
-        return {"link_shards": len(rewritten)}
+        try:
+            rewritten = _anchor_again(config, moved, fresh_inputs, meta["anchored"])   # updates it
+        except (TypeError, IndexError, KeyError, AttributeError):
+            rewritten = None     # a damaged record of where anchors were looked for: link it all
+        if rewritten is not None:
+            output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
+                                                          rewritten=rewritten))
+            return {"link_shards": len(rewritten)}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
@@ -546,7 +550,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
         "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
-        "anchored": {rel: [owner, sorted(users)] for rel, (owner, users) in sorted(anchored.items())},
+        "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
+                     for rel, (owner, users) in sorted(anchored.items())},
         "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
 
@@ -565,11 +570,17 @@ def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of
     return anchors
 
 
+def _defines_digest(info: dict) -> str:
+    """A short digest of a file's top-level definitions, to tell which files an edit moved them in."""
+    return digest(info.get("defines"))[:16]
+
+
 def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
                   anchored: dict[str, list]) -> list[str]:
-    """After an edit that moved definitions but changed no import: the anchors of the files
-    that look for definitions in the moved units' files, in their link shards; the units
-    whose shards changed."""
+    """After an edit that changed definitions but no import: the anchors of the units that look
+    for definitions in a file whose definitions changed, in their link shards (``anchored``:
+    file -> [its unit, those units, a digest of its definitions], brought up to date here);
+    the units whose shards changed."""
     inputs = dict(fresh_inputs)
     links_of: dict[str, dict] = {}
 
@@ -593,16 +604,18 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
 
     from kwdocs.extract.links import definition_anchors
 
-    affected = sorted({user for unit in moved for rel in inputs[unit] for user in anchored.get(rel, [None, []])[1]})
-    rewritten = []
-    for unit in affected:
-        files = unit_links(unit)
-        for rel, links in files.items():
+    affected: set[str] = set()
+    for unit in moved:
+        for rel, info in inputs[unit].items():
+            entry = anchored.get(rel)
+            if entry is not None and entry[2] != (now := _defines_digest(info)):
+                affected.update(entry[1])
+                entry[2] = now
+    for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
+        for rel, links in unit_links(unit).items():
             links["anchors"] = definition_anchors(links.get("deps", []), unit_inputs(unit).get(rel, {}).get("uses", []),
                                                   defines_of, deps_of, set())
-        if save_shard(config, LINKS, unit, {"files": files}):
-            rewritten.append(unit)
-    return rewritten
+    return [unit for unit in sorted(affected) if save_shard(config, LINKS, unit, {"files": unit_links(unit)})]
 
 
 def _indirect_tests(rel: str, resolved: dict[str, dict], tests: set[str], direct: set[str]) -> list[list[str]]:
