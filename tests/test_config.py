@@ -151,6 +151,11 @@ def headings(page: str) -> list[str]:
     return re.findall(r"(?m)^## (.+)$", outside)
 
 
+NOTHING_TO_LIST = ("*No test file in this repository imports this file.*",
+                   "*No file in this repository imports or includes this file.*",
+                   "*No file of this repository imports this file or is imported by it, and none is named like it.*")
+
+
 def test_a_section_with_nothing_to_say_is_left_out_unless_empty_sections_keeps_it(tmp_path, capsys):
     tree = make_tree(tmp_path, "", **{"notes.txt": "plain words\n"})
     assert build(tree, capsys)[0] == 0
@@ -167,6 +172,9 @@ def test_a_section_with_nothing_to_say_is_left_out_unless_empty_sections_keeps_i
         assert title not in shapes
     notes = headings(docs["notes.txt_docs.md"])
     assert "Dependencies" not in notes and "High-Level Overview" not in notes
+    # nothing imports it, it imports nothing, no file is named like it: nothing to list
+    assert "Testing & Usage" not in notes and "Related Files" not in notes
+    assert not any(line in page for line in NOTHING_TO_LIST for page in docs.values())
 
     (tree / "pyproject.toml").write_text('[project]\nname = "from-project"\n\n[tool.kwdocs]\nempty_sections = "keep"\n')
     assert build(tree, capsys)[0] == 0
@@ -176,6 +184,7 @@ def test_a_section_with_nothing_to_say_is_left_out_unless_empty_sections_keeps_i
         assert not any(filler in page for filler in FILLERS), name
     assert "### Performance Notes\n\n*None found.*\n" in kept["shapes.py_docs.md"]
     assert "### Import Dependencies\n\n*Imports are not read for this file type.*\n" in kept["notes.txt_docs.md"]
+    assert all(line in kept["notes.txt_docs.md"] for line in NOTHING_TO_LIST)
 
 
 def test_max_source_bytes_cuts_the_embedded_source(tmp_path, capsys):
@@ -188,9 +197,10 @@ def test_max_source_bytes_cuts_the_embedded_source(tmp_path, capsys):
 
 
 def test_templates_override_the_shipped_ones_by_name(tmp_path, capsys):
-    shipped_docs = (Path(__file__).resolve().parents[1] / "templates" / "file_docs.md.j2").read_text()
+    # the docs page's layout (file_docs.md.j2 holds its sections' blocks and extends it)
+    shipped_docs = (Path(__file__).resolve().parents[1] / "templates" / "file_docs_layout.md.j2").read_text()
     tree = make_tree(tmp_path, 'templates = "my-templates"',
-                     **{"my-templates/file_docs.md.j2": shipped_docs + "\nReviewed by the docs team.\n"})
+                     **{"my-templates/file_docs_layout.md.j2": shipped_docs + "\nReviewed by the docs team.\n"})
     shipped = make_tree(tmp_path / "shipped")
     assert build(tree, capsys)[0] == 0 and build(shipped, capsys)[0] == 0
     assert "Reviewed by the docs team." not in (shipped / OUT / "shapes.py_docs.md").read_text()

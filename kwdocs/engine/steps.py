@@ -24,7 +24,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -101,7 +101,8 @@ def render_key(config: Config, template: str) -> str:
     The code fingerprint names the packages installed beside kwdocs with their versions, the
     docstring parser's among them: another one may read a docstring differently."""
     renderer = renderer_for(config)
-    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data())
+    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data(),
+                  model.sections_fingerprint())
 
 
 # ---------------------------------------------------------------- reading sources
@@ -426,14 +427,22 @@ def _prefetch_tags(config: Config, rels: list[str]) -> None:
 # ---------------------------------------------------------------- link
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
-    return {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
-                  "test": model.is_test(facts), "uses": facts.get("uses", []), **_names_of(facts)}
-            for rel, facts in files.items()}
+    """What linking reads of each file: its imports, whether it is a test, the names it calls
+    through imports, and its top-level definitions: ``defines`` (name -> anchor, what other
+    pages' cross-references link to), ``defs`` (name -> line) and ``binds`` (as imported ->
+    as bound), with which the link step sends a name imported elsewhere to its definition."""
+    inputs = {}
+    for rel, facts in files.items():
+        info = {"language": facts.get("language", ""), "imports": facts.get("imports", []),
+                "test": model.is_test(facts), "uses": facts.get("uses", []), **_names_of(facts)}
+        if defines := model.top_definitions(facts):
+            info["defines"] = defines
+        inputs[rel] = info
+    return inputs
 
 
 def _names_of(facts: Facts) -> dict[str, dict]:
-    """What linking needs to send a name imported elsewhere to its definition: the file's
-    top-level definitions (``defs``: name -> line) and the names its imports bind
+    """A file's top-level definitions (``defs``: name -> line) and the names its imports bind
     (``binds``: as imported -> as bound); none when it has none."""
     defs: dict[str, int] = {}
     binds: dict[str, str] = {}
@@ -444,6 +453,19 @@ def _names_of(facts: Facts) -> dict[str, dict]:
         elif symbol["kind"] in model.LINKED_KINDS and not symbol.get("parent"):
             defs.setdefault(symbol["name"], symbol["line"])
     return {key: value for key, value in (("defs", defs), ("binds", binds)) if value}
+
+
+_DEFINITION_INPUTS = ("defs", "defines")
+
+
+def _import_digest(inputs: dict[str, dict]) -> str:
+    """A digest of a unit's link inputs but its definitions: what resolving imports reads."""
+    return digest({rel: {key: value for key, value in info.items() if key not in _DEFINITION_INPUTS}
+                   for rel, info in inputs.items()})
+
+
+def _definitions_digest(inputs: dict[str, dict]) -> str:
+    return digest({rel: [info.get(key) for key in _DEFINITION_INPUTS] for rel, info in inputs.items()})
 
 
 def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
@@ -499,27 +521,32 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
     digests: dict[str, str] = meta.get("digests", {})
-    def_digests: dict[str, str] = meta.get("defs", {})
+    definitions: dict[str, str] = meta.get("definitions", {})
     changed_set = changed_units(config, units, changed)
     fresh_inputs: dict[str, dict] = {}
     for unit in units:
         if unit not in digests or unit in changed_set:
             fresh_inputs[unit] = _stored_link_inputs(config, unit)
-    new_digests = {unit: digest({rel: {key: value for key, value in info.items() if key != "defs"}
-                                 for rel, info in inputs.items()}) for unit, inputs in fresh_inputs.items()}
-    new_defs = {unit: digest({rel: info.get("defs") for rel, info in inputs.items()})
-                for unit, inputs in fresh_inputs.items()}
-    if (set(digests) == set(units) and set(def_digests) == set(units)
-            and all(digests[u] == d for u, d in new_digests.items())
+    new_digests = {unit: _import_digest(inputs) for unit, inputs in fresh_inputs.items()}
+    new_definitions = {unit: _definitions_digest(inputs) for unit, inputs in fresh_inputs.items()}
+    if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
             and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
+            and isinstance(meta.get("anchored"), dict) and set(definitions) == set(units)
             and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units
                     for kind in (LINKS, IMPORTANCE, LINK_REQUESTS))):
-        moved = [unit for unit, value in new_defs.items() if def_digests[unit] != value]
-        rewritten = _moved_definitions(config, moved, fresh_inputs) if moved else []
+        moved = [unit for unit, value in new_definitions.items() if definitions[unit] != value]
+        if not moved:
+            return {"link_shards": 0}
+        # the imports are as they were: only where names from the moved units' files are defined changes
+        rewritten = _moved_definitions(config, moved, fresh_inputs)
         if rewritten is not None:
-            if moved:
-                output.write_json(config.out, meta_path, {**meta, "defs": {**def_digests, **new_defs},
-                                                          "rewritten": rewritten})
+            try:
+                rewritten = sorted(set(rewritten) | set(_anchor_again(config, moved, fresh_inputs, meta["anchored"])))
+            except (TypeError, IndexError, KeyError, AttributeError):
+                rewritten = None     # a damaged record of where anchors were looked for: link it all
+        if rewritten is not None:
+            output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
+                                                          rewritten=rewritten))
             return {"link_shards": len(rewritten)}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
@@ -538,6 +565,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         by_unit.setdefault(unit_of[place], {})[place] = [
             [importer, unit_of[importer], bound, name, imported_from, [[file, unit_of[file]] for file in looked_in]]
             for importer, bound, name, imported_from, looked_in in asked]
+    anchored: dict[str, list] = {}
     rewritten = []
     for unit, entry in inputs.items():
         files = {}
@@ -549,6 +577,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                 links["uses"] = places[rel]
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
+            links["anchors"] = _anchors(links, flat[rel], lambda path: flat.get(path, {}).get("defines", {}),
+                                        lambda path: resolved.get(path, {}).get("deps", []), unit, unit_of, anchored)
             files[rel] = links
         if save_shard(config, LINKS, unit, {"files": files}):
             rewritten.append(unit)
@@ -558,7 +588,9 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         save_shard(config, LINK_REQUESTS, unit, {"files": by_unit.get(unit, {})})
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
-        "defs": {unit: new_defs.get(unit) or def_digests[unit] for unit in units},
+        "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
+        "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
+                     for rel, (owner, users) in sorted(anchored.items())},
         "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
 
@@ -603,6 +635,68 @@ def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str,
 def _definer(found: list) -> str | None:
     """The file that defines a name as ``chain_definition`` found it (None: none does)."""
     return found[0] if found[1] is not None else None
+
+
+def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
+             unit: str, unit_of: Mapping[str, str], anchored: dict[str, list]) -> dict[str, list[str]]:
+    """A file's ``definition_anchors``, noting in ``anchored`` (file -> [its unit, units whose
+    anchors it may decide]) every file they were looked for in."""
+    from kwdocs.extract.links import definition_anchors
+
+    reached: set[str] = set()
+    anchors = definition_anchors(links.get("deps", []), info.get("uses", []), defines_of, deps_of, reached)
+    for place in reached:
+        if place in unit_of:
+            anchored.setdefault(place, [unit_of[place], set()])[1].add(unit)
+    return anchors
+
+
+def _defines_digest(info: dict) -> str:
+    """A short digest of a file's top-level definitions, to tell which files an edit moved them in."""
+    return digest(info.get("defines"))[:16]
+
+
+def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
+                  anchored: dict[str, list]) -> list[str]:
+    """After an edit that changed definitions but no import: the anchors of the units that look
+    for definitions in a file whose definitions changed, in their link shards (``anchored``:
+    file -> [its unit, those units, a digest of its definitions], brought up to date here);
+    the units whose shards changed."""
+    inputs = dict(fresh_inputs)
+    links_of: dict[str, dict] = {}
+
+    def unit_inputs(unit: str) -> dict:
+        if unit not in inputs:
+            inputs[unit] = _stored_link_inputs(config, unit)
+        return inputs[unit]
+
+    def unit_links(unit: str) -> dict:
+        if unit not in links_of:
+            links_of[unit] = load_shard(config, LINKS, unit, strict=True).get("files", {})
+        return links_of[unit]
+
+    def defines_of(rel: str) -> dict:
+        owner = anchored.get(rel)
+        return unit_inputs(owner[0]).get(rel, {}).get("defines", {}) if owner else {}
+
+    def deps_of(rel: str) -> list:
+        owner = anchored.get(rel)
+        return unit_links(owner[0]).get(rel, {}).get("deps", []) if owner else []
+
+    from kwdocs.extract.links import definition_anchors
+
+    affected: set[str] = set()
+    for unit in moved:
+        for rel, info in inputs[unit].items():
+            entry = anchored.get(rel)
+            if entry is not None and entry[2] != (now := _defines_digest(info)):
+                affected.update(entry[1])
+                entry[2] = now
+    for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
+        for rel, links in unit_links(unit).items():
+            links["anchors"] = definition_anchors(links.get("deps", []), unit_inputs(unit).get(rel, {}).get("uses", []),
+                                                  defines_of, deps_of, set())
+    return [unit for unit in sorted(affected) if save_shard(config, LINKS, unit, {"files": unit_links(unit)})]
 
 
 def _indirect_tests(rel: str, resolved: dict[str, dict], tests: set[str], direct: set[str]) -> list[list[str]]:

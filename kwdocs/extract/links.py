@@ -628,3 +628,56 @@ def chain_definition(looked_in: Sequence[str], name: str, imported_from: str,
         if line is not None:
             return [place, line]
     return [imported_from, None]
+
+
+def _definition(target: str, name: str, defines_of: Callable[[str], Mapping[str, str]],
+                deps_of: Callable[[str], list[dict]], reached: set[str]) -> list[str] | None:
+    """``[file, anchor]`` of the definition of ``name`` imported from ``target``: the first of
+    the files that define it, following re-exports (``from .core import f``, ``*``) from
+    ``target``.  Every file the re-exports lead to is added to ``reached``, found or not, so
+    the files whose definitions an answer may come to depend on only the imports."""
+    found = None
+    places = [target]
+    for _ in range(REEXPORT_DEPTH):
+        following: list[str] = []
+        for place in places:
+            reached.add(place)
+            anchor = defines_of(place).get(name)
+            if anchor and found is None:
+                found = [place, anchor]
+            for dep in deps_of(place):
+                names = dep.get("names", ())
+                if dep.get("target") and (name in names or "*" in names):
+                    following.append((dep.get("name_targets") or {}).get(name, dep["target"]))
+        places = [place for place in dict.fromkeys(following) if place not in reached]
+        if not places:
+            break
+    return found
+
+
+def definition_anchors(deps: list[dict], uses: list[str], defines_of: Callable[[str], Mapping[str, str]],
+                       deps_of: Callable[[str], list[dict]], reached: set[str]) -> dict[str, list[str]]:
+    """Where the names a file imports (``from m import f``: ``m.f``) or calls through an import
+    (``uses``: ``m.f`` for ``import m``, or ``alias.f``, as imports resolve them) are defined in
+    the tree, as ``{name: [file, anchor]}``; ``defines_of(file)``: a file's top-level
+    definitions (name -> anchor), ``deps_of(file)``: its resolved imports."""
+    anchors: dict[str, list[str]] = {}
+    modules: dict[str, str] = {}
+    for dep in deps:
+        target, module = dep.get("target"), dep.get("module", "")
+        if not target:
+            continue
+        submodules = dep.get("name_targets") or {}
+        modules.setdefault(module, target)
+        for name, submodule in submodules.items():
+            modules.setdefault(f"{module}.{name}", submodule)
+        for name in dep.get("names", ()):
+            if name != "*" and name not in submodules:
+                if (found := _definition(target, name, defines_of, deps_of, reached)) is not None:
+                    anchors.setdefault(f"{module}.{name}", found)
+    for called in uses:
+        module, _, name = called.rpartition(".")
+        if module in modules and called not in anchors:
+            if (found := _definition(modules[module], name, defines_of, deps_of, reached)) is not None:
+                anchors[called] = found
+    return anchors

@@ -69,11 +69,12 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
     docs_path, kw_path = layout.docs_page(rel), layout.kw_page(rel)
     src_link = source_link(config, kw_path, rel)
     entries = model.symbol_entries(facts)
-    docs = renderer.render(FILE_TEMPLATES[0], model.file_docs_model(
+    docs_model = model.file_docs_model(
         facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link,
-        entries=entries, keep_empty=config.empty_sections == "keep"))
+        entries=entries, keep_empty=config.empty_sections == "keep")
+    docs = renderer.render(FILE_TEMPLATES[0], docs_model)
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
-    section_map = model.section_map(docs, facts.get("symbols", []), shown)
+    section_map = model.section_map(docs_model, facts.get("symbols", []), shown)
     kw = renderer.render(FILE_TEMPLATES[1], model.file_kw_model(
         facts, project=config.project_name, src_link=src_link, section_map=section_map, entries=entries))
     return {docs_path: docs, kw_path: kw}

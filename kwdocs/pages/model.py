@@ -10,9 +10,10 @@ import functools
 import heapq
 import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
@@ -139,6 +140,18 @@ def _depths(symbols: Sequence[Mapping]) -> list[int]:
     return depths
 
 
+def top_definitions(facts: Facts) -> dict[str, str]:
+    """A Python file's top-level definitions, name -> anchor (the first of a name defined twice):
+    what a name imported from the file links to on its page."""
+    if facts.get("language") != "python":
+        return {}
+    found: dict[str, str] = {}
+    for symbol in facts.get("symbols", []):
+        if not symbol.get("parent") and symbol["kind"] in _DEFINITION_KINDS:
+            found.setdefault(symbol["name"], layout.anchor(symbol["kind"], symbol["name"], symbol["line"]))
+    return found
+
+
 def is_test(facts: Facts) -> bool:
     return "test" in facts.get("findings", {}).get("tags", [])
 
@@ -159,31 +172,134 @@ def symbol_entries(facts: Facts) -> list[dict]:
             for s, depth in zip(symbols, _depths(symbols))]
 
 
+class DocsInput:
+    """What the sections of one file's docs page are made from, and what several of them
+    share, worked out once (``entries``: ``symbol_entries(facts)``, if already made)."""
+
+    def __init__(self, facts: Facts, *, project: str, related: dict, links: dict | None, view: SourceView,
+                 src_link: str, entries: list[dict] | None = None, keep_empty: bool = False) -> None:
+        self.facts, self.project, self.related, self.links = facts, project, related, links
+        self.view, self.src_link, self.keep_empty = view, src_link, keep_empty
+        self.path = facts["path"]
+        self.folder = posixpath.dirname(self.path)
+        self.page = layout.docs_page(self.path)
+        self.findings = facts.get("findings", {})
+        self.entries = symbol_entries(facts) if entries is None else entries
+        self.structure: list[dict] = []
+        self.other_keywords: list[dict] = []
+        for entry in self.entries:
+            (self.structure if entry["definition"] else self.other_keywords).append(entry)
+        _document(facts, self.entries, _resolver(facts, self.entries, links, self.page))
+        _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
+
+    @functools.cached_property
+    def purpose_and_overview(self) -> tuple[list[str], list[str], str]:
+        return _purpose_and_overview(self.facts, self.entries, self.findings)
+
+    @functools.cached_property
+    def odd_names(self) -> list[str]:
+        """The keywords that are not plain words (dotted modules, operators), found by substring."""
+        return [entry["name"] for entry in self.entries if not _WORD.fullmatch(entry["name"])]
+
+    def shows(self, *texts: str, markdown: bool = False) -> set[str]:
+        """The names a section shows in ``texts``: plain (paths, module names, as code spans show
+        them) or ``markdown``, as a reader sees it."""
+        return _names_in([_seen_text(text) for text in texts] if markdown else texts, self.odd_names)
+
+    def link(self, path: str) -> str:
+        """From this page to another file's docs page."""
+        return layout.link(self.page, layout.docs_page(path))
+
+    def kept(self, content: Any) -> Any:
+        """A section's content, or None (left out) when it has nothing to say and empty sections
+        are not kept; a kept empty section is its empty content, which the page says in one line."""
+        if content:
+            return content
+        return (content if content is not None else {}) if self.keep_empty else None
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of a docs page as its model function makes it: ``fields``, the names its
+    template block reads, and ``names``, the words it shows (the keyword page's map)."""
+
+    fields: dict
+    names: Collection[str] = ()
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    """A docs-page section: its template block (``name``, in file_docs.md.j2 or an override
+    of it), its heading, its model function (which returns None to leave it out) and, for
+    folder pages, what it says of a file in a line (``summary`` of a ``compose.summary_row``)."""
+
+    name: str
+    title: str
+    build: Callable[[DocsInput], Section | None]
+    summary: Callable[[Mapping], str] | None = None
+
+
+SECTIONS: list[SectionSpec] = []
+"""The docs page's sections in the page's order (the seed layout's)."""
+
+
+def section(name: str, title: str, *, after: str | None = None,
+            summary: Callable[[Mapping], str] | None = None) -> Callable:
+    """Register a model function as the section ``name`` (its template block), last or right
+    after the section ``after``; registering a name again replaces that section in place."""
+    def register(build: Callable[[DocsInput], Section | None]) -> Callable[[DocsInput], Section | None]:
+        spec = SectionSpec(name, title, build, summary)
+        names = [known.name for known in SECTIONS]
+        if name in names:
+            SECTIONS[names.index(name)] = spec
+        else:
+            SECTIONS.insert(names.index(after) + 1 if after else len(SECTIONS), spec)
+        return build
+    return register
+
+
+def file_summary(row: Mapping) -> str:
+    """What a folder's page says of one of its files (``row``: its ``compose.summary_row``):
+    the first summary a section gives, in the page's order."""
+    for spec in SECTIONS:
+        if spec.summary is not None and (summary := spec.summary(row)):
+            return summary
+    return ""
+
+
+def sections_fingerprint() -> list[list[str]]:
+    """The registered sections, by block and model function: a page's render key names them."""
+    return [[spec.name, spec.title, f"{spec.build.__module__}.{spec.build.__qualname__}"] for spec in SECTIONS]
+
+
 def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | None,
                     view: SourceView, src_link: str, entries: list[dict] | None = None,
                     keep_empty: bool = False) -> dict:
-    """The model of ``<file>_docs.md``; ``entries``: ``symbol_entries(facts)``, if already made.
+    """The model of ``<file>_docs.md``: each registered section's fields, and ``sections``,
+    those on the page in order (``{name, title, names}``).  A section with nothing to say is
+    None, and the page leaves it out; ``keep_empty`` (``empty_sections = "keep"``) keeps it,
+    empty, and the page says so in one line."""
+    given = DocsInput(facts, project=project, related=related, links=links, view=view, src_link=src_link,
+                      entries=entries, keep_empty=keep_empty)
+    result: dict = dict(project=project, path=given.path, folder_display=folder_display(given.folder))
+    shown: list[dict] = []
+    for spec in SECTIONS:
+        made = spec.build(given)
+        if made is None:
+            result[spec.name] = None
+            continue
+        result.update(made.fields)
+        shown.append(dict(name=spec.name, title=spec.title, names=made.names))
+    result["sections"] = shown
+    result["source_names"] = _source_names(given.path, given.entries, facts.get("symbols", []), links)
+    return result
 
-    A section with nothing to say is None, and the page leaves it out; ``keep_empty``
-    (``empty_sections = "keep"``) keeps it, empty, and the page says so in one line."""
-    path = facts["path"]
-    folder = posixpath.dirname(path)
-    name = posixpath.basename(path)
-    page = layout.docs_page(path)
-    findings = facts.get("findings", {})
-    if entries is None:
-        entries = symbol_entries(facts)
-    structure: list[dict] = []
-    other_keywords: list[dict] = []
-    for entry in entries:
-        (structure if entry["definition"] else other_keywords).append(entry)
-    deps = _dependencies(facts, links, page)
-    resolve = _resolver(facts, entries, links, page)
-    parse = docstrings.python_doc if facts.get("language") == "python" else docstrings.comment_doc
-    symbols = facts.get("symbols", [])
-    python = facts.get("language") == "python"
+
+def _mark_uses(entries: list[dict], symbols: list, links: dict | None, page: str) -> None:
+    """Each top-level definition's ``uses`` (the first [file, line] where the repository
+    imports it, from the link step), ``more_uses`` (how many more), and what Markdown shows
+    of them (``uses_shown``, linked, and ``uses_unshown``, counted)."""
     uses = (links or {}).get("uses", {})
-    source_names = _source_names(path, entries, symbols, links)
     for entry, symbol in zip(entries, symbols):
         used = uses.get(entry["name"]) if entry["definition"] and not symbol.get("parent") else None
         entry["uses"] = [[user, line] for user, line in used["at"]] if used else []
@@ -191,66 +307,6 @@ def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | 
         entry["uses_shown"] = [dict(path=user, line=line, link=layout.link(page, layout.docs_page(user)))
                                for user, line in entry["uses"][:USES_SHOWN]]
         entry["uses_unshown"] = len(entry["uses"]) - len(entry["uses_shown"]) + entry["more_uses"]
-        doc = symbol.get("doc")
-        annotated = python and entry["definition"] and (":" in entry["signature"] or "->" in entry["signature"])
-        entry["signature_spans"] = None
-        if not doc and not annotated:
-            entry["doc"] = None
-            continue
-        # a name is first looked up where the definition is: a method's ``__init__`` is its class's
-        scope = symbol["name"] if symbol["kind"] in ("class", "namespace") else symbol.get("parent", "")
-        if symbol["kind"] in ("class", "namespace") and symbol.get("parent"):
-            scope = f"{symbol['parent']}.{scope}"
-        resolve_here = functools.partial(resolve, scope=scope.replace("::", "."))
-        entry["doc"] = parse(doc, resolve_here) if doc else None
-        if annotated:
-            entry["signature_spans"] = docstrings.signature_spans(entry["signature"], resolve_here)
-    purpose, overview, generated = _purpose_and_overview(facts, entries, findings)
-    users = (links or {}).get("used_by", [])
-    test_users = (links or {}).get("test_users", [])
-    used_by = [{"path": user, "link": layout.link(page, layout.docs_page(user))} for user in users[:USED_BY_LIMIT]]
-    indirect = (links or {}).get("indirect_test_users", [])
-    tests_using = [{"path": user, "link": layout.link(page, layout.docs_page(user)), "via": ""}
-                   for user in test_users[:USED_BY_LIMIT]]
-    tests_using += [{"path": user, "link": layout.link(page, layout.docs_page(user)), "via": package,
-                     "via_link": layout.link(page, layout.docs_page(package))}
-                    for user, package in indirect[:max(0, USED_BY_LIMIT - len(tests_using))]]
-    suffix = posixpath.splitext(name)[1]
-    parse_note = "" if facts.get("parsed", True) else (
-        "This file did not parse; the definitions below were found by a tolerant fallback and may be incomplete.")
-    if facts.get("extractor"):
-        parse_note = (f"The definitions below were found by {facts['extractor']}: kwdocs has no parser "
-                      f"of its own for {facts.get('type_label', 'this language')} files. {parse_note}").strip()
-    return dict(
-        project=project, path=path, folder_display=folder_display(folder),
-        size=facts["size"], type_label=facts["type_label"], extension=suffix,
-        lines=facts.get("lines", 0), sha256=facts["sha256"],
-        encoding_note=(f"decoded as {facts['encoding']} (not UTF-8)"
-                       if facts.get("encoding") not in ("", "utf-8", "ascii", None) else ""),
-        problems=[dict(line=p.get("line"), message=p["message"]) for p in facts.get("problems", [])],
-        purpose=purpose, generated_note=generated,
-        binary=facts.get("binary", False), source_text=view.text, fence_info=facts.get("fence", ""),
-        shown=view.shown_bytes, omitted=view.omitted_bytes, masked_lines=list(view.masked_lines),
-        overview=_section(overview, keep_empty),
-        analysis=_section(bool(parse_note or structure or other_keywords), keep_empty),
-        parse_note=parse_note, structure=structure, other_keywords=other_keywords,
-        role=_role_section(findings, keep_empty),
-        deps=_section(deps, keep_empty),
-        patterns=_section(findings.get("patterns", []), keep_empty),
-        performance=_section(findings.get("performance", []), keep_empty),
-        security=_section(findings.get("security", []), keep_empty),
-        test_command=f"python -m pytest {path}" if defines_tests(facts) and facts.get("language") == "python" else "",
-        tests_using=tests_using, more_tests=max(0, len(test_users) + len(indirect) - len(tests_using)),
-        used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT),
-        related=[dict(name=other, link=layout.link(page, layout.docs_page(other)), why=why)
-                 for other, why in related["files"]],
-        more_related=related["more"],
-        docs_name=posixpath.basename(page), docs_link=layout.link(page, page),
-        kw_name=posixpath.basename(layout.kw_page(path)), kw_link=layout.link(page, layout.kw_page(path)),
-        index_link=layout.link(page, layout.index_page(folder)),
-        doc_link=layout.link(page, layout.doc_page(folder)),
-        src_link=src_link, source_names=source_names,
-    )
 
 
 def _source_names(path: str, entries: list[dict], symbols: list, links: dict | None) -> dict[str, list]:
@@ -267,21 +323,186 @@ def _source_names(path: str, entries: list[dict], symbols: list, links: dict | N
     return dict(sorted(names.items()))
 
 
-def _section(content, keep_empty: bool):
-    """A section's content, or None (left out) when it has nothing to say and empty sections
-    are not kept; a kept empty section is its empty content, which the page says in one line."""
-    if content:
-        return content
-    return (content if content is not None else {}) if keep_empty else None
+def _document(facts: Facts, entries: list[dict], resolve: Callable[..., str]) -> None:
+    """Each entry's ``doc`` (its docstring or doc comment, parsed) and ``signature_spans``
+    (an annotated Python signature with its names linked), None where it has none."""
+    parse = docstrings.python_doc if facts.get("language") == "python" else docstrings.comment_doc
+    python = facts.get("language") == "python"
+    for entry, symbol in zip(entries, facts.get("symbols", [])):
+        doc = symbol.get("doc")
+        annotated = python and entry["definition"] and (":" in entry["signature"] or "->" in entry["signature"])
+        entry["signature_spans"] = None
+        if not doc and not annotated:
+            entry["doc"] = None
+            continue
+        # a name is first looked up where the definition is: a method's ``__init__`` is its class's
+        scope = symbol["name"] if symbol["kind"] in ("class", "namespace") else symbol.get("parent", "")
+        if symbol["kind"] in ("class", "namespace") and symbol.get("parent"):
+            scope = f"{symbol['parent']}.{scope}"
+        resolve_here = functools.partial(resolve, scope=scope.replace("::", "."))
+        entry["doc"] = parse(doc, resolve_here) if doc else None
+        if annotated:
+            entry["signature_spans"] = docstrings.signature_spans(entry["signature"], resolve_here)
 
 
-def _role_section(findings: dict, keep_empty: bool) -> list[str] | None:
-    """Architecture & Design: the role rules' sentences; one that only says which folder the
-    file is in (tagged ``no-role``) is kept only with the seeds' full layout."""
-    role = findings.get("role", [])
-    if "no-role" in findings.get("tags", []) and not keep_empty:
+_ESCAPED = re.compile(r"\\(.)|&(amp|lt|gt);")
+_ENTITIES = {"amp": "&", "lt": "<", "gt": ">"}
+
+
+def _seen_text(markdown: str) -> str:
+    """Markdown as a reader sees it: no link targets or anchors, and ``my\\_name`` as ``my_name``."""
+    if "](" in markdown or "<a id=" in markdown:
+        markdown = _LINK_TARGETS.sub("", markdown)
+    if "\\" in markdown or "&" in markdown:
+        markdown = _ESCAPED.sub(lambda match: match.group(1) or _ENTITIES[match.group(2)], markdown)
+    return markdown
+
+
+def _names_in(texts: Sequence[str], odd_names: Sequence[str]) -> set[str]:
+    """The words (``_WORD``) of ``texts``, and the keywords that are not words (``torch.nn``,
+    ``operator==``) found in them."""
+    found = {word for text in texts for word in _WORD.findall(text)}
+    if odd_names and texts:
+        joined = "\n".join(texts)     # one search per name (a core header has hundreds of users)
+        found.update(name for name in odd_names if name in joined)
+    return found
+
+
+@section("metadata", "File Metadata")
+def metadata_section(given: DocsInput) -> Section:
+    facts = given.facts
+    encoding = facts.get("encoding")
+    extension = posixpath.splitext(given.path)[1]
+    note = f"decoded as {encoding} (not UTF-8)" if encoding not in ("", "utf-8", "ascii", None) else ""
+    problems = [dict(line=p.get("line"), message=p["message"]) for p in facts.get("problems", [])]
+    return Section(dict(size=facts["size"], type_label=facts["type_label"], extension=extension,
+                        lines=facts.get("lines", 0), sha256=facts["sha256"], encoding_note=note, problems=problems),
+                   given.shows(given.path, facts["type_label"], extension, note,
+                               *(str(problem["message"]) for problem in problems)))
+
+
+def _purpose_summary(row: Mapping) -> str:
+    """A file's purpose in a sentence for its folder's page: its documentation's first sentence."""
+    first = _paragraphs(row.get("docstring", ""), 600)
+    return _first_sentence(first[0]) if first else ""
+
+
+@section("purpose", "File Purpose", summary=_purpose_summary)
+def purpose_section(given: DocsInput) -> Section:
+    purpose, _, generated = given.purpose_and_overview
+    return Section(dict(purpose=purpose, generated_note=generated), given.shows(*purpose, generated, markdown=True))
+
+
+@section("source", SOURCE_SECTION)
+def source_section(given: DocsInput) -> Section:
+    """The file as it is (its keywords' map reads the lines shown, not this section)."""
+    view = given.view
+    return Section(dict(binary=given.facts.get("binary", False), source_text=view.text,
+                        fence_info=given.facts.get("fence", ""), shown=view.shown_bytes, omitted=view.omitted_bytes,
+                        masked_lines=list(view.masked_lines)))
+
+
+@section("overview", "High-Level Overview")
+def overview_section(given: DocsInput) -> Section | None:
+    overview = given.kept(given.purpose_and_overview[1])
+    return None if overview is None else Section(dict(overview=overview), given.shows(*overview, markdown=True))
+
+
+@section("analysis", "Detailed Analysis")
+def analysis_section(given: DocsInput) -> Section | None:
+    """Every definition with its documentation, then the other keywords: it shows every name."""
+    facts = given.facts
+    parse_note = "" if facts.get("parsed", True) else (
+        "This file did not parse; the definitions below were found by a tolerant fallback and may be incomplete.")
+    if facts.get("extractor"):
+        parse_note = (f"The definitions below were found by {facts['extractor']}: kwdocs has no parser "
+                      f"of its own for {facts.get('type_label', 'this language')} files. {parse_note}").strip()
+    analysis = given.kept(bool(parse_note or given.structure or given.other_keywords))
+    if analysis is None:
         return None
-    return role or ([] if keep_empty else None)
+    return Section(dict(analysis=analysis, parse_note=parse_note, structure=given.structure,
+                        other_keywords=given.other_keywords),
+                   [entry["name"] for entry in given.entries])
+
+
+@section("role", "Architecture & Design")
+def role_section(given: DocsInput) -> Section | None:
+    """The role rules' sentences; one that only says which folder the file is in (tagged
+    ``no-role``) is kept only with the seeds' full layout."""
+    role = given.findings.get("role", [])
+    if given.keep_empty or (role and "no-role" not in given.findings.get("tags", [])):
+        return Section(dict(role=role), given.shows(*role, markdown=True))
+    return None
+
+
+@section("deps", "Dependencies")
+def deps_section(given: DocsInput) -> Section | None:
+    deps = given.kept(_dependencies(given.facts, given.links, given.page))
+    if deps is None:
+        return None
+    listed = [dep for group in (deps or {}).values() for dep in group]
+    return Section(dict(deps=deps), given.shows(*(dep["module"] for dep in listed),
+                                                *(name for dep in listed for name in dep["names"])))
+
+
+def _findings_section(key: str) -> Callable[[DocsInput], Section | None]:
+    def build(given: DocsInput) -> Section | None:
+        found = given.kept(given.findings.get(key, []))
+        if found is None:
+            return None
+        texts = [item["message"] if isinstance(item, dict) else item for item in found]
+        return Section({key: found}, given.shows(*texts, markdown=True))
+    build.__qualname__ = f"{key}_section"
+    return build
+
+
+section("patterns", "Code Patterns & Idioms")(_findings_section("patterns"))
+section("performance", "Performance Considerations")(_findings_section("performance"))
+section("security", "Security & Safety")(_findings_section("security"))
+
+
+@section("testing", "Testing & Usage")
+def testing_section(given: DocsInput) -> Section | None:
+    """The test command of a file that defines tests, the tests that use the file (directly or
+    through packages re-exporting it) and the files that import it; a part with nothing to
+    list is left out (kept, saying so, with ``keep_empty``)."""
+    links = given.links or {}
+    users = links.get("used_by", [])
+    test_users = links.get("test_users", [])
+    indirect = links.get("indirect_test_users", [])
+    used_by = [{"path": user, "link": given.link(user)} for user in users[:USED_BY_LIMIT]]
+    tests_using = [{"path": user, "link": given.link(user), "via": ""} for user in test_users[:USED_BY_LIMIT]]
+    tests_using += [{"path": user, "link": given.link(user), "via": package, "via_link": given.link(package)}
+                    for user, package in indirect[:max(0, USED_BY_LIMIT - len(tests_using))]]
+    python_test = defines_tests(given.facts) and given.facts.get("language") == "python"
+    test_command = f"python -m pytest {given.path}" if python_test else ""
+    if not (test_command or tests_using or used_by or given.keep_empty):
+        return None
+    return Section(dict(keep_empty=given.keep_empty, test_command=test_command, tests_using=tests_using,
+                        more_tests=max(0, len(test_users) + len(indirect) - len(tests_using)),
+                        used_by=used_by, more_users=max(0, len(users) - USED_BY_LIMIT)),
+                   given.shows(test_command, *(item["path"] for item in tests_using + used_by),
+                               *(item["via"] for item in tests_using)))
+
+
+@section("related", "Related Files")
+def related_section(given: DocsInput) -> Section | None:
+    related = [dict(name=other, link=given.link(other), why=why) for other, why in given.related["files"]]
+    if not (related or given.keep_empty):
+        return None
+    return Section(dict(related=related, more_related=given.related["more"],
+                        index_link=layout.link(given.page, layout.index_page(given.folder))),
+                   given.shows(*(item["name"] for item in related)))
+
+
+@section("crossrefs", "Cross-References")
+def crossrefs_section(given: DocsInput) -> Section:
+    page, kw = given.page, layout.kw_page(given.path)
+    fields = dict(docs_name=posixpath.basename(page), docs_link=layout.link(page, page),
+                  kw_name=posixpath.basename(kw), kw_link=layout.link(page, kw),
+                  index_link=layout.link(page, layout.index_page(given.folder)),
+                  doc_link=layout.link(page, layout.doc_page(given.folder)), src_link=given.src_link)
+    return Section(fields, given.shows(fields["docs_name"], fields["kw_name"]))
 
 
 _GENERATED = re.compile(r"@generated|\bdo not edit\b|\b(?:auto(?:matically)?[- ]?)generated\b|"
@@ -440,7 +661,9 @@ def render_prose(text: str) -> str:
 
 def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> Callable[..., str]:
     """Names a docstring or doc comment mentions -> links: this file's definitions to their
-    anchors, names imported from files of the tree to those files' pages.  Everything it
+    anchors, names imported from files of the tree (or called through an import) to their
+    definitions' anchors on those files' pages, other names of imported modules to the
+    modules' pages.  Everything it
     reads is in the page's inputs (facts and links), so a page is rendered again whenever
     a link it shows may have moved."""
     local: dict[str, str] = {}
@@ -457,6 +680,9 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
         for name, name_target in (dep.get("name_targets") or {}).items():
             if name_target:
                 modules.setdefault(f"{dep['module']}.{name}", layout.link(page, layout.docs_page(name_target)))
+    # names imported or called from files of the tree, to their definitions' anchors there
+    defined = {name: layout.anchor_link(layout.link(page, layout.docs_page(path)), anchor)
+               for name, (path, anchor) in (links or {}).get("anchors", {}).items()}
     bound = {symbol["name"]: symbol["signature"] for symbol in facts.get("symbols", [])
              if symbol["kind"] == "import" and symbol.get("signature")}
     # a name can only be found as a local name ending in its last part, or through its first
@@ -477,6 +703,8 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
         head, _, rest = name.partition(".")
         if head in bound:
             name = f"{bound[head]}.{rest}" if rest else bound[head]
+        if name in defined:
+            return defined[name]
         prefix = name
         while prefix:
             if prefix in modules:
@@ -549,128 +777,30 @@ _ROUTINE_ORDER = (SOURCE_SECTION, "Detailed Analysis")
 _ROUTINE = frozenset(_ROUTINE_ORDER)
 
 
-def section_map(docs_markdown: str, symbols: Sequence[Mapping], shown_lines: int | None) -> dict[str, list[str]]:
-    """For each keyword, the ``##`` sections of the rendered docs page that mention it.
+def section_map(docs: Mapping, symbols: Sequence[Mapping], shown_lines: int | None) -> dict[str, list[str]]:
+    """For each keyword, the sections of its file's docs page (``docs``: the page's model)
+    that show it, by the names each section says it shows.
 
     Every keyword is read from the file's text, on its line, so it appears in
     Original Source exactly when its line is shown (``shown_lines`` None: no
-    source is embedded); that section, by far the largest, is not searched.
+    source is embedded).
     """
     found: dict[str, list[str]] = {symbol["name"]: [] for symbol in symbols}
     if not found:
         return found
     in_source = set() if shown_lines is None else {
         symbol["name"] for symbol in symbols if symbol["line"] <= shown_lines}
-    words = list(filter(_WORD.fullmatch, found))     # in the file's order
-    simple = set(words)
-    others = [name for name in found if name not in simple]
-    for title, body in _sections(docs_markdown):
-        if title == SOURCE_SECTION:
-            mentioned = in_source
-        else:
-            seen = _LINK_TARGETS.sub("", body) if "](" in body or "<a id=" in body else body
-            known = _words_in(seen, words) if len(seen) > _SEARCH_RATIO * len(words) else None
-            mentioned = simple.intersection(_WORD.findall(seen)) if known is None else known
-            if others:
-                mentioned.update(_mentioned_in_order(body, others))
-        for name in mentioned:
-            found[name].append(title)
-    return found
-
-
-_DIGITS = frozenset("0123456789")
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_") | _DIGITS
-_SEARCH_RATIO = 64     # text per name above which searching each name beats splitting into words
-_TRIES = 8             # occurrences of a name inside longer words looked past before giving up
-
-
-def _words_in(text: str, words: list[str]) -> set[str] | None:
-    """Which of ``words`` are words of ``text`` (as ``_WORD.findall`` splits it), each found
-    from where the previous one was (None: a word given up on, inside longer words each
-    time): the section that lists a file's definitions names them all in the file's order,
-    and splitting sections into words was most of the section map."""
-    found = set()
-    hint = 0
-    size = len(text)
-    for word in words:
-        at = text.find(word, hint)
-        for _ in range(_TRIES):
-            if at < 0:
-                if not hint:
-                    break           # nowhere in the text
-                at, hint = text.find(word), 0    # the first search started at the hint
-                continue
-            end = at + len(word)
-            before = text[at - 1] if at else " "
-            if before in _DIGITS:
-                return None         # findall's word may start after the digits: let it say
-            # a whole word: no word character on either side (then findall starts a word here)
-            if before not in _WORD_CHARS and (end == size or text[end] not in _WORD_CHARS):
-                found.add(word)
-                hint = end
-                break
-            at = text.find(word, at + 1)
-        else:
-            return None
-    return found
-
-
-def _mentioned_in_order(text: str, names: list[str]) -> list[str]:
-    """The ``names`` that occur in ``text`` (as substrings), searched from where the previous
-    one was found, then before it: a page lists a file's keywords in the file's order, and
-    searching each of a header's 1,300 includes from the top of its sections was a tenth
-    of the section map."""
-    found = []
-    hint = 0
-    for name in names:
-        at = text.find(name, hint)
-        if at < 0 and hint:
-            at = text.find(name, 0, hint + len(name) - 1)    # one starting before the hint
-        if at >= 0:
-            found.append(name)
-            hint = at
-    return found
-
-
-# where the lines that matter to the split may start: fences and ## headings (a page embeds
-# thousands of other lines; a literal prefix lets the regex engine skip to candidates)
-_CANDIDATE = re.compile(r"\n(?:`{3}|~{3}|## )")
-_MARK = re.compile(r"(?:(`{3,}|~{3,})(.*)|## (.*))$", re.MULTILINE)
-
-
-def _sections(markdown: str) -> list[tuple[str, str]]:
-    """``(title, body)`` of each ``##`` section, ignoring ``##`` lines inside fenced blocks."""
-    headings: list[tuple[str, int]] = []    # title, where its line ends
-    starts: list[int] = []                   # where each heading's line starts
-    text = "\n" + markdown                  # offsets in text are one past those in markdown
-    position = 0
-    while (candidate := _CANDIDATE.search(text, position)) is not None:
-        mark = _MARK.match(text, candidate.start() + 1)
-        position = candidate.end()
-        if mark is None:
+    for shown in docs["sections"]:
+        names = in_source if shown["title"] == SOURCE_SECTION else shown["names"]
+        if not names:
             continue
-        if mark.group(1):
-            position = _fence_end(text, mark.group(1), mark.end())
-        else:
-            headings.append((mark.group(3).strip(), mark.end() - 1))
-            starts.append(mark.start() - 1)
-    ends = [start - 1 for start in starts[1:]] + [len(markdown)]
-    return [(title, markdown[line_end + 1:max(end, line_end + 1)])
-            for (title, line_end), end in zip(headings, ends)]
-
-
-def _fence_end(text: str, fence: str, position: int) -> int:
-    """Where the line that closes ``fence`` ends (the end of ``text`` if none does).  Only lines
-    starting with the fence can close it: a substring search finds them, where stopping at
-    each line of the embedded source that looks like a fence or a heading cost a fifth of
-    the section map."""
-    while (found := text.find("\n" + fence, position)) != -1:
-        mark = _MARK.match(text, found + 1)    # ticks: the fence's character, at least as many
-        assert mark is not None                # it starts with the fence
-        if not mark.group(2).strip():
-            return mark.end()
-        position = found + 1
-    return len(text)
+        if not isinstance(names, (set, frozenset)):
+            names = set(names)
+        title = shown["title"]
+        for name, sections in found.items():
+            if name in names:
+                sections.append(title)
+    return found
 
 
 def own_names(files: Sequence[Mapping]) -> list[str]:
@@ -748,8 +878,8 @@ def folder_part(rows: list[Facts]) -> dict:
                 readme = [facts["path"], facts["docstring"]]
             if init is None and name == "__init__.py":
                 init = [facts["path"], facts["docstring"]]
-            if len(purposes) < PART_CANDIDATES and (first := _paragraphs(facts["docstring"], 600)):
-                purposes.append([name, _first_sentence(first[0])])
+            if len(purposes) < PART_CANDIDATES and (summary := file_summary(facts)):
+                purposes.append([name, summary])
     return {"files": len(rows), "languages": languages, "count": len(candidates),
             "candidates": heapq.nsmallest(PART_CANDIDATES, candidates, key=_candidate_order),
             "namespaces": namespaces, "readme": readme, "init": init, "purposes": purposes}

@@ -21,6 +21,7 @@ from kwdocs.context import per_config
 from kwdocs.store import writer as output
 from kwdocs.store.state import TEMPLATES
 
+SHIPPED_PREFIX = "shipped"
 _BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
 
@@ -143,8 +144,11 @@ class Renderer:
 
     def __init__(self, override: Path | None = None, out: Path | None = None):
         folders = ([str(override)] if override else []) + [str(shipped_templates())]
+        # ``shipped/<name>``: kwdocs' own template, which an override can extend (a docs-page
+        # section added in an override's file_docs.md.j2 keeps the shipped ones)
+        shipped = jinja2.PrefixLoader({SHIPPED_PREFIX: jinja2.FileSystemLoader(str(shipped_templates()))})
         self.env = ModelEnvironment(
-            loader=jinja2.FileSystemLoader(folders),
+            loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(folders), shipped]),
             bytecode_cache=StateBytecodeCache(out) if out is not None else None,
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
