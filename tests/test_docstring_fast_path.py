@@ -28,7 +28,8 @@ def _resolve(name: str) -> str:
 # words, punctuation and line shapes sections are made of, so that some draws hold a section and most do not
 _PIECES = st.sampled_from(["Args", "Returns", "Note", "Example", "Parameters", "word", "x", ":", "::", "-",
                            "---", "----------", ":param x:", ":class:`Tensor`", "``code``", "`T`", ">>> f()",
-                           ".. note::", "* item", " ", "  ", "\t", "\n", "\n\n", "\n    ", "ſ", "\u212a", "é"])
+                           ".. note::", "* item", " ", "  ", "\t", "\n", "\n\n", "\n    ", "ſ", "\u212a", "é",
+                           "\u3000", "\x0c"])
 
 
 @settings(max_examples=400, deadline=None)
@@ -42,6 +43,8 @@ _PIECES = st.sampled_from(["Args", "Returns", "Note", "Example", "Parameters", "
 @example("\n\nArgs:\n    x: a number.")           # a section on the first line is no section for griffe
 @example("Uses :class:`~T.Module` and ``literal``.\n\nExample::\n\n    >>> f()\n")
 @example("  \n  ")
+@example("Sum.\n\n\u3000Args:\n\u3000    x: a number.")   # indented by other white space than blanks
+@example("Sum.\n\n    Keyword\targs:\n        x: a number.")   # a tab, a blank once tabs are expanded
 def test_a_docstring_reads_the_same_whether_or_not_griffe_parses_it(text):
     assert docstrings.python_doc(text, _resolve) == _through_griffe(text, _resolve)
 

@@ -295,9 +295,10 @@ def _griffe():
 
 _parser = None
 # A line that may open a section in some style: ``:param x:`` (Sphinx), ``Args:`` (Google), a
-# title over ``---`` (NumPy).  griffe tells styles apart by such lines only (keyword lines, a
-# subset of these), and finding none gives the whole docstring as one text section.
-_MAY_HAVE_SECTIONS = re.compile(r"\n[ \t]*(?::|\w[\w ]*:|---)")
+# title over ``---`` (NumPy).  griffe tells styles apart by such lines only (keyword lines of the
+# cleaned docstring, a subset of these lines of the raw one), and finding none gives the whole
+# docstring as one text section.
+_MAY_HAVE_SECTIONS = re.compile(r"\n\s*(?::|\w[\w \t]*:|---)")
 
 
 def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
@@ -306,9 +307,9 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
     # (every role ends in ":`": most docstrings have none to find)
     plain = _ROLE_PREFIX.sub("`", text) if ":`" in text else text
-    value = inspect.cleandoc(plain.rstrip())   # what griffe.Docstring holds
-    if not _MAY_HAVE_SECTIONS.search(value):
+    if not _MAY_HAVE_SECTIONS.search(plain):
         # one text section, as griffe gives it, without importing and running the parser
+        value = inspect.cleandoc(plain.rstrip())   # what griffe.Docstring holds
         blocks = prose_blocks(value, resolve) if value else []
     else:
         if _parser is None:
