@@ -175,7 +175,7 @@ def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | 
     for entry in entries:
         (structure if entry["definition"] else other_keywords).append(entry)
     deps = _dependencies(facts, links, page)
-    resolve = _resolver(facts, entries, links, page)
+    resolve = None   # made for the first definition with documentation or annotations: most files have none
     parse = docstrings.python_doc if facts.get("language") == "python" else docstrings.comment_doc
     symbols = facts.get("symbols", [])
     python = facts.get("language") == "python"
@@ -190,6 +190,8 @@ def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | 
         scope = symbol["name"] if symbol["kind"] in ("class", "namespace") else symbol.get("parent", "")
         if symbol["kind"] in ("class", "namespace") and symbol.get("parent"):
             scope = f"{symbol['parent']}.{scope}"
+        if resolve is None:
+            resolve = _resolver(facts, entries, links, page)
         resolve_here = functools.partial(resolve, scope=scope.replace("::", "."))
         entry["doc"] = parse(doc, resolve_here) if doc else None
         if annotated:
