@@ -16,6 +16,7 @@ A span is ``{"t": "text", "v": ...}`` or ``{"t": "code", "v": ..., "link": ...}`
 """
 from __future__ import annotations
 
+import inspect
 import logging
 import re
 import textwrap
@@ -293,27 +294,35 @@ def _griffe():
 
 
 _parser = None
+# A line that may open a section in some style: ``:param x:`` (Sphinx), ``Args:`` (Google), a
+# title over ``---`` (NumPy).  griffe tells styles apart by such lines only (keyword lines of the
+# cleaned docstring, a subset of these lines of the raw one), and finding none gives the whole
+# docstring as one text section.
+_MAY_HAVE_SECTIONS = re.compile(r"\n\s*(?::|\w[\w \t]*:|---)")
 
 
 def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     """A docstring as summary and blocks, its sections (Args, Returns ...) as fields."""
     global _parser
-    if _parser is None:
-        _parser = _griffe()
-    griffe = _parser
     # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
     # (every role ends in ":`": most docstrings have none to find)
     plain = _ROLE_PREFIX.sub("`", text) if ":`" in text else text
-    try:
-        sections = griffe.parse_auto(griffe.Docstring(plain), per_style_options=_STYLE_OPTIONS)
-    except Exception:  # noqa: BLE001 - a parser bug on one odd docstring: show it as prose
-        sections = None
-    if sections is None:
-        blocks = prose_blocks(text, resolve)
+    if not _MAY_HAVE_SECTIONS.search(plain):
+        # one text section, as griffe gives it, without importing and running the parser
+        value = inspect.cleandoc(plain.rstrip())   # what griffe.Docstring holds
+        blocks = prose_blocks(value, resolve) if value else []
     else:
-        blocks = []
-        for section in sections:
-            blocks.extend(_section_blocks(section, resolve))
+        if _parser is None:
+            _parser = _griffe()
+        griffe = _parser
+        try:
+            sections = griffe.parse_auto(griffe.Docstring(plain), per_style_options=_STYLE_OPTIONS)
+        except Exception:  # noqa: BLE001 - a parser bug on one odd docstring: show it as prose
+            sections = None
+        if sections is None:
+            blocks = prose_blocks(text, resolve)
+        else:
+            blocks = [block for section in sections for block in _section_blocks(section, resolve)]
     summary, body = _summary(blocks)
     return {"summary": summary, "blocks": _capped(body)}
 

@@ -189,7 +189,7 @@ class DocsInput:
         self.other_keywords: list[dict] = []
         for entry in self.entries:
             (self.structure if entry["definition"] else self.other_keywords).append(entry)
-        _document(facts, self.entries, _resolver(facts, self.entries, links, self.page))
+        _document(facts, self.entries, lambda: _resolver(facts, self.entries, links, self.page))
         _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
 
     @functools.cached_property
@@ -323,9 +323,11 @@ def _source_names(path: str, entries: list[dict], symbols: list, links: dict | N
     return dict(sorted(names.items()))
 
 
-def _document(facts: Facts, entries: list[dict], resolve: Callable[..., str]) -> None:
+def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Callable[..., str]]) -> None:
     """Each entry's ``doc`` (its docstring or doc comment, parsed) and ``signature_spans``
-    (an annotated Python signature with its names linked), None where it has none."""
+    (an annotated Python signature with its names linked), None where it has none; the name
+    resolver is made at the first definition that needs it (most files have none)."""
+    resolve: Callable[..., str] | None = None
     parse = docstrings.python_doc if facts.get("language") == "python" else docstrings.comment_doc
     python = facts.get("language") == "python"
     for entry, symbol in zip(entries, facts.get("symbols", [])):
@@ -339,6 +341,8 @@ def _document(facts: Facts, entries: list[dict], resolve: Callable[..., str]) ->
         scope = symbol["name"] if symbol["kind"] in ("class", "namespace") else symbol.get("parent", "")
         if symbol["kind"] in ("class", "namespace") and symbol.get("parent"):
             scope = f"{symbol['parent']}.{scope}"
+        if resolve is None:
+            resolve = make_resolver()
         resolve_here = functools.partial(resolve, scope=scope.replace("::", "."))
         entry["doc"] = parse(doc, resolve_here) if doc else None
         if annotated:
