@@ -87,6 +87,17 @@ def test_a_local_cluster_of_two_workers_writes_the_pages_of_a_local_build(tmp_pa
     assert not [name for name in imported if name.split(".")[0] in ("dask", "distributed")]
 
 
+def test_what_a_shared_cache_holds_is_not_sent_to_the_cluster(tmp_path):
+    tree = settings_tree(tmp_path)
+    cache = tmp_path / "cache"
+    filled = run_build(tree, tmp_path / "first", "--cache", str(cache), "-q")
+    assert filled.returncode == 0, filled.stderr
+    result = run_build(tree, tmp_path / "dask", "--cache", str(cache), "--scheduler", "local", "-j", "2", "-q")
+    scanned, extracted, rendered = on_cluster(result)
+    assert (extracted, rendered) == (0, 0) and scanned > 10
+    assert pages(tmp_path / "dask") == pages(tmp_path / "first")
+
+
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
     src = tmp_path / "src"
     make_tree(src, folders=2, files=2)
@@ -143,7 +154,7 @@ def test_a_worker_killed_mid_build_loses_no_work(tmp_path):
 
 def test_ctrl_c_cancels_the_cluster_work_and_the_next_build_ends_where_a_clean_one_does(tmp_path):
     src, out = tmp_path / "src", tmp_path / "out"
-    make_tree(src, folders=32, files=20)
+    make_tree(src, folders=24, files=10)
     process = subprocess.Popen(kwdocs_command("build", "--src", str(src), "--out", str(out), "--scheduler", "local",
                                               "-j", "2"),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -122,8 +122,9 @@ def connected(config: Config) -> Iterator[Session]:
             # workers forked from a server process started now, not spawned: each spawned one
             # imports Python and Dask afresh, which cost seconds (never a fork of this threaded process)
             with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+                _preload_kwdocs()
                 cluster = LocalCluster(n_workers=config.jobs, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=None, silence_logs=logging.ERROR)
             client = Client(cluster)
         else:
             client = Client(config.scheduler, timeout=CONNECT_TIMEOUT)
@@ -141,6 +142,18 @@ def connected(config: Config) -> Iterator[Session]:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _preload_kwdocs() -> None:
+    """The server that forks a local cluster's workers imports kwdocs' steps once, beside what
+    Dask has it import: every worker would import them again before its first task."""
+    from distributed.utils import get_mp_context
+
+    context = get_mp_context()      # Dask's own preload list is set on its first call
+    server = getattr(context, "_forkserver", None) or getattr(__import__("multiprocessing.forkserver").forkserver,
+                                                              "_forkserver", None)
+    modules = list(getattr(server, "_preload_modules", None) or ["distributed"])
+    context.set_forkserver_preload([*modules, __name__])
 
 
 def run_doit(tasks: dict, config: Config) -> int:
@@ -180,6 +193,9 @@ def submit_extractions(session: Session, units: list[list]) -> None:
             before = previous.get(rel)
             if before is None or before.get("size") != source.size or before.get("sha256") != source.sha256:
                 sources[rel] = source
+        if config.cache and sources:    # what a shared cache holds is not sent out
+            held = steps.SharedFacts(config, list(sources)).found
+            sources = {rel: source for rel, source in sources.items() if rel not in held}
         if sources:
             session.submit(session.facts, unit, extract_remote, sources)
 
@@ -194,9 +210,13 @@ def dispatch(config: Config, units: list[list]) -> dict:
             plan = steps.render_plan(config, unit, folder_names, rels)
         except steps.StateDamaged:
             continue    # ``render:<unit>`` meets it and has the state start over
-        if plan.todo:
+        todo = plan.todo
+        if config.cache and todo:       # what a shared cache holds is not sent out
+            held = steps.SharedPages(config, {rel: plan.keys[rel] for rel in todo}).found
+            todo = [rel for rel in todo if rel not in held]
+        if todo:
             items = [(plan.facts[rel], plan.links.get(rel), plan.related[rel],
-                      steps.page_source(config, plan.facts[rel])) for rel in plan.todo]
+                      steps.page_source(config, plan.facts[rel])) for rel in todo]
             session.submit(session.pages, unit, render_remote, items)
     return {}
 
