@@ -152,6 +152,37 @@ def test_a_worker_killed_mid_build_loses_no_work(tmp_path):
     assert pages(tmp_path / "dask") == pages(tmp_path / "local")
 
 
+def test_a_cluster_without_workers_costs_a_wait_never_a_hung_build(tmp_path, monkeypatch, capsys):
+    from kwdocs import cli
+    from kwdocs.engine import cluster
+
+    src = tmp_path / "src"
+    make_tree(src, folders=3, files=3)
+    assert run_build(src, tmp_path / "local", "-q").returncode == 0
+    monkeypatch.setattr(cluster, "NO_WORKERS", 2.0)
+    address = f"tcp://127.0.0.1:{free_port()}"
+    scheduler = start([str(Path(sys.executable).parent / "dask"), "scheduler", "--host", "127.0.0.1",
+                       "--port", address.rpartition(":")[2], "--no-dashboard"])
+    try:
+        deadline = time.monotonic() + 60
+        while True:     # until it listens
+            try:
+                socket.create_connection(("127.0.0.1", int(address.rpartition(":")[2])), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the scheduler never listened"
+                time.sleep(0.1)
+        code = cli.main(["build", "--src", str(src), "--out", str(tmp_path / "out"), "--scheduler", address, "-q"])
+    finally:
+        scheduler.kill()
+        scheduler.wait()
+    said = capsys.readouterr()
+    assert code == 0, said.out + said.err
+    assert said.err.splitlines() == [f"kwdocs: cluster {address}: no worker for 2 s; building here"]
+    assert "on the cluster: 0 files extracted, 0 rendered" in said.out
+    assert pages(tmp_path / "out") == pages(tmp_path / "local")
+
+
 def test_ctrl_c_cancels_the_cluster_work_and_the_next_build_ends_where_a_clean_one_does(tmp_path):
     src, out = tmp_path / "src", tmp_path / "out"
     make_tree(src, folders=24, files=10)

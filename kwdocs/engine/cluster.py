@@ -30,6 +30,7 @@ import concurrent.futures
 import hashlib
 import logging
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,6 +47,7 @@ from kwdocs.store.cache import warn
 
 CONNECT_TIMEOUT = 5     # seconds to reach a scheduler before the build gives up (exit 2)
 RETRIES = 2             # Dask's retries of a task that raised; a lost worker's tasks are rescheduled anyway
+NO_WORKERS = 30.0       # seconds a cluster may have no worker while the build waits, before it builds alone
 _FAILED = (Exception, asyncio.CancelledError, concurrent.futures.CancelledError)
 
 
@@ -60,20 +62,47 @@ class Session:
         self.facts: dict[str, Any] = {}
         self.pages: dict[str, Any] = {}
         self.refused = False
+        self.down = False
 
     def submit(self, kind: dict[str, Any], unit: str, function: Any, *args: Any) -> None:
-        kind[unit] = self.client.submit(function, self.config, self.settings, *args, pure=False, retries=RETRIES)
+        if not self.down:
+            kind[unit] = self.client.submit(function, self.config, self.settings, *args, pure=False,
+                                            retries=RETRIES)
 
     def result(self, kind: dict[str, Any], unit: str, step: str) -> Any:
-        """The unit's result of ``step``, None when there is none (a failure is said once per unit)."""
+        """The unit's result of ``step``, None when there is none (a failure is said once per unit;
+        a cluster that has lost its scheduler, or has had no worker for ``NO_WORKERS`` seconds, once
+        for the build, which then goes on alone)."""
         future = kind.pop(unit, None)
-        if future is None:
+        if future is None or self.down:
             return None
-        try:
-            return future.result()
-        except _FAILED as error:
-            warn(f"{unit or '.'}: the cluster did not {step} it ({type(error).__name__}: {error}); done here")
-            return None
+        workerless = None
+        while True:
+            try:
+                return future.result(timeout=1)
+            except TimeoutError:
+                pass
+            except (asyncio.CancelledError, concurrent.futures.CancelledError, OSError) as error:
+                self.give_up(f"{type(error).__name__}: {error}")
+                return None
+            except _FAILED as error:
+                warn(f"{unit or '.'}: the cluster did not {step} it ({type(error).__name__}: {error}); done here")
+                return None
+            try:
+                workers = len(self.client.nthreads())
+            except _FAILED as error:
+                self.give_up(f"{type(error).__name__}: {error}")
+                return None
+            workerless = None if workers else (workerless or time.monotonic())
+            if workerless is not None and time.monotonic() - workerless > NO_WORKERS:
+                self.give_up(f"no worker for {NO_WORKERS:g} s")
+                return None
+
+    def give_up(self, reason: str) -> None:
+        """The cluster cannot do the rest of the work: this process does it."""
+        warn(f"cluster {self.config.scheduler}: {reason}; building here")
+        self.down = True
+        self.drop()
 
     def refuse(self, what: str) -> None:
         """A worker made something under other keys: its code, packages or settings differ."""

@@ -337,7 +337,7 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
-    if shared is None and remote is None:
+    if shared is None and not config.scheduler:
         return {"files": len(rels), "extracted": extracted}
     from kwdocs.store.cache import said
     return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
@@ -619,7 +619,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
         removed += output.remove(config.out, config.out / layout.docs_page(rel))
         removed += output.remove(config.out, config.out / layout.kw_page(rel))
     save_shard(config, PAGES, unit, {"files": new_manifest})
-    if shared is None and remote is None:
+    if shared is None and not config.scheduler:
         return {"written": written, "removed": removed}
     from kwdocs.store.cache import said
     return {"written": written, "removed": removed, "cache_stored": shared.store() if shared else 0,
