@@ -123,8 +123,7 @@ def test_a_worker_killed_mid_build_loses_no_work(tmp_path):
     assert run_build(src, tmp_path / "local", "-q").returncode == 0
     address = f"tcp://127.0.0.1:{free_port()}"
     dask = [str(Path(sys.executable).parent / "dask")]
-    processes = [start([*dask, "scheduler", "--host", "127.0.0.1", "--port", address.rpartition(":")[2],
-                        "--no-dashboard"])]
+    processes = [listening_scheduler(int(address.rpartition(":")[2]))]
     try:
         for _ in range(2):
             processes.append(start([*dask, "worker", address, "--nthreads", "1", "--no-nanny",
@@ -152,6 +151,20 @@ def test_a_worker_killed_mid_build_loses_no_work(tmp_path):
     assert pages(tmp_path / "dask") == pages(tmp_path / "local")
 
 
+def listening_scheduler(port: int) -> subprocess.Popen:
+    """``dask scheduler`` on 127.0.0.1:``port``, once it listens."""
+    scheduler = start([str(Path(sys.executable).parent / "dask"), "scheduler", "--host", "127.0.0.1",
+                       "--port", str(port), "--no-dashboard"])
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return scheduler
+        except OSError:
+            assert time.monotonic() < deadline and scheduler.poll() is None, "the scheduler never listened"
+            time.sleep(0.1)
+
+
 def test_a_cluster_without_workers_costs_a_wait_never_a_hung_build(tmp_path, monkeypatch, capsys):
     from kwdocs import cli
     from kwdocs.engine import cluster
@@ -160,18 +173,10 @@ def test_a_cluster_without_workers_costs_a_wait_never_a_hung_build(tmp_path, mon
     make_tree(src, folders=3, files=3)
     assert run_build(src, tmp_path / "local", "-q").returncode == 0
     monkeypatch.setattr(cluster, "NO_WORKERS", 2.0)
-    address = f"tcp://127.0.0.1:{free_port()}"
-    scheduler = start([str(Path(sys.executable).parent / "dask"), "scheduler", "--host", "127.0.0.1",
-                       "--port", address.rpartition(":")[2], "--no-dashboard"])
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = listening_scheduler(port)
     try:
-        deadline = time.monotonic() + 60
-        while True:     # until it listens
-            try:
-                socket.create_connection(("127.0.0.1", int(address.rpartition(":")[2])), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the scheduler never listened"
-                time.sleep(0.1)
         code = cli.main(["build", "--src", str(src), "--out", str(tmp_path / "out"), "--scheduler", address, "-q"])
     finally:
         scheduler.kill()
@@ -180,6 +185,34 @@ def test_a_cluster_without_workers_costs_a_wait_never_a_hung_build(tmp_path, mon
     assert code == 0, said.out + said.err
     assert said.err.splitlines() == [f"kwdocs: cluster {address}: no worker for 2 s; building here"]
     assert "on the cluster: 0 files extracted, 0 rendered" in said.out
+    assert pages(tmp_path / "out") == pages(tmp_path / "local")
+
+
+@pytest.mark.slow
+def test_workers_that_cannot_run_kwdocs_leave_the_work_to_the_build(tmp_path):
+    """A worker whose environment lacks kwdocs (here: its import refused by a preload script)
+    cannot run a task (Dask drops such a worker): one line, and the build does the work itself.
+    Slow: the build waits ``NO_WORKERS`` seconds for another worker."""
+    src = tmp_path / "src"
+    make_tree(src, folders=3, files=3)
+    assert run_build(src, tmp_path / "local", "-q").returncode == 0
+    (tmp_path / "no_kwdocs.py").write_text('import sys\n\nsys.modules["kwdocs.engine.cluster"] = None\n')
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    processes = [listening_scheduler(port)]
+    try:
+        processes.append(start([str(Path(sys.executable).parent / "dask"), "worker", address, "--nthreads", "1",
+                                "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
+                                "--preload", str(tmp_path / "no_kwdocs.py")]))
+        result = run_build(src, tmp_path / "out", "--scheduler", address, "-q", timeout=120)
+    finally:
+        for process in processes:
+            process.kill()
+            process.wait()
+    assert on_cluster(result)[1:] == (0, 0)
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(f"kwdocs: cluster {address}: "), result.stderr
+    assert result.stderr.rstrip().endswith("; building here"), result.stderr
     assert pages(tmp_path / "out") == pages(tmp_path / "local")
 
 

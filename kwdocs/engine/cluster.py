@@ -70,9 +70,9 @@ class Session:
                                             retries=RETRIES)
 
     def result(self, kind: dict[str, Any], unit: str, step: str) -> Any:
-        """The unit's result of ``step``, None when there is none (a failure is said once per unit;
-        a cluster that has lost its scheduler, or has had no worker for ``NO_WORKERS`` seconds, once
-        for the build, which then goes on alone)."""
+        """The unit's result of ``step``, None when there is none.  A task that failed for good
+        (Dask retried it; kwdocs missing on the workers, say), a lost scheduler, or no worker for
+        ``NO_WORKERS`` seconds is said once, and the build goes on alone."""
         future = kind.pop(unit, None)
         if future is None or self.down:
             return None
@@ -82,11 +82,8 @@ class Session:
                 return future.result(timeout=1)
             except TimeoutError:
                 pass
-            except (asyncio.CancelledError, concurrent.futures.CancelledError, OSError) as error:
-                self.give_up(f"{type(error).__name__}: {error}")
-                return None
             except _FAILED as error:
-                warn(f"{unit or '.'}: the cluster did not {step} it ({type(error).__name__}: {error}); done here")
+                self.give_up(f"could not {step} {unit or '.'} ({type(error).__name__}: {error})")
                 return None
             try:
                 workers = len(self.client.nthreads())
