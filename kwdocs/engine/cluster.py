@@ -173,13 +173,13 @@ def connected(config: Config) -> Iterator[Session]:
 def _preload_kwdocs() -> None:
     """The server that forks a local cluster's workers imports kwdocs' steps once, beside what
     Dask has it import: every worker would import them again before its first task."""
+    import multiprocessing.forkserver
+
     from distributed.utils import get_mp_context
 
-    context = get_mp_context()      # Dask's own preload list is set on its first call
-    server = getattr(context, "_forkserver", None) or getattr(__import__("multiprocessing.forkserver").forkserver,
-                                                              "_forkserver", None)
-    modules = list(getattr(server, "_preload_modules", None) or ["distributed"])
-    context.set_forkserver_preload([*modules, __name__])
+    context = get_mp_context()      # sets Dask's own list on its first call; it has no getter
+    dasks = getattr(multiprocessing.forkserver._forkserver, "_preload_modules", None) or ["distributed"]
+    context.set_forkserver_preload([*dasks, __name__])
 
 
 def run_doit(tasks: dict, config: Config) -> int:
