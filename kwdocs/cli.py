@@ -49,7 +49,8 @@ def overrides(args: argparse.Namespace) -> dict:
             "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
             "templates": absolute(args.templates), "jobs": args.jobs,
             "html": True if getattr(args, "html", False) else None,
-            "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None)}
+            "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None),
+            "scheduler": getattr(args, "scheduler", None)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -60,6 +60,7 @@ class Config:
     cache_mode: str = "readwrite"
     cache_max_mb: int = DEFAULT_CACHE_MB
     empty_sections: str = "omit"
+    scheduler: str = ""             # a Dask scheduler's address, or "local"; "" to build on this machine
     config_file: Path | None = field(default=None, compare=False)
 
     @functools.cached_property
@@ -71,7 +72,8 @@ class Config:
     def fingerprint_data(self) -> dict[str, Any]:
         """The settings that shape page content (not where pages go)."""
         data = asdict(self)
-        for key in ("src", "out", "jobs", "html", "config_file", "cache", "cache_mode", "cache_max_mb"):
+        for key in ("src", "out", "jobs", "html", "config_file", "cache", "cache_mode", "cache_max_mb",
+                    "scheduler"):
             data.pop(key)
         data["templates"] = str(self.templates) if self.templates else None
         data["rules"] = [str(path) for path in self.rules]
@@ -96,6 +98,7 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "cache": (str, "a URL (file:///folder, s3://bucket/prefix) or a folder path"),
     "cache_mode": (str, "'read' or 'readwrite'"),
     "cache_max_mb": (int, "a whole number of MiB, 0 or more"),
+    "scheduler": (str, "a Dask scheduler's address (tcp://HOST:PORT) or \"local\""),
     "empty_sections": (str, '"omit" (leave out a section with nothing to say) or "keep" (the full layout)'),
 }
 EMPTY_SECTIONS = ("omit", "keep")
@@ -242,7 +245,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         bad_type = not isinstance(value, expected) or (expected is int and isinstance(value, bool))
         bad_item = expected is list and not all(isinstance(item, str) for item in value)
         bad_value = (expected is int and value < 0) or (key == "cache_mode" and value not in CACHE_MODES) or (
-            key == "empty_sections" and value not in EMPTY_SECTIONS)
+            key == "empty_sections" and value not in EMPTY_SECTIONS) or (
+            key == "scheduler" and not re.fullmatch(r"|local|([a-z]+://)?[^\s/]+:\d+/?", value.strip()))
         if bad_type or bad_item or bad_value:
             problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
     if problems:
@@ -304,6 +308,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         cache_mode=values.get("cache_mode", "readwrite"),
         cache_max_mb=values.get("cache_max_mb", DEFAULT_CACHE_MB),
         empty_sections=values.get("empty_sections", "omit"),
+        scheduler=values.get("scheduler", "").strip(),
         config_file=origin,
     )
 

@@ -16,6 +16,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", action="store_true",
                         help="also write the browsable HTML site to <out>/site (config key: html)")
     add_cache_arguments(parser)
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="extract and render on a Dask cluster: a scheduler's tcp://HOST:PORT, or 'local' "
+                             "for a cluster of -j worker processes on this machine; this process still writes "
+                             "every page, and workers are sent the files (pip install 'kwdocs[dask]'; "
+                             "config key: scheduler)")
 
 
 def run(config: Config, args: argparse.Namespace) -> int:

@@ -329,7 +329,12 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
             return code
     # before anything is written: no file of the user's is replaced
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
-    code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
+    if config.scheduler:
+        from kwdocs.engine.cluster import connected
+        with connected(config):
+            code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
+    else:
+        code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
     if code == 0:
         snapshot.save(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow

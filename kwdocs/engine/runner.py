@@ -49,7 +49,7 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
         reporter = tasks["DOIT_CONFIG"]["reporter"]
         if damage is not None:
             reporter.tidy = lambda: _remove_unlisted(config, written_before)  # noqa: B023 - run within this attempt
-        code = run_doit(tasks, jobs, config)
+        code = _run_tasks(tasks, jobs, config)
         if counts is not None:
             for key in ("written", "removed"):
                 counts[key] = counts.get(key, 0) + reporter.counts[key]
@@ -57,6 +57,15 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
             return code
     sys.stderr.write(f"kwdocs: {state.damaged(config)} again after building the state again\n")
     return code or 1
+
+
+def _run_tasks(tasks: dict, jobs: int, config: Config) -> int:
+    """doit over a build's tasks: on the build's Dask cluster when it has one (``cluster``)."""
+    if config.scheduler:
+        from kwdocs.engine import cluster
+        if cluster.active(config):
+            return cluster.run_doit(tasks, config)
+    return run_doit(tasks, jobs, config)
 
 
 def _remove_unlisted(config: Config, written_before: set[str]) -> int:

@@ -206,6 +206,12 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None, cached
         return previous
     if cached is not None and (found := cached(rel, source)) is not None:
         return found
+    return facts_of_source(config, rel, source)
+
+
+def facts_of_source(config: Config, rel: str, source: Source) -> Facts:
+    """Facts of one file from what ``read_head`` read of it: no file system needed, so a Dask
+    worker (``kwdocs.engine.cluster``) makes them from the bytes it is sent."""
     data = source.head
     rules = rules_for(config)
     if source.size > len(data) and not is_binary(data):
@@ -308,26 +314,18 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     and time stamp are those it had when they were made (``SEEN``); otherwise it
     is read, and its content hash decides whether it is extracted again.
     """
-    old = load_shard(config, FACTS, unit)
     key = extraction_key(config)
-    previous = old.get("files", {}) if old.get("key") == key else {}
-    seen = load_shard(config, SEEN, unit).get("files", {})
-    kept: dict[str, Facts] = {}
-    now_seen: dict[str, list] = {}
-    for rel in rels:
-        before = previous.get(rel)
-        record = seen.get(rel)
-        if before is not None and record is not None and record[2] == before.get("sha256") \
-                and _stat(source_path(config, rel)) == (record[0], record[1]):
-            kept[rel] = before
-            now_seen[rel] = record
+    previous, kept, now_seen = vouched_facts(config, unit, rels)
     redo = [rel for rel in rels if rel not in kept]
+    remote = cluster_facts(config, unit) if redo else None
     shared = SharedFacts(config, redo) if config.cache and redo else None
-    _prefetch_tags(config, shared.misses if shared is not None else redo)
+    lookup = _first_of([found.lookup for found in (remote, shared) if found is not None])
+    made_here = [rel for rel in (shared.misses if shared is not None else redo) if remote is None or rel not in remote]
+    _prefetch_tags(config, made_here)
     extracted = 0
     for rel in redo:
         before = previous.get(rel)
-        kept[rel] = extract_settled(config, rel, before, now_seen, shared.lookup if shared is not None else None)
+        kept[rel] = extract_settled(config, rel, before, now_seen, lookup)
         extracted += kept[rel] is not before and (shared is None or rel not in shared.used)
     files: dict[str, Facts] = {rel: kept[rel] for rel in rels}
     stored = shared.store(files, now_seen) if shared is not None else 0
@@ -341,11 +339,50 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
-    if shared is None:
+    if shared is None and not config.scheduler:
         return {"files": len(rels), "extracted": extracted}
     from kwdocs.store.cache import said
-    return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used), "cache_stored": stored,
-            "cache_said": said()}
+    return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
+            "cache_stored": stored, "cache_said": said(), "cluster_extracted": remote.used if remote else 0}
+
+
+def _first_of(lookups: list[Lookup]) -> Lookup | None:
+    """One lookup asking each of ``lookups`` in turn (a cluster's facts, then a shared cache's)."""
+    if len(lookups) < 2:
+        return lookups[0] if lookups else None
+
+    def lookup(rel: str, source: Source) -> Facts | None:
+        return next((facts for look in lookups if (facts := look(rel, source)) is not None), None)
+    return lookup
+
+
+def vouched_facts(config: Config, unit: str, rels: list[str]) -> tuple[dict[str, Facts], dict[str, Facts],
+                                                                          dict[str, list]]:
+    """The unit's facts of the last build under this extraction key, those of its files whose
+    size and time stamp are still those they had when their facts were made, and their
+    ``SEEN`` records: the files not kept are read again."""
+    old = load_shard(config, FACTS, unit)
+    previous = old.get("files", {}) if old.get("key") == extraction_key(config) else {}
+    seen = load_shard(config, SEEN, unit).get("files", {})
+    kept: dict[str, Facts] = {}
+    now_seen: dict[str, list] = {}
+    for rel in rels:
+        before = previous.get(rel)
+        record = seen.get(rel)
+        if before is not None and record is not None and record[2] == before.get("sha256") \
+                and _stat(source_path(config, rel)) == (record[0], record[1]):
+            kept[rel] = before
+            now_seen[rel] = record
+    return previous, kept, now_seen
+
+
+def cluster_facts(config: Config, unit: str):
+    """What a Dask worker made of the unit's files (``kwdocs.engine.cluster``), when this build
+    runs on a cluster."""
+    if not config.scheduler:
+        return None
+    from kwdocs.engine import cluster
+    return cluster.facts_of(config, unit)
 
 
 class SharedFacts:
@@ -411,13 +448,25 @@ def _prefetch_tags(config: Config, rels: list[str]) -> None:
     wanted = [rel for rel in rels if languages.language_of(rel).module == languages.CTAGS]
     if not wanted or ctags.executable() is None:
         return
+    heads = {}
+    for rel in wanted:
+        try:
+            heads[rel] = read_source(source_path(config, rel), pages.ANALYSE_LIMIT + 1)
+        except OSError:
+            continue  # extraction reads it again and says why it cannot
+    prefetch_tags_of(config, heads)
+
+
+def prefetch_tags_of(config: Config, heads: dict[str, bytes]) -> None:
+    """``_prefetch_tags`` for files already read (their first ``ANALYSE_LIMIT + 1`` bytes, or
+    all of a smaller one)."""
+    wanted = [rel for rel in heads if languages.language_of(rel).module == languages.CTAGS]
+    if not wanted or ctags.executable() is None:
+        return
     texts = {}
     rules = rules_for(config)
     for rel in wanted:
-        try:
-            data = read_source(source_path(config, rel), pages.ANALYSE_LIMIT + 1)
-        except OSError:
-            continue  # extraction reads it again and says why it cannot
+        data = heads[rel]
         if not is_binary(data) and len(data) <= pages.ANALYSE_LIMIT:
             # masked as extraction masks it: the same text, and no secret in ctags' files
             texts[rel] = rules.mask_secrets(decode(data)[0], languages.language_of(rel).id, "x")[0]
@@ -727,47 +776,97 @@ def _indirect_tests(rel: str, resolved: dict[str, dict], tests: set[str], direct
 @collector_paused()
 def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[str]) -> dict:
     """Render the pages of the unit's files whose inputs changed; remove pages of gone files."""
+    plan = render_plan(config, unit, folder_names, rels)
+    facts_by_file, links, related_of, new_manifest = plan.facts, plan.links, plan.related, plan.keys
+    renderer = renderer_for(config)
+    mask = rules_for(config).mask_secrets
+    out = os.fspath(config.out)   # pages named as text: a Path for each took longer than checking it
+    written = removed = 0
+    todo = plan.todo
+    remote = cluster_pages(config, unit) if todo else None
+    shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
+    for rel in todo:
+        facts = facts_by_file[rel]
+        texts = remote.texts(rel, new_manifest[rel]) if remote is not None else None
+        if texts is None and shared is not None:
+            texts = shared.found.get(rel)
+        if texts is None:
+            data = page_source(config, facts)
+            view = pages.source_view(config, facts, data, mask)
+            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view)
+        if shared is not None and rel not in shared.found and facts.get("sha256"):
+            shared.made[rel] = texts
+        for page, text in texts.items():
+            written += output.write_if_changed(config.out, os.path.join(out, page), text)
+    for rel in sorted(set(plan.manifest) - set(new_manifest)):
+        removed += output.remove(config.out, config.out / layout.docs_page(rel))
+        removed += output.remove(config.out, config.out / layout.kw_page(rel))
+    save_shard(config, PAGES, unit, {"files": new_manifest})
+    if shared is None and not config.scheduler:
+        return {"written": written, "removed": removed}
+    from kwdocs.store.cache import said
+    return {"written": written, "removed": removed, "cache_stored": shared.store() if shared else 0,
+            "cache_said": said(), "cluster_rendered": remote.used if remote else 0}
+
+
+class RenderPlan(NamedTuple):
+    """What ``render_unit`` needs of a unit: its facts, links, each file's related files, the key
+    each file's pages are rendered from (``keys``), the keys of the last build (``manifest``),
+    and the files whose key changed (``todo``)."""
+
+    facts: dict[str, Facts]
+    links: dict[str, dict]
+    related: dict[str, dict]
+    keys: dict[str, str]
+    manifest: dict[str, str]
+    todo: list[str]
+
+
+def file_page_keys(config: Config) -> list[str]:
+    """What every file page depends on besides its own inputs: templates, settings, code."""
+    return [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
+
+
+def page_key(facts: Facts, links: dict | None, related: dict, keys: list[str]) -> str:
+    """The key a file's pages are rendered from: they are the same whenever it is."""
+    return digest(facts_identity(facts), links, related, keys)
+
+
+def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[str]) -> RenderPlan:
+    """The unit's ``RenderPlan``, from its state."""
     facts_by_file = unit_facts(config, unit, rels)
     links = load_shard(config, LINKS, unit, strict=True).get("files", {})
     if links.keys() != facts_by_file.keys():
         raise StateDamaged(f"the links of {unit or '.'} are not those of its files")
     manifest = load_shard(config, PAGES, unit, strict=True).get("files", {})
-    renderer = renderer_for(config)
-    keys = [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
+    keys = file_page_keys(config)
     siblings = model.siblings_of(tuple(folder_names))
-    mask = rules_for(config).mask_secrets
-    out = os.fspath(config.out)   # pages named as text: a Path for each took longer than checking it
-    written = removed = 0
     new_manifest: dict[str, str] = {}
-    related_of: dict[str, list[str]] = {}
+    related_of: dict[str, dict] = {}
     for rel, facts in sorted(facts_by_file.items()):
         related_of[rel] = siblings.related(rel, links.get(rel))
-        new_manifest[rel] = digest(facts_identity(facts), links.get(rel), related_of[rel], keys)
+        new_manifest[rel] = page_key(facts, links.get(rel), related_of[rel], keys)
     todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
-    shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
-    for rel in todo:
-        facts = facts_by_file[rel]
-        texts = shared.found.get(rel) if shared is not None else None
-        if texts is None:
-            try:
-                data = read_source(source_path(config, rel), pages.source_bytes_shown(config)) \
-                    if facts.get("sha256") and not facts.get("binary") else None
-            except OSError:
-                data = None
-            view = pages.source_view(config, facts, data, mask)
-            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view)
-            if shared is not None and facts.get("sha256"):
-                shared.made[rel] = texts
-        for page, text in texts.items():
-            written += output.write_if_changed(config.out, os.path.join(out, page), text)
-    for rel in sorted(set(manifest) - set(new_manifest)):
-        removed += output.remove(config.out, config.out / layout.docs_page(rel))
-        removed += output.remove(config.out, config.out / layout.kw_page(rel))
-    save_shard(config, PAGES, unit, {"files": new_manifest})
-    if shared is None:
-        return {"written": written, "removed": removed}
-    from kwdocs.store.cache import said
-    return {"written": written, "removed": removed, "cache_stored": shared.store(), "cache_said": said()}
+    return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo)
+
+
+def page_source(config: Config, facts: Facts) -> bytes | None:
+    """As much of a file as its page shows; None for a binary or unreadable one."""
+    if not facts.get("sha256") or facts.get("binary"):
+        return None
+    try:
+        return read_source(source_path(config, facts["path"]), pages.source_bytes_shown(config))
+    except OSError:
+        return None
+
+
+def cluster_pages(config: Config, unit: str):
+    """What a Dask worker rendered of the unit's files (``kwdocs.engine.cluster``), when this
+    build runs on a cluster."""
+    if not config.scheduler:
+        return None
+    from kwdocs.engine import cluster
+    return cluster.pages_of(config, unit)
 
 
 class SharedPages:

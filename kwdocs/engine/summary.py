@@ -39,7 +39,8 @@ def report(write, config: Config, scanned: ScanResult, written: int, removed: in
     site = (f"HTML: {counts.get('html_written', 0):,} written, {counts.get('html_removed', 0):,} removed, "
             if config.html and ("html_written" in counts or "html_removed" in counts) else "")
     write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, {site}"
-          f"{len({path for path, _ in found}):,} files with problems{_cache_note(config, counts)} "
+          f"{len({path for path, _ in found}):,} files with problems{_cache_note(config, counts)}"
+          f"{_cluster_note(config, counts)} "
           f"({seconds:.2f} s)\n")
 
 
@@ -49,6 +50,14 @@ def _cache_note(config: Config, counts: dict[str, int]) -> str:
         return ""
     return (f", {counts.get('extracted', 0):,} files extracted, {counts.get('cache_hits', 0):,} from the cache, "
             f"{counts.get('cache_stored', 0):,} entries stored in it")
+
+
+def _cluster_note(config: Config, counts: dict[str, int]) -> str:
+    """With a Dask scheduler, how much of the work its workers did (the rest was done here)."""
+    if not config.scheduler or "cluster_extracted" not in counts:     # no doit run: no cluster either
+        return ""
+    return (f", on the cluster: {counts.get('cluster_extracted', 0):,} files extracted, "
+            f"{counts.get('cluster_rendered', 0):,} rendered")
 
 
 def progress_wanted(stream) -> bool:
@@ -67,7 +76,7 @@ class _Counting:
         self.scanned = scanned
         self.quiet = quiet
         self.counts = {"written": 0, "removed": 0, "extracted": 0, "cache_hits": 0, "cache_stored": 0,
-                       "html_written": 0, "html_removed": 0}
+                       "html_written": 0, "html_removed": 0, "cluster_extracted": 0, "cluster_rendered": 0}
         self.files_total = len(scanned.files)
         self.files_done = 0
         self.started = time.monotonic()
