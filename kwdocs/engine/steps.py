@@ -425,8 +425,12 @@ def _prefetch_tags(config: Config, rels: list[str]) -> None:
 # ---------------------------------------------------------------- link
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
-    return {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
-                  "test": model.is_test(facts), "uses": facts.get("uses", [])} for rel, facts in files.items()}
+    inputs = {rel: {"language": facts.get("language", ""), "imports": facts.get("imports", []),
+                    "test": model.is_test(facts), "uses": facts.get("uses", [])} for rel, facts in files.items()}
+    for rel, facts in files.items():
+        if facts.get("installs"):   # what a build file installs, joined with the other files when linking
+            inputs[rel]["installs"] = facts["installs"]
+    return inputs
 
 
 def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
@@ -475,6 +479,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     shard of their own, written only when they change (one file for the whole
     tree meant holding it twice over as text on every relink).
     """
+    from kwdocs.extract.cmake import installed_files
     from kwdocs.extract.links import name_uses, resolve_links
 
     meta_path = config.state / LINK_META
@@ -486,8 +491,10 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         if unit not in digests or unit in changed_set:
             fresh_inputs[unit] = _stored_link_inputs(config, unit)
     new_digests = {unit: digest(inputs) for unit, inputs in fresh_inputs.items()}
+    rules = rules_for(config)
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
             and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
+            and meta.get("rules") == rules.fingerprint()
             and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units for kind in (LINKS, IMPORTANCE))):
         return {"link_shards": 0}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
@@ -497,6 +504,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                              config.include_roots, in_place=True)   # the inputs are saved in their shards
     tests = {rel for rel, info in flat.items() if info["test"]}
     uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()})
+    installs = {rel: info["installs"] for rel, info in flat.items() if info.get("installs")}
+    installed = installed_files(installs, flat) if installs else {}
     rewritten = []
     for unit, entry in inputs.items():
         files = {}
@@ -504,6 +513,10 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             links = resolved.get(rel, {"deps": [], "used_by": []})
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
+            if rel in installed:   # the rules that need the build files' word: ``installed = true``
+                build, line = installed[rel]
+                links["installed_by"] = [build, line]
+                links["findings"] = rules.installed_findings(rel, flat[rel]["language"], build, line)
             files[rel] = links
         if save_shard(config, LINKS, unit, {"files": files}):
             rewritten.append(unit)
@@ -512,7 +525,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}})
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
-        "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
+        "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
+        "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
 
 
