@@ -585,13 +585,16 @@ install(FILES ${ACME_HEADERS} DESTINATION include/acme)
 install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/public/ DESTINATION include
         FILES_MATCHING PATTERN "*.h" PATTERN "internal" EXCLUDE)
 '''
+INSTALLING_MAKEFILE = "PREFIX ?= /usr/local\n\ninstall:\n\t@install -m 644 include/m.h $(DESTDIR)$(PREFIX)/include\n"
 INSTALLED = [
-    ("include/acme/api.h", 4),              # install(FILES ...) through a variable
-    ("include/acme/types.h", 4),
-    ("public/util.h", 5),                   # install(DIRECTORY ...) matching *.h
-    ("public/util_impl.cpp", None),         # under the folder, not matching *.h
-    ("public/internal/arena.h", None),      # excluded from install(DIRECTORY ...)
-    ("include/acme/internal/arena.h", None),   # under include/, no install rule names it
+    ("include/acme/api.h", "`CMakeLists.txt` at line 4"),     # install(FILES ...) through a variable
+    ("include/acme/types.h", "`CMakeLists.txt` at line 4"),
+    ("public/util.h", "`CMakeLists.txt` at line 5"),          # install(DIRECTORY ...) matching *.h
+    ("public/util_impl.cpp", None),                           # under the folder, not matching *.h
+    ("public/internal/arena.h", None),                        # excluded from install(DIRECTORY ...)
+    ("include/acme/internal/arena.h", None),                  # under include/, no install rule names it
+    ("make/include/m.h", "`make/Makefile` at line 4"),        # copied by a Makefile's install target
+    ("make/include/n.h", None),                               # beside it, not copied
 ]
 
 
@@ -602,6 +605,8 @@ def installing_tree(tmp_path_factory) -> tuple[Path, Path]:
     src = tmp_path_factory.mktemp("installing") / "src"
     (src / "CMakeLists.txt").parent.mkdir(parents=True)
     (src / "CMakeLists.txt").write_text(INSTALLING_CMAKE)
+    (src / "make").mkdir()
+    (src / "make/Makefile").write_text(INSTALLING_MAKEFILE)
     for path, _line in INSTALLED:
         (src / path).parent.mkdir(parents=True, exist_ok=True)
         (src / path).write_text("#pragma once\nint f(void);\n")
@@ -615,14 +620,14 @@ def _purpose(out: Path, path: str) -> str:
     return page.split("## File Purpose", 1)[1].split("\n## ", 1)[0]
 
 
-@pytest.mark.parametrize("path, line", INSTALLED, ids=[path for path, _ in INSTALLED])
-def test_installed_public_header_only_where_the_build_files_install_it(installing_tree, path, line):
+@pytest.mark.parametrize("path, evidence", INSTALLED, ids=[path for path, _ in INSTALLED])
+def test_installed_public_header_only_where_the_build_files_install_it(installing_tree, path, evidence):
     _src, out = installing_tree
     purpose = _purpose(out, path)
-    if line is None:
+    if evidence is None:
         assert "installed" not in purpose
     else:
-        assert "**public C/C++ header**" in purpose and f"`CMakeLists.txt` at line {line}" in purpose
+        assert "**public C/C++ header**" in purpose and evidence in purpose
 
 
 def test_a_header_no_longer_installed_loses_the_claim(installing_tree):
