@@ -355,8 +355,6 @@ _TRANSPARENT = frozenset({
     "linkage_specification", "export_declaration",
 })
 _OPENERS = frozenset({"class", "struct", "union", "namespace"})
-# ``typedef struct {...} T;``, ``struct A {...} a;``: the documentation is above the whole.
-_HOLDS_CLASS = frozenset({"declaration", "type_definition", "field_declaration"})
 _VARIABLE_DECLARATORS = frozenset({"init_declarator", "pointer_declarator", "reference_declarator",
                                    "array_declarator", "attributed_declarator"})
 _NAMES = frozenset({"identifier", "type_identifier", "namespace_identifier"})
@@ -422,6 +420,10 @@ class _Walker:
         # name): the first definition in this file without documentation of its own takes the
         # documentation, else the declaration is listed with it.
         self.forward_docs: dict[tuple[str, str], dict[str, Any]] = {}
+        # Node id -> first line of the declaration holding it (a ``template <...>`` head, a
+        # ``typedef``, ``friend``), where its documentation is looked for; kept as the walk goes
+        # down, since asking a node for its parent searches the tree from the root.
+        self.starts: dict[int, int] = {}
         self.symbols: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
         self.namespaces: set[str] = set()
@@ -458,7 +460,12 @@ class _Walker:
             node, scope = pop()
             kind = node.type
             if kind in _TRANSPARENT:
-                extend(zip(reversed(node.named_children), repeat(scope)))
+                children = node.named_children
+                if kind == "template_declaration":
+                    row = self.starts.get(node.id, node.start_point[0])
+                    for child in children:
+                        self.starts[child.id] = row
+                extend(zip(reversed(children), repeat(scope)))
                 continue
             handler = handlers.get(kind)
             if handler is not None:
@@ -466,10 +473,13 @@ class _Walker:
                 if found:
                     extend(found)
 
-    @staticmethod
-    def friend(node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+    def friend(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
         """A friend is no member: a function."""
-        return zip(node.named_children, repeat(_Scope(scope.name, False)))
+        children = node.named_children
+        row = self.starts.get(node.id, node.start_point[0])
+        for child in children:
+            self.starts[child.id] = row
+        return zip(children, repeat(_Scope(scope.name, False)))
 
     def add(self, name: str, kind: str, node: Node, scope: _Scope, detail: str = "",
             signature: str = "", decl: Node | None = None, doc: str = "") -> dict[str, Any]:
@@ -482,7 +492,7 @@ class _Walker:
         if detail:
             symbol["detail"] = detail
         if decl is not None and not doc:
-            doc = self.docs.of(decl, node)
+            doc = self.docs.of(decl, node, self.starts.get(decl.id))
         if doc:
             symbol["doc"] = doc
         self.symbols.append(symbol)
@@ -575,12 +585,11 @@ class _Walker:
         body = node.child_by_field_id(self.fields.body)
         name_node = node.child_by_field_id(self.fields.name)
         if body is None:
-            parent = node.parent
-            if name_node is not None and parent is not None and parent.type in _TRANSPARENT:
-                # ``/// A policy.`` over ``struct policy;``: a forward declaration documented (a
-                # plain ``// Forward declarations`` over a few of them is a heading, not theirs)
-                doc = self.docs.of(node, name_node)
-                if doc and self.docs.doxygen:
+            # ``/// A policy.`` over ``struct policy;``: a forward declaration documented (a plain
+            # ``// Forward declarations`` over a few of them is a heading, not theirs)
+            doc = "" if name_node is None else self.docs.of(node, name_node, self.starts.get(node.id))
+            if name_node is not None and doc and self.docs.doxygen and (
+                    (parent := node.parent) is not None and parent.type in _TRANSPARENT):
                     name, keyword = self.text(name_node), _CLASS_TYPES[node.type]
                     symbol = {"name": name, "kind": "class", "line": name_node.start_point[0] + 1,
                               "signature": f"{keyword} {name}", "detail": f"{keyword} declaration", "doc": doc}
@@ -605,9 +614,7 @@ class _Walker:
         if detail == "enum" and _ANONYMOUS_ENUM.match(header):
             self.enumerators(body, scope)
             return None   # ``enum : ullong {``: the grammar takes the underlying type for a name
-        parent = node.parent
-        decl = parent if parent is not None and parent.type in _HOLDS_CLASS else node
-        self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header), decl=decl)
+        self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header), decl=node)
         self.classes.add(name)
         if detail == "enum":
             self.enumerators(body, _Scope(name, True))
@@ -623,7 +630,7 @@ class _Walker:
             name_node = enumerator.child_by_field_id(self.fields.name)
             if name_node is None:
                 continue
-            doc = docs.of(enumerator, name_node)
+            doc = docs.of(enumerator, name_node, None)
             if doc:
                 value = self.source[name_node.end_byte:enumerator.end_byte].decode("utf-8", "replace")
                 self.add(self.text(name_node), "constant", name_node, scope, detail="enum",
@@ -636,6 +643,8 @@ class _Walker:
         for declarator in node.children_by_field_id(self.fields.declarator):
             self.function(node, declarator, type_node, scope)
         if type_node is not None and type_node.type in _CLASS_TYPES:
+            # ``struct A {...} a;``: documented above the whole (``struct A;`` is no forward declaration here)
+            self.starts[type_node.id] = self.starts.get(node.id, node.start_point[0])
             return [(type_node, scope)]
         return None
 
@@ -719,7 +728,7 @@ class _Walker:
             return
         if name_node is None:
             return
-        doc = self.docs.of(node, name_node)
+        doc = self.docs.of(node, name_node, self.starts.get(node.id))
         if not doc:
             return
         head = self.source[node.start_byte:name_node.start_byte].decode("utf-8", "replace")
@@ -799,6 +808,7 @@ class _Walker:
             if name_node is not None:
                 self.add(self.text(name_node), "type", name_node, scope, detail="typedef", decl=node)
         if type_node is not None and type_node.type in _CLASS_TYPES:
+            self.starts[type_node.id] = self.starts.get(node.id, node.start_point[0])
             return [(type_node, scope)]
         return None
 
@@ -944,7 +954,6 @@ _TOOL_NOTE = re.compile(r"^[ \t]*//[/!]?[ \t]*(?:NOLINT\w*|clang-format\b|IWYU\b
 _DOC_SKIP = re.compile(r"^[ \t]*(?:template[ \t]*<.*|\[\[.*\]\][ \t]*|__(?:global|device|host)__[ \t]*)$")
 _STAR_PREFIX = re.compile(r"^[ \t]*\*(?!/)[ \t]?")
 _RULE_LINE = re.compile(r"[-=*/#~_+ \t]*")
-_WRAPPING = frozenset({"template_declaration", "friend_declaration"})
 # A class, namespace, function or macro ends its line at its name's end for ``///<``; other
 # declarations (members, enumerators, prototypes) after themselves.
 _TRAIL_AT_NAME = frozenset({"preproc_def", "preproc_function_def", "namespace_definition"})
@@ -964,11 +973,9 @@ class _DocComments:
         # a line the preparation emptied held only macros (``PYBIND11_NOINLINE``): looked past
         self.blanked = prepared.split("\n") if prepared != text else None
 
-    def of(self, decl: Node, name: Node) -> str:
-        """The documentation of the declaration ``decl`` (naming ``name``), or ""."""
-        parent = decl.parent
-        while parent is not None and parent.type in _WRAPPING:
-            decl, parent = parent, parent.parent
+    def of(self, decl: Node, name: Node, start_row: int | None) -> str:
+        """The documentation of the declaration ``decl`` (naming ``name``; starting on
+        ``start_row`` when a template head or typedef holds it), or ""."""
         lines = self.lines
         row = name.end_point[0]
         if row < len(lines) and ("/<" in lines[row] or "!<" in lines[row] or "*<" in lines[row]):
@@ -978,7 +985,7 @@ class _DocComments:
                 row, column = decl.end_point
             if row < len(lines) and (trailing := _TRAILING_DOC.search(lines[row], column)):
                 return self.trailing(trailing.group(1), row + 1)
-        return self.above(decl.start_point[0])
+        return self.above(decl.start_point[0] if start_row is None else start_row)
 
     def trailing(self, first: str, row: int) -> str:
         """``///< text`` and the ``///<`` lines right under it (``/**< ... */`` on its own)."""
