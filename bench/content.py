@@ -1,15 +1,20 @@
 """What kwdocs' documentation pages say: how much is specific to its file, and what to read.
 
-Usage: python bench/content.py TREE [--out DIR] [--seed N] [--sample K]
+Usage: python bench/content.py TREE [--out DIR] [--seed N] [--sample K] [--missed]
 
 TREE is an output folder of kwdocs (it holds ``.kwdocs``) or a source tree, which is
 built first (into ``--out``, by default a temporary folder) with this checkout's kwdocs.
 It prints:
 
 - the share of docs pages whose File Purpose text is the same as another page's;
-- the share of documented definitions (Python docstrings of classes and functions,
-  C/C++ ``///``, ``//!``, ``/** */``, ``/*! */`` blocks right above a declaration)
-  whose summary line is shown on their page outside the embedded source;
+- the share of documented definitions whose summary line is shown on their page: Python
+  classes and functions with a docstring (shown anywhere outside the embedded source), and
+  C/C++ declarations with a doc comment directly attached (shown under that declaration's own
+  entry in Detailed Analysis, or, for a forward declaration ``struct X;``, under an entry
+  named ``X``).  A C/C++ doc comment is a ``///`` or ``//!`` run or a ``/** */`` or ``/*! */``
+  block whose next line starts a declaration (a function, class, namespace, typedef, ``using``,
+  ``#define``, variable, data member or enumerator, ``template <...>`` heads included), or a
+  ``///<``, ``//!<``, ``/**<``, ``/*!<`` comment after a declaration on its line;
 - the share of the seed layout's sections a page leaves out;
 - a seeded random sample of rule findings (patterns, performance, security), each with
   the source line it names, to read and judge.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import html
 import os
 import random
 import re
@@ -44,7 +50,19 @@ _WORDS = re.compile(r"[A-Za-z0-9]+")
 _FILLER = re.compile(r"^No (?:obvious|specific)\b|not applicable")   # a section's stand-in, not a finding
 _DOC_BLOCK = re.compile(r"^[ \t]*(?:///(?!/)|//!)(.*)$")
 _DECLARATION = re.compile(r"^[ \t]*(?:template\b|class\b|struct\b|enum\b|union\b|namespace\b|using\b|typedef\b|#define\b|"
-                          r"[A-Za-z_][\w:<>,*& \t]*[\w>*&][ \t]+[*&]*[A-Za-z_~][\w:]*[ \t]*\()")
+                          r"[A-Za-z_][\w:<>,*& \t]*[\w>*&][ \t]+[*&]*[A-Za-z_~][\w:]*[ \t]*\(|"
+                          # a variable or data member: a type, a name, then ``=``, ``{``, ``;``, ``[`` or a bit field
+                          r"(?!(?:return|delete|throw|goto|case|else|co_return|co_yield)\b)"
+                          r"[A-Za-z_][\w:<>,*& \t]*[\w>*&][ \t]+[*&]*[A-Za-z_]\w*[ \t]*(?:[=;{\[]|:[ \t]*\d))")
+_ENUMERATOR = re.compile(r"^[ \t]*[A-Za-z_]\w*[ \t]*(?:=[^,;{}]*)?,?[ \t]*(?:$|//|/\*)")
+_ENUM_OPENS = re.compile(r"^[ \t]*(?:typedef[ \t]+)?enum\b[^;]*$")
+_TRAILING = re.compile(r"^(?P<code>[^/]*?\S[^/]*?)[ \t]*(?://[/!]<|/\*[*!]<)[ \t]?(?P<doc>.*)$")
+_INLINE_COMMAND = re.compile(r"[\\@](?:c|p|a|b|e|em|ref)[ \t]+")
+_COMMAND = re.compile(r"^[\\@](?:(?:param|tparam|throws?|exception|retval)\b(?:\[[\w,]+\])?[ \t]+\S+|\w+\b(?:\[\w+\])?)[ \t]*")
+# declarations with no name to show: anonymous unions, structs, enums, namespaces; friends
+_ANONYMOUS = re.compile(r"^[ \t]*(?:(?:union|struct|enum)[ \t]*\{|namespace[ \t]*(?:\{|//|/\*|$)|friend\b)")
+_FORWARD = re.compile(r"\b(?:class|struct|union)[ \t]+(\w+)[ \t]*;")
+_ENTRY = re.compile(r'^[ \t]*- <a id="l(\d+)-[^"]*"></a>[^`\n]*\*\*`([^`]+)`\*\*', re.MULTILINE)
 
 
 def sections(markdown: str) -> dict[str, str]:
@@ -77,7 +95,7 @@ _ROLE = re.compile(r":(?:[a-z]+:)+(?=`)")   # reST roles: ``:class:`X``` reads a
 
 def words(text: str) -> str:
     """The text's words, lower case, one space apart: what a reader sees, markup aside."""
-    return " ".join(_WORDS.findall(_MARKUP.sub("", text).replace("\\", ""))).lower()
+    return " ".join(_WORDS.findall(html.unescape(_MARKUP.sub("", text).replace("\\", "")))).lower()
 
 
 def python_docs(text: str) -> list[tuple[int, str]]:
@@ -96,19 +114,32 @@ def python_docs(text: str) -> list[tuple[int, str]]:
     return found
 
 
-def c_docs(text: str) -> list[tuple[int, str]]:
-    """(line, first text line) of each ``///``/``//!``/``/** */``/``/*! */`` block right above a declaration."""
+def c_docs(text: str) -> list[tuple[int, str, int, str]]:
+    """(first line, summary, last line of the head, forward-declared name) of each C/C++
+    declaration with a doc comment directly attached: a ``///``/``//!`` run or ``/** */``/``/*! */``
+    block whose next line starts the declaration, or a ``///<`` after it on its line."""
     lines = text.split("\n")
     found = []
     index = 0
+    in_enum = False
     while index < len(lines):
         line = lines[index]
         block: list[str] = []
-        if _DOC_BLOCK.match(line):
-            while index < len(lines) and (match := _DOC_BLOCK.match(lines[index])):
+        if _ENUM_OPENS.match(line) or (in_enum and "{" in line):
+            in_enum = "}" not in line.split("{", 1)[-1]
+        elif in_enum and "}" in line.split("//")[0]:
+            in_enum = False
+        if (trailing := _TRAILING.match(line)) and re.search(r"\w", trailing.group("code")):
+            if words(trailing.group("doc")):
+                found.append((index + 1, trailing.group("doc").split("*/")[0], index + 1, ""))
+            index += 1
+            continue
+        if _DOC_BLOCK.match(line) and not re.match(r"^[ \t]*//[/!]<", line):
+            while index < len(lines) and (match := _DOC_BLOCK.match(lines[index])) \
+                    and not re.match(r"^[ \t]*//[/!]<", lines[index]):
                 block.append(match.group(1))
                 index += 1
-        elif re.match(r"^[ \t]*/\*[*!](?![*/])", line):
+        elif re.match(r"^[ \t]*/\*[*!](?![*/<])", line):
             while index < len(lines):
                 block.append(re.sub(r"^[ \t]*(?:/\*[*!]|\*(?!/))?", "", lines[index]).split("*/")[0])
                 index += 1
@@ -117,20 +148,48 @@ def c_docs(text: str) -> list[tuple[int, str]]:
         else:
             index += 1
             continue
-        if index < len(lines) and _DECLARATION.match(lines[index]):
+        if index >= len(lines):
+            continue
+        following = lines[index]
+        if _DECLARATION.match(following) or (in_enum and _ENUMERATOR.match(following)):
             summary = next((re.sub(r"^[\\@]brief\s*", "", item.strip()) for item in block
                             if item.strip() and not re.fullmatch(r"[\\@]\w+", item.strip())), "")
-            if words(summary):
-                found.append((index + 1, summary))
+            # ``\c none`` shows as ``none``, ``:c:macro:`X``` as ``X``, ``@param[in] s text`` as ``s``: text
+            summary = _ROLE.sub("", _INLINE_COMMAND.sub("", _COMMAND.sub("", summary)))
+            if words(summary) and not _ANONYMOUS.match(following):
+                last = index
+                # the head runs to its ``{`` or ``;`` (a ``template`` head may hold an ``#if``); a ``#define`` is its line
+                while last < min(len(lines), index + 30) and not re.search(r"[{;]|^[ \t]*#[ \t]*define", lines[last]):
+                    last += 1
+                head = " ".join(lines[index:last + 1])
+                forward = _FORWARD.search(head)
+                found.append((index + 1, summary, last + 1,
+                              forward.group(1) if forward and "{" not in head else ""))
     return found
 
 
-def documented(path: Path, text: str) -> list[tuple[int, str]]:
+def entry_docs(page_section: str) -> list[tuple[int, str, str]]:
+    """(line, name, the words under it) of each entry of a page's Detailed Analysis."""
+    entries = list(_ENTRY.finditer(page_section))
+    found = []
+    for number, entry in enumerate(entries):
+        end = entries[number + 1].start() if number + 1 < len(entries) else len(page_section)
+        found.append((int(entry.group(1)), entry.group(2), words(page_section[entry.end():end])))
+    return found
+
+
+def documented(path: Path, text: str) -> list[tuple[int, str]] | list[tuple[int, str, int, str]]:
     if path.suffix == ".py":
         return python_docs(text)
     if path.suffix in C_SUFFIXES:
         return c_docs(text)
     return []
+
+
+def is_shown(summary: str, where: str) -> bool:
+    """Are the summary's words (its first 80 characters' worth) in ``where``'s words?"""
+    said = words(summary)
+    return (said[:80].rsplit(" ", 1)[0] if len(said) > 80 else said) in where
 
 
 def build(tree: Path, out: Path) -> None:
@@ -156,7 +215,7 @@ def read_pages(out: Path) -> list[tuple[str, Path | None, str]]:
     return found
 
 
-def measure(out: Path, seed: int, sample: int) -> None:
+def measure(out: Path, seed: int, sample: int, missed: list[str] | None = None) -> None:
     pages = read_pages(out)
     if not pages:
         sys.exit(f"{out}: no kwdocs documentation pages")
@@ -180,11 +239,18 @@ def measure(out: Path, seed: int, sample: int) -> None:
         docs = documented(source, text)
         if not docs:
             continue
-        outside = words("\n".join(body for title, body in parts.items() if title != SOURCE_SECTION))
         language = "python" if source.suffix == ".py" else "c/c++"
-        for _, summary in docs:
-            found = words(summary)[:80].rsplit(" ", 1)[0] if len(words(summary)) > 80 else words(summary)
-            hit = found in outside
+        if language == "python":
+            outside = words("\n".join(body for title, body in parts.items() if title != SOURCE_SECTION))
+            hits = [is_shown(summary, outside) for _, summary in docs]
+        else:
+            entries = entry_docs(parts.get("Detailed Analysis", ""))
+            hits = [any(is_shown(summary, under) for line, name, under in entries
+                        if first <= line <= last or name == forward)
+                    for first, summary, last, forward in docs]
+        if missed is not None:
+            missed.extend(f"{source}:{doc[0]}: {doc[1][:70]}" for doc, hit in zip(docs, hits) if not hit)
+        for hit in hits:
             definitions += 1
             shown += hit
             by_language[language] += 1
@@ -228,15 +294,21 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="where to build a source tree (default: a temporary folder)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the findings' sample (default 1)")
     parser.add_argument("--sample", type=int, default=50, help="findings to sample (default 50)")
+    parser.add_argument("--missed", action="store_true",
+                        help="also list each documented definition whose documentation is not shown")
     args = parser.parse_args()
     tree = args.tree.resolve()
+    missed: list[str] | None = [] if args.missed else None
     if (tree / ".kwdocs").is_dir():
-        measure(tree, args.seed, args.sample)
-        return
-    with tempfile.TemporaryDirectory(prefix="kwdocs-content-") as scratch:
-        out = args.out.resolve() if args.out else Path(scratch) / "out"
-        build(tree, out)
-        measure(out, args.seed, args.sample)
+        measure(tree, args.seed, args.sample, missed)
+    else:
+        with tempfile.TemporaryDirectory(prefix="kwdocs-content-") as scratch:
+            out = args.out.resolve() if args.out else Path(scratch) / "out"
+            build(tree, out)
+            measure(out, args.seed, args.sample, missed)
+    if missed:
+        print(f"\ndocumented definitions whose documentation is not shown ({len(missed):,}):")
+        print("\n".join(f"    {line}" for line in missed))
 
 
 if __name__ == "__main__":

@@ -104,7 +104,8 @@ def _base_list(inner: str) -> list[str]:
 # ---------------------------------------------------------------- the built-in languages
 
 _PYTHON: dict[str, Any] = dict(resolver="python", dependencies=True, bases=python_bases)
-_C_FAMILY: dict[str, Any] = dict(resolver="include", dependencies=True, bases=c_family_bases, doc_comments="//",
+# C/C++ doc comments are attached by the extractor itself, from the parse tree (``extract.cpp``).
+_C_FAMILY: dict[str, Any] = dict(resolver="include", dependencies=True, bases=c_family_bases,
                                  configure_input=True)
 
 

@@ -15,7 +15,11 @@ def test_content_figures_of_a_small_tree(tmp_path: Path):
     (src / "b.py").write_text('"""Same words."""\n')
     (src / "shapes.py").write_text('"""Shapes."""\n\n\ndef area(side):\n    """Area of a square of this side."""\n'
                                    '    return side * side\n\n\ndef secret():\n    return 1\n')
-    (src / "box.h").write_text("#pragma once\n\n/// Width of the box in pixels.\nint box_width(int scale);\n")
+    # four documented declarations: a prototype, a struct, a member with ``///<``, one with ``///``
+    # over it; the plain ``//`` over ``depth`` and the undocumented ``id`` are not counted
+    (src / "box.h").write_text("#pragma once\n\n/// Width of the box in pixels.\nint box_width(int scale);\n\n"
+                               "/// A box.\nstruct Box {\n  int width;  ///< Width in pixels.\n"
+                               "  /// Height in pixels.\n  int height;\n  // Depth.\n  int depth;\n  int id;\n};\n")
     (src / "run.py").write_text('"""Run it."""\nimport subprocess\n\nsubprocess.run("ls", shell=True)\n')
     done = subprocess.run([sys.executable, str(REPOSITORY / "bench" / "content.py"), str(src),
                            "--out", str(tmp_path / "out"), "--seed", "3"],
@@ -24,8 +28,8 @@ def test_content_figures_of_a_small_tree(tmp_path: Path):
     report = done.stdout
     assert "docs pages: 5" in report
     assert "File Purpose shared with another page: 2 of 5 pages (40.0%)" in report
-    assert "documented definitions whose documentation is on their page: 2 of 2 (100.0%)" in report
-    assert "python: 1 of 1" in report and "c/c++: 1 of 1" in report
+    assert "documented definitions whose documentation is on their page: 5 of 5 (100.0%)" in report
+    assert "python: 1 of 1" in report and "c/c++: 4 of 4" in report
     assert "seed sections left out:" in report
     # the shell finding, with the line it names, read from the source
     assert "run.py_docs.md [Security & Safety]" in report

@@ -370,3 +370,86 @@ def test_a_code_span_shows_its_text_exactly(text):
     spaces at both ends and backticks included."""
     tokens = MarkdownIt("commonmark").parseInline(f"x {inline_code(text)} y")[0].children
     assert [token.content for token in tokens if token.type == "code_inline"] == [text]
+
+
+# Doc comments as real headers write them (the patterns are pybind11's and nlohmann json's).
+ATTACHED = '''\
+#pragma once
+
+#if defined(SIMPLE_GIL)
+LIB_NAMESPACE_BEGIN(lib)
+using gil = simple_gil;
+LIB_NAMESPACE_END(lib)
+#else
+LIB_NAMESPACE_BEGIN(lib)
+
+/// A call policy placing guards around the call.
+template <typename... Ts>
+struct call_guard;
+
+template <>
+struct call_guard<> {};
+
+class gil {
+public:
+    /// Construct from a plain function pointer.
+    template <typename Return,
+              typename... Args>
+    // NOLINTNEXTLINE(google-explicit-constructor)
+    gil(Return (*f)(Args...)) {}
+
+    /// Disables the release: the interpreter may be shutting down.
+    LIB_NOINLINE void disarm() { active = false; }
+
+    /// Type number of the dtype, not normalized.
+    int num() const { return 1; }
+
+    //! Mode of the lock.
+    enum class mode : int {
+        shared,     ///< Many readers.
+        /// One writer.
+        exclusive,
+        upgrade,    //!< A reader that may write.
+    };
+
+    /*! The count of nested acquisitions. */
+    int depth = 0;
+    bool active = true;  ///< Whether the lock is held
+                         ///< by this thread.
+    bool other = false;  //< not a Doxygen comment
+                         //  and its second line.
+    bool last = false;
+};
+
+LIB_NAMESPACE_END(lib)
+#endif
+'''
+
+
+def test_cpp_doc_comments_of_members_enumerators_templates_and_macros(tmp_path):
+    src = tmp_path / "src_tree"
+    (src / "include/lib").mkdir(parents=True)
+    (src / "include/lib/gil.h").write_text(ATTACHED, encoding="utf-8")
+    (src / "settings.yaml").write_text("# Type of the lock.\nlock: shared\n", encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    page = (tmp_path / "out/include/lib/gil.h_docs.md").read_text(encoding="utf-8")
+    # the class and its members after an #if branch that ends in a macro line are all there
+    constructor = _definition(page[page.index("method **`gil`**"):], "gil")   # past template head and NOLINT
+    assert "Construct from a plain function pointer." in constructor
+    assert "Disables the release: the interpreter may be shutting down." in _definition(page, "disarm")
+    assert "Type number of the dtype, not normalized." in _definition(page, "num")   # "Type" is no tool note
+    assert "A call policy placing guards around the call." in _definition(page, "call_guard")   # forward declaration
+    assert "Mode of the lock." in _definition(page, "mode")
+    assert "enum constant **`shared`**" in page and "Many readers." in _definition(page, "shared")
+    assert "One writer." in _definition(page, "exclusive")
+    assert "A reader that may write." in _definition(page, "upgrade")
+    assert "member variable **`depth`** `int`" in page and "The count of nested acquisitions." in _definition(page, "depth")
+    assert "Whether the lock is held by this thread." in _definition(page, "active")
+    # undocumented members are not listed, and ``//<`` (not Doxygen) documents nothing
+    assert "**`other`**" not in page and "**`last`**" not in page
+    assert "second line" not in page.split("## Detailed Analysis")[1]
+    keywords = (tmp_path / "out/include/lib/gil.h_kw.md").read_text(encoding="utf-8")
+    assert "`depth`" in keywords and "`shared`" in keywords
+    # a comment starting with "Type" is documentation, not a ``# type:`` note to a tool
+    yaml = (tmp_path / "out/settings.yaml_docs.md").read_text(encoding="utf-8")
+    assert "Type of the lock." in _definition(yaml, "lock")

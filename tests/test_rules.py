@@ -574,3 +574,67 @@ def test_a_test_page_offers_the_test_command_only_for_a_file_that_defines_tests(
 def test_an_ordinary_word_under_a_secret_key_is_left_as_written():
     text = BEHAVIOUR[-2][1]
     assert mask_secrets(text, language="json") == (text, [])
+
+
+# "installed public header" only where a build file installs the header, naming its line
+INSTALLING_CMAKE = '''\
+cmake_minimum_required(VERSION 3.14)
+project(acme)
+set(ACME_HEADERS include/acme/api.h include/acme/types.h)
+install(FILES ${ACME_HEADERS} DESTINATION include/acme)
+install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/public/ DESTINATION include
+        FILES_MATCHING PATTERN "*.h" PATTERN "internal" EXCLUDE)
+'''
+INSTALLING_MAKEFILE = "PREFIX ?= /usr/local\n\ninstall:\n\t@install -m 644 include/m.h $(DESTDIR)$(PREFIX)/include\n"
+INSTALLED = [
+    ("include/acme/api.h", "`CMakeLists.txt` at line 4"),     # install(FILES ...) through a variable
+    ("include/acme/types.h", "`CMakeLists.txt` at line 4"),
+    ("public/util.h", "`CMakeLists.txt` at line 5"),          # install(DIRECTORY ...) matching *.h
+    ("public/util_impl.cpp", None),                           # under the folder, not matching *.h
+    ("public/internal/arena.h", None),                        # excluded from install(DIRECTORY ...)
+    ("include/acme/internal/arena.h", None),                  # under include/, no install rule names it
+    ("make/include/m.h", "`make/Makefile` at line 4"),        # copied by a Makefile's install target
+    ("make/include/n.h", None),                               # beside it, not copied
+]
+
+
+@pytest.fixture(scope="module")
+def installing_tree(tmp_path_factory) -> tuple[Path, Path]:
+    from tests.conftest import run_kwdocs
+
+    src = tmp_path_factory.mktemp("installing") / "src"
+    (src / "CMakeLists.txt").parent.mkdir(parents=True)
+    (src / "CMakeLists.txt").write_text(INSTALLING_CMAKE)
+    (src / "make").mkdir()
+    (src / "make/Makefile").write_text(INSTALLING_MAKEFILE)
+    for path, _line in INSTALLED:
+        (src / path).parent.mkdir(parents=True, exist_ok=True)
+        (src / path).write_text("#pragma once\nint f(void);\n")
+    out = src.parent / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    return src, out
+
+
+def _purpose(out: Path, path: str) -> str:
+    page = (out / f"{path}_docs.md").read_text(encoding="utf-8")
+    return page.split("## File Purpose", 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.mark.parametrize("path, evidence", INSTALLED, ids=[path for path, _ in INSTALLED])
+def test_installed_public_header_only_where_the_build_files_install_it(installing_tree, path, evidence):
+    _src, out = installing_tree
+    purpose = _purpose(out, path)
+    if evidence is None:
+        assert "installed" not in purpose
+    else:
+        assert "**public C/C++ header**" in purpose and evidence in purpose
+
+
+def test_a_header_no_longer_installed_loses_the_claim(installing_tree):
+    from tests.conftest import run_kwdocs
+
+    src, out = installing_tree
+    (src / "CMakeLists.txt").write_text(INSTALLING_CMAKE.replace("${ACME_HEADERS}", "include/acme/api.h"))
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert "`CMakeLists.txt` at line 4" in _purpose(out, "include/acme/api.h")
+    assert "installed" not in _purpose(out, "include/acme/types.h")

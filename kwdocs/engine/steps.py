@@ -486,6 +486,8 @@ def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
                 "test": model.is_test(facts), "uses": facts.get("uses", []), **_names_of(facts)}
         if defines := model.top_definitions(facts):
             info["defines"] = defines
+        if facts.get("installs"):   # what a build file installs, joined with the other files when linking
+            info["installs"] = facts["installs"]
         inputs[rel] = info
     return inputs
 
@@ -565,6 +567,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     written only when they change (one file for the whole tree meant holding it twice
     over as text on every relink).
     """
+    from kwdocs.extract.cmake import installed_files
     from kwdocs.extract.links import definition_links, name_uses, reexports, resolve_links
 
     meta_path = config.state / LINK_META
@@ -577,9 +580,11 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         if unit not in digests or unit in changed_set:
             fresh_inputs[unit] = _stored_link_inputs(config, unit)
     new_digests = {unit: _import_digest(inputs) for unit, inputs in fresh_inputs.items()}
+    rules = rules_for(config)
     new_definitions = {unit: _definitions_digest(inputs) for unit, inputs in fresh_inputs.items()}
     if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
             and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
+            and meta.get("rules") == rules.fingerprint()
             and isinstance(meta.get("anchored"), dict) and set(definitions) == set(units)
             and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units
                     for kind in (LINKS, IMPORTANCE, LINK_REQUESTS))):
@@ -615,6 +620,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             [importer, unit_of[importer], bound, name, imported_from, [[file, unit_of[file]] for file in looked_in]]
             for importer, bound, name, imported_from, looked_in in asked]
     anchored: dict[str, list] = {}
+    installs = {rel: info["installs"] for rel, info in flat.items() if info.get("installs")}
+    installed = installed_files(installs, flat) if installs else {}
     rewritten = []
     for unit, entry in inputs.items():
         files = {}
@@ -628,6 +635,10 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
             links["anchors"] = _anchors(links, flat[rel], lambda path: flat.get(path, {}).get("defines", {}),
                                         lambda path: resolved.get(path, {}).get("deps", []), unit, unit_of, anchored)
+            if rel in installed:   # the rules that need the build files' word: ``installed = true``
+                build, line = installed[rel]
+                links["installed_by"] = [build, line]
+                links["findings"] = rules.installed_findings(rel, flat[rel]["language"], build, line)
             files[rel] = links
         if save_shard(config, LINKS, unit, {"files": files}):
             rewritten.append(unit)
@@ -640,7 +651,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
         "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
                      for rel, (owner, users) in sorted(anchored.items())},
-        "roots": list(config.include_roots), "code": code_fingerprint(), "rewritten": rewritten})
+        "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
+        "rewritten": rewritten})
     return {"link_shards": len(rewritten)}
 
 

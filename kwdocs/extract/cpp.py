@@ -115,6 +115,15 @@ _MACRO_LINE = re.compile(
     r"\n[ \t]*+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:[ \t]*" + _BALANCED + r")?"
     r"(?:[ \t]*(?:=[^;\n]*)?;[ \t]*(?=\n|//|\Z)"  # ``TORCH_ARG(int, n) = 1;`` has its end
     r"|[ \t]*(?://[^\n]*)?(?=\n\s*(?:[A-Za-z_~}#\[]|/[/*])|\n?\Z)))")
+# ``JSON_TRY`` / ``JSON_CATCH (std::out_of_range&)`` on an indented line of their own, the
+# block on the next: statement macros inside a body (``try``, ``catch (...)``), which the parser
+# cannot read; blanked, the blocks stay balanced.  At a line's start (``TORCH_LIBRARY(aten, m)``)
+# such a macro defines something and is kept.
+_MACRO_BLOCK = re.compile(r"\n[ \t]++([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:[ \t]*" + _BALANCED
+                          + r")?)[ \t]*(?=\n[ \t]*\{)")
+# ``JSON_PRIVATE_UNLESS_TESTED:``: a macro standing for an access specifier, which the
+# parser would take for a bit field swallowing the declaration after it.
+_MACRO_ACCESS = re.compile(r"\n[ \t]*+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[ \t]*:)(?!:)[ \t]*(?=\n|//)")
 # ``f(std::optional<T> x = {})``: tree-sitter reads a declaration with a
 # ``= {}`` default as a variable initialised by a call; without the default
 # it is the function it is.
@@ -175,6 +184,9 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
     if "{" in text:
         spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
     spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
+    if ":" in text:
+        spans += [m.span(1) for m in _MACRO_ACCESS.finditer(padded)]
+    spans += [m.span(1) for m in _MACRO_BLOCK.finditer(padded) if padded[m.start() - 1:m.start()] != "\\"]
     if "#" in text:
         spans += _unbalanced_branches(padded, dead)
         spans += [m.span() for m in _COMMENT_IN_MACRO.finditer(padded)]
@@ -302,6 +314,9 @@ def _brace_balance(code: str) -> int:
     return code.count("{") - code.count("}")
 
 
+# ``PYBIND11_NAMESPACE_END(PYBIND11_NAMESPACE)`` alone on its line: blanked before parsing
+# (``_MACRO_LINE``), so no declaration is left open by it.
+_MACRO_ALONE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:[ \t]*\([^()]*(?:\([^()]*\)[^()]*)*\))?[ \t]*;?")
 _NOT_CODE = re.compile(r"(?m)^[ \t]*#(?:[^\n]*\\\n)*[^\n]*|//[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -314,8 +329,8 @@ def _last_code_character(code: str) -> str:
         line = code[start:end].strip()
         end = start - 1
         continued = code[max(0, end - 200):end].rstrip(" \t").endswith("\\")
-        if not line or line.startswith(("#", "//")) or continued:
-            continue  # blank, a directive, a comment, or a directive's continuation
+        if not line or line.startswith(("#", "//")) or continued or _MACRO_ALONE.fullmatch(line):
+            continue  # blank, a directive, a comment, a directive's continuation, a macro line blanked
         if "/*" in line or "*/" in line:
             tail = _NOT_CODE.sub("", code[-2000:]).rstrip()
             return tail[-1:]
@@ -340,6 +355,8 @@ _TRANSPARENT = frozenset({
     "linkage_specification", "export_declaration",
 })
 _OPENERS = frozenset({"class", "struct", "union", "namespace"})
+_VARIABLE_DECLARATORS = frozenset({"init_declarator", "pointer_declarator", "reference_declarator",
+                                   "array_declarator", "attributed_declarator"})
 _NAMES = frozenset({"identifier", "type_identifier", "namespace_identifier"})
 _DECLARATIONS = frozenset({"function_definition", "declaration", "field_declaration"})
 _DECLARATOR_WRAPPERS = frozenset({
@@ -395,9 +412,18 @@ def _fields(cuda: bool) -> _Fields:
 
 
 class _Walker:
-    def __init__(self, source: bytes, fields: _Fields) -> None:
+    def __init__(self, source: bytes, fields: _Fields, docs: _DocComments) -> None:
         self.source = source
         self.fields = fields
+        self.docs = docs
+        # Documented forward declarations (``/// A policy.`` over ``struct policy;``) by (scope,
+        # name): the first definition in this file without documentation of its own takes the
+        # documentation, else the declaration is listed with it.
+        self.forward_docs: dict[tuple[str, str], dict[str, Any]] = {}
+        # Node id -> first line of the declaration holding it (a ``template <...>`` head, a
+        # ``typedef``, ``friend``), where its documentation is looked for; kept as the walk goes
+        # down, since asking a node for its parent searches the tree from the root.
+        self.starts: dict[int, int] = {}
         self.symbols: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
         self.namespaces: set[str] = set()
@@ -434,7 +460,12 @@ class _Walker:
             node, scope = pop()
             kind = node.type
             if kind in _TRANSPARENT:
-                extend(zip(reversed(node.named_children), repeat(scope)))
+                children = node.named_children
+                if kind == "template_declaration":
+                    row = self.starts.get(node.id, node.start_point[0])
+                    for child in children:
+                        self.starts[child.id] = row
+                extend(zip(reversed(children), repeat(scope)))
                 continue
             handler = handlers.get(kind)
             if handler is not None:
@@ -442,13 +473,17 @@ class _Walker:
                 if found:
                     extend(found)
 
-    @staticmethod
-    def friend(node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+    def friend(self, node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
         """A friend is no member: a function."""
-        return zip(node.named_children, repeat(_Scope(scope.name, False)))
+        children = node.named_children
+        row = self.starts.get(node.id, node.start_point[0])
+        for child in children:
+            self.starts[child.id] = row
+        return zip(children, repeat(_Scope(scope.name, False)))
 
     def add(self, name: str, kind: str, node: Node, scope: _Scope, detail: str = "",
-            signature: str = "") -> dict[str, Any]:
+            signature: str = "", decl: Node | None = None, doc: str = "") -> dict[str, Any]:
+        """Record a definition; ``decl``, the declaration naming it at ``node``, holds its documentation."""
         symbol: dict[str, Any] = {"name": name, "kind": kind, "line": node.start_point[0] + 1}
         if scope.name:
             symbol["parent"] = scope.name
@@ -456,6 +491,10 @@ class _Walker:
             symbol["signature"] = signature
         if detail:
             symbol["detail"] = detail
+        if decl is not None and not doc:
+            doc = self.docs.of(decl, node, self.starts.get(decl.id))
+        if doc:
+            symbol["doc"] = doc
         self.symbols.append(symbol)
         return symbol
 
@@ -517,12 +556,12 @@ class _Walker:
         kind, name_node = pending
         name = self.text(name_node)
         if kind == "namespace":
-            self.add(name, "namespace", name_node, scope)
+            self.add(name, "namespace", name_node, scope, decl=name_node)
             self.namespaces.add(name)
             return _Scope(name, False)
         if kind == "enum" and name_node.type == "enum":
             return scope  # ``enum {`` without a name
-        self.add(name, "class", name_node, scope, detail=kind)
+        self.add(name, "class", name_node, scope, detail=kind, decl=name_node)
         self.classes.add(name)
         return _Scope(name, True)
 
@@ -531,11 +570,12 @@ class _Walker:
     def namespace(self, node: Node, scope: _Scope) -> list[tuple[Node, _Scope]] | None:
         name_node = node.child_by_field_id(self.fields.name)
         if name_node is not None:
-            for part in _namespace_parts(name_node):
+            parts = _namespace_parts(name_node)
+            for part in parts:
                 name = self.text(part)
                 if name == "inline" or not name:
                     continue
-                self.add(name, "namespace", part, scope)
+                self.add(name, "namespace", part, scope, decl=node if part == parts[-1] else None)
                 self.namespaces.add(name)
                 scope = _Scope(name, False)
         body = node.child_by_field_id(self.fields.body)
@@ -543,10 +583,23 @@ class _Walker:
 
     def class_(self, node: Node, scope: _Scope) -> list[tuple[Node, _Scope]] | None:
         body = node.child_by_field_id(self.fields.body)
-        if body is None:
-            return None  # forward declaration or elaborated type: not a definition
         name_node = node.child_by_field_id(self.fields.name)
+        if body is None:
+            # ``/// A policy.`` over ``struct policy;``: a forward declaration documented (a plain
+            # ``// Forward declarations`` over a few of them is a heading, not theirs)
+            doc = "" if name_node is None else self.docs.of(node, name_node, self.starts.get(node.id))
+            if name_node is not None and doc and self.docs.doxygen and (
+                    (parent := node.parent) is not None and parent.type in _TRANSPARENT):
+                    name, keyword = self.text(name_node), _CLASS_TYPES[node.type]
+                    symbol = {"name": name, "kind": "class", "line": name_node.start_point[0] + 1,
+                              "signature": f"{keyword} {name}", "detail": f"{keyword} declaration", "doc": doc}
+                    if scope.name:
+                        symbol["parent"] = scope.name
+                    self.forward_docs.setdefault((scope.name, name), symbol)
+            return None  # forward declaration or elaborated type: not a definition
         if name_node is None:
+            if node.type == "enum_specifier":
+                self.enumerators(body, scope)
             return [(body, scope)]  # anonymous: members belong to the enclosing scope
         owner = scope
         if name_node.type == "qualified_identifier":  # ``struct A::B {``
@@ -559,10 +612,29 @@ class _Walker:
         detail = _CLASS_TYPES[node.type]
         header = self.source[node.start_byte:body.start_byte].decode("utf-8", "replace")
         if detail == "enum" and _ANONYMOUS_ENUM.match(header):
+            self.enumerators(body, scope)
             return None   # ``enum : ullong {``: the grammar takes the underlying type for a name
-        self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header))
+        self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header), decl=node)
         self.classes.add(name)
-        return [(body, _Scope(name, True))] if detail != "enum" else None
+        if detail == "enum":
+            self.enumerators(body, _Scope(name, True))
+            return None
+        return [(body, _Scope(name, True))]
+
+    def enumerators(self, body: Node, scope: _Scope) -> None:
+        """The documented enumerators of an enum's body (``A, ///< the first``)."""
+        docs = self.docs
+        for enumerator in body.named_children:
+            if enumerator.type != "enumerator":
+                continue
+            name_node = enumerator.child_by_field_id(self.fields.name)
+            if name_node is None:
+                continue
+            doc = docs.of(enumerator, name_node, None)
+            if doc:
+                value = self.source[name_node.end_byte:enumerator.end_byte].decode("utf-8", "replace")
+                self.add(self.text(name_node), "constant", name_node, scope, detail="enum",
+                         signature=_squeeze(value), doc=doc)
 
     # functions, methods and prototypes
 
@@ -571,12 +643,16 @@ class _Walker:
         for declarator in node.children_by_field_id(self.fields.declarator):
             self.function(node, declarator, type_node, scope)
         if type_node is not None and type_node.type in _CLASS_TYPES:
+            # ``struct A {...} a;``: documented above the whole (``struct A;`` is no forward declaration here)
+            self.starts[type_node.id] = self.starts.get(node.id, node.start_point[0])
             return [(type_node, scope)]
         return None
 
     def function(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
         found = _callable_declarator(declarator)
         if found is None:
+            if node.type in _DECLARATIONS and (type_node is None or type_node.type not in _CLASS_TYPES):
+                self.variable(node, declarator, type_node, scope)
             return
         declarator = found
         name_node: Node | None
@@ -630,12 +706,35 @@ class _Walker:
         if qualifiers:
             owner = qualifiers[-1]
             symbol = self.add(name, "method", name_node, _Scope(owner, True),
-                              signature=signature, detail=detail)
+                              signature=signature, detail=detail, decl=node)
             self.qualified.append((symbol, owner))
         elif scope.is_class:
-            self.add(name, "method", name_node, scope, signature=signature, detail=detail)
+            self.add(name, "method", name_node, scope, signature=signature, detail=detail, decl=node)
         else:
-            self.add(name, "function", name_node, scope, signature=signature, detail=detail)
+            self.add(name, "function", name_node, scope, signature=signature, detail=detail, decl=node)
+
+    def variable(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
+        """A documented variable or data member (``/// Rows.`` over ``int rows = 0;``); undocumented
+        ones are not listed, as Doxygen leaves out undocumented members."""
+        name_node: Node | None = declarator
+        for _ in range(8):
+            if name_node is None or name_node.type in ("identifier", "field_identifier"):
+                break
+            if name_node.type not in _VARIABLE_DECLARATORS:
+                return
+            name_node = name_node.child_by_field_id(self.fields.declarator) or (
+                name_node.named_children[0] if name_node.named_children else None)
+        else:
+            return
+        if name_node is None:
+            return
+        doc = self.docs.of(node, name_node, self.starts.get(node.id))
+        if not doc:
+            return
+        head = self.source[node.start_byte:name_node.start_byte].decode("utf-8", "replace")
+        words = [word for word in head.split() if word not in _SPECIFIER_WORDS]
+        self.add(self.text(name_node), "variable", name_node, scope, detail="member" if scope.is_class else "",
+                 signature=" ".join(words)[:MAX_SIGNATURE], doc=doc)
 
     def conversion_name(self, name_node: Node) -> str:
         """``operator bool``: the name as written up to its parameters."""
@@ -707,15 +806,16 @@ class _Walker:
         for declarator in node.children_by_field_name("declarator"):
             name_node = _declared_name(declarator)
             if name_node is not None:
-                self.add(self.text(name_node), "type", name_node, scope, detail="typedef")
+                self.add(self.text(name_node), "type", name_node, scope, detail="typedef", decl=node)
         if type_node is not None and type_node.type in _CLASS_TYPES:
+            self.starts[type_node.id] = self.starts.get(node.id, node.start_point[0])
             return [(type_node, scope)]
         return None
 
     def alias(self, node: Node, scope: _Scope) -> None:
         name_node = node.child_by_field_name("name")
         if name_node is not None:
-            self.add(self.text(name_node), "type", name_node, scope, detail="using")
+            self.add(self.text(name_node), "type", name_node, scope, detail="using", decl=node)
 
     # preprocessor
 
@@ -725,7 +825,7 @@ class _Walker:
             return
         params = node.child_by_field_name("parameters")
         signature = _squeeze(self.text(params)) if params is not None else ""
-        self.add(self.text(name_node), "macro", name_node, _FILE_SCOPE, signature=signature)
+        self.add(self.text(name_node), "macro", name_node, _FILE_SCOPE, signature=signature, decl=node)
         self.preproc_lines.add(name_node.start_point[0] + 1)
 
     def include(self, node: Node, _scope: _Scope) -> None:
@@ -747,7 +847,18 @@ class _Walker:
         self.symbols.append({"name": header, "kind": "include", "line": line})
 
     def finish(self) -> None:
-        """Out-of-line ``ns::f`` is a function of a namespace, ``A::f`` a method of ``A``."""
+        """Out-of-line ``ns::f`` is a function of a namespace, ``A::f`` a method of ``A``; a class
+        without documentation takes its forward declaration's."""
+        if self.forward_docs:
+            undocumented: dict[tuple[str, str], dict[str, Any]] = {}
+            for symbol in self.symbols:
+                if symbol["kind"] == "class" and "doc" not in symbol:
+                    undocumented.setdefault((symbol.get("parent", ""), symbol["name"]), symbol)
+            for key, declaration in self.forward_docs.items():
+                if key in undocumented:
+                    undocumented[key]["doc"] = declaration["doc"]
+                else:   # defined elsewhere, or each definition (specialization) documented
+                    self.symbols.append(declaration)
         for symbol, owner in self.qualified:
             if owner in self.classes:
                 continue
@@ -828,6 +939,151 @@ def _is_macro_name(name: str) -> bool:
 def _squeeze(text: str) -> str:
     squeezed = " ".join(text.split())
     return squeezed.replace("( ", "(").replace(" )", ")")
+
+
+# --- doc comments ---------------------------------------------------------------
+
+MAX_DOC_LINES = 80
+_TRAILING_DOC = re.compile(r"(?://[/!]|/\*[*!])<[ \t]?(.*)$")
+_TRAILING_MORE = re.compile(r"^[ \t]*//[/!]<[ \t]?(.*)$")
+# Notes to tools, not to readers: looked past between a declaration and its documentation.
+_TOOL_NOTE = re.compile(r"^[ \t]*//[/!]?[ \t]*(?:NOLINT\w*|clang-format\b|IWYU\b|cppcheck-|@lint|codechecker_|"
+                        r"LINT\.|NOSONAR|coverity\[)", re.I)
+# Between a comment and its declaration: a ``template <...>`` head or an attribute the
+# parse did not join to the declaration.
+_DOC_SKIP = re.compile(r"^[ \t]*(?:template[ \t]*<.*|\[\[.*\]\][ \t]*|__(?:global|device|host)__[ \t]*)$")
+_STAR_PREFIX = re.compile(r"^[ \t]*\*(?!/)[ \t]?")
+_RULE_LINE = re.compile(r"[-=*/#~_+ \t]*")
+# A class, namespace, function or macro ends its line at its name's end for ``///<``; other
+# declarations (members, enumerators, prototypes) after themselves.
+_TRAIL_AT_NAME = frozenset({"preproc_def", "preproc_function_def", "namespace_definition"})
+
+
+class _DocComments:
+    """The comment that documents a declaration: a ``///``, ``//!``, ``//`` block or a
+    ``/** */``, ``/*! */``, ``/* */`` block ending right above it (past ``template`` heads,
+    attributes, macros the preparation blanked and notes to tools), or a ``///<``, ``//!<``,
+    ``/**<`` comment after it on its line.  Licence headers are not documentation."""
+
+    __slots__ = ("blanked", "doxygen", "lines")
+
+    def __init__(self, text: str, prepared: str) -> None:
+        self.lines = text.split("\n")
+        self.doxygen = False   # was the last comment found a Doxygen one (``///``, ``/**`` ...)?
+        # a line the preparation emptied held only macros (``PYBIND11_NOINLINE``): looked past
+        self.blanked = prepared.split("\n") if prepared != text else None
+
+    def of(self, decl: Node, name: Node, start_row: int | None) -> str:
+        """The documentation of the declaration ``decl`` (naming ``name``; starting on
+        ``start_row`` when a template head or typedef holds it), or ""."""
+        lines = self.lines
+        row = name.end_point[0]
+        if row < len(lines) and ("/<" in lines[row] or "!<" in lines[row] or "*<" in lines[row]):
+            # a ``///<`` after the declaration (members, prototypes) or after the name (the rest)
+            column = name.end_point[1]
+            if decl.type not in _TRAIL_AT_NAME and decl.child_by_field_name("body") is None:
+                row, column = decl.end_point
+            if row < len(lines) and (trailing := _TRAILING_DOC.search(lines[row], column)):
+                return self.trailing(trailing.group(1), row + 1)
+        return self.above(decl.start_point[0] if start_row is None else start_row)
+
+    def trailing(self, first: str, row: int) -> str:
+        """``///< text`` and the ``///<`` lines right under it (``/**< ... */`` on its own)."""
+        self.doxygen = True
+        block = [first]
+        if "*/" in first:
+            block = [first[:first.index("*/")]]
+        else:
+            while row < len(self.lines) and len(block) < MAX_DOC_LINES and (
+                    more := _TRAILING_MORE.match(self.lines[row])):
+                block.append(more.group(1))
+                row += 1
+        return _doc_text(block)
+
+    def above(self, start_row: int) -> str:
+        """The comment ending right above the declaration starting on ``start_row``."""
+        lines, blanked = self.lines, self.blanked
+        row = start_row - 1
+        while 0 <= row < len(lines):
+            line = lines[row]
+            stripped = line.strip()
+            if not stripped:
+                return ""
+            if stripped[:2] == "//":
+                if _TOOL_NOTE.match(line):
+                    row -= 1
+                    continue
+                start = lines[start_row] if start_row < len(lines) else ""
+                return self.line_block(row, len(start) - len(start.lstrip()))
+            if stripped[-2:] == "*/":
+                return self.block(row)
+            if (blanked is not None and row < len(blanked) and not blanked[row].strip()) or (
+                    stripped[0] in "t[_" and _DOC_SKIP.match(line)):
+                row -= 1   # a macro the preparation blanked, a ``template`` head, an attribute
+                continue
+            return ""
+        return ""
+
+    def line_block(self, row: int, indent: int) -> str:
+        """The ``//`` lines ending at ``row``: ``///`` and ``//!`` lines alone when the last is one."""
+        lines = self.lines
+        line = lines[row]
+        stripped = line.lstrip()
+        if len(line) - len(stripped) > indent + 2:
+            return ""   # the tail of a comment after the code above (``int a;  // the a``)
+        doxygen = self.doxygen = stripped[2:3] in ("/", "!")
+        block: list[str] = []
+        while row >= 0 and len(block) < MAX_DOC_LINES:
+            stripped = lines[row].lstrip()
+            if stripped[:2] != "//" or stripped[2:4] in ("/<", "!<") or stripped[:4] == "////":
+                break
+            marked = stripped[2:3] in ("/", "!")
+            if doxygen and not marked:
+                break
+            if not _TOOL_NOTE.match(stripped):
+                block.append(stripped[3:] if marked else stripped[2:])
+            row -= 1
+        block.reverse()
+        return _doc_text(block)
+
+    def block(self, end: int) -> str:
+        """The ``/* ... */`` comment ending on line ``end``, when it starts a line of its own."""
+        lines = self.lines
+        row = end
+        while row >= 0 and "/*" not in lines[row] and end - row < MAX_DOC_LINES:
+            row -= 1
+        if row < 0 or end - row >= MAX_DOC_LINES:
+            return ""
+        first = lines[row].lstrip()
+        if first[:2] != "/*" or first[:4] in ("/**<", "/*!<"):
+            return ""   # a comment that closes code on its line, or a ``/**<`` of the line above
+        self.doxygen = first[2:3] in ("*", "!")
+        body = lines[row:end + 1]
+        body[0] = _BLOCK_OPENER.sub("", body[0])
+        body[-1] = body[-1][:body[-1].rindex("*/")]
+        inner = body[1:]
+        if inner and all(_STAR_PREFIX.match(line) or not line.strip() for line in inner):
+            inner = [_STAR_PREFIX.sub("", line, count=1) for line in inner]
+        return _doc_text([body[0].strip(), *_dedent(inner)])
+
+
+_BLOCK_OPENER = re.compile(r"^[ \t]*/\*+!?")
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    """The lines without the indentation all those that are not blank share."""
+    cut = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    return [line[cut:] for line in lines] if cut else lines
+
+
+def _doc_text(block: list[str]) -> str:
+    """The lines of a comment (markers gone) as documentation: common indentation removed,
+    rules (``-----``) dropped; "" for a licence notice."""
+    kept = ["" if _RULE_LINE.fullmatch(line) else line.rstrip() for line in block[:MAX_DOC_LINES]]
+    body = "\n".join(_dedent(kept)).strip()
+    if not body or _LICENSE.search(body.split("\n\n", 1)[0]):
+        return ""   # a licence notice (documentation may name its licence further down)
+    return body
 
 
 # --- without a parse tree -----------------------------------------------------
@@ -967,9 +1223,12 @@ def extract(text: str, path: str) -> dict[str, Any]:
     else:
         tree = _parse(_parser(cuda), source)
         reason = f"parsing took over {PARSE_SECONDS:g} s"
+    docs = _DocComments(text, prepared)
     if tree is None:
         for line, _column, match in scan_preprocessor(text, dead):
             symbol, include = _directive_facts(line, match)
+            if include is None and (doc := docs.above(line - 1)):
+                symbol["doc"] = doc
             symbols.append(symbol)
             if include:
                 imports.append(include)
@@ -978,7 +1237,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
         result["parsed"] = False
         return _finish(result, symbols, imports)
     root = tree.root_node
-    walker = _Walker(source, _fields(cuda))
+    walker = _Walker(source, _fields(cuda), docs)
     walker.walk(root)
     walker.finish()
     symbols, imports = walker.symbols, walker.imports
@@ -986,6 +1245,8 @@ def extract(text: str, path: str) -> dict[str, Any]:
         if line in walker.preproc_lines or not _is_directive(root, line, column):
             continue
         symbol, include = _directive_facts(line, match)
+        if include is None and (doc := docs.above(line - 1)):
+            symbol["doc"] = doc
         symbols.append(symbol)
         if include:
             imports.append(include)

@@ -1,6 +1,8 @@
-"""Makefiles: targets, variables, ``define`` macros and included makefiles."""
+"""Makefiles: targets, variables, ``define`` macros, included makefiles, and the files an
+``install`` target copies."""
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import Any
 
@@ -16,14 +18,59 @@ _SPECIAL = frozenset((".PHONY", ".SUFFIXES", ".DEFAULT", ".PRECIOUS", ".INTERMED
                       ".NOTPARALLEL", ".ONESHELL", ".POSIX", ".NOTINTERMEDIATE"))
 
 
+# ``install -m 644 include/a.h $(DESTDIR)...``, ``cp include/*.h ...``, ``$(INSTALL_DATA) a.h ...``
+_COPY_COMMAND = re.compile(r"^(?:install|cp|\$[({]INSTALL\w*[)}]|\$[({]CP[)}])$")
+_COMMAND_SPLIT = re.compile(r"&&|\|\||;")
+
+
+def _installed(source: bytes, recipe: Any, folder: str) -> list[dict[str, Any]]:
+    """The tree's files that the copy commands of an install target's recipe name, per line: a
+    plain relative path (no variable, no option); ``dir/*.h`` is every ``.h`` under ``dir``."""
+    found: list[dict[str, Any]] = []
+    for line_node in recipe.named_children:
+        if line_node.type != "recipe_line":
+            continue
+        files: list[str] = []
+        folders: dict[str, list[str]] = {}
+        for command in _COMMAND_SPLIT.split(ts.text_of(source, line_node).replace("\\\n", " ")):
+            words = command.split()
+            if words:   # ``@install``, ``-cp``: echo and error prefixes
+                words[0] = words[0].lstrip("@-+")
+            if not words or not _COPY_COMMAND.match(words[0]):
+                continue
+            for word in words[1:]:
+                word = word.strip("'\"")
+                if (word.startswith(("-", "/")) or "$" in word or "." not in posixpath.basename(word)
+                        or word.isdigit()):
+                    continue
+                path = posixpath.normpath(posixpath.join(folder, word))
+                if path.startswith(".."):
+                    continue
+                if "*" in posixpath.dirname(path):
+                    continue
+                if "*" in path:
+                    folders.setdefault(posixpath.dirname(path), []).append(posixpath.basename(path))
+                else:
+                    files.append(path)
+        entry: dict[str, Any] = {"line": ts.line_of(line_node)}
+        if files:
+            entry["files"] = files
+        for where, match in folders.items():
+            found.append({"line": entry["line"], "folders": [where], "match": match})
+        if files:
+            found.append(entry)
+    return found
+
+
 def extract(text: str, path: str) -> dict[str, Any]:
-    """Targets, variables and includes of a Makefile."""
+    """Targets, variables, includes and installed files of a Makefile."""
     parsed = ts.parse(text, GRAMMAR)
     if parsed is None:
         return ts.too_large(text)
     tree, source = parsed
     symbols: list[dict[str, Any]] = []
     imports: list[dict[str, Any]] = []
+    installs: list[dict[str, Any]] = []
     stack = list(reversed(tree.root_node.named_children))
     while stack:
         node = stack.pop()
@@ -39,6 +86,8 @@ def extract(text: str, path: str) -> dict[str, Any]:
                     if rule_line:
                         symbol["signature"] = rule_line
                     symbols.append(symbol)
+                if name.startswith("install") and recipe is not None:   # ``install:``, ``install-headers:``
+                    installs.extend(_installed(source, recipe, posixpath.dirname(path)))
             pattern = node.child_by_field_name("target")  # ``$(OBJS): %.o: %.c``
             for word in pattern.named_children if pattern is not None else []:
                 symbols.append(ts.definition(source, ts.text_of(source, word), "target", word,
@@ -70,4 +119,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
                 symbols.append({"name": module, "kind": "include", "line": ts.line_of(node)})
         if kind in _BRANCHES:
             stack.extend(reversed(node.named_children))  # both branches define
-    return ts.finish(symbols, imports, ts.leading_doc(source, tree.root_node), tree)
+    found = ts.finish(symbols, imports, ts.leading_doc(source, tree.root_node), tree)
+    if installs:
+        found["installs"] = installs
+    return found

@@ -13,9 +13,11 @@ MAX_COMMENT_CHARS = 600
 MAX_COMMENT_LINES = 40
 
 # Comment lines that speak to tools, not readers.
+# ``type``, ``pragma``, ``fmt`` ... are tool words only before a colon (``# type: ignore``):
+# ``# Type of the widget.`` is documentation.
 _DIRECTIVE = re.compile(
-    r"^(?:-\*-|\s*(?:vim?|ex):|\s*(?:mypy|noqa|type|pylint|flake8|ruff|fmt|isort|pyre|pyright"
-    r"|pragma|clang-format|NOLINT\w*|cython|distutils|SPDX-License-Identifier)\b)"
+    r"^(?:-\*-|\s*(?:vim?|ex):|\s*(?:mypy|type|pylint|flake8|ruff|fmt|isort|pyright|pragma|cython|distutils)[ \t]*:"
+    r"|\s*(?:noqa|pyre-\w+|clang-format|NOLINT\w*|SPDX-License-Identifier)\b)"
     r"|coding[:=]",
     re.IGNORECASE,
 )

@@ -69,6 +69,8 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
     docs_path, kw_path = layout.docs_page(rel), layout.kw_page(rel)
     src_link = source_link(config, kw_path, rel)
     entries = model.symbol_entries(facts)
+    if links and links.get("findings"):   # rules decided when linking (a header a build file installs)
+        facts = model.with_link_findings(facts, links["findings"])
     docs_model = model.file_docs_model(
         facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link,
         entries=entries, keep_empty=config.empty_sections == "keep")

@@ -172,6 +172,20 @@ def symbol_entries(facts: Facts) -> list[dict]:
             for s, depth in zip(symbols, _depths(symbols))]
 
 
+def with_link_findings(facts: Facts, found: Mapping[str, list]) -> Facts:
+    """``facts`` with the findings of the rules linking decides added to its own; a purpose
+    found so replaces the fallback's ("source code with no documentation of its own")."""
+    findings = dict(facts.get("findings", {}))
+    tags = list(findings.get("tags", []))
+    for section, messages in found.items():
+        if not isinstance(messages, list) or not messages:
+            continue
+        if section == "purpose" and "unclassified" in tags:
+            findings[section], tags = [], [tag for tag in tags if tag != "unclassified"]
+        findings[section] = sorted(set(findings.get(section, [])) | set(messages))
+    return {**facts, "findings": {**findings, "tags": tags}}
+
+
 class DocsInput:
     """What the sections of one file's docs page are made from, and what several of them
     share, worked out once (``entries``: ``symbol_entries(facts)``, if already made)."""

@@ -50,7 +50,7 @@ SECRET_LABEL_WIDTH = 20
 """Longest masked secret shown in a finding: its kept prefix and some stars are enough."""
 
 TRIGGERS: tuple[str, ...] = ("paths", "imports", "decorators", "bases", "symbols", "defines", "calls",
-                             "annotated", "text")
+                             "annotated", "text", "installed")
 
 PLACEHOLDERS: frozenset[str] = frozenset(
     {"path", "name", "folder", "folder_name", "where", "project", "type", "language", "match", "matches"})
@@ -101,6 +101,7 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     "symbols": (_string_list, "a list of symbol names"),
     "defines": (_string_list, "a list of defined function, method or class names"),
     "annotated": (_of_type(bool), "true or false"),
+    "installed": (_of_type(bool), "true or false (a build file installs the file: decided when linking)"),
     "calls": (_string_list, "a list of called names"),
     "if_args": (_string_table, "a table of argument = regex"),
     "unless_args": (_string_table, "a table of argument = regex"),
@@ -198,6 +199,7 @@ class Rule:
     defines: re.Pattern | None
     calls: re.Pattern | None
     annotated: bool
+    installed: bool     # fires only in the link step, for a file a build file installs
     if_args: tuple[tuple[str, re.Pattern], ...]
     unless_args: tuple[tuple[str, re.Pattern], ...]
     text: tuple[re.Pattern, ...]
@@ -309,6 +311,7 @@ def _compile(spec: dict[str, Any], source: str) -> Rule:
         defines=_name_regex(spec.get("defines", [])),
         calls=_call_regex(spec.get("calls", [])),
         annotated=spec.get("annotated", False),
+        installed=spec.get("installed", False),
         if_args=args("if_args"), unless_args=args("unless_args"),
         text=tuple(_regex(p, where, "text") for p in spec.get("text", [])),
         text_ignore=tuple(_regex(p, where, "text_ignore") for p in spec.get("text_ignore", [])),
@@ -585,11 +588,27 @@ class RuleSet:
         result["secret_lines"] = sorted({context.scanned.line_of(span.start) for span in context.spans()})
         return result
 
+    def installed_findings(self, path: str, language: str, build: str, line: int) -> dict[str, list[str]]:
+        """Findings of the ``installed = true`` rules for a file that the build file ``build``
+        installs at ``line`` (what linking joins from the build files' facts), per section;
+        ``{matches}`` names the build file and line."""
+        context = _Context(self, {"path": path, "language": language}, None, [])
+        out: dict[str, list[str]] = {}
+        for rule in self.rules:
+            if not rule.installed or (rule.languages is not None and language not in rule.languages):
+                continue
+            if rule.exclude_paths is not None and rule.exclude_paths.match(path):
+                continue
+            if rule.paths is not None and not rule.paths.match(path):
+                continue
+            out.setdefault(rule.section, []).append(context.format(rule, [build], [line]))
+        return {section: sorted(set(messages)) for section, messages in out.items()}
+
     def _rules_for(self, language: str) -> tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]:
         """The rules for a language: decided by folder alone, other ordinary rules, fallbacks."""
         cached = self._by_language.get(language)
-        if cached is None:
-            usable = [r for r in self.rules if r.languages is None or language in r.languages]
+        if cached is None:   # ``installed`` rules wait for the link step (``installed_findings``)
+            usable = [r for r in self.rules if (r.languages is None or language in r.languages) and not r.installed]
             cached = (tuple(r for r in usable if r.folder_only),
                       tuple(r for r in usable if not r.fallback and not r.folder_only),
                       tuple(r for r in usable if r.fallback))
