@@ -9,7 +9,7 @@ with a page: every Markdown page ends in ``.md`` and every site file in
 shares a folder with it.
 
 A page is rendered from its Markdown alone (cmark-gfm, tables, heading anchors,
-code highlighted by Pygments' class-based formatter), then sanitized with nh3 as
+code highlighted by ``kwdocs.site.highlight``), then sanitized with nh3 as
 if the Markdown were hostile: only the tags and attributes the pages need survive.
 A docs page's source is highlighted straight from its text, one anchored line
 (``#L208``) per row.
@@ -20,32 +20,26 @@ from __future__ import annotations
 
 import hashlib
 import html as html_lib
-import io
 import multiprocessing
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import cmarkgfm
 import jinja2
 import nh3
 from cmarkgfm import cmark
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import TextLexer, get_lexer_by_name
-from pygments.token import Name, Punctuation, Text, Whitespace
-from pygments.util import ClassNotFound
 
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.pages.layout import html_page
-from kwdocs.site import search
+from kwdocs.site import highlight as highlighting, search
+from kwdocs.site.highlight import highlight
 from kwdocs.store import writer as output
 from kwdocs.store.state import HTML_MANIFEST
 
@@ -55,8 +49,6 @@ MANIFEST = HTML_MANIFEST     # in the state folder: what each HTML page was rend
 PAGE_TEMPLATE = "html/page.html.j2"
 STATIC_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg")
 PYGMENTS_CSS = "pygments.css"
-PYGMENTS_STYLE = "friendly"
-PYGMENTS_DARK_STYLE = "monokai"
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; form-action 'none'")
@@ -142,12 +134,10 @@ def _anchor_headings(body: str) -> str:
 
 def _highlight_blocks(body: str) -> str:
     """Code blocks of the prose (a docstring's example, say), highlighted by their info string."""
-    def highlight(match: re.Match) -> str:
-        code = html_lib.unescape(match.group(2))
-        out = io.StringIO()
-        _FORMATTER.format(_tokens(code, match.group(1) or ""), out)
-        return f'<div class="codehilite"><pre><code>{out.getvalue()}</code></pre></div>'
-    return _CODE_BLOCK.sub(highlight, body)
+    def block(match: re.Match) -> str:
+        code = "\n".join(highlight(html_lib.unescape(match.group(2)), match.group(1) or ""))
+        return f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>'
+    return _CODE_BLOCK.sub(block, body)
 
 
 CMARK_EXTENSIONS = ["table", "strikethrough", "autolink"]
@@ -232,34 +222,10 @@ def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
     return start, close + len(fence) + 2, opening.group(2).strip(), text
 
 
-def _lexer(info: str) -> Lexer:
-    try:
-        return get_lexer_by_name(info) if info else TextLexer()
-    except ClassNotFound:
-        return TextLexer()
-
-
-def _tokens(text: str, info: str) -> Iterator[tuple[Any, str]]:
-    """Pygments' tokens, with blanks, plain names and punctuation as plain text: neither style
-    colours them apart from the text, and a span around each made the page twice as large."""
-    for kind, value in _lexer(info).get_tokens(text):
-        yield (Text if kind is Name or kind is Punctuation or kind in Whitespace else kind), value
-
-
-_FORMATTER = HtmlFormatter(nowrap=True)
-
-
-def source_block(text: str, info: str) -> str:
-    """The highlighted source, each line with its number and anchor (``#L208``).
-
-    Pygments escapes every character of the source and closes its spans at each line end,
-    so lines can be split after formatting."""
-    out = io.StringIO()
-    _FORMATTER.format(_tokens(text, info), out)
-    # quotes need no escaping in text, and Pygments' own attributes (class names) hold none
-    lines = out.getvalue().replace("&quot;", '"').replace("&#39;", "'").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+def source_block(text: str, info: str, links: Mapping[str, str] | None = None) -> str:
+    """The highlighted source, each line with its number and anchor (``#L208``); identifiers
+    that ``links`` names link to their definitions."""
+    lines = highlight(text, info, links)
     # an empty anchor per line: its number is drawn by the stylesheet (a CSS counter) and made a
     # link by the script, so copying the source copies no numbers, and a line costs a few bytes
     rows = "\n".join(f'<a id="L{number}"></a>{line}' for number, line in enumerate(lines, 1))
@@ -385,23 +351,21 @@ def write_static(config: Config) -> int:
     folder = site_root(config) / STATIC_FOLDER
     written = sum(output.write_if_changed(config.out, folder / name, _static_source(config, name).read_bytes())
                   for name in STATIC_FILES)
-    css = HtmlFormatter(style=PYGMENTS_STYLE).get_style_defs(".codehilite")
-    dark = HtmlFormatter(style=PYGMENTS_DARK_STYLE)
-    css += "\n" + dark.get_style_defs(':root[data-theme="dark"] .codehilite')
-    css += ("\n@media (prefers-color-scheme: dark) {\n"
-            + dark.get_style_defs(':root:not([data-theme="light"]) .codehilite') + "\n}")
-    return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, css + "\n")
+    return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, highlighting.stylesheet())
 
 
 @per_config
 def render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
-    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest = hashlib.sha256(Path(__file__).read_bytes() + Path(highlighting.__file__).read_bytes())
     environment = _environment(config.templates)
     loader = environment.loader     # _environment always gives one
     digest.update(loader.get_source(environment, PAGE_TEMPLATE)[0].encode())  # type: ignore[union-attr]
-    for package in ("cmarkgfm", "pygments", "nh3"):
-        digest.update(f"{package}={metadata.version(package)}".encode())
+    for package in ("cmarkgfm", "pygments", "nh3", "tree-sitter", *highlighting.grammar_packages()):
+        try:
+            digest.update(f"{package}={metadata.version(package)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{package} absent".encode())
     digest.update(config.project_name.encode())
     return digest.hexdigest()
 
