@@ -38,6 +38,7 @@ from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts, identity as facts_identity
 from kwdocs.pages import compose as pages, keywords, layout, model
+from kwdocs.pages.formats import file_page_paths, formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import RuleSet
 from kwdocs.scan import folder_of
@@ -550,11 +551,13 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
         raise StateDamaged(f"the links of {unit or '.'} are not those of its files")
     manifest = load_shard(config, PAGES, unit, strict=True).get("files", {})
     renderer = renderer_for(config)
-    keys = [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
+    formats = formats_for(config)
+    keys = [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)] + [
+        output_format.key() for output_format in formats]
     siblings = model.siblings_of(tuple(folder_names))
     mask = rules_for(config).mask_secrets
     out = os.fspath(config.out)   # pages named as text: a Path for each took longer than checking it
-    written = removed = 0
+    written = removed = html_written = html_removed = 0
     new_manifest: dict[str, str] = {}
     related_of: dict[str, list[str]] = {}
     for rel, facts in sorted(facts_by_file.items()):
@@ -572,19 +575,34 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
             except OSError:
                 data = None
             view = pages.source_view(config, facts, data, mask)
-            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view)
+            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view, formats)
             if shared is not None and facts.get("sha256"):
                 shared.made[rel] = texts
         for page, text in texts.items():
-            written += output.write_if_changed(config.out, os.path.join(out, page), text)
+            changed = output.write_if_changed(config.out, os.path.join(out, page), text)
+            if page.endswith(".md"):
+                written += changed
+            else:
+                html_written += changed
     for rel in sorted(set(manifest) - set(new_manifest)):
-        removed += output.remove(config.out, config.out / layout.docs_page(rel))
-        removed += output.remove(config.out, config.out / layout.kw_page(rel))
+        gone = _remove_file_pages(config, rel)
+        removed += gone[0]
+        html_removed += gone[1]
     save_shard(config, PAGES, unit, {"files": new_manifest})
+    counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
     if shared is None:
-        return {"written": written, "removed": removed}
+        return counts
     from kwdocs.store.cache import said
-    return {"written": written, "removed": removed, "cache_stored": shared.store(), "cache_said": said()}
+    return counts | {"cache_stored": shared.store(), "cache_said": said()}
+
+
+def _remove_file_pages(config: Config, rel: str) -> tuple[int, int]:
+    """Remove the pages of a file that went away, in every format: (Markdown pages, others) removed."""
+    counts = [0, 0]
+    for page in (layout.docs_page(rel), layout.kw_page(rel)):
+        for form in written_forms(config, page):
+            counts[form != page] += output.remove(config.out, config.out / form)
+    return counts[0], counts[1]
 
 
 class SharedPages:
@@ -611,7 +629,7 @@ class SharedPages:
             try:
                 texts = cache.decode(data, self.claims[rel])
                 # only this file's two pages: an entry never names where kwdocs writes
-                if not isinstance(texts, dict) or set(texts) != {layout.docs_page(rel), layout.kw_page(rel)} \
+                if not isinstance(texts, dict) or set(texts) != file_page_paths(config, rel) \
                         or not all(isinstance(text, str) for text in texts.values()):
                     raise ValueError("its pages are not this file's")
                 self.found[rel] = texts
@@ -934,7 +952,6 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
                 continue
             if kind == PAGES:
                 for rel in sorted(rel for rel in data.get("files", {}) if not still_held(rel)):
-                    removed += output.remove(config.out, config.out / layout.docs_page(rel))
-                    removed += output.remove(config.out, config.out / layout.kw_page(rel))
+                    removed += _remove_file_pages(config, rel)[0]
             output.remove(config.out, path)
     return removed

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import io
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from html import escape
 from typing import Any
@@ -49,7 +49,7 @@ CLASSES = {
     "keyword": "k", "conditional": "k", "repeat": "k", "include": "k", "exception": "k", "preproc": "k",
     "string": "s", "comment": "c", "number": "m", "boolean": "kc", "constant.builtin": "kc",
     "function.builtin": "nb", "type.builtin": "nb", "variable.builtin": "nb",
-    "function": "nf", "method": "nf", "type": "nc", "constructor": "nc", "attribute": "nd",
+    "function": "nf", "method": "nf", "type": "nc", "attribute": "nd",
 }
 # which class a range captured twice keeps: strings and comments hold everything inside them
 _RANK = {name: rank for rank, name in enumerate(("c", "s", "k", "kc", "nb", "nd", "nf", "nc", "m"))}
@@ -58,6 +58,9 @@ _NAMES = frozenset({"nf", "nc", "nb"})
 
 PYGMENTS_LIMIT = 100_000
 """A file without a grammar and larger than this (in characters) is shown unhighlighted."""
+
+
+_CAPTURE = re.compile(r"@([\w.]+)")
 
 
 def _class_of(capture: str) -> str | None:
@@ -82,6 +85,10 @@ def _query(info: str) -> tuple[str, str, Query] | None:
         name = query.capture_name(index)
         if _class_of(name) is None:     # operators, punctuation, plain variables: fewer nodes, fewer spans
             query.disable_capture(name)
+    for index in range(query.pattern_count):    # and patterns that would capture only those: less matching
+        names = _CAPTURE.findall(source, query.start_byte_for_pattern(index), query.end_byte_for_pattern(index))
+        if names and all(_class_of(name) is None for name in names):
+            query.disable_pattern(index)
     return module, function, query
 
 
@@ -129,17 +136,23 @@ def _tree_sitter(text: str, info: str, links: Mapping[str, str] | None) -> str |
         rank = _RANK[cls]
         spans.extend((node.start_byte, -node.end_byte, rank, cls) for node in nodes)
     spans.sort()
+    # byte offsets are character offsets in an ASCII text: slice it rather than decode pieces
+    piece = text.__getitem__ if len(data) == len(text) else _decoder(data)
     out: list[str] = []
     position = 0
     for start, negative_end, _, cls in spans:
         if start < position or start == -negative_end:
             continue    # inside (or across) a range already shown, or empty
         if start > position:
-            out.append(_plain(data[position:start].decode("utf-8", "surrogatepass"), links))
+            out.append(_plain(piece(slice(position, start)), links))
         position = -negative_end
-        out.append(_span(cls, data[start:position].decode("utf-8", "surrogatepass"), links))
-    out.append(_plain(data[position:].decode("utf-8", "surrogatepass"), links))
+        out.append(_span(cls, piece(slice(start, position)), links))
+    out.append(_plain(piece(slice(position, None)), links))
     return "".join(out)
+
+
+def _decoder(data: bytes) -> Callable[[slice], str]:
+    return lambda part: data[part].decode("utf-8", "surrogatepass")
 
 
 # ---------------------------------------------------------------- Pygments, for the rest

@@ -18,26 +18,30 @@ is data loaded by the site's script, so adding a file re-renders no other page.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import html as html_lib
 import multiprocessing
 import posixpath
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import cmarkgfm
 import jinja2
 import nh3
 from cmarkgfm import cmark
+from markupsafe import Markup
 
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.pages.layout import html_page
+from kwdocs.pages.render import ModelEnvironment, human_size
 from kwdocs.site import highlight as highlighting, search
 from kwdocs.site.highlight import highlight
 from kwdocs.store import writer as output
@@ -90,6 +94,16 @@ def site_href(md_page: str, href: str) -> str:
     """
     if not href or href.startswith(("#", "/")):
         return href
+    path, hash_mark, anchor = href.partition("#")
+    if path.endswith(".md") and ":" not in path and "?" not in path:
+        # what ``layout.link`` writes, ``./`` or some ``../`` then names: no parsing needed
+        ups = 0
+        while path.startswith("../", ups * 3):
+            ups += 1
+        rest = path[ups * 3:]
+        if (ups or rest.startswith("./")) and ups <= md_page.count("/") and "./" not in rest[2:] \
+                and "/." not in rest:
+            return path[:-3] + ".html" + hash_mark + anchor
     parts = urlsplit(href)
     if parts.scheme or parts.netloc or not parts.path:
         return href
@@ -297,19 +311,37 @@ def name_links(body: str) -> str:
 
 def _environment(override: Path | None) -> jinja2.Environment:
     folders = ([str(override)] if override else []) + [str(shipped_templates())]
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                              trim_blocks=True, lstrip_blocks=True)
+    # page models are plain dicts: a key is looked up first (``block.items`` is a model's list)
+    environment = ModelEnvironment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                     trim_blocks=True, lstrip_blocks=True, auto_reload=False)
+    environment.filters.update(inline=_inline, slug=_slug, size=human_size, num=lambda value: f"{value:,}",
+                               codes=_codes, basename=posixpath.basename)
+    environment.globals.update(code_block=_code_block, heading=_heading)
+    return environment
 
 
 @per_config
-def _template(config: Config) -> jinja2.Template:
-    return _environment(config.templates).get_template(PAGE_TEMPLATE)
+def _environment_for(config: Config) -> jinja2.Environment:
+    return _environment(config.templates)
+
+
+def _template(config: Config, name: str = PAGE_TEMPLATE) -> jinja2.Template:
+    return _environment_for(config).get_template(name)
 
 
 def render_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> str:
     """The whole HTML page for one Markdown page (``md_page`` relative to the output root; ``subject``:
-    see ``describe``)."""
+    see ``describe``): the pages no format renders from their models yet (folder and keyword index pages)."""
+    kind = describe(md_page, subject)[0]
+    body = name_links(markdown_to_html(markdown_text, md_page))
+    if kind == "kw":
+        body = _KEYWORD_LINE.sub(_keyword_line_link, body)
+    return _page(config, md_page, body, subject)
+
+
+def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
+    """The layout around a page's body: header, folder tree, breadcrumbs, tabs, contents."""
     page = html_page(md_page)
     kind, subject, title = describe(md_page, subject)
     tabs = []
@@ -318,14 +350,119 @@ def render_site_page(config: Config, md_page: str, markdown_text: str, subject: 
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
-    body = name_links(markdown_to_html(markdown_text, md_page))
-    if kind == "kw":
-        body = _KEYWORD_LINE.sub(_keyword_line_link, body)
     return _template(config).render(
         csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
-        body=body, toc=contents(body))
+        body=Markup(body), toc=contents(body))
+
+
+# ---------------------------------------------------------------- the HTML format: pages from their models
+
+FILE_PAGE_SUFFIXES = (layout.DOCS_SUFFIX, layout.KW_SUFFIX)
+FILE_TEMPLATES = {"file_docs": "html/file_docs.html.j2", "file_kw": "html/file_kw.html.j2"}
+FRAGMENT_TAGS = {"a", "code", "em", "strong", "del", "br"}
+
+
+class HtmlFormat:
+    """The site's pages of a source file, from the models its Markdown pages are made of
+    (``kwdocs.pages.formats``): no Markdown is parsed again, only the model's short Markdown
+    sentences (``inline``)."""
+
+    name = "html"
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def page_path(self, md_page: str) -> str:
+        return f"{SITE_FOLDER}/{html_page(md_page)}"
+
+    def key(self) -> str:
+        return render_key(self.config)
+
+    def render(self, kind: str, model: dict, md_page: str) -> str:
+        page = html_page(md_page)
+        href = functools.partial(site_href, md_page)
+        body = _template(self.config, FILE_TEMPLATES[kind]).render(
+            model, md_page=md_page, href=href, spans=functools.partial(_spans, href),
+            source=functools.partial(_source, _source_links(model, page)))
+        return _page(self.config, md_page, body, model["path"])
+
+
+@per_config
+def html_format(config: Config) -> HtmlFormat:
+    return HtmlFormat(config)
+
+
+def _source_links(model: dict, page: str) -> dict[str, str] | None:
+    """Identifier -> href for the names of a source that the model maps to their definitions
+    (``source_names``: identifier -> (Markdown page, line)); None when it maps none."""
+    names = model.get("source_names")
+    if not names:
+        return None
+    links = {}
+    for name, (md_page, line) in names.items():
+        target = html_page(md_page)
+        links[name] = f"#L{line}" if target == page else layout.link(page, target, f"L{line}")
+    return links
+
+
+def _source(links: dict[str, str] | None, text: str, info: str) -> Markup:
+    return Markup(source_block(text, info, links))
+
+
+def _code_block(text: str, info: str) -> Markup:
+    """A code block of a docstring or doc comment, highlighted."""
+    code = "\n".join(highlight(text, info or ""))
+    return Markup(f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>')
+
+
+def _heading(level: int, anchor: str, text: str, code: str = "") -> Markup:
+    """A heading with its id and permalink (the ids the Markdown pages' headings get in the site)."""
+    inner = html_lib.escape(text, quote=False) + (f"<code>{html_lib.escape(code, quote=False)}</code>" if code else "")
+    anchor = html_lib.escape(anchor)
+    return Markup(f'<h{level} id="{anchor}">{inner}<a class="headerlink" href="#{anchor}">¶</a></h{level}>')
+
+
+def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
+    """A docstring's spans (``kwdocs.pages.docstrings``): text, and code linked when it names a
+    definition kwdocs knows."""
+    out = []
+    for span in items:
+        value = html_lib.escape(span["v"], quote=False)
+        if span["t"] != "code":
+            out.append(value)
+        elif span.get("link"):
+            out.append(f'<a href="{html_lib.escape(href(span["link"]))}"><code>{value}</code></a>')
+        else:
+            out.append(f"<code>{value}</code>")
+    return Markup("".join(out))
+
+
+def _codes(values: list[str], prefix: str = "") -> Markup:
+    return Markup(", ".join(f"<code>{html_lib.escape(prefix + value, quote=False)}</code>" for value in values))
+
+
+@jinja2.pass_context
+def _inline(context: Any, text: str) -> Markup:
+    """One of the model's Markdown sentences as HTML: converted (raw HTML left out) and
+    sanitized as the pages once were, links pointed at the site."""
+    if "](" in text or "<" in text:
+        return Markup(_inline_html(text, context.get("md_page", "")))
+    return Markup(_plain_inline_html(text))
+
+
+@functools.lru_cache(maxsize=4096)     # a folder's files share their role and pattern sentences
+def _plain_inline_html(text: str) -> str:
+    return _inline_html(text, "")
+
+
+def _inline_html(text: str, md_page: str) -> str:
+    converted = cmarkgfm.markdown_to_html_with_extensions(text, extensions=["strikethrough"]).strip()
+    if converted.startswith("<p>") and converted.endswith("</p>") and converted.count("<p>") == 1:
+        converted = converted[3:-4]
+    return nh3.clean(converted, tags=FRAGMENT_TAGS, attributes={"a": {"href"}}, url_schemes=URL_SCHEMES,
+                     attribute_filter=_attribute_filter(md_page), strip_comments=True, link_rel=None)
 
 
 def write_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> bool:
@@ -360,7 +497,8 @@ def render_key(config: Config) -> str:
     digest = hashlib.sha256(Path(__file__).read_bytes() + Path(highlighting.__file__).read_bytes())
     environment = _environment(config.templates)
     loader = environment.loader     # _environment always gives one
-    digest.update(loader.get_source(environment, PAGE_TEMPLATE)[0].encode())  # type: ignore[union-attr]
+    for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values()):
+        digest.update(loader.get_source(environment, name)[0].encode())  # type: ignore[union-attr]
     for package in ("cmarkgfm", "pygments", "nh3", "tree-sitter", *highlighting.grammar_packages()):
         try:
             digest.update(f"{package}={metadata.version(package)}".encode())
@@ -421,6 +559,8 @@ def build_site(config: Config) -> dict:
     todo: list[tuple[str, str | None]] = []
     removed = 0
     for md_page in pages:
+        if md_page.endswith(FILE_PAGE_SUFFIXES):
+            continue    # the render step made their HTML from their models (HtmlFormat)
         source = config.out / md_page
         stamp = output.stamp(source)
         if stamp is None:
@@ -437,7 +577,8 @@ def build_site(config: Config) -> dict:
         recorded[md_page] = [*stamp, sha]
     written = _render_all(config, todo)
     for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
-        removed += remove_site_page(config, md_page)
+        if not md_page.endswith(FILE_PAGE_SUFFIXES):
+            removed += remove_site_page(config, md_page)
     assets = write_static(config)
     data_written = search.write_site_data(config, subjects, site / STATIC_FOLDER)
     output.write_json(config.out, manifest_path, {"key": key, "pages": recorded})

@@ -1,0 +1,68 @@
+"""The site's file pages are made from the page models (the HTML format), not from the written Markdown."""
+from __future__ import annotations
+
+import re
+
+import cmarkgfm
+
+from kwdocs.pages import model
+from tests.conftest import run_kwdocs
+
+SHAPES = ('import os\n\n\nclass Shape:\n    """A <b>shape</b> & its `area`."""\n\n'
+          '    def area(self, r: int) -> float:\n        """Area of ``r``.\n\n        Example::\n\n'
+          '            >>> Shape().area(1)\n        """\n        return helper(r)\n\n\n'
+          'def helper(r):\n    return 3.14 * r * r  # Shape here is a comment\n')
+
+
+def test_file_pages_are_rendered_from_their_models_without_parsing_markdown(tmp_path, monkeypatch):
+    convert = cmarkgfm.markdown_to_html_with_extensions
+
+    def no_whole_page(text, *args, **kwargs):
+        assert not text.lstrip().startswith(("# Documentation:", "# Keyword Index:")), "a file page was parsed"
+        return convert(text, *args, **kwargs)
+
+    monkeypatch.setattr(cmarkgfm, "markdown_to_html_with_extensions", no_whole_page)
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "shapes.py").write_text(SHAPES)
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    site = tree / "kwdocs-out" / "site" / "pkg"
+    docs = (site / "shapes.py_docs.html").read_text()
+    article = docs[docs.index("<article"):docs.index("</article>")]
+    assert "<b>" not in article and "&lt;b&gt;shape&lt;/b&gt;" in article        # the docstring stays text
+    for heading in ("file-metadata", "original-source", "detailed-analysis", "dependencies", "cross-references"):
+        assert f'<h2 id="{heading}">' in article and f'href="#{heading}"' in article
+    # every "(line N)" of a definition or an import is a link to its source line
+    assert not re.search(r"\(line \d+\)", re.sub(r"<a [^>]*>line \d+</a>", "", article))
+    assert '<code>area</code></strong> <code>(self, r: int) -&gt; float</code> (<a class="kwdocs-line-ref" ' \
+           'href="#L7">line 7</a>)' in article
+    assert '<a href="./shapes.py_kw.html"><code>shapes.py</code> keywords</a>' in article   # names, not page files
+    kw = (site / "shapes.py_kw.html").read_text()
+    assert '<a href="./shapes.py_docs.html#l4-class-shape">class, line 4</a> ' \
+           '<a class="kwdocs-line-ref" href="./shapes.py_docs.html#L4">source</a>' in kw
+    assert '<a href="../../../pkg/shapes.py"><code>pkg/shapes.py</code></a>' in kw   # one more level up
+
+
+def test_names_the_model_maps_link_from_the_source_to_their_definitions(tmp_path, monkeypatch):
+    """``source_names`` (identifier -> Markdown page and line), when the model has it, links the
+    source's identifiers; names inside strings and comments stay text."""
+    made = model.file_docs_model
+
+    def with_names(facts, **kwargs):
+        found = made(facts, **kwargs)
+        if facts["path"] == "pkg/shapes.py":
+            found["source_names"] = {"helper": ("pkg/shapes.py_docs.md", 17), "Shape": ("pkg/shapes.py_docs.md", 4),
+                                     "os": ("lib/os.py_docs.md", 1)}
+        return found
+
+    monkeypatch.setattr(model, "file_docs_model", with_names)
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "shapes.py").write_text(SHAPES)
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    docs = (tree / "kwdocs-out" / "site" / "pkg" / "shapes.py_docs.html").read_text()
+    lines = {int(number): text for number, text in re.findall(r'<a id="L(\d+)"></a>(.*)', docs)}
+    assert '<a href="#L17">helper</a></span>(r)' in lines[14]
+    assert '<a href="../lib/os.py_docs.html#L1">os</a>' in lines[1]
+    assert '<a href="#L4">Shape</a>' in lines[4]
+    assert "<a " not in lines[18].partition("#")[2] and "<a " not in lines[5]     # comment, docstring
