@@ -39,7 +39,7 @@ def test_file_pages_are_rendered_from_their_models_without_parsing_markdown(tmp_
     assert '<a href="./shapes.py_kw.html"><code>shapes.py</code> keywords</a>' in article   # names, not page files
     kw = (site / "shapes.py_kw.html").read_text()
     assert '<a href="./shapes.py_docs.html#l4-class-shape">class, line 4</a> ' \
-           '<a class="kwdocs-line-ref" href="./shapes.py_docs.html#L4">source</a>' in kw
+           '<a href="./shapes.py_docs.html#L4">source</a>' in kw
     assert '<a href="../../../pkg/shapes.py"><code>pkg/shapes.py</code></a>' in kw   # one more level up
 
 
@@ -62,7 +62,7 @@ def test_names_the_model_maps_link_from_the_source_to_their_definitions(tmp_path
     assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
     docs = (tree / "kwdocs-out" / "site" / "pkg" / "shapes.py_docs.html").read_text()
     lines = {int(number): text for number, text in re.findall(r'<a id="L(\d+)"></a>(.*)', docs)}
-    assert '<a href="#L17">helper</a></span>(r)' in lines[14]
+    assert '<a href="#L17">helper</a>(r)' in lines[14]
     assert '<a href="../lib/os.py_docs.html#L1">os</a>' in lines[1]
     assert '<a href="#L4">Shape</a>' in lines[4]
     assert "<a " not in lines[18].partition("#")[2] and "<a " not in lines[5]     # comment, docstring

@@ -8,8 +8,8 @@ dark, colours both kinds of output.  A language without a grammar goes through
 Pygments; a large file without one is shown as plain escaped text (Pygments' regular
 expressions take seconds on it).
 
-The result is a list of lines of escaped HTML, each closing every span it opens, so a
-caller can put an anchor before each line.  Given ``links`` (identifier -> href), an
+The result is a list of lines of escaped HTML; a token of many lines (a docstring) is one
+span across them, so an anchor put before each line may sit inside a span.  Given ``links`` (identifier -> href), an
 identifier outside strings and comments is wrapped in a link to its definition.
 """
 from __future__ import annotations
@@ -61,6 +61,7 @@ PYGMENTS_LIMIT = 100_000
 
 
 _CAPTURE = re.compile(r"@([\w.]+)")
+_CALL = re.compile(r"\(\s*\(?\s*\w*(?:call|invocation)\w*\b")    # a pattern whose node is a call
 
 
 def _class_of(capture: str) -> str | None:
@@ -85,9 +86,13 @@ def _query(info: str) -> tuple[str, str, Query] | None:
         name = query.capture_name(index)
         if _class_of(name) is None:     # operators, punctuation, plain variables: fewer nodes, fewer spans
             query.disable_capture(name)
-    for index in range(query.pattern_count):    # and patterns that would capture only those: less matching
-        names = _CAPTURE.findall(source, query.start_byte_for_pattern(index), query.end_byte_for_pattern(index))
-        if names and all(_class_of(name) is None for name in names):
+    for index in range(query.pattern_count):
+        text = source[query.start_byte_for_pattern(index):query.end_byte_for_pattern(index)]
+        names = _CAPTURE.findall(text)
+        # patterns that would capture only those (less matching), and calls: as in Pygments' output,
+        # a definition's name is coloured, not every use of it (a span for each doubled the pages)
+        if names and (all(_class_of(name) is None for name in names) or (
+                _CALL.match(text) and all(_class_of(name) in (None, "nf") for name in names))):
             query.disable_pattern(index)
     return module, function, query
 
@@ -111,11 +116,10 @@ def _plain(text: str, links: Mapping[str, str] | None) -> str:
 
 
 def _span(cls: str, text: str, links: Mapping[str, str] | None) -> str:
-    """One highlighted token, closed and opened again at each line end."""
+    """One highlighted token; a docstring or comment of many lines is one span across them (a
+    span per line was a tenth of a page)."""
     href = links.get(text) if links and cls in _NAMES else None
     inner = f'<a href="{escape(href)}">{text}</a>' if href is not None else escape(text, quote=False)
-    if "\n" in inner:
-        inner = inner.replace("\n", f'</span>\n<span class="{cls}">')
     return f'<span class="{cls}">{inner}</span>'
 
 
@@ -187,7 +191,7 @@ def _pygments(text: str, info: str) -> str:
 
 
 def highlight(text: str, info: str, links: Mapping[str, str] | None = None) -> list[str]:
-    """``text`` as lines of escaped, highlighted HTML (no line ends; each line closes its spans).
+    """``text`` as lines of escaped, highlighted HTML (no line ends; a span may go on over lines).
 
     ``links`` maps an identifier to the href of its definition; identifiers outside strings and
     comments that it names become links (only with a grammar: Pygments' output is left as it is)."""

@@ -351,7 +351,7 @@ def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
     return _template(config).render(
-        csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
+        csp=Markup(CSP), title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
         body=Markup(body), toc=contents(body))
