@@ -66,3 +66,20 @@ def test_names_the_model_maps_link_from_the_source_to_their_definitions(tmp_path
     assert '<a href="../lib/os.py_docs.html#L1">os</a>' in lines[1]
     assert '<a href="#L4">Shape</a>' in lines[4]
     assert "<a " not in lines[18].partition("#")[2] and "<a " not in lines[5]     # comment, docstring
+
+
+def test_a_terminal_sees_progress_while_the_pages_and_the_site_are_made(tmp_path, monkeypatch, capsys):
+    from kwdocs.engine import summary
+
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(summary, "progress_wanted", lambda stream: True)
+    monkeypatch.setattr(summary.time, "monotonic", lambda: float(next(ticks)))   # every line drawn
+    tree = tmp_path / "tree"
+    for folder in ("a", "b", "c"):
+        (tree / folder).mkdir(parents=True)
+        (tree / folder / "m.py").write_text(f"def {folder}():\n    return 1\n")
+    assert run_kwdocs("build", "--src", str(tree), "--html", "-j", "1") == 0
+    lines = capsys.readouterr().err.replace("\x1b[K", "").split("\r")
+    assert any(line.startswith("kwdocs: 3/3 files") for line in lines), lines
+    rendered = [line for line in lines if line.startswith("kwdocs: pages of ")]
+    assert rendered and rendered[-1].startswith("kwdocs: pages of 3/3 files"), lines

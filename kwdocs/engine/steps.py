@@ -589,7 +589,8 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
         removed += gone[0]
         html_removed += gone[1]
     save_shard(config, PAGES, unit, {"files": new_manifest})
-    counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
+    counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed,
+              "files": len(facts_by_file)}
     if shared is None:
         return counts
     from kwdocs.store.cache import said
