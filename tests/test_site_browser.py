@@ -243,7 +243,7 @@ def test_a_definitions_line_link_scrolls_to_that_source_line(page, built, tmp_pa
     # the line's text follows its anchor, and the anchor is on screen below the sticky header
     source_line = (built.parent.parent / "geometry" / "shapes" / "circle.py").read_text().splitlines()[8]
     assert source_line.strip().startswith("class Circle")
-    after = line.evaluate("a => { let t = ''; for (let n = a.nextSibling; n && n.nodeName !== 'A'; n = n.nextSibling)"
+    after = line.evaluate("a => { let t = ''; for (let n = a.nextSibling; n && !(n.nodeName === 'A' && n.id); n = n.nextSibling)"
                           " t += n.textContent; return t; }")
     assert after.split("\n")[0] == source_line
     box = line.bounding_box()

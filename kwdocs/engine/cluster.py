@@ -41,7 +41,8 @@ from kwdocs.context import context_for
 from kwdocs.engine import steps
 from kwdocs.engine.workers import collector_paused
 from kwdocs.facts import Facts
-from kwdocs.pages import compose as pages, layout
+from kwdocs.pages import compose as pages
+from kwdocs.pages.formats import file_page_paths, formats_for
 from kwdocs.pages.render import Renderer, renderer_for
 from kwdocs.store.cache import warn
 
@@ -274,13 +275,13 @@ class RemotePages:
         self.found = found
         self.used = 0
 
-    def texts(self, rel: str, key: str) -> dict[str, str] | None:
-        """The pages of ``rel`` if rendered from ``key``, and only its two pages."""
+    def texts(self, config: Config, rel: str, key: str) -> dict[str, str] | None:
+        """The pages of ``rel`` if rendered from ``key``, and only its pages (in every format)."""
         made = self.found.get(rel)
         if made is None or made[0] != key:
             return None
         texts = made[1]
-        if set(texts) != {layout.docs_page(rel), layout.kw_page(rel)} or \
+        if set(texts) != file_page_paths(config, rel) or \
                 not all(isinstance(text, str) for text in texts.values()):
             return None
         self.used += 1
@@ -390,5 +391,6 @@ def render_remote(config: Config, settings: dict[str, Any],
         for facts, links, related, data in items:
             view = pages.source_view(config, facts, data, mask)
             found[facts["path"]] = (steps.page_key(facts, links, related, keys),
-                                    pages.file_pages(config, renderer, facts, links, related, view))
+                                    pages.file_pages(config, renderer, facts, links, related, view,
+                                                     formats_for(config)))
     return keys, found

@@ -197,7 +197,8 @@ class Rebuilder:
         self._settled(scanned, code)
         self._tasks = self._namespace(scanned)     # ready for the first save, which need not make it
         return Outcome([], [], [], counts.get("written", 0), counts.get("removed", 0),
-                       time.monotonic() - started, code, full=True)
+                       counts.get("html_written", 0), counts.get("html_removed", 0),
+                       seconds=time.monotonic() - started, code=code, full=True)
 
     def update(self, changes: Changes, rescanned: ScanResult | None = None,
                differences: tuple[list[str], list[str], list[str]] | None = None,
@@ -240,6 +241,7 @@ class Rebuilder:
             counts: dict[str, int] = {}
             outcome.code = run_build(self.config, jobs=1, quiet=True, stream=output, scanned=new, counts=counts)
             outcome.written, outcome.removed, outcome.full = counts.get("written", 0), counts.get("removed", 0), True
+            outcome.html_written, outcome.html_removed = counts.get("html_written", 0), counts.get("html_removed", 0)
             self._tasks = None
         self._settled(new, outcome.code, rescanned_snapshot if new is rescanned else None)
         if outcome.code != 0:

@@ -38,6 +38,7 @@ from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts, identity as facts_identity
 from kwdocs.pages import compose as pages, keywords, layout, model
+from kwdocs.pages.formats import file_page_paths, formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import RuleSet
 from kwdocs.scan import folder_of
@@ -791,34 +792,42 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     plan = render_plan(config, unit, folder_names, rels)
     facts_by_file, links, related_of, new_manifest = plan.facts, plan.links, plan.related, plan.keys
     renderer = renderer_for(config)
+    formats = formats_for(config)
     mask = rules_for(config).mask_secrets
     out = os.fspath(config.out)   # pages named as text: a Path for each took longer than checking it
-    written = removed = 0
+    written = removed = html_written = html_removed = 0
     todo = plan.todo
     remote = cluster_pages(config, unit) if todo else None
     shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
     for rel in todo:
         facts = facts_by_file[rel]
-        texts = remote.texts(rel, new_manifest[rel]) if remote is not None else None
+        texts = remote.texts(config, rel, new_manifest[rel]) if remote is not None else None
         if texts is None and shared is not None:
             texts = shared.found.get(rel)
         if texts is None:
             data = page_source(config, facts)
             view = pages.source_view(config, facts, data, mask)
-            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view)
+            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view, formats)
         if shared is not None and rel not in shared.found and facts.get("sha256"):
             shared.made[rel] = texts
         for page, text in texts.items():
-            written += output.write_if_changed(config.out, os.path.join(out, page), text)
+            changed = output.write_if_changed(config.out, os.path.join(out, page), text)
+            if page.endswith(".md"):
+                written += changed
+            else:
+                html_written += changed
     for rel in sorted(set(plan.manifest) - set(new_manifest)):
-        removed += output.remove(config.out, config.out / layout.docs_page(rel))
-        removed += output.remove(config.out, config.out / layout.kw_page(rel))
+        gone = _remove_file_pages(config, rel)
+        removed += gone[0]
+        html_removed += gone[1]
     save_shard(config, PAGES, unit, {"files": new_manifest})
+    counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed,
+              "files": len(facts_by_file)}
     if shared is None and not config.scheduler:
-        return {"written": written, "removed": removed}
+        return counts
     from kwdocs.store.cache import said
-    return {"written": written, "removed": removed, "cache_stored": shared.store() if shared else 0,
-            "cache_said": said(), "cluster_rendered": remote.used if remote else 0}
+    return counts | {"cache_stored": shared.store() if shared else 0, "cache_said": said(),
+                     "cluster_rendered": remote.used if remote else 0}
 
 
 class RenderPlan(NamedTuple):
@@ -836,7 +845,8 @@ class RenderPlan(NamedTuple):
 
 def file_page_keys(config: Config) -> list[str]:
     """What every file page depends on besides its own inputs: templates, settings, code."""
-    return [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)]
+    return [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)] + [
+        output_format.key() for output_format in formats_for(config)]
 
 
 def page_key(facts: Facts, links: dict | None, related: dict, keys: list[str]) -> str:
@@ -881,6 +891,15 @@ def cluster_pages(config: Config, unit: str):
     return cluster.pages_of(config, unit)
 
 
+def _remove_file_pages(config: Config, rel: str) -> tuple[int, int]:
+    """Remove the pages of a file that went away, in every format: (Markdown pages, others) removed."""
+    counts = [0, 0]
+    for page in (layout.docs_page(rel), layout.kw_page(rel)):
+        for form in written_forms(config, page):
+            counts[form != page] += output.remove(config.out, config.out / form)
+    return counts[0], counts[1]
+
+
 class SharedPages:
     """A unit's file pages in the shared cache, by the key that decides whether they are rendered
     again (facts, links, neighbours, templates, settings) and the link from a page to its
@@ -905,7 +924,7 @@ class SharedPages:
             try:
                 texts = cache.decode(data, self.claims[rel])
                 # only this file's two pages: an entry never names where kwdocs writes
-                if not isinstance(texts, dict) or set(texts) != {layout.docs_page(rel), layout.kw_page(rel)} \
+                if not isinstance(texts, dict) or set(texts) != file_page_paths(config, rel) \
                         or not all(isinstance(text, str) for text in texts.values()):
                     raise ValueError("its pages are not this file's")
                 self.found[rel] = texts
@@ -1229,7 +1248,6 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
                 continue
             if kind == PAGES:
                 for rel in sorted(rel for rel in data.get("files", {}) if not still_held(rel)):
-                    removed += output.remove(config.out, config.out / layout.docs_page(rel))
-                    removed += output.remove(config.out, config.out / layout.kw_page(rel))
+                    removed += _remove_file_pages(config, rel)[0]
             output.remove(config.out, path)
     return removed

@@ -79,6 +79,8 @@ class _Counting:
                        "html_written": 0, "html_removed": 0, "cluster_extracted": 0, "cluster_rendered": 0}
         self.files_total = len(scanned.files)
         self.files_done = 0
+        self.files_rendered = 0
+        self.render_started: float | None = None
         self.started = time.monotonic()
         self.progress = progress_wanted(sys.stderr) and not quiet
         self.last_draw = 0.0
@@ -105,6 +107,9 @@ class _Counting:
         if task.name.startswith("extract:"):
             self.files_done += int(values.get("files", 0) or 0)
             self._draw()
+        elif task.name.startswith("render:"):    # the pages, the site's too with --html
+            self.files_rendered += int(values.get("files", 0) or 0)
+            self._draw("pages of", self.files_rendered, self.render_started)
 
     def add_failure(self, task, fail):
         from kwdocs.engine.tasks import Mistake  # doit's; this class exists only once doit runs
@@ -116,15 +121,20 @@ class _Counting:
         self._clear()
         super().add_failure(task, fail)
 
-    def _draw(self) -> None:
+    def _draw(self, what: str = "", done: int | None = None, since: float | None = None) -> None:
+        """The progress line: files extracted, or (``what``) the files whose pages are made."""
         now = time.monotonic()
+        if what and self.render_started is None:
+            self.render_started = since = now
         if not self.progress or now - self.last_draw < 0.1:
             return
         self.last_draw = now
-        elapsed = now - self.started
-        rate = self.files_done / elapsed if elapsed else 0.0
-        left = (self.files_total - self.files_done) / rate if rate else 0.0
-        sys.stderr.write(f"\rkwdocs: {self.files_done:,}/{self.files_total:,} files, "
+        done = self.files_done if done is None else done
+        elapsed = now - (self.started if since is None else since)
+        rate = done / elapsed if elapsed else 0.0
+        left = (self.files_total - done) / rate if rate else 0.0
+        label = f"{what} " if what else ""
+        sys.stderr.write(f"\rkwdocs: {label}{done:,}/{self.files_total:,} files, "
                          f"{rate:,.0f}/s, {left:,.0f}s left \x1b[K")
         sys.stderr.flush()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,12 +16,13 @@ from kwdocs.config import Config
 from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.pages import keywords, layout, model
+from kwdocs.pages.formats import TEMPLATES, Format, MarkdownFormat
 from kwdocs.pages.render import Renderer
 
 ANALYSE_LIMIT = 3 * 1024 * 1024
 """Larger files get metadata and an excerpt, not keywords: only this much of a file is read
 whole, and parsers are given no more (their memory grows with what they read)."""
-FILE_TEMPLATES = ("file_docs.md.j2", "file_kw.md.j2")
+FILE_TEMPLATES = tuple(TEMPLATES.values())   # file_docs.md.j2, file_kw.md.j2
 FOLDER_TEMPLATES = ("folder_index.md.j2", "folder_doc.md.j2")
 KEYWORDS_TEMPLATE = "keywords.md.j2"
 KEYWORD_ROW_TEMPLATE = "keyword_row.md.j2"   # imported by KEYWORDS_TEMPLATE
@@ -63,23 +64,29 @@ def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model
 
 
 def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | None,
-               related: dict, view: model.SourceView) -> dict[str, str]:
-    """The documentation page and the keyword page of one file."""
+               related: dict, view: model.SourceView, formats: Sequence[Format] = ()) -> dict[str, str]:
+    """The documentation page and the keyword page of one file, in Markdown and in each of
+    ``formats`` (``formats.formats_for``), all from the same models."""
     rel = facts["path"]
     docs_path, kw_path = layout.docs_page(rel), layout.kw_page(rel)
     src_link = source_link(config, kw_path, rel)
     entries = model.symbol_entries(facts)
     if links and links.get("findings"):   # rules decided when linking (a header a build file installs)
         facts = model.with_link_findings(facts, links["findings"])
+    markdown = MarkdownFormat(renderer)
     docs_model = model.file_docs_model(
         facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link,
         entries=entries, keep_empty=config.empty_sections == "keep")
-    docs = renderer.render(FILE_TEMPLATES[0], docs_model)
+    docs = markdown.render("file_docs", docs_model, docs_path)
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
     section_map = model.section_map(docs_model, facts.get("symbols", []), shown)
-    kw = renderer.render(FILE_TEMPLATES[1], model.file_kw_model(
-        facts, project=config.project_name, src_link=src_link, section_map=section_map, entries=entries))
-    return {docs_path: docs, kw_path: kw}
+    kw_model = model.file_kw_model(
+        facts, project=config.project_name, src_link=src_link, section_map=section_map, entries=entries)
+    texts = {docs_path: docs, kw_path: markdown.render("file_kw", kw_model, kw_path)}
+    for output_format in formats:
+        texts[output_format.page_path(docs_path)] = output_format.render("file_docs", docs_model, docs_path)
+        texts[output_format.page_path(kw_path)] = output_format.render("file_kw", kw_model, kw_path)
+    return texts
 
 
 def summary_row(facts: Facts) -> dict:

@@ -9,7 +9,7 @@ with a page: every Markdown page ends in ``.md`` and every site file in
 shares a folder with it.
 
 A page is rendered from its Markdown alone (cmark-gfm, tables, heading anchors,
-code highlighted by Pygments' class-based formatter), then sanitized with nh3 as
+code highlighted by ``kwdocs.site.highlight``), then sanitized with nh3 as
 if the Markdown were hostile: only the tags and attributes the pages need survive.
 A docs page's source is highlighted straight from its text, one anchored line
 (``#L208``) per row.
@@ -18,14 +18,14 @@ is data loaded by the site's script, so adding a file re-renders no other page.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import html as html_lib
-import io
 import multiprocessing
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -35,17 +35,15 @@ import cmarkgfm
 import jinja2
 import nh3
 from cmarkgfm import cmark
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import TextLexer, get_lexer_by_name
-from pygments.token import Name, Punctuation, Text, Whitespace
-from pygments.util import ClassNotFound
+from markupsafe import Markup
 
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.pages.layout import html_page
-from kwdocs.site import search
+from kwdocs.pages.render import ModelEnvironment, human_size
+from kwdocs.site import highlight as highlighting, search
+from kwdocs.site.highlight import highlight
 from kwdocs.store import writer as output
 from kwdocs.store.state import HTML_MANIFEST
 
@@ -55,8 +53,6 @@ MANIFEST = HTML_MANIFEST     # in the state folder: what each HTML page was rend
 PAGE_TEMPLATE = "html/page.html.j2"
 STATIC_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg")
 PYGMENTS_CSS = "pygments.css"
-PYGMENTS_STYLE = "friendly"
-PYGMENTS_DARK_STYLE = "monokai"
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; form-action 'none'")
@@ -98,6 +94,16 @@ def site_href(md_page: str, href: str) -> str:
     """
     if not href or href.startswith(("#", "/")):
         return href
+    path, hash_mark, anchor = href.partition("#")
+    if path.endswith(".md") and ":" not in path and "?" not in path:
+        # what ``layout.link`` writes, ``./`` or some ``../`` then names: no parsing needed
+        ups = 0
+        while path.startswith("../", ups * 3):
+            ups += 1
+        rest = path[ups * 3:]
+        if (ups or rest.startswith("./")) and ups <= md_page.count("/") and "./" not in rest[2:] \
+                and "/." not in rest:
+            return path[:-3] + ".html" + hash_mark + anchor
     parts = urlsplit(href)
     if parts.scheme or parts.netloc or not parts.path:
         return href
@@ -142,12 +148,10 @@ def _anchor_headings(body: str) -> str:
 
 def _highlight_blocks(body: str) -> str:
     """Code blocks of the prose (a docstring's example, say), highlighted by their info string."""
-    def highlight(match: re.Match) -> str:
-        code = html_lib.unescape(match.group(2))
-        out = io.StringIO()
-        _FORMATTER.format(_tokens(code, match.group(1) or ""), out)
-        return f'<div class="codehilite"><pre><code>{out.getvalue()}</code></pre></div>'
-    return _CODE_BLOCK.sub(highlight, body)
+    def block(match: re.Match) -> str:
+        code = "\n".join(highlight(html_lib.unescape(match.group(2)), match.group(1) or ""))
+        return f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>'
+    return _CODE_BLOCK.sub(block, body)
 
 
 CMARK_EXTENSIONS = ["table", "strikethrough", "autolink"]
@@ -232,34 +236,10 @@ def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
     return start, close + len(fence) + 2, opening.group(2).strip(), text
 
 
-def _lexer(info: str) -> Lexer:
-    try:
-        return get_lexer_by_name(info) if info else TextLexer()
-    except ClassNotFound:
-        return TextLexer()
-
-
-def _tokens(text: str, info: str) -> Iterator[tuple[Any, str]]:
-    """Pygments' tokens, with blanks, plain names and punctuation as plain text: neither style
-    colours them apart from the text, and a span around each made the page twice as large."""
-    for kind, value in _lexer(info).get_tokens(text):
-        yield (Text if kind is Name or kind is Punctuation or kind in Whitespace else kind), value
-
-
-_FORMATTER = HtmlFormatter(nowrap=True)
-
-
-def source_block(text: str, info: str) -> str:
-    """The highlighted source, each line with its number and anchor (``#L208``).
-
-    Pygments escapes every character of the source and closes its spans at each line end,
-    so lines can be split after formatting."""
-    out = io.StringIO()
-    _FORMATTER.format(_tokens(text, info), out)
-    # quotes need no escaping in text, and Pygments' own attributes (class names) hold none
-    lines = out.getvalue().replace("&quot;", '"').replace("&#39;", "'").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+def source_block(text: str, info: str, links: Mapping[str, str] | None = None) -> str:
+    """The highlighted source, each line with its number and anchor (``#L208``); identifiers
+    that ``links`` names link to their definitions."""
+    lines = highlight(text, info, links)
     # an empty anchor per line: its number is drawn by the stylesheet (a CSS counter) and made a
     # link by the script, so copying the source copies no numbers, and a line costs a few bytes
     rows = "\n".join(f'<a id="L{number}"></a>{line}' for number, line in enumerate(lines, 1))
@@ -331,19 +311,37 @@ def name_links(body: str) -> str:
 
 def _environment(override: Path | None) -> jinja2.Environment:
     folders = ([str(override)] if override else []) + [str(shipped_templates())]
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                              trim_blocks=True, lstrip_blocks=True)
+    # page models are plain dicts: a key is looked up first (``block.items`` is a model's list)
+    environment = ModelEnvironment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+                                     undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                     trim_blocks=True, lstrip_blocks=True, auto_reload=False)
+    environment.filters.update(inline=_inline, slug=_slug, size=human_size, num=lambda value: f"{value:,}",
+                               codes=_codes, basename=posixpath.basename)
+    environment.globals.update(code_block=_code_block, heading=_heading)
+    return environment
 
 
 @per_config
-def _template(config: Config) -> jinja2.Template:
-    return _environment(config.templates).get_template(PAGE_TEMPLATE)
+def _environment_for(config: Config) -> jinja2.Environment:
+    return _environment(config.templates)
+
+
+def _template(config: Config, name: str = PAGE_TEMPLATE) -> jinja2.Template:
+    return _environment_for(config).get_template(name)
 
 
 def render_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> str:
     """The whole HTML page for one Markdown page (``md_page`` relative to the output root; ``subject``:
-    see ``describe``)."""
+    see ``describe``): the pages no format renders from their models yet (folder and keyword index pages)."""
+    kind = describe(md_page, subject)[0]
+    body = name_links(markdown_to_html(markdown_text, md_page))
+    if kind == "kw":
+        body = _KEYWORD_LINE.sub(_keyword_line_link, body)
+    return _page(config, md_page, body, subject)
+
+
+def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
+    """The layout around a page's body: header, folder tree, breadcrumbs, tabs, contents."""
     page = html_page(md_page)
     kind, subject, title = describe(md_page, subject)
     tabs = []
@@ -352,14 +350,127 @@ def render_site_page(config: Config, md_page: str, markdown_text: str, subject: 
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
-    body = name_links(markdown_to_html(markdown_text, md_page))
-    if kind == "kw":
-        body = _KEYWORD_LINE.sub(_keyword_line_link, body)
     return _template(config).render(
-        csp=CSP, title=f"{title} · {config.project_name}", project=config.project_name, page=page,
+        csp=Markup(CSP), title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
-        body=body, toc=contents(body))
+        body=Markup(body), toc=contents(body))
+
+
+# ---------------------------------------------------------------- the HTML format: pages from their models
+
+FILE_PAGE_SUFFIXES = (layout.DOCS_SUFFIX, layout.KW_SUFFIX)
+FILE_TEMPLATES = {"file_docs": "html/file_docs.html.j2", "file_kw": "html/file_kw.html.j2"}
+FRAGMENT_TAGS = {"a", "code", "em", "strong", "del", "br"}
+
+
+class HtmlFormat:
+    """The site's pages of a source file, from the models its Markdown pages are made of
+    (``kwdocs.pages.formats``): no Markdown is parsed again, only the model's short Markdown
+    sentences (``inline``)."""
+
+    name = "html"
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def page_path(self, md_page: str) -> str:
+        return f"{SITE_FOLDER}/{html_page(md_page)}"
+
+    def key(self) -> str:
+        return render_key(self.config)
+
+    def render(self, kind: str, model: dict, md_page: str) -> str:
+        page = html_page(md_page)
+        href = functools.partial(site_href, md_page)
+        body = _template(self.config, FILE_TEMPLATES[kind]).render(
+            model, md_page=md_page, href=href, spans=functools.partial(_spans, href),
+            source=functools.partial(_source, _source_links(model, page)),
+            use_link=lambda path, line: layout.link(md_page, layout.docs_page(path), f"L{line}"))
+        return _page(self.config, md_page, body, model["path"])
+
+
+@per_config
+def html_format(config: Config) -> HtmlFormat:
+    return HtmlFormat(config)
+
+
+def _source_links(model: dict, page: str) -> dict[str, str] | None:
+    """Identifier -> href for the names of a source that the model maps to their definitions
+    (``source_names``: identifier -> (Markdown page, line, or None for a whole file)); None
+    when it maps none."""
+    names = model.get("source_names")
+    if not names:
+        return None
+    # the file's own definitions lead to their entries in Detailed Analysis, which link back to the line
+    entries = {(entry["name"], entry["line"]): entry["anchor"] for entry in model.get("structure") or ()}
+    links = {}
+    for name, (md_page, line) in names.items():
+        target = html_page(md_page)
+        if target == page:
+            links[name] = f"#{entries.get((name, line)) or f'L{line}'}"
+            continue
+        anchor = f"L{line}" if line else ""     # no line: a module or header imported whole
+        links[name] = layout.link(page, target, anchor)
+    return links
+
+
+def _source(links: dict[str, str] | None, text: str, info: str) -> Markup:
+    return Markup(source_block(text, info, links))
+
+
+def _code_block(text: str, info: str) -> Markup:
+    """A code block of a docstring or doc comment, highlighted."""
+    code = "\n".join(highlight(text, info or ""))
+    return Markup(f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>')
+
+
+def _heading(level: int, anchor: str, text: str, code: str = "") -> Markup:
+    """A heading with its id and permalink (the ids the Markdown pages' headings get in the site)."""
+    inner = html_lib.escape(text, quote=False) + (f"<code>{html_lib.escape(code, quote=False)}</code>" if code else "")
+    anchor = html_lib.escape(anchor)
+    return Markup(f'<h{level} id="{anchor}">{inner}<a class="headerlink" href="#{anchor}">¶</a></h{level}>')
+
+
+def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
+    """A docstring's spans (``kwdocs.pages.docstrings``): text, and code linked when it names a
+    definition kwdocs knows."""
+    out = []
+    for span in items:
+        value = html_lib.escape(span["v"], quote=False)
+        if span["t"] != "code":
+            out.append(value)
+        elif span.get("link"):
+            out.append(f'<a href="{html_lib.escape(href(span["link"]))}"><code>{value}</code></a>')
+        else:
+            out.append(f"<code>{value}</code>")
+    return Markup("".join(out))
+
+
+def _codes(values: list[str], prefix: str = "") -> Markup:
+    return Markup(", ".join(f"<code>{html_lib.escape(prefix + value, quote=False)}</code>" for value in values))
+
+
+@jinja2.pass_context
+def _inline(context: Any, text: str) -> Markup:
+    """One of the model's Markdown sentences as HTML: converted (raw HTML left out) and
+    sanitized as the pages once were, links pointed at the site."""
+    if "](" in text or "<" in text:
+        return Markup(_inline_html(text, context.get("md_page", "")))
+    return Markup(_plain_inline_html(text))
+
+
+@functools.lru_cache(maxsize=4096)     # a folder's files share their role and pattern sentences
+def _plain_inline_html(text: str) -> str:
+    return _inline_html(text, "")
+
+
+def _inline_html(text: str, md_page: str) -> str:
+    converted = cmarkgfm.markdown_to_html_with_extensions(text, extensions=["strikethrough"]).strip()
+    if converted.startswith("<p>") and converted.endswith("</p>") and converted.count("<p>") == 1:
+        converted = converted[3:-4]
+    return nh3.clean(converted, tags=FRAGMENT_TAGS, attributes={"a": {"href"}}, url_schemes=URL_SCHEMES,
+                     attribute_filter=_attribute_filter(md_page), strip_comments=True, link_rel=None)
 
 
 def write_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> bool:
@@ -385,23 +496,22 @@ def write_static(config: Config) -> int:
     folder = site_root(config) / STATIC_FOLDER
     written = sum(output.write_if_changed(config.out, folder / name, _static_source(config, name).read_bytes())
                   for name in STATIC_FILES)
-    css = HtmlFormatter(style=PYGMENTS_STYLE).get_style_defs(".codehilite")
-    dark = HtmlFormatter(style=PYGMENTS_DARK_STYLE)
-    css += "\n" + dark.get_style_defs(':root[data-theme="dark"] .codehilite')
-    css += ("\n@media (prefers-color-scheme: dark) {\n"
-            + dark.get_style_defs(':root:not([data-theme="light"]) .codehilite') + "\n}")
-    return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, css + "\n")
+    return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, highlighting.stylesheet())
 
 
 @per_config
 def render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
-    digest = hashlib.sha256(Path(__file__).read_bytes())
+    digest = hashlib.sha256(Path(__file__).read_bytes() + Path(highlighting.__file__).read_bytes())
     environment = _environment(config.templates)
     loader = environment.loader     # _environment always gives one
-    digest.update(loader.get_source(environment, PAGE_TEMPLATE)[0].encode())  # type: ignore[union-attr]
-    for package in ("cmarkgfm", "pygments", "nh3"):
-        digest.update(f"{package}={metadata.version(package)}".encode())
+    for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values()):
+        digest.update(loader.get_source(environment, name)[0].encode())  # type: ignore[union-attr]
+    for package in ("cmarkgfm", "pygments", "nh3", "tree-sitter", *highlighting.grammar_packages()):
+        try:
+            digest.update(f"{package}={metadata.version(package)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{package} absent".encode())
     digest.update(config.project_name.encode())
     return digest.hexdigest()
 
@@ -457,6 +567,8 @@ def build_site(config: Config) -> dict:
     todo: list[tuple[str, str | None]] = []
     removed = 0
     for md_page in pages:
+        if md_page.endswith(FILE_PAGE_SUFFIXES):
+            continue    # the render step made their HTML from their models (HtmlFormat)
         source = config.out / md_page
         stamp = output.stamp(source)
         if stamp is None:
@@ -473,7 +585,8 @@ def build_site(config: Config) -> dict:
         recorded[md_page] = [*stamp, sha]
     written = _render_all(config, todo)
     for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
-        removed += remove_site_page(config, md_page)
+        if not md_page.endswith(FILE_PAGE_SUFFIXES):
+            removed += remove_site_page(config, md_page)
     assets = write_static(config)
     data_written = search.write_site_data(config, subjects, site / STATIC_FOLDER)
     output.write_json(config.out, manifest_path, {"key": key, "pages": recorded})

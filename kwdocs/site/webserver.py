@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from http import HTTPStatus
 from http.server import HTTPServer, SimpleHTTPRequestHandler
 from pathlib import Path
@@ -281,6 +282,13 @@ def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_request
     loop rebuilds what a save changed, then the site is brought up to date and open pages reload."""
     from kwdocs.engine.on_save import watch
 
+    # the site's file pages are made beside their Markdown pages, so every build here makes them
+    config = replace(config, html=True)
+    settings = reload
+
+    def reload_with_site() -> Config:
+        assert settings is not None
+        return replace(settings(), html=True)
     live = LiveVersion()
     servers: list[HTTPServer] = []
 
@@ -288,7 +296,8 @@ def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_request
         if outcome.code != 0:
             print("kwdocs: the build failed; serving the last good pages", file=sys.stderr)
         started = time.monotonic()
-        if any(build_site(config).values()) and servers:
+        made = outcome.html_written or outcome.html_removed    # file pages, in the build's render step
+        if (any(build_site(config).values()) or made) and servers:
             version = live.bump()
             seconds = outcome.seconds + time.monotonic() - started
             print(f"kwdocs: site updated in {seconds:.2f} s (version {version})", flush=True)
@@ -308,7 +317,8 @@ def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_request
         return None
 
     try:
-        return watch(config, jobs=1, quiet=True, reload=reload, after_build=site, started=listen)
+        return watch(config, jobs=1, quiet=True, reload=reload_with_site if settings else None, after_build=site,
+                     started=listen)
     finally:
         for server in servers:
             server.shutdown()

@@ -1,0 +1,83 @@
+"""Output formats: pages made from the page models (``kwdocs.pages.model``).
+
+Markdown is the format every build writes; the configuration adds others (``html = true``
+adds the site's HTML).  A format names where its page of a Markdown page goes, what its
+pages depend on besides the models (its templates and code, as a key), and renders a
+model of a page kind into text.  The render step gives every format the same models,
+so a third format is one module with these three, added to ``formats_for``.
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+from kwdocs.config import Config
+from kwdocs.context import per_config
+from kwdocs.pages.render import Renderer, renderer_for
+
+# page kinds made from models, by the Markdown template of each
+TEMPLATES = {"file_docs": "file_docs.md.j2", "file_kw": "file_kw.md.j2"}
+
+
+class Format(Protocol):
+    """One output format of the pages of the kinds in ``TEMPLATES``."""
+
+    name: str
+
+    def page_path(self, md_page: str) -> str:
+        """Where this format's page of ``md_page`` goes, relative to the output folder."""
+        ...
+
+    def key(self) -> str:
+        """A digest of everything its pages depend on besides the models."""
+        ...
+
+    def render(self, kind: str, model: dict, md_page: str) -> str:
+        """The page of ``kind`` (a key of ``TEMPLATES``) for ``model``; ``md_page`` names it."""
+        ...
+
+
+class MarkdownFormat:
+    """The Markdown pages, through the templates of ``kwdocs.pages.render``."""
+
+    name = "markdown"
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.renderer = renderer
+
+    def page_path(self, md_page: str) -> str:
+        return md_page
+
+    def key(self) -> str:
+        return "".join(self.renderer.fingerprint(template) for template in TEMPLATES.values())
+
+    def render(self, kind: str, model: dict, md_page: str) -> str:
+        return self.renderer.render(TEMPLATES[kind], model)
+
+
+@per_config
+def markdown_format(config: Config) -> MarkdownFormat:
+    return MarkdownFormat(renderer_for(config))
+
+
+@per_config
+def formats_for(config: Config) -> tuple[Format, ...]:
+    """The formats a build writes besides Markdown, the pages' own record."""
+    if not config.html:
+        return ()
+    from kwdocs.site.html import html_format  # the site's libraries load only when it is built
+    return (html_format(config),)
+
+
+def file_page_paths(config: Config, rel: str) -> set[str]:
+    """Every page a build writes for the source file ``rel``, in every format."""
+    from kwdocs.pages import layout
+    own = (layout.docs_page(rel), layout.kw_page(rel))
+    return {*own, *(output_format.page_path(page) for output_format in formats_for(config) for page in own)}
+
+
+def written_forms(config: Config, md_page: str) -> list[str]:
+    """``md_page`` in every format a build may have written it in, this one's or an earlier
+    one's (the site may have been built before ``html`` was turned off): what removing the
+    page removes."""
+    from kwdocs.site.html import html_format  # only when a page goes away
+    return [md_page, html_format(config).page_path(md_page)]

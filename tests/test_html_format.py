@@ -1,0 +1,82 @@
+"""The site's file pages are made from the page models (the HTML format), not from the written Markdown."""
+from __future__ import annotations
+
+import re
+
+import cmarkgfm
+
+from tests.conftest import run_kwdocs
+
+SHAPES = ('import os\n\n\nclass Shape:\n    """A <b>shape</b> & its `area`."""\n\n'
+          '    def area(self, r: int) -> float:\n        """Area of ``r``.\n\n        Example::\n\n'
+          '            >>> Shape().area(1)\n        """\n        return helper(r)\n\n\n'
+          'def helper(r):\n    return 3.14 * r * r  # Shape here is a comment\n')
+
+
+def test_file_pages_are_rendered_from_their_models_without_parsing_markdown(tmp_path, monkeypatch):
+    convert = cmarkgfm.markdown_to_html_with_extensions
+
+    def no_whole_page(text, *args, **kwargs):
+        assert not text.lstrip().startswith(("# Documentation:", "# Keyword Index:")), "a file page was parsed"
+        return convert(text, *args, **kwargs)
+
+    monkeypatch.setattr(cmarkgfm, "markdown_to_html_with_extensions", no_whole_page)
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "shapes.py").write_text(SHAPES)
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    site = tree / "kwdocs-out" / "site" / "pkg"
+    docs = (site / "shapes.py_docs.html").read_text()
+    article = docs[docs.index("<article"):docs.index("</article>")]
+    assert "<b>" not in article and "&lt;b&gt;shape&lt;/b&gt;" in article        # the docstring stays text
+    for heading in ("file-metadata", "original-source", "detailed-analysis", "dependencies", "cross-references"):
+        assert f'<h2 id="{heading}">' in article and f'href="#{heading}"' in article
+    # every "(line N)" of a definition or an import is a link to its source line
+    assert not re.search(r"\(line \d+\)", re.sub(r"<a [^>]*>line \d+</a>", "", article))
+    assert '<code>area</code></strong> <code>(self, r: int) -&gt; float</code> (<a class="kwdocs-line-ref" ' \
+           'href="#L7">line 7</a>)' in article
+    assert '<a href="./shapes.py_kw.html"><code>shapes.py</code> keywords</a>' in article   # names, not page files
+    kw = (site / "shapes.py_kw.html").read_text()
+    assert '<a href="./shapes.py_docs.html#l4-class-shape">class, line 4</a> ' \
+           '<a href="./shapes.py_docs.html#L4">source</a>' in kw
+    assert '<a href="../../../pkg/shapes.py"><code>pkg/shapes.py</code></a>' in kw   # one more level up
+
+
+def test_names_link_from_the_source_to_their_definitions(tmp_path):
+    """The model's ``source_names`` (made by the link step) link the source's identifiers: an
+    imported class to its line on its own file's page, the file's own definitions to their
+    entries in Detailed Analysis (whose "line N" leads back); names in strings and comments stay text."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    (tree / "pkg" / "base.py").write_text('"""Base."""\n\n\nclass Module:\n    pass\n')
+    (tree / "pkg" / "shapes.py").write_text(SHAPES.replace("import os\n", "from pkg.base import Module\n")
+                                            .replace("class Shape:", "class Shape(Module):"))
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    docs = (tree / "kwdocs-out" / "site" / "pkg" / "shapes.py_docs.html").read_text()
+    lines = {int(number): text for number, text in re.findall(r'<a id="L(\d+)"></a>(.*)', docs)}
+    assert '<a href="./base.py_docs.html#L4">Module</a>' in lines[1]          # the import
+    assert '<a href="./base.py_docs.html#L4">Module</a>' in lines[4]          # class Shape(Module):
+    assert '<a href="#l4-class-shape">Shape</a>' in lines[4]
+    assert '<a href="#l17-function-helper">helper</a>(r)' in lines[14]
+    assert '<a id="l17-function-helper"></a>' in docs
+    assert "<a " not in lines[18].partition("#")[2] and "<a " not in lines[5]     # comment, docstring
+    base = (tree / "kwdocs-out" / "site" / "pkg" / "base.py_docs.html").read_text()
+    assert 'used in <a href="./shapes.py_docs.html#L1"><code>pkg/shapes.py</code></a> line 1' in base
+
+
+def test_a_terminal_sees_progress_while_the_pages_and_the_site_are_made(tmp_path, monkeypatch, capsys):
+    from kwdocs.engine import summary
+
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(summary, "progress_wanted", lambda stream: True)
+    monkeypatch.setattr(summary.time, "monotonic", lambda: float(next(ticks)))   # every line drawn
+    tree = tmp_path / "tree"
+    for folder in ("a", "b", "c"):
+        (tree / folder).mkdir(parents=True)
+        (tree / folder / "m.py").write_text(f"def {folder}():\n    return 1\n")
+    assert run_kwdocs("build", "--src", str(tree), "--html", "-j", "1") == 0
+    lines = capsys.readouterr().err.replace("\x1b[K", "").split("\r")
+    assert any(line.startswith("kwdocs: 3/3 files") for line in lines), lines
+    rendered = [line for line in lines if line.startswith("kwdocs: pages of ")]
+    assert rendered and rendered[-1].startswith("kwdocs: pages of 3/3 files"), lines
