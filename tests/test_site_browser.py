@@ -312,3 +312,17 @@ def test_a_keywords_source_link_opens_the_docs_page_at_its_line(page, built):
     assert page.evaluate("document.querySelector(':target').id") == "L9"
     assert page.locator("#L9").is_visible()
     assert watched.clean(), watched
+
+
+def test_a_name_in_the_source_opens_its_definition_on_its_own_page(page, built):
+    """``Shape`` in ``class Circle(Shape):`` opens base.py's page at ``class Shape``; the page then
+    lists circle.py among the places it is used."""
+    watched = watch(page)
+    page.goto((built / "geometry" / "shapes" / "circle.py_docs.html").as_uri())
+    line = (built.parent.parent / "geometry" / "shapes" / "base.py").read_text().splitlines().index("class Shape(abc.ABC):") + 1
+    page.locator(f"#L9 ~ a[href$='base.py_docs.html#L{line}']", has_text="Shape").first.click()
+    page.wait_for_url(f"**/geometry/shapes/base.py_docs.html#L{line}")
+    assert page.evaluate("document.querySelector(':target').id") == f"L{line}"
+    assert page.locator(f"#L{line}").is_visible()
+    assert page.locator("article li", has_text="used in").filter(has_text="circle.py").count() >= 1
+    assert watched.clean(), watched
