@@ -453,3 +453,30 @@ def test_cpp_doc_comments_of_members_enumerators_templates_and_macros(tmp_path):
     # a comment starting with "Type" is documentation, not a ``# type:`` note to a tool
     yaml = (tmp_path / "out/settings.yaml_docs.md").read_text(encoding="utf-8")
     assert "Type of the lock." in _definition(yaml, "lock")
+
+
+def test_a_headers_purpose_names_what_it_defines_not_its_classes_members(tmp_path):
+    """A generated operator header defines one struct; its members (documented or not) are the
+    struct's, and a leading underscore is no reason to pass a C++ name by. Two headers that
+    declare the same functions in different namespaces say which."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "_nnz_ops.h").write_text(
+        "#pragma once\nnamespace at {\nnamespace _ops {\nstruct TORCH_API _nnz {\n"
+        "  using schema = int64_t (const at::Tensor &);\n"
+        "  // See Note [static constexpr char* members for windows NVCC]\n"
+        '  static constexpr const char* name = "aten::_nnz";\n'
+        "  static int64_t call(const at::Tensor & self);\n};\n}} // namespace at::_ops\n")
+    for device in ("cpu", "cuda"):
+        (tree / f"xlogy_{device}_dispatch.h").write_text(
+            f"#pragma once\nnamespace at {{\nnamespace {device} {{\n"
+            "TORCH_API at::Tensor xlogy(const at::Tensor & self);\n}\n}\n")
+    assert run_kwdocs("build", "--src", str(tree), "-q") == 0
+    out = tree / "kwdocs-out"
+
+    def purpose(name: str) -> str:
+        return re.search(r"## File Purpose\n\n(.*)\n", (out / f"{name}_docs.md").read_text()).group(1)
+
+    assert purpose("_nnz_ops.h").startswith("Defines `_nnz` (namespace `at::_ops`).")
+    assert purpose("xlogy_cpu_dispatch.h").startswith("Defines `xlogy` (namespace `at::cpu`).")
+    assert purpose("xlogy_cuda_dispatch.h").startswith("Defines `xlogy` (namespace `at::cuda`).")

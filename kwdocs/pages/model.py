@@ -639,6 +639,19 @@ def _importance(entry: dict, stem: str) -> tuple:
     return (name != stem, entry["kind"] == "macro", stem not in name, not entry.get("doc"), entry["line"])
 
 
+def _outside_classes(entries: list[dict]) -> list[tuple[dict, str]]:
+    """The entries of a C/C++ file that are not inside a class, each with the namespaces around
+    it (``at::cuda``): its members are the class's, not the file's."""
+    found = []
+    around: list[dict] = []
+    for entry in entries:
+        del around[entry["depth"]:]
+        if entry["definition"] and all(outer["kind"] == "namespace" for outer in around):
+            found.append((entry, "::".join(outer["name"] for outer in around)))
+        around.append(entry)
+    return found
+
+
 def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
     """``Defines `Linear`, `Bilinear` and 2 more: applies an affine ...`` from the file's
     top-level definitions, public ones first, and the first summary among them."""
@@ -646,19 +659,26 @@ def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
                   and not (entry["kind"] == "macro" and _INCLUDE_GUARD.search(entry["name"]))]
     if not candidates:
         return ""
-    if c_family:   # a header's definitions are inside its namespaces: all but members count
-        top = [entry for entry in candidates if entry["kind"] != "method"]
+    namespace = ""
+    if c_family:   # a header's definitions are inside its namespaces: all but members of classes count
+        wanted = {id(entry) for entry in candidates}
+        placed = [(entry, space) for entry, space in _outside_classes(entries) if id(entry) in wanted]
+        top = [entry for entry, _ in placed]
+        spaces = {space for _, space in placed}
+        namespace = spaces.pop() if len(spaces) == 1 else ""
+        public = top          # a leading underscore is not C++'s way of saying private
     else:
         top = [entry for entry in candidates if entry["depth"] == 0]
+        public = [entry for entry in top if not entry["name"].startswith("_")] or top
     if not top:
         return ""
-    public = sorted([entry for entry in top if not entry["name"].startswith("_")] or top,
-                    key=functools.partial(_importance, stem=stem.lower()))
+    public = sorted(public, key=functools.partial(_importance, stem=stem.lower()))
     distinct = list(dict.fromkeys(entry["name"] for entry in public))   # overloads once
     named = distinct[:PURPOSE_NAMES]
     names = ", ".join(_code(name) for name in named)
     rest = len({entry["name"] for entry in top}) - len(named)
-    sentence = f"Defines {names}" + (f" and {rest:,} more" if rest else "")
+    sentence = f"Defines {names}" + (f" and {rest:,} more" if rest else "") + (
+        f" (namespace {_code(namespace)})" if namespace else "")
     for entry in public:
         doc = entry.get("doc")
         summary = docstrings.summary_text(doc) if doc else ""
