@@ -88,3 +88,29 @@ def test_testing_and_usage_shows_only_the_parts_with_something_to_list(tmp_path:
     usage = (out / "core.py_docs.md").read_text().split("## Testing & Usage\n", 1)[1].split("\n## ", 1)[0]
     assert "### Used By" in usage and "app.py" in usage
     assert "### Testing" not in usage and "No test file" not in usage, usage
+
+
+def test_a_section_with_a_markdown_block_only_is_on_the_html_page_too(tmp_path: Path):
+    """The site's docs page takes a new section from its Markdown block when no HTML block is
+    written for it: one model function and one template block are enough for both formats."""
+    src, out, templates = tmp_path / "src", tmp_path / "out", tmp_path / "templates"
+    src.mkdir()
+    templates.mkdir()
+    (src / "tool.py").write_text('"""A tool."""\n# SPDX-License-Identifier: MIT\n\n\ndef MIT():\n    return 1\n')
+    (templates / "file_docs.md.j2").write_text(LICENCE_BLOCK)
+    (src / "pyproject.toml").write_text(f'[tool.kwdocs]\ntemplates = "{templates.as_posix()}"\n')
+
+    def licence(given: model.DocsInput) -> model.Section | None:
+        found = re.search(r"SPDX-License-Identifier: (\S+)", Path(src / given.path).read_text())
+        return model.Section({"licence": found.group(1)}, given.shows(found.group(1))) if found else None
+
+    saved = list(model.SECTIONS)
+    try:
+        model.section("licence", "Licence", after="purpose")(licence)
+        assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q", "--html") == 0
+    finally:
+        model.SECTIONS[:] = saved
+    page = (out / "site" / "tool.py_docs.html").read_text()
+    ids = re.findall(r'<h2 id="([^"]+)"', page)
+    assert ids[ids.index("file-purpose") + 1] == "licence", ids
+    assert "<p>Licensed under <code>MIT</code>.</p>" in page.split('<h2 id="licence"', 1)[1].split("<h2 ", 1)[0]

@@ -383,11 +383,28 @@ class HtmlFormat:
     def render(self, kind: str, model: dict, md_page: str) -> str:
         page = html_page(md_page)
         href = functools.partial(site_href, md_page)
-        body = _template(self.config, FILE_TEMPLATES[kind]).render(
+        template = _template(self.config, FILE_TEMPLATES[kind])
+        body = template.render(
             model, md_page=md_page, href=href, spans=functools.partial(_spans, href),
             source=functools.partial(_source, _source_links(model, page)),
-            use_link=lambda path, line: layout.link(md_page, layout.docs_page(path), f"L{line}"))
+            use_link=lambda path, line: layout.link(md_page, layout.docs_page(path), f"L{line}"),
+            has_block=template.blocks.__contains__,
+            markdown_section=functools.partial(self._markdown_section, model, md_page))
         return _page(self.config, md_page, body, model["path"])
+
+    def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
+        """A docs-page section that has a Markdown block but no HTML one (a section added through
+        the seam with its Markdown block only): its Markdown, converted and sanitized."""
+        from kwdocs.pages.formats import TEMPLATES
+        from kwdocs.pages.render import renderer_for
+
+        text = renderer_for(self.config).render(TEMPLATES["file_docs"], model)
+        start = text.find(f"\n## {section['title']}\n")
+        if start < 0:
+            return Markup("")
+        start = text.index("\n", start + 1) + 1
+        ends = [found for found in (text.find("\n## ", start), text.find("\n---\n", start)) if found >= 0]
+        return Markup(name_links(sanitize(_convert(text[start:min(ends, default=len(text))]), md_page)))
 
 
 @per_config
