@@ -504,19 +504,28 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]],
             for name, submodule in (dep.get("name_targets") or {}).items():
                 known.setdefault(f"{dep.get('module', '')}.{name}", submodule)
     counted: dict[str, dict[str, set[str]]] = {}
+    walks: dict[tuple[str, str], list[str]] = {}    # (file, name) -> the files its re-exports reach
 
-    def credit(user: str, target: str, name: str) -> None:
+    def walk(target: str, name: str) -> list[str]:
+        places: list[str] = []
         reached = [target]
         for _ in range(REEXPORT_DEPTH):
             following: list[str] = []
             for place in reached:
-                if place != user:
-                    counted.setdefault(place, {}).setdefault(name, set()).add(user)
+                places.append(place)
                 source = exported.get(place, {}).get(name)
                 following.extend([source] if source else starred.get(place, ()))
             reached = [place for place in following if place]
             if not reached:
                 break
+        return places
+
+    def credit(user: str, target: str, name: str) -> None:
+        if (target, name) not in walks:
+            walks[target, name] = walk(target, name)
+        for place in walks[target, name]:
+            if place != user:
+                counted.setdefault(place, {}).setdefault(name, set()).add(user)
 
     for path, links in resolved.items():
         for dep in links.get("deps", []):
