@@ -81,3 +81,18 @@ def test_a_damaged_record_of_where_definitions_were_looked_for_costs_a_relink_no
     assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
     assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)
+
+
+def test_every_name_imported_through_one_package_links_to_its_definition(tmp_path: Path):
+    """Two names the package re-exports from one module: the second is found as the first is."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    files = dict(FILES, **{"app.py": '"""The app."""\nfrom pkg import Engine, start\n\n\n'
+                                     'def main(engine: Engine) -> None:\n'
+                                     '    """Make an :class:`Engine`, then call :func:`start`."""\n'})
+    _write(src, files)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    engine = _anchor(out, "pkg/core.py_docs.md", "class", "Engine")
+    start = _anchor(out, "pkg/core.py_docs.md", "function", "start")
+    app = (out / "app.py_docs.md").read_text()
+    assert _targets(app, "Engine") == {f"./pkg/core.py_docs.md#{engine}"}, app
+    assert _targets(app, "start") == {f"./pkg/core.py_docs.md#{start}"}, app

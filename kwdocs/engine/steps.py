@@ -623,6 +623,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     anchored: dict[str, list] = {}
     installs = {rel: info["installs"] for rel, info in flat.items() if info.get("installs")}
     installed = installed_files(installs, flat) if installs else {}
+    follows: dict = {}      # each file's imports by name, for every file's anchors
     rewritten = []
     for unit, entry in inputs.items():
         files = {}
@@ -635,7 +636,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
             links["anchors"] = _anchors(links, flat[rel], lambda path: flat.get(path, {}).get("defines", {}),
-                                        lambda path: resolved.get(path, {}).get("deps", []), unit, unit_of, anchored)
+                                        lambda path: resolved.get(path, {}).get("deps", []), unit, unit_of, anchored,
+                                        follows)
             if rel in installed:   # the rules that need the build files' word: ``installed = true``
                 build, line = installed[rel]
                 links["installed_by"] = [build, line]
@@ -700,13 +702,13 @@ def _definer(found: list) -> str | None:
 
 
 def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
-             unit: str, unit_of: Mapping[str, str], anchored: dict[str, list]) -> dict[str, list[str]]:
+             unit: str, unit_of: Mapping[str, str], anchored: dict[str, list], follows: dict) -> dict[str, list[str]]:
     """A file's ``definition_anchors``, noting in ``anchored`` (file -> [its unit, units whose
-    anchors it may decide]) every file they were looked for in."""
+    anchors it may decide]) every file they were looked for in; ``follows``: their ``index``."""
     from kwdocs.extract.links import definition_anchors
 
     reached: set[str] = set()
-    anchors = definition_anchors(links.get("deps", []), info.get("uses", []), defines_of, deps_of, reached)
+    anchors = definition_anchors(links.get("deps", []), info.get("uses", []), defines_of, deps_of, reached, follows)
     for place in reached:
         if place in unit_of:
             anchored.setdefault(place, [unit_of[place], set()])[1].add(unit)
@@ -748,6 +750,7 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
     from kwdocs.extract.links import definition_anchors
 
     affected: set[str] = set()
+    follows: dict = {}
     for unit in moved:
         for rel, info in inputs[unit].items():
             entry = anchored.get(rel)
@@ -757,7 +760,7 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
     for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
         for rel, links in unit_links(unit).items():
             links["anchors"] = definition_anchors(links.get("deps", []), unit_inputs(unit).get(rel, {}).get("uses", []),
-                                                  defines_of, deps_of, set())
+                                                  defines_of, deps_of, set(), follows)
     return [unit for unit in sorted(affected) if save_shard(config, LINKS, unit, {"files": unit_links(unit)})]
 
 

@@ -504,19 +504,28 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]],
             for name, submodule in (dep.get("name_targets") or {}).items():
                 known.setdefault(f"{dep.get('module', '')}.{name}", submodule)
     counted: dict[str, dict[str, set[str]]] = {}
+    walks: dict[tuple[str, str], list[str]] = {}    # (file, name) -> the files its re-exports reach
 
-    def credit(user: str, target: str, name: str) -> None:
+    def walk(target: str, name: str) -> list[str]:
+        places: list[str] = []
         reached = [target]
         for _ in range(REEXPORT_DEPTH):
             following: list[str] = []
             for place in reached:
-                if place != user:
-                    counted.setdefault(place, {}).setdefault(name, set()).add(user)
+                places.append(place)
                 source = exported.get(place, {}).get(name)
                 following.extend([source] if source else starred.get(place, ()))
             reached = [place for place in following if place]
             if not reached:
                 break
+        return places
+
+    def credit(user: str, target: str, name: str) -> None:
+        if (target, name) not in walks:
+            walks[target, name] = walk(target, name)
+        for place in walks[target, name]:
+            if place != user:
+                counted.setdefault(place, {}).setdefault(name, set()).add(user)
 
     for path, links in resolved.items():
         for dep in links.get("deps", []):
@@ -630,14 +639,44 @@ def chain_definition(looked_in: Sequence[str], name: str, imported_from: str,
     return [imported_from, None]
 
 
+Follows = dict[str, tuple[dict[str, list[tuple[int, str]]], list[tuple[int, dict]]]]
+
+
+def _followed(place: str, name: str, deps_of: Callable[[str], list[dict]], index: Follows) -> list[str]:
+    """The files ``place`` imports ``name`` from (``from .core import name``, or ``*``), in the
+    order of its imports; ``index`` keeps each file's imports by name, made at its first look."""
+    if place not in index:
+        named: dict[str, list[tuple[int, str]]] = {}
+        stars: list[tuple[int, dict]] = []
+        for order, dep in enumerate(deps_of(place)):
+            if not dep.get("target"):
+                continue
+            names = dep.get("names", ())
+            if "*" in names:
+                stars.append((order, dep))
+                continue
+            submodules = dep.get("name_targets") or {}
+            for imported in names:
+                if isinstance(imported, str):
+                    named.setdefault(imported, []).append((order, submodules.get(imported, dep["target"])))
+        index[place] = named, stars
+    named, stars = index[place]
+    hits = named.get(name, [])
+    if stars:
+        hits = sorted([*hits, *((order, (dep.get("name_targets") or {}).get(name, dep["target"]))
+                                for order, dep in stars)])
+    return [target for _, target in hits]
+
+
 def _definition(target: str, name: str, defines_of: Callable[[str], Mapping[str, str]],
-                deps_of: Callable[[str], list[dict]], reached: set[str]) -> list[str] | None:
+                deps_of: Callable[[str], list[dict]], reached: set[str], index: Follows) -> list[str] | None:
     """``[file, anchor]`` of the definition of ``name`` imported from ``target``: the first of
     the files that define it, following re-exports (``from .core import f``, ``*``) from
     ``target``.  Every file the re-exports lead to is added to ``reached``, found or not, so
     the files whose definitions an answer may come to depend on only the imports."""
     found = None
     places = [target]
+    walked = {target}      # this name's files: another name's walk may pass the same ones
     for _ in range(REEXPORT_DEPTH):
         following: list[str] = []
         for place in places:
@@ -645,22 +684,23 @@ def _definition(target: str, name: str, defines_of: Callable[[str], Mapping[str,
             anchor = defines_of(place).get(name)
             if anchor and found is None:
                 found = [place, anchor]
-            for dep in deps_of(place):
-                names = dep.get("names", ())
-                if dep.get("target") and (name in names or "*" in names):
-                    following.append((dep.get("name_targets") or {}).get(name, dep["target"]))
-        places = [place for place in dict.fromkeys(following) if place not in reached]
+            following.extend(_followed(place, name, deps_of, index))
+        places = [place for place in dict.fromkeys(following) if place not in walked]
+        walked.update(places)
         if not places:
             break
     return found
 
 
 def definition_anchors(deps: list[dict], uses: list[str], defines_of: Callable[[str], Mapping[str, str]],
-                       deps_of: Callable[[str], list[dict]], reached: set[str]) -> dict[str, list[str]]:
+                       deps_of: Callable[[str], list[dict]], reached: set[str],
+                       index: Follows | None = None) -> dict[str, list[str]]:
     """Where the names a file imports (``from m import f``: ``m.f``) or calls through an import
     (``uses``: ``m.f`` for ``import m``, or ``alias.f``, as imports resolve them) are defined in
     the tree, as ``{name: [file, anchor]}``; ``defines_of(file)``: a file's top-level
-    definitions (name -> anchor), ``deps_of(file)``: its resolved imports."""
+    definitions (name -> anchor), ``deps_of(file)``: its resolved imports; ``index``: kept
+    across the files of one link step, so each file's imports are sorted by name once."""
+    index = {} if index is None else index
     anchors: dict[str, list[str]] = {}
     modules: dict[str, str] = {}
     for dep in deps:
@@ -673,11 +713,11 @@ def definition_anchors(deps: list[dict], uses: list[str], defines_of: Callable[[
             modules.setdefault(f"{module}.{name}", submodule)
         for name in dep.get("names", ()):
             if name != "*" and name not in submodules:
-                if (found := _definition(target, name, defines_of, deps_of, reached)) is not None:
+                if (found := _definition(target, name, defines_of, deps_of, reached, index)) is not None:
                     anchors.setdefault(f"{module}.{name}", found)
     for called in uses:
         module, _, name = called.rpartition(".")
         if module in modules and called not in anchors:
-            if (found := _definition(modules[module], name, defines_of, deps_of, reached)) is not None:
+            if (found := _definition(modules[module], name, defines_of, deps_of, reached, index)) is not None:
                 anchors[called] = found
     return anchors
