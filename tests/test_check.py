@@ -202,3 +202,19 @@ def test_check_and_a_build_write_no_file_outside_the_output_folder(tmp_path, mon
     assert "app.py_docs.md" in capsys.readouterr().out
     shutil.rmtree(out / ".kwdocs")
     assert run_kwdocs("check", *where[:4]) == 1       # and without state
+
+
+def test_a_build_brings_back_a_page_deleted_by_hand(built, capsys):
+    """The sources did not change, but a page's folder did: the build writes the page again (as
+    ``check --fix`` would), and only once."""
+    tree, out = built
+    page = out / f"{CIRCLE}_docs.md"
+    before = page.read_bytes()
+    page.unlink()
+    capsys.readouterr()
+    assert run_kwdocs("build", "--src", str(tree)) == 0
+    assert "1 pages written" in capsys.readouterr().out
+    assert page.read_bytes() == before
+    assert run_kwdocs("build", "--src", str(tree)) == 0
+    assert "0 pages written" in capsys.readouterr().out
+    assert check(tree, capsys)[0] == 0

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from kwdocs.config import Config
 from kwdocs.engine import summary
+from kwdocs.engine.restore import repair
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder, with_ancestors
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
@@ -318,7 +319,12 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     scanned = scanned if scanned is not None else scan(config)
     current = snapshot.tree_snapshot(config, scanned)
     if snapshot.unchanged(config, current):
-        summary.report(stream.write, config, scanned, 0, 0, time.monotonic() - started, quiet,
+        written = removed = 0
+        if not snapshot.outputs_unchanged(config, scanned):   # a page deleted or edited by hand
+            findings = repair(config)
+            written, removed = findings.written, findings.removed
+            snapshot.save(config, current, scanned)
+        summary.report(stream.write, config, scanned, written, removed, time.monotonic() - started, quiet,
                        {"html_written": 0, "html_removed": 0})
         return 0
     if config.cache:

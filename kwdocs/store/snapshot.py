@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import shutil
 import sys
 from functools import lru_cache
@@ -85,6 +86,27 @@ def tree_snapshot(config: Config, scanned: ScanResult) -> str:
     return digest.hexdigest()
 
 
+def outputs_digest(config: Config, scanned: ScanResult) -> str:
+    """The modification times of the folders the Markdown pages are in: a page deleted, or a
+    file added there, by hand changes its folder's."""
+    from kwdocs.pages import layout
+
+    digest = hashlib.sha256()
+    for folder in sorted({posixpath.dirname(layout.index_page(folder)) for folder in scanned.folders()}):
+        try:
+            stamp = os.stat(config.out / folder if folder else config.out).st_mtime_ns
+        except OSError:
+            stamp = -1
+        digest.update(f"{folder}\0{stamp}\n".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def outputs_unchanged(config: Config, scanned: ScanResult) -> bool:
+    """Whether the pages' folders are as the last successful build left them."""
+    vouched = output.read_json(config.state / SNAPSHOT_FILE, {}) or {}
+    return isinstance(vouched, dict) and vouched.get("outputs") == outputs_digest(config, scanned)
+
+
 def previous(config: Config) -> dict:
     """What the last successful build saved: its snapshot, settings digest, files and scan
     problems; empty unless the file list is the one the snapshot vouches for."""
@@ -109,7 +131,8 @@ def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
         "files": [[source.rel, source.size, source.mtime_ns] for source in scanned.files],
         "problems": [list(problem) for problem in scanned.problems]})
     output.write_json(config.out, config.state / SNAPSHOT_FILE,
-                      {"snapshot": snapshot, "settings": settings_digest(config)})
+                      {"snapshot": snapshot, "settings": settings_digest(config),
+                       "outputs": outputs_digest(config, scanned)})
 
 
 def forget(config: Config) -> None:
