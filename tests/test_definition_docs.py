@@ -500,10 +500,12 @@ public:
 
   static constexpr int MCB{
       120}; ///< Cache block for M dimension.
+  static constexpr int NCB{
+      8}; /**< Cache block for N dimension. */
 };
 
 void solo(int a, ///< the first operand
-          int b);
+          int /*unused*/);
 
 typedef struct {
   /** Core containing this processor */
@@ -531,8 +533,10 @@ def test_cpp_parameter_docs_are_their_functions_parameters_fields(tmp_path):
     for name, text in (("params", "Precomputed parameters object"),
                        ("thread_id", "ID of each participating thread"), ("indices", "Gather indices")):
         assert re.search(rf"`{name}`\W+{text}", constructor), name
-    assert re.search(r"`a`\W+the first operand", _definition(page, "solo"))
+    solo = _definition(page, "solo")
+    assert re.search(r"`a`\W+the first operand", solo) and "`(int a, int /*unused*/) -> void`" in solo
     # parameters are no definitions of their own
     assert "**`params`**" not in page and "**`a`**" not in page
     assert "Cache block for M dimension." in _definition(page, "MCB")
+    assert "Cache block for N dimension." in _definition(page, "NCB")
     assert "Core containing this processor" in _definition(page, "core")

@@ -721,16 +721,16 @@ class _Walker:
         """The doc comments of ``node``'s parameters and template parameters (``int n, ///< rows``
         or a ``///`` line above ``int n``) added to ``symbol``'s documentation as ``@param`` and
         ``@tparam`` lines: a parameter is no definition of its own, Doxygen shows it so."""
-        parent = node.parent
-        heads = parent.child_by_field_id(self.fields.parameters) if (
-            parent is not None and parent.type == "template_declaration") else None
+        heads = None
+        if node.id in self.starts and (parent := node.parent) is not None and parent.type == "template_declaration":
+            heads = parent.child_by_field_id(self.fields.parameters)   # a template's child has a start
         added: list[str] = []
+        source = self.source
         for command, parameters in (("tparam", heads), ("param", params)):
             if parameters is None:
                 continue
-            source = self.source
             end = source.find(b"\n", parameters.end_byte)
-            if b"/" not in source[parameters.start_byte:end if end >= 0 else len(source)]:
+            if source.find(b"/", parameters.start_byte, end if end >= 0 else len(source)) < 0:
                 continue   # no comment in the list or after it on its line: the common case
             for parameter in parameters.named_children:
                 if parameter.type != "comment" and (doc := self.parameter_doc(parameter)):
@@ -834,8 +834,8 @@ class _Walker:
         if params is None:
             return ""
         text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
-        if "//" in text or "/*" in text:
-            text = _COMMENTS.sub(" ", text)   # a parameter's doc comment is no part of the signature
+        if "//" in text or "/**" in text or "/*!" in text:
+            text = _COMMENTS.sub("", text)   # a parameter's doc comment is no part of the signature
         head = self.source[start:name_start].decode("utf-8", "replace")
         if "__" in head or "[[" in head:
             head = _ATTRIBUTES.sub(" ", head)
@@ -923,7 +923,8 @@ class _Walker:
                 symbol["kind"] = "function"
 
 
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+# line comments and doc blocks; a ``/*unused*/`` parameter name stays
+_COMMENTS = re.compile(r"[ \t]*(?://[^\n]*|/\*[*!].*?\*/)", re.DOTALL)
 _ANONYMOUS_ENUM = re.compile(r"enum\s*:")
 
 
@@ -1043,7 +1044,8 @@ class _DocComments:
                 row, column = decl.end_point
             if row < len(lines) and (trailing := _TRAILING_DOC.search(lines[row], column)):
                 return self.trailing(trailing.group(1), row + 1)
-        elif (end := decl.end_point[0]) != row and end < len(lines) and "/<" in lines[end] and (
+        elif (end := decl.end_point[0]) != row and end < len(lines) and (
+                "/<" in lines[end] or "!<" in lines[end] or "*<" in lines[end]) and (
                 decl.type in _DECLARATIONS and decl.child_by_field_name("body") is None):
             # ``int n{\n 4}; ///< rows``: after a declaration that ends lines below its name,
             # when no comment above documents it
