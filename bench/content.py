@@ -55,6 +55,8 @@ _DECLARATION = re.compile(r"^[ \t]*(?:template\b|class\b|struct\b|enum\b|union\b
                           r"(?!(?:return|delete|throw|goto|case|else|co_return|co_yield)\b)"
                           r"[A-Za-z_][\w:<>,*& \t]*[\w>*&][ \t]+[*&]*[A-Za-z_]\w*[ \t]*(?:[=;{\[]|:[ \t]*\d))")
 _ENUMERATOR = re.compile(r"^[ \t]*[A-Za-z_]\w*[ \t]*(?:=[^,;{}]*)?,?[ \t]*(?:$|//|/\*)")
+_ANONYMOUS_TYPEDEF = re.compile(r"^[ \t]*typedef[ \t]+(?:struct|union|enum)[ \t]*\{")
+_TRAILING_MORE = re.compile(r"^[ \t]*//[/!]<")
 _ENUM_OPENS = re.compile(r"^[ \t]*(?:typedef[ \t]+)?enum\b[^;]*$")
 _TRAILING = re.compile(r"^(?P<code>[^/]*?\S[^/]*?)[ \t]*(?://[/!]<|/\*[*!]<)[ \t]?(?P<doc>.*)$")
 _INLINE_COMMAND = re.compile(r"[\\@](?:c|p|a|b|e|em|ref)[ \t]+")
@@ -114,10 +116,12 @@ def python_docs(text: str) -> list[tuple[int, str]]:
     return found
 
 
-def c_docs(text: str) -> list[tuple[int, str, int, str]]:
-    """(first line, summary, last line of the head, forward-declared name) of each C/C++
-    declaration with a doc comment directly attached: a ``///``/``//!`` run or ``/** */``/``/*! */``
-    block whose next line starts the declaration, or a ``///<`` after it on its line."""
+def c_docs(text: str) -> list[tuple[int, str, int, str, bool]]:
+    """(first line, summary, last line of the head, the name it is shown under when not at its
+    head (a forward-declared class, an anonymous ``typedef struct {...} name;``), is it a
+    parameter's) of each C/C++ declaration with a doc comment directly attached: a
+    ``///``/``//!`` run or ``/** */``/``/*! */`` block whose next line starts the declaration,
+    or a ``///<`` after it on its line.  A parameter's doc is shown under its function."""
     lines = text.split("\n")
     found = []
     index = 0
@@ -131,7 +135,15 @@ def c_docs(text: str) -> list[tuple[int, str, int, str]]:
             in_enum = False
         if (trailing := _TRAILING.match(line)) and re.search(r"\w", trailing.group("code")):
             if words(trailing.group("doc")):
-                found.append((index + 1, trailing.group("doc").split("*/")[0], index + 1, ""))
+                # ``/**<\brief text`` shows as ``text``, as a doc above does
+                doc = re.sub(r"^[\\@]brief\s*", "", trailing.group("doc").split("*/")[0].strip())
+                # ``  120}; ///< text`` ends a declaration begun on the line above
+                first = index if re.match(r"[ \t]*[\d})]", trailing.group("code")) else index + 1
+                # a parameter's: before a comma, or the last one before the list's ``)`` or ``>``
+                after = next((rest.strip() for rest in lines[index + 1:index + 20]
+                              if rest.strip() and not _TRAILING_MORE.match(rest)), "")
+                parameter = trailing.group("code").rstrip().endswith(",") or after[:1] in (")", ">")
+                found.append((first, doc, index + 1, "", not in_enum and parameter))
             index += 1
             continue
         if _DOC_BLOCK.match(line) and not re.match(r"^[ \t]*//[/!]<", line):
@@ -163,9 +175,26 @@ def c_docs(text: str) -> list[tuple[int, str, int, str]]:
                     last += 1
                 head = " ".join(lines[index:last + 1])
                 forward = _FORWARD.search(head)
-                found.append((index + 1, summary, last + 1,
-                              forward.group(1) if forward and "{" not in head else ""))
+                shown_as = forward.group(1) if forward and "{" not in head else ""
+                if _ANONYMOUS_TYPEDEF.match(head):
+                    shown_as = _typedef_name(lines, index)
+                code = following.split("//")[0].rstrip()
+                found.append((index + 1, summary, last + 1, shown_as, not in_enum and (
+                    code.endswith(",") or (code.endswith(")") and "(" not in code))))
     return found
+
+
+def _typedef_name(lines: list[str], index: int) -> str:
+    """The name after the ``}`` closing the ``typedef struct {`` on line ``index``."""
+    depth = 0
+    for line in lines[index:index + 5000]:
+        code = line.split("//")[0]
+        for position, char in enumerate(code):
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            if char == "}" and depth == 0:
+                name = re.match(r"\s*(\w+)", code[position + 1:])
+                return name.group(1) if name else ""
+    return ""
 
 
 def entry_docs(page_section: str) -> list[tuple[int, str, str]]:
@@ -178,7 +207,7 @@ def entry_docs(page_section: str) -> list[tuple[int, str, str]]:
     return found
 
 
-def documented(path: Path, text: str) -> list[tuple[int, str]] | list[tuple[int, str, int, str]]:
+def documented(path: Path, text: str) -> list[tuple[int, str]] | list[tuple[int, str, int, str, bool]]:
     if path.suffix == ".py":
         return python_docs(text)
     if path.suffix in C_SUFFIXES:
@@ -245,9 +274,14 @@ def measure(out: Path, seed: int, sample: int, missed: list[str] | None = None) 
             hits = [is_shown(summary, outside) for _, summary in docs]
         else:
             entries = entry_docs(parts.get("Detailed Analysis", ""))
-            hits = [any(is_shown(summary, under) for line, name, under in entries
-                        if first <= line <= last or name == forward)
-                    for first, summary, last, forward in docs]
+            hits = []
+            for first, summary, last, shown_as, parameter in docs:
+                under = [text for line, name, text in entries if first <= line <= last or name == shown_as]
+                if parameter:   # under its function or template: the entry above it or below it
+                    before = [text for line, _, text in entries if line < first]
+                    after = [text for line, _, text in entries if line > last]
+                    under += before[-1:] + after[:1]
+                hits.append(any(is_shown(summary, text) for text in under))
         if missed is not None:
             missed.extend(f"{source}:{doc[0]}: {doc[1][:70]}" for doc, hit in zip(docs, hits) if not hit)
         for hit in hits:

@@ -38,3 +38,20 @@ def test_content_figures_of_a_small_tree(tmp_path: Path):
     again = subprocess.run([sys.executable, str(REPOSITORY / "bench" / "content.py"), str(tmp_path / "out"),
                             "--seed", "3"], capture_output=True, text=True, timeout=300, cwd=REPOSITORY)
     assert again.stdout == report
+
+
+def test_c_parameter_and_typedef_docs_count_where_kwdocs_shows_them(tmp_path: Path):
+    """A parameter's ``///<`` counts as shown under its function, an anonymous ``typedef struct``'s
+    doc under the typedef's name, a ``/**<\\brief`` without its command."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "grid.h").write_text(
+        "#pragma once\n\n/// Cell count of the grid.\nint cells(int rows, ///< Rows of the grid.\n"
+        "          int columns);\n\n/** A point of the grid. */\ntypedef struct {\n  int x; /**<\\brief Column. */\n"
+        "} point_t;\n")
+    done = subprocess.run([sys.executable, str(REPOSITORY / "bench" / "content.py"), str(src),
+                           "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300, cwd=REPOSITORY)
+    assert done.returncode == 0, done.stderr
+    # cells, its parameter rows, point_t and its member x are shown; nothing else is documented
+    assert "c/c++: 4 of 4 (100.0%)" in done.stdout, done.stdout

@@ -480,3 +480,63 @@ def test_a_headers_purpose_names_what_it_defines_not_its_classes_members(tmp_pat
     assert purpose("_nnz_ops.h").startswith("Defines `_nnz` (namespace `at::_ops`).")
     assert purpose("xlogy_cpu_dispatch.h").startswith("Defines `xlogy` (namespace `at::cpu`).")
     assert purpose("xlogy_cuda_dispatch.h").startswith("Defines `xlogy` (namespace `at::cuda`).")
+
+
+PARAMETERS = '''\
+/// Epilogue operator.
+template <
+    typename Shape_, ///< Shape of threadblock tile
+    typename Op_     ///< Output operator
+    >
+class Epilogue {
+public:
+  /// Constructs the iterator.
+  Epilogue(
+      /// Precomputed parameters object
+      Params const& params,
+      int thread_id, ///< ID of each participating thread
+      /// Gather indices
+      int const* indices = nullptr) {}
+
+  static constexpr int MCB{
+      120}; ///< Cache block for M dimension.
+  static constexpr int NCB{
+      8}; /**< Cache block for N dimension. */
+};
+
+void solo(int a, ///< the first operand
+          int /*unused*/);
+
+typedef struct {
+  /** Core containing this processor */
+  const struct cpuinfo_core* core;
+} processor_t;
+'''
+
+
+def test_cpp_parameter_docs_are_their_functions_parameters_fields(tmp_path):
+    """A ``///<`` after a parameter or a ``///`` line above it documents the parameter: shown in
+    its function's (or template's) Parameters, as a Doxygen ``@param`` is; a declaration ending
+    lines below its name takes the ``///<`` after its end, a pointer to a named struct is a member."""
+    src = tmp_path / "src_tree"
+    src.mkdir()
+    (src / "epilogue.h").write_text(PARAMETERS, encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    page = (tmp_path / "out/epilogue.h_docs.md").read_text(encoding="utf-8")
+    epilogue = _definition(page, "Epilogue")
+    assert "Epilogue operator." in epilogue and "Template parameters" in epilogue
+    assert re.search(r"`Shape_`\W+Shape of threadblock tile", epilogue)
+    assert re.search(r"`Op_`\W+Output operator", epilogue)
+    constructor = _definition(page[page.index("**`Epilogue`**") + 1:], "Epilogue")
+    assert "Constructs the iterator." in constructor and "Parameters" in constructor
+    assert "`(Params const& params, int thread_id, int const* indices = nullptr)`" in constructor
+    for name, text in (("params", "Precomputed parameters object"),
+                       ("thread_id", "ID of each participating thread"), ("indices", "Gather indices")):
+        assert re.search(rf"`{name}`\W+{text}", constructor), name
+    solo = _definition(page, "solo")
+    assert re.search(r"`a`\W+the first operand", solo) and "`(int a, int /*unused*/) -> void`" in solo
+    # parameters are no definitions of their own
+    assert "**`params`**" not in page and "**`a`**" not in page
+    assert "Cache block for M dimension." in _definition(page, "MCB")
+    assert "Cache block for N dimension." in _definition(page, "NCB")
+    assert "Core containing this processor" in _definition(page, "core")

@@ -614,7 +614,8 @@ class _Walker:
         if detail == "enum" and _ANONYMOUS_ENUM.match(header):
             self.enumerators(body, scope)
             return None   # ``enum : ullong {``: the grammar takes the underlying type for a name
-        self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header), decl=node)
+        symbol = self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header), decl=node)
+        self.parameter_docs(symbol, node, None)
         self.classes.add(name)
         if detail == "enum":
             self.enumerators(body, _Scope(name, True))
@@ -651,7 +652,9 @@ class _Walker:
     def function(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
         found = _callable_declarator(declarator)
         if found is None:
-            if node.type in _DECLARATIONS and (type_node is None or type_node.type not in _CLASS_TYPES):
+            # ``struct A *a;`` names a type it does not define: a member or variable of its own
+            if node.type in _DECLARATIONS and (type_node is None or type_node.type not in _CLASS_TYPES
+                                               or type_node.child_by_field_id(self.fields.body) is None):
                 self.variable(node, declarator, type_node, scope)
             return
         declarator = found
@@ -708,10 +711,62 @@ class _Walker:
             symbol = self.add(name, "method", name_node, _Scope(owner, True),
                               signature=signature, detail=detail, decl=node)
             self.qualified.append((symbol, owner))
-        elif scope.is_class:
-            self.add(name, "method", name_node, scope, signature=signature, detail=detail, decl=node)
         else:
-            self.add(name, "function", name_node, scope, signature=signature, detail=detail, decl=node)
+            symbol = self.add(name, "method" if scope.is_class else "function", name_node, scope,
+                              signature=signature, detail=detail, decl=node)
+        if params_owner is not None:
+            self.parameter_docs(symbol, node, params_owner.child_by_field_id(self.fields.parameters))
+
+    def parameter_docs(self, symbol: dict[str, Any], node: Node, params: Node | None) -> None:
+        """The doc comments of ``node``'s parameters and template parameters (``int n, ///< rows``
+        or a ``///`` line above ``int n``) added to ``symbol``'s documentation as ``@param`` and
+        ``@tparam`` lines: a parameter is no definition of its own, Doxygen shows it so."""
+        heads = None
+        if node.id in self.starts and (parent := node.parent) is not None and parent.type == "template_declaration":
+            heads = parent.child_by_field_id(self.fields.parameters)   # a template's child has a start
+        added: list[str] = []
+        source = self.source
+        for command, parameters in (("tparam", heads), ("param", params)):
+            if parameters is None:
+                continue
+            end = source.find(b"\n", parameters.end_byte)
+            if source.find(b"/", parameters.start_byte, end if end >= 0 else len(source)) < 0:
+                continue   # no comment in the list or after it on its line: the common case
+            for parameter in parameters.named_children:
+                if parameter.type != "comment" and (doc := self.parameter_doc(parameter)):
+                    name = self.parameter_name(parameter)
+                    if name is not None:
+                        added.append(f"@{command} {self.text(name)} {' '.join(doc.split())}")
+        if added:
+            doc = symbol.get("doc", "")
+            symbol["doc"] = "\n".join([doc, "", *added] if doc else added)
+
+    def parameter_doc(self, parameter: Node) -> str:
+        """A Doxygen comment after ``parameter`` and its comma on its line, or on the lines above
+        it when it starts its line."""
+        lines = self.docs.lines
+        row, column = parameter.end_point
+        if row >= len(lines):
+            return ""
+        line = lines[row]
+        if (trailing := _TRAILING_DOC.search(line, column)) and line[column:trailing.start()].strip() in ("", ","):
+            return self.docs.trailing(trailing.group(1), row + 1)
+        row, column = parameter.start_point
+        if lines[row][:column].strip():
+            return ""
+        doc = self.docs.above(row)
+        return doc if self.docs.doxygen else ""
+
+    def parameter_name(self, parameter: Node) -> Node | None:
+        """The name a (template) parameter declares, if it has one."""
+        declarator = parameter.child_by_field_id(self.fields.declarator)
+        if declarator is not None:
+            return _declared_name(declarator)
+        name = parameter.child_by_field_id(self.fields.name)
+        if name is not None:
+            return name
+        return next((child for child in parameter.named_children
+                     if child.type in ("type_identifier", "identifier")), None)
 
     def variable(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
         """A documented variable or data member (``/// Rows.`` over ``int rows = 0;``); undocumented
@@ -779,6 +834,8 @@ class _Walker:
         if params is None:
             return ""
         text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
+        if "//" in text or "/**" in text or "/*!" in text:
+            text = _COMMENTS.sub("", text)   # a parameter's doc comment is no part of the signature
         head = self.source[start:name_start].decode("utf-8", "replace")
         if "__" in head or "[[" in head:
             head = _ATTRIBUTES.sub(" ", head)
@@ -866,6 +923,8 @@ class _Walker:
                 symbol["kind"] = "function"
 
 
+# line comments and doc blocks; a ``/*unused*/`` parameter name stays
+_COMMENTS = re.compile(r"[ \t]*(?://[^\n]*|/\*[*!].*?\*/)", re.DOTALL)
 _ANONYMOUS_ENUM = re.compile(r"enum\s*:")
 
 
@@ -985,6 +1044,15 @@ class _DocComments:
                 row, column = decl.end_point
             if row < len(lines) and (trailing := _TRAILING_DOC.search(lines[row], column)):
                 return self.trailing(trailing.group(1), row + 1)
+        elif (end := decl.end_point[0]) != row and end < len(lines) and (
+                "/<" in lines[end] or "!<" in lines[end] or "*<" in lines[end]) and (
+                decl.type in _DECLARATIONS and decl.child_by_field_name("body") is None):
+            # ``int n{\n 4}; ///< rows``: after a declaration that ends lines below its name,
+            # when no comment above documents it
+            above = self.above(decl.start_point[0] if start_row is None else start_row)
+            if not above and (trailing := _TRAILING_DOC.search(lines[end], decl.end_point[1])):
+                return self.trailing(trailing.group(1), end + 1)
+            return above
         return self.above(decl.start_point[0] if start_row is None else start_row)
 
     def trailing(self, first: str, row: int) -> str:
