@@ -330,7 +330,7 @@ def test_cpp_patterns_and_performance(rules):
     assert found["patterns"] == [
         "Binds C++ to Python with **pybind11**.",
         "Exports symbols from a shared library with **visibility macros** (`TORCH_API` at line 10).",
-        "Uses **C++ templates**.",
+        "Uses **C++ templates** (`template` at line 9).",
     ]
     assert found["performance"] == ["Uses **SIMD vector instructions** (`immintrin.h` at line 4)."]
 
@@ -340,7 +340,12 @@ def test_cpp_patterns_and_performance(rules):
      "Runs work **in parallel** (`concurrent.futures.ThreadPoolExecutor` at line 3)."),
     ("acme/gpu.py", "python", "", [], [call("torch.cuda.synchronize")],
      "Runs work on **GPUs** (`torch.cuda.synchronize` at line 3)."),
-    ("acme/kernels.cu", "cuda", "__global__ void k() {}\n", [], [], "Contains or launches **CUDA kernels** that run on the GPU."),
+    ("acme/kernels.cu", "cuda", "__global__ void k() {}\n", [], [],
+     "Contains or launches **CUDA kernels** that run on the GPU (`__global__` at line 1)."),
+    ("acme/launch.cu", "cuda", "void run() {\n  k<<<1, 32>>>();\n}\n", [], [],
+     "Contains or launches **CUDA kernels** that run on the GPU (`<<<` at line 2)."),
+    ("acme/pool.cpp", "cpp", "void run() {\n  at::parallel_for(0, n, 1, body);\n}\n", [], [],
+     "Runs work **in parallel threads** (`at::parallel_for(` at line 2)."),
     ("acme/fast.py", "python", "", [], [call("torch.compile")],
      "Uses **compilation** to speed up execution (`torch.compile` at line 3)."),
     ("acme/jit.py", "python", "", ["numba"], [], "Compiles Python to machine code with **Numba**."),
@@ -494,6 +499,14 @@ BEHAVIOUR = [
      "        pool.submit(work)\n", "**in parallel**", [5, 6]),
     ("acme/spawn.py", "import torch.multiprocessing as mp\n\ndef main(fn):\n    mp.spawn(fn, nprocs=2)\n",
      "**in parallel**", [4]),
+    ("aten/MaxPooling.h", "#pragma once\n#include <thread>\n#include <ATen/Parallel.h>\n\nvoid pool(int n);\n",
+     "**in parallel threads**", []),               # including the headers starts nothing
+    ("aten/pool.cpp", "#include <ATen/Parallel.h>\nvoid run(int n) {\n  at::parallel_for(0, n, 1, body);\n}\n",
+     "**in parallel threads**", [3]),
+    # CUDA kernels only where one is defined or launched, not where a CUDA header is included
+    ("aten/cuda/CUDAContextLight.h", "#pragma once\n#include <cuda_runtime_api.h>\n\nint device_count();\n",
+     "**CUDA kernels**", []),
+    ("aten/cuda/launch.cu", "__global__ void k() {}\nvoid run() {\n  k<<<1, 32>>>();\n}\n", "**CUDA kernels**", [1, 3]),
     # GPU only where device work is launched, not where a device is asked about
     ("acme/devices.py", "import torch\n\ndef gpus():\n    if torch.cuda.is_available():\n"
      "        return torch.cuda.device_count()\n    return 0\n", "**GPU", []),
