@@ -489,6 +489,8 @@ BEHAVIOUR = [
     ("acme/test_api.py", "import unittest\n\nclass ApiTest(unittest.TestCase):\n    def test_get(self):\n"
      "        pass\n", "**tests**", [3, 4]),
     ("acme/checks.py", "import pytest\n\ndef test_add():\n    assert 1 + 1 == 2\n", "**tests**", [3]),
+    ("torch/_inductor/config.py", "class test_configs:\n    force: bool = False\n\ntests_run = 3\n",
+     "**tests**", []),                              # a config namespace named test_*, not a test
     ("acme/engine_test.cpp", '#include <gtest/gtest.h>\n\nTEST(Engine, Starts) {\n  EXPECT_TRUE(true);\n}\n',
      "**tests**", [3]),
     # parallel only where threads, processes, pools or executors are started

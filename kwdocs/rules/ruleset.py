@@ -99,7 +99,7 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     "decorators": (_string_list, "a list of decorator names"),
     "bases": (_string_list, "a list of base class names"),
     "symbols": (_string_list, "a list of symbol names"),
-    "defines": (_string_list, "a list of defined function, method or class names"),
+    "defines": (_string_list, "a list of defined function, method or class names (kind:name for one kind)"),
     "annotated": (_of_type(bool), "true or false"),
     "installed": (_of_type(bool), "true or false (a build file installs the file: decided when linking)"),
     "calls": (_string_list, "a list of called names"),
@@ -840,10 +840,13 @@ class _Context:
                     symbol.get("line"), str(symbol.get("parent") or symbol.get("name", "")))
 
     def _defines(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+        """Each definition by its name and as ``kind:name`` (``class:Test*`` matches classes only)."""
         for symbol in _tables(self.facts.get("symbols")):
-            if symbol.get("kind") in _DEFINED_KINDS:
-                yield str(symbol.get("name", "")), lambda symbol=symbol: _Hit(
-                    symbol.get("line"), str(symbol.get("name", "")))
+            if (kind := symbol.get("kind")) in _DEFINED_KINDS:
+                name = str(symbol.get("name", ""))
+                hit = lambda symbol=symbol, name=name: _Hit(symbol.get("line"), name)  # noqa: E731
+                yield name, hit
+                yield f"{kind}:{name}", hit
 
     def _annotated(self) -> list[_Hit]:
         """Functions and methods whose signature carries a type annotation (a parameter's or the return's)."""
