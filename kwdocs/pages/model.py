@@ -566,7 +566,7 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     if not purpose:
         purpose.append(f"{_code(facts['path'])} has no documentation of its own and defines nothing kwdocs lists.")
     overview = [render_prose(paragraph) for paragraph in kept]
-    if defines:
+    if defines and kept:    # without words of its own the overview would repeat the purpose: left out
         overview.append(defines)
     return purpose, overview, generated
 
