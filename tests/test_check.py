@@ -218,3 +218,19 @@ def test_a_build_brings_back_a_page_deleted_by_hand(built, capsys):
     assert run_kwdocs("build", "--src", str(tree)) == 0
     assert "0 pages written" in capsys.readouterr().out
     assert check(tree, capsys)[0] == 0
+
+
+def test_a_page_deleted_by_hand_comes_back_when_a_source_changed_too(built, capsys):
+    """The same when a source was edited as well: the build rewrites that source's pages for the
+    edit, and the deleted page of another file because it is not what kwdocs wrote."""
+    tree, out = built
+    page = out / f"{CIRCLE}_docs.md"
+    before = page.read_bytes()
+    page.unlink()
+    with open(tree / "geometry/shapes/square.py", "a") as source:
+        source.write("\n\ndef added():\n    return 1\n")
+    capsys.readouterr()
+    assert run_kwdocs("build", "--src", str(tree)) == 0
+    assert "1 pages written again" in capsys.readouterr().out
+    assert page.read_bytes() == before
+    assert check(tree, capsys)[0] == 0

@@ -310,22 +310,21 @@ class Rebuilder:
 # ---------------------------------------------------------------- a build
 
 def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stream=None,
-              scanned: ScanResult | None = None, counts: dict[str, int] | None = None) -> int:
+              scanned: ScanResult | None = None, counts: dict[str, int] | None = None, restore: bool = True) -> int:
     """One build (of ``scanned``, else a fresh scan); returns doit's exit code (0 ok, 1 a task
-    failed, 2+ doit errors) and adds pages written and removed to ``counts`` when given."""
+    failed, 2+ doit errors) and adds pages written and removed to ``counts`` when given.
+    ``restore``: also write again the pages changed by hand (``check --fix`` does that itself,
+    naming each)."""
     gc.freeze()  # the collector would walk every long-lived object of the build again and again
     started = time.monotonic()
     stream = stream or sys.stdout
     scanned = scanned if scanned is not None else scan(config)
     current = snapshot.tree_snapshot(config, scanned)
+    by_hand = restore and not snapshot.outputs_unchanged(config, scanned)   # a page deleted or added by hand
     if snapshot.unchanged(config, current):
-        written = removed = 0
-        if not snapshot.outputs_unchanged(config, scanned):   # a page deleted or edited by hand
-            findings = repair(config)
-            written, removed = findings.written, findings.removed
-            snapshot.save(config, current, scanned)
-        summary.report(stream.write, config, scanned, written, removed, time.monotonic() - started, quiet,
-                       {"html_written": 0, "html_removed": 0})
+        restored = _restore(config, current, scanned) if by_hand else {}
+        summary.report(stream.write, config, scanned, restored.get("written", 0), restored.get("removed", 0),
+                       time.monotonic() - started, quiet, {"html_written": 0, "html_removed": 0})
         return 0
     if config.cache:
         from kwdocs.store.cache import check_store
@@ -334,7 +333,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     if state.damaged(config) is None:
         code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
         if code is not None and state.damaged(config) is None:
-            return code
+            return _restored_after(config, current, scanned, code, by_hand, quiet, stream, counts)
     # before anything is written: no file of the user's is replaced
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
     if config.scheduler:
@@ -346,6 +345,30 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     if code == 0:
         snapshot.save(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
+    return _restored_after(config, current, scanned, code, by_hand, quiet, stream, counts)
+
+
+def _restore(config: Config, current: str, scanned: ScanResult) -> dict[str, int]:
+    """Write again the pages that are not what kwdocs wrote (as ``check --fix`` does), then
+    vouch for the output as it now is; the pages written and removed."""
+    findings = repair(config)
+    snapshot.save(config, current, scanned)
+    return {"written": findings.written, "removed": findings.removed}
+
+
+def _restored_after(config: Config, current: str, scanned: ScanResult, code: int, by_hand: bool, quiet: bool,
+                    stream, counts: dict[str, int] | None) -> int:
+    """After a build that succeeded, the pages changed by hand before it (``by_hand``) restored:
+    the build itself rewrites only the pages of what changed in the sources."""
+    if code != 0 or not by_hand:
+        return code
+    restored = _restore(config, current, scanned)
+    if counts is not None:
+        for key, value in restored.items():
+            counts[key] = counts.get(key, 0) + value
+    if not quiet and (restored["written"] or restored["removed"]):
+        stream.write(f"kwdocs: {restored['written']:,} pages written again and {restored['removed']:,} removed: "
+                     "they were not what kwdocs wrote\n")
     return code
 
 

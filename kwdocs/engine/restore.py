@@ -1,6 +1,6 @@
 """Pages that are not what kwdocs wrote, made again: a page deleted or edited by hand, or one
 the journal does not know (``kwdocs check --fix``, and a build that finds the pages' folders
-changed since the last build while the sources did not)."""
+changed since the last build)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

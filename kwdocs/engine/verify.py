@@ -109,7 +109,8 @@ def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
     counts: dict[str, int] = {}
     scanned = check_first_build(config)
     with locked(config.state):
-        code = run_build(config, jobs=jobs, quiet=False, stream=stream, counts=counts, scanned=scanned)
+        code = run_build(config, jobs=jobs, quiet=False, stream=stream, counts=counts, scanned=scanned,
+                         restore=False)
         if code != 0:
             stream.write("kwdocs check --fix: the build failed\n")
             return 1
