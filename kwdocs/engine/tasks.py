@@ -136,10 +136,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_render():
         """Render the documentation and keyword pages of files whose inputs changed."""
-        from kwdocs.pages.formats import formats_for
-        # the other formats' keys too: turning the site on renders its pages of every file
-        keys = [build.render_key(config, name) for name in pages.FILE_TEMPLATES] + [
-            output_format.key() for output_format in formats_for(config)]
+        # what every file page depends on, the other formats' keys too: turning the site on renders every file
+        keys = build.file_page_keys(config)
         render = Guarded(build.render_unit)
         for unit, (folder, rels) in units.items():
             if not wanted("render", unit):
