@@ -320,7 +320,8 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     stream = stream or sys.stdout
     scanned = scanned if scanned is not None else scan(config)
     current = snapshot.tree_snapshot(config, scanned)
-    by_hand = restore and not snapshot.outputs_unchanged(config, scanned)   # a page deleted or added by hand
+    # a page deleted or added by hand (none in an output folder this build starts)
+    by_hand = restore and not state.first_build(config) and not snapshot.outputs_unchanged(config, scanned)
     if snapshot.unchanged(config, current):
         restored = _restore(config, current, scanned) if by_hand else {}
         summary.report(stream.write, config, scanned, restored.get("written", 0), restored.get("removed", 0),

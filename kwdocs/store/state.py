@@ -119,6 +119,16 @@ def damaged(config: Config) -> str | None:
     return None if data is None else data.decode("utf-8", "replace").strip() or "damaged state"
 
 
+def first_build(config: Config) -> bool:
+    """Whether the output folder holds nothing but the lock a build takes: no page, no state,
+    so nothing in it can have been changed by hand."""
+    try:
+        return set(os.listdir(config.out)) <= {config.state.name} \
+            and set(os.listdir(config.state)) <= {LOCK, ".gitignore"}
+    except OSError:
+        return False
+
+
 def start_over(config: Config) -> None:
     """Remove everything in the state folder but the lock and the journal of pages written."""
     try:
