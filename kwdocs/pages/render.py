@@ -171,7 +171,14 @@ class Renderer:
         self.env.filters.update(join=jinja2.filters.sync_do_join, map=jinja2.filters.sync_do_map)
 
     def render(self, template: str, model: dict) -> str:
-        return self.env.get_template(template).render(model)
+        found = self.env.get_template(template)
+        context = found.new_context(model)
+        try:
+            return "".join(found.root_render_func(context))
+        finally:
+            # a template's macros close over its context, which holds the model: a cycle that kept
+            # every page's model of a step alive until the collector ran
+            context.vars.clear()
 
     def macro(self, template: str, name: str) -> Callable[..., str]:
         """A macro of a template, to render one part of a page (say, one table row) on its own."""
