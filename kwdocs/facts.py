@@ -7,7 +7,7 @@ early cut-off.  Nothing here depends on how pages look.
 """
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict, cast
 
 
 class Symbol(TypedDict, total=False):
@@ -57,7 +57,17 @@ class Facts(TypedDict, total=False):
     symbols: list[Symbol]
     imports: list[Import]
     problems: list[Problem]
+    uses: list[str]     # names called through an import, as the imported module names them
+    installs: list[dict]    # what a build file installs: ``files``, ``folders`` (``kwdocs.extract.cmake``)
     findings: dict[str, list]   # rule results: purpose, role, patterns, performance, security
+
+
+def facts_fields(found: dict[str, Any]) -> Facts:
+    """An extractor's findings as fields of its file's facts record: the one place where the plain
+    data a language module returns (``Language.extract``, perhaps another package's) is taken
+    for them.  Every field is kept as found: a field the record does not declare goes to the
+    record too, as it always has."""
+    return cast(Facts, found)
 
 
 # Keyword kinds and the ``###`` group each is listed under on a keyword page,

@@ -199,9 +199,10 @@ def _plain_names(rules: _Rules) -> re.Pattern | None:
     editor's temporary, not a secret file's), nearly all of them: three regex calls per file
     were a tenth of a scan.  None when those checks look at more than the name."""
     globs = [EDITOR_TEMP_FILES] + ([rules.secrets] if rules.secrets is not None else [])
-    if any(glob.candidate_names is None for glob in globs):
+    candidates = [glob.candidate_names.pattern for glob in globs if glob.candidate_names is not None]
+    if len(candidates) < len(globs):
         return None
-    refused = "".join(f"(?!{glob.candidate_names.pattern})" for glob in globs)
+    refused = "".join(f"(?!{pattern})" for pattern in candidates)
     return re.compile(f"{refused}[^{_CONTROL_CHARACTERS}]*\\Z")
 
 
@@ -290,9 +291,10 @@ class _Walker:
             self.problem(masked_name(rel) or rel, "skipped: its name holds a secret")
             return
         if is_link:
-            info = self.follow_link(Path(entry.path), rel)
-            if info is None:
+            target = self.follow_link(Path(entry.path), rel)
+            if target is None:
                 return
+            info = target
         if not stat.S_ISREG(info.st_mode):
             kind = _SPECIAL.get(stat.S_IFMT(info.st_mode), "not a regular file")
             self.problem(rel, f"skipped: {kind}, never opened")

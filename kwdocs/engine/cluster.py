@@ -31,7 +31,7 @@ import hashlib
 import logging
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -161,9 +161,11 @@ def connected(config: Config) -> Iterator[Session]:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ConfigError([f"'scheduler' ({config.scheduler}): cannot reach it: {reason}"]) from None
     _session = Session(config, client, cluster)
+    steps.remote_facts, steps.remote_pages = facts_of, pages_of
     try:
         yield _session
     finally:
+        steps.remote_facts = steps.remote_pages = None
         _session.drop()
         _session = None
         client.close()
@@ -183,10 +185,9 @@ def _preload_kwdocs() -> None:
     context.set_forkserver_preload([*dasks, __name__])
 
 
-def run_doit(tasks: dict, config: Config) -> int:
-    """doit over the namespace in this process, with extraction and rendering on the cluster."""
-    from kwdocs.engine import runner
-
+def run_doit(tasks: dict, config: Config, run: Callable[[dict, int, Config], int]) -> int:
+    """doit over the namespace in this process, with extraction and rendering on the cluster;
+    ``run`` is the runner's ``run_doit`` (the runner calls this, so it is handed in)."""
     session = _session
     assert session is not None and session.config == config
     render_args = [task["actions"][0][1] for task in tasks["task_render"]()]
@@ -198,7 +199,7 @@ def run_doit(tasks: dict, config: Config) -> int:
         "doc": "Send the stale file pages to the cluster to render.",
         "actions": [(dispatch, [config, render_args])], "task_dep": ["link"], "verbosity": 0}
     try:
-        return runner.run_doit(namespace, 1, config)
+        return run(namespace, 1, config)
     finally:
         session.drop()
 

@@ -210,20 +210,20 @@ class Rebuilder:
         ``differences`` what ``diff`` gave between the last scan and it, and
         ``rescanned_snapshot`` its ``snapshot.tree_snapshot``, if the caller has them."""
         started = time.monotonic()
+        old = self.scanned or ScanResult(files=[])
         if self.scanned is None:
             changes = Changes(everything=True)
         targets = rescan_targets(changes)
         if targets is None:
-            old = self.scanned or ScanResult(files=[])
             new = rescanned if rescanned is not None else scan(self.config)
             if rescanned is None or differences is None:
                 differences = diff(old.files, new.files)
         else:
-            new, before, after = merge(self.scanned, targets, changes.written, self.config)
+            new, before, after = merge(old, targets, changes.written, self.config)
             differences = diff(before, after)
         added, deleted, modified = differences
         trusted = self.saved_snapshot is not None and snapshot.unchanged(self.config, self.saved_snapshot)
-        quiet_change = not (added or deleted or modified) and new.problems == self.scanned.problems
+        quiet_change = not (added or deleted or modified) and new.problems == old.problems
         if trusted and quiet_change:
             self.scanned = new
             return None
@@ -231,7 +231,7 @@ class Rebuilder:
         output = io.StringIO()
         if trusted:
             if added:   # pages of other files were checked when they were first written
-                known = set(self.scanned.folders())
+                known = set(old.folders())
                 folders = [folder for folder in with_ancestors(folder_of(rel) for rel in added) if folder not in known]
                 owned.check_tree(self.config, added, folders)
             if added or deleted or self._tasks is None:
@@ -247,8 +247,8 @@ class Rebuilder:
         self._settled(new, outcome.code, rescanned_snapshot if new is rescanned else None)
         if outcome.code != 0:
             sys.stderr.write(output.getvalue())
-        elif trusted:
-            snapshot.save(self.config, self.saved_snapshot, self.scanned)
+        elif trusted and self.saved_snapshot is not None:    # _settled made it of ``new``
+            snapshot.save(self.config, self.saved_snapshot, new)
         if outcome.code == 0 and quiet_change and not (outcome.written or outcome.removed):
             return None
         touched = set(added + modified)
@@ -276,6 +276,7 @@ class Rebuilder:
         from kwdocs.engine.summary import BuildReporter
         from kwdocs.engine.tasks import task_order
 
+        assert self._tasks is not None, "update makes the namespace before it runs units"
         self._extract = self._render = units
         reporter = BuildReporter(stream, {}, config=self.config, scanned=scanned, quiet=True)
         tasks = dict(self._tasks, DOIT_CONFIG=dict(self._tasks["DOIT_CONFIG"], reporter=reporter,

@@ -26,7 +26,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -377,13 +377,19 @@ def vouched_facts(config: Config, unit: str, rels: list[str]) -> tuple[dict[str,
     return previous, kept, now_seen
 
 
+# What Dask workers made, while a build runs on a cluster: ``kwdocs.engine.cluster`` lends its
+# ``facts_of`` and ``pages_of`` here for a session's duration (it is built on the steps, so
+# they never import it)
+remote_facts: Callable[[Config, str], Any] | None = None
+remote_pages: Callable[[Config, str], Any] | None = None
+
+
 def cluster_facts(config: Config, unit: str):
     """What a Dask worker made of the unit's files (``kwdocs.engine.cluster``), when this build
     runs on a cluster."""
-    if not config.scheduler:
+    if not config.scheduler or remote_facts is None:
         return None
-    from kwdocs.engine import cluster
-    return cluster.facts_of(config, unit)
+    return remote_facts(config, unit)
 
 
 class SharedFacts:
@@ -888,10 +894,9 @@ def page_source(config: Config, facts: Facts) -> bytes | None:
 def cluster_pages(config: Config, unit: str):
     """What a Dask worker rendered of the unit's files (``kwdocs.engine.cluster``), when this
     build runs on a cluster."""
-    if not config.scheduler:
+    if not config.scheduler or remote_pages is None:
         return None
-    from kwdocs.engine import cluster
-    return cluster.pages_of(config, unit)
+    return remote_pages(config, unit)
 
 
 def _remove_file_pages(config: Config, rel: str) -> tuple[int, int]:

@@ -12,7 +12,7 @@ import functools
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult
@@ -64,7 +64,19 @@ def progress_wanted(stream) -> bool:
     return stream.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
 
 
-class _Counting:
+if TYPE_CHECKING:
+    class _Reporter:
+        """What ``_Counting`` uses of doit's ``ConsoleReporter`` (untyped), which it is mixed into."""
+
+        def __init__(self, outstream: Any, options: dict) -> None: ...
+        def add_failure(self, task: Any, fail: Any) -> None: ...
+        def complete_run(self) -> None: ...
+        def write(self, text: str) -> None: ...
+else:
+    _Reporter = object      # doit is imported only when a build runs tasks (``_reporter_class``)
+
+
+class _Counting(_Reporter):
     """``BuildReporter`` but for doit's ``ConsoleReporter`` below it: counts what the tasks
     report and prints problems and the summary at the end."""
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
 from kwdocs.extract.text import attach_comment_docs
-from kwdocs.facts import Facts
+from kwdocs.facts import Facts, facts_fields
 from kwdocs.languages import BINARY, BY_NAME, BY_SUFFIX, TEXT, Language, language_for, language_of  # noqa: F401  (re-exported)
 
 
@@ -58,7 +58,7 @@ def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None
         facts["problems"].append({"message": f"not UTF-8; decoded as {encoding}"})
     found, calls = extract_text(path, mask(text, language.id) if mask is not None else text, language)
     facts["problems"].extend(found.pop("problems", []))
-    facts.update(found)
+    facts.update(facts_fields(found))
     return facts, text, calls
 
 

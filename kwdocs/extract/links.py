@@ -182,10 +182,10 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
                 dep = record(entry, None, "third_party")
             deps.append(dep)
             users.add(dep["target"])
-        users.discard(None)
         users.discard(path)
         for target in users:
-            used_by[target].append(path)
+            if target is not None:
+                used_by[target].append(path)
     for target, users_of_target in used_by.items():
         result[target]["used_by"] = users_of_target
     return result
@@ -296,9 +296,8 @@ class _PythonIndex:
             prefix = module + "." if module else ""
             for name in names:
                 if name != "*" and isinstance(name, str):
-                    submodule = prefix + name
-                    submodule = rooted.get(submodule) or (
-                        find(submodule, importer, folder) if submodule in deep else None)
+                    dotted = prefix + name
+                    submodule = rooted.get(dotted) or (find(dotted, importer, folder) if dotted in deep else None)
                     if submodule is not None:
                         if name_targets is None:
                             name_targets = {}

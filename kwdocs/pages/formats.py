@@ -4,10 +4,12 @@ Markdown is the format every build writes; the configuration adds others (``html
 adds the site's HTML).  A format names where its page of a Markdown page goes, what its
 pages depend on besides the models (its templates and code, as a key), and renders a
 model of a page kind into text.  The render step gives every format the same models,
-so a third format is one module with these three, added to ``formats_for``.
+so a third format is one module with these three, named in ``OTHER_FORMATS``.
 """
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from typing import Protocol
 
 from kwdocs.config import Config
@@ -59,13 +61,23 @@ def markdown_format(config: Config) -> MarkdownFormat:
     return MarkdownFormat(renderer_for(config))
 
 
+# The formats a configuration may add besides Markdown, by the setting that turns each on:
+# where its ``Format`` for a configuration is made (``module:function``), imported only when a
+# build writes or removes its pages (the site's libraries load only when it is built).  The
+# table, not an import, names them: a format is built on this seam, never the seam on it.
+OTHER_FORMATS = {"html": "kwdocs.site.html:html_format"}
+
+
+def _made_by(where: str) -> Callable[[Config], Format]:
+    """The function named ``module:function`` in ``OTHER_FORMATS``."""
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 @per_config
 def formats_for(config: Config) -> tuple[Format, ...]:
     """The formats a build writes besides Markdown, the pages' own record."""
-    if not config.html:
-        return ()
-    from kwdocs.site.html import html_format  # the site's libraries load only when it is built
-    return (html_format(config),)
+    return tuple(_made_by(where)(config) for setting, where in OTHER_FORMATS.items() if getattr(config, setting))
 
 
 def file_page_paths(config: Config, rel: str) -> set[str]:
@@ -79,5 +91,4 @@ def written_forms(config: Config, md_page: str) -> list[str]:
     """``md_page`` in every format a build may have written it in, this one's or an earlier
     one's (the site may have been built before ``html`` was turned off): what removing the
     page removes."""
-    from kwdocs.site.html import html_format  # only when a page goes away
-    return [md_page, html_format(config).page_path(md_page)]
+    return [md_page, *(_made_by(where)(config).page_path(md_page) for where in OTHER_FORMATS.values())]
