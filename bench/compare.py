@@ -91,7 +91,7 @@ def comparison_parser(doc: str) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = comparison_parser(__doc__)
     parser.add_argument("--rounds", type=int, default=2, help="cold builds of each version (default 2)")
-    parser.add_argument("--edits", type=int, default=7, help="edit rounds of each kind (default 7)")
+    parser.add_argument("--edits", type=int, default=7, help="edit rounds of each kind (default 7; 0: cold builds only)")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds before a run is killed")
     args = parser.parse_args(argv)
     with working_folder("kwdocs-compare-", args.keep, say="compare") as work:
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 cold[version].append(build(version, work / f"cold-{version}-{number}", f"cold-{number}").wall)
         results.append(report("cold build", cold))
         serial = 0
-        for suffix, seed in ((".py", 1), (".h", 2)):
+        for suffix, seed in ((".py", 1), (".h", 2)) if args.edits > 0 else ():
             relative = pick(sources["baseline"], suffix, seed)
             if relative is None:
                 results.append(f"one {suffix} file edited: skipped, the corpus has no {suffix} file")
