@@ -99,6 +99,19 @@ def test_testing_counts_tests_through_package_reexports_as_indirect(tmp_path: Pa
     assert direct and indirect, testing
 
 
+def test_testing_lists_a_few_indirect_tests_and_counts_the_rest(tmp_path: Path):
+    # every test importing a top-level package reaches each module it re-exports: a handful
+    # is listed, the rest counted, direct tests always first
+    files = _package_tree()
+    files.update({f"tests/test_via_{index:02d}.py": "import pkg\n\n\ndef test_it():\n    assert pkg.run()\n"
+                  for index in range(14)})
+    out = _build(tmp_path, files)
+    testing = (out / "pkg" / "core.py_docs.md").read_text().split("### Testing\n", 1)[1].split("\n### ", 1)[0]
+    assert re.search(r"^- \[`tests/test_direct.py`\]\([^)]*\)$", testing, re.MULTILINE), testing
+    assert len(re.findall(r"^- \[`tests/test_[a-z_0-9]+\.py`\]\([^)]*\) \(indirect:", testing, re.MULTILINE)) == 10
+    assert "*... and 5 more test files.*" in testing, testing
+
+
 def test_section_map_sums_up_keywords_found_only_where_defined(tmp_path: Path):
     body = "".join(f"def helper{index}():\n    return {index}\n\n\n" for index in range(12))
     out = _build(tmp_path, {"m.py": '"""Uses helper3 for everything."""\n' + body})

@@ -24,6 +24,9 @@ SOURCE_SECTION = "Original Source"
 MAIN_DEFINITIONS_LIMIT = 40
 MAIN_DEFINITION_KINDS = ("class", "function", "namespace")   # what a folder's Main Definitions lists
 USED_BY_LIMIT = 300   # a core header has thousands of users: list this many, count the rest
+# tests that reach a file only through a package re-exporting it: every test importing a top-level
+# package would be listed on every module under it; the count says how many more there are
+INDIRECT_TESTS_LIMIT = 10
 DEFINITION_KINDS = ("namespace", "class", "function", "method", "macro", "type",
                     "constant", "variable", "heading", "key", "target")
 _DEFINITION_KINDS = frozenset(DEFINITION_KINDS)
@@ -491,7 +494,7 @@ def testing_section(given: DocsInput) -> Section | None:
     used_by = [{"path": user, "link": given.link(user)} for user in users[:USED_BY_LIMIT]]
     tests_using = [{"path": user, "link": given.link(user), "via": ""} for user in test_users[:USED_BY_LIMIT]]
     tests_using += [{"path": user, "link": given.link(user), "via": package, "via_link": given.link(package)}
-                    for user, package in indirect[:max(0, USED_BY_LIMIT - len(tests_using))]]
+                    for user, package in indirect[:max(0, min(INDIRECT_TESTS_LIMIT, USED_BY_LIMIT - len(tests_using)))]]
     python_test = defines_tests(given.facts) and given.facts.get("language") == "python"
     test_command = f"python -m pytest {given.path}" if python_test else ""
     if not (test_command or tests_using or used_by or given.keep_empty):
