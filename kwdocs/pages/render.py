@@ -15,11 +15,13 @@ from typing import Any
 
 import jinja2
 import jinja2.bccache
+import jinja2.compiler
 import jinja2.filters
 
 from kwdocs.config import STATE_FOLDER, Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.store import writer as output
+from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.store.state import TEMPLATES
 
 SHIPPED_PREFIX = "shipped"
@@ -112,6 +114,11 @@ class StateBytecodeCache(jinja2.BytecodeCache):
         self.out = out
         self.folder = out / STATE_FOLDER / TEMPLATES
 
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        # Jinja checks the template's source; the code compiled from it is also the code
+        # generator's (``_ModelCodeGenerator``, Jinja's version): keyed by kwdocs' code
+        return hashlib.sha256(f"{super().get_cache_key(name, filename)}\0{code_fingerprint()}".encode()).hexdigest()
+
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         # sealed: Jinja checks an entry's source, not its code, and changed code would render wrong pages
         data = output.read_sealed(self.folder / f"{bucket.key}.cache")
@@ -126,6 +133,21 @@ class StateBytecodeCache(jinja2.BytecodeCache):
         output.write_sealed(self.out, self.folder / f"{bucket.key}.cache", bucket.bytecode_to_string())
 
 
+class _ModelCodeGenerator(jinja2.compiler.CodeGenerator):
+    """``item.name`` compiled to a key lookup in place when ``item`` is a dict (a page model),
+    and to Jinja's ``environment.getattr`` otherwise: a cold build reads millions of them."""
+
+    @jinja2.compiler.optimizeconst
+    def visit_Getattr(self, node: jinja2.nodes.Getattr, frame: jinja2.compiler.Frame) -> None:
+        if self.environment.is_async:
+            super().visit_Getattr(node, frame)
+            return
+        # the condition runs first, binding the object once; a nested lookup in it is done by then
+        self.write(f"(__model[{node.attr!r}] if type(__model := ")
+        self.visit(node.node, frame)
+        self.write(f") is dict and {node.attr!r} in __model else environment.getattr(__model, {node.attr!r}))")
+
+
 class ModelEnvironment(jinja2.Environment):
     """Page models are plain dicts: ``item.name`` looks the key up first.
 
@@ -133,6 +155,8 @@ class ModelEnvironment(jinja2.Environment):
     ``getattr``; on a large folder that exception per lookup was half of
     rendering its index.
     """
+
+    code_generator_class = _ModelCodeGenerator
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict:
