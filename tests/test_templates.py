@@ -1,0 +1,31 @@
+"""The template environment: page models (dicts) read by ``item.name``, compiled to key lookups."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from kwdocs.pages.render import Renderer
+
+
+def _render(tmp_path: Path, source: str, model: dict) -> str:
+    (tmp_path / "t.md.j2").write_text(source)
+    return Renderer(override=tmp_path).render("t.md.j2", model)
+
+
+def test_model_keys_win_over_dict_methods_and_objects_keep_their_attributes(tmp_path: Path):
+    class Point:
+        x = 3
+
+    model = {"outer": {"inner": {"items": "key, not dict.items", "name": "n"}}, "point": Point(),
+             "rows": [{"keys": 1}, {"keys": 2}]}
+    text = _render(tmp_path, "{{ outer.inner.items }}|{{ outer.inner.name }}|{{ point.x }}|"
+                             "{% for row in rows %}{{ row.keys }}{{ loop.index }}{% endfor %}|{{ 'ab'.upper() }}",
+                   model)
+    assert text == "key, not dict.items|n|3|1122|AB"
+
+
+def test_a_missing_model_key_is_an_error_not_an_empty_string(tmp_path: Path):
+    with pytest.raises(jinja2.UndefinedError):
+        _render(tmp_path, "{{ item.missing }}", {"item": {"name": "x"}})
