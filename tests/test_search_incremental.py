@@ -82,3 +82,20 @@ def test_a_damaged_keyword_shard_table_is_made_again_not_trusted(tmp_path: Path)
     _build(src, cold)
     assert pages(out) == pages(cold)
     assert "delta_more" in {row[0] for row in keyword_search(out / "site")}
+
+
+def test_keyword_entries_unlike_the_keyword_index_start_the_state_over(tmp_path: Path) -> None:
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    _build(src, out)
+    state = load_config(src, overrides={"output": str(out)}).state
+    (state / "search" / "meta.json").unlink()             # every unit's part is made again ...
+    for shard in (state / "keyword-entries").iterdir():   # ... from entries that are not what they were
+        shard.write_text('{"broken": 1}')
+    with open(src / "zeta" / "mod.py", "a") as stream:
+        stream.write("\n# a comment\n")
+    result = run_build(src, out, "--html")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "building the state again" in result.stderr
+    cold = tmp_path / "cold"
+    _build(src, cold)
+    assert pages(out) == pages(cold)
