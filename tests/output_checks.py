@@ -5,11 +5,14 @@
 - ``broken_links``: links that go nowhere, read as a CommonMark renderer reads
   them (a file name full of ``[]()`` or backticks must still link right);
 - ``tree_state``: a folder's entries without opening any special file, to
-  prove a build wrote nothing outside its output folder.
+  prove a build wrote nothing outside its output folder;
+- ``keyword_search``: the site's keyword search data, every shard its list names, as the
+  site's script reads it.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 import subprocess
@@ -98,6 +101,25 @@ def tree_state(folder: Path, skip: Path | None = None) -> dict[str, tuple]:
                 entry += (os.readlink(path),)
             state[path.relative_to(folder).as_posix()] = entry
     return state
+
+
+def _assigned(path: Path) -> object:
+    """The data a site script assigns (``window.X = ...;`` or ``(...)["shard"] = ...;``)."""
+    text = path.read_text("ascii")      # the data scripts are ASCII-only
+    start = text.index("] = ") + 4 if text.startswith("(") else text.index(" = ") + 3
+    return json.loads(text[start:].strip().removesuffix(";"))
+
+
+def keyword_search(site: Path) -> list[tuple]:
+    """Every keyword of the site's search as (name, kind, file, line, anchor, shown name),
+    read from the shards ``_kwdocs/keywords/buckets.js`` lists, in the order they list them."""
+    folder = site / "_kwdocs" / "keywords"
+    rows = []
+    for shard in _assigned(folder / "buckets.js"):
+        for part in _assigned(folder / f"{shard}.js"):
+            rows += [(row[0], part["kinds"][row[1]], part["files"][row[2]], row[3], row[4], row[5] or row[0])
+                     for row in part["keywords"]]
+    return rows
 
 
 def kwdocs_command(*args: str) -> list[str]:

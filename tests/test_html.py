@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from kwdocs.site import html as site
 from kwdocs.config import load_config
 from tests.conftest import changed_files, run_kwdocs, snapshot
+from tests.output_checks import keyword_search
 
 
 class Collector(HTMLParser):
@@ -218,7 +219,7 @@ def test_only_pages_whose_markdown_changed_are_rendered_again(golden_tree, monke
     out = golden_tree / "kwdocs-out"
     assert build_html(golden_tree) == 0
     assert len(rendered) == len(list(out.rglob("*.md")))
-    index_js = out / "site" / "_kwdocs" / "search-index.js"
+    shards = out / "site" / "_kwdocs" / "keywords"
     before = snapshot(out)
     rendered.clear()
     assert build_html(golden_tree) == 0
@@ -236,14 +237,16 @@ def test_only_pages_whose_markdown_changed_are_rendered_again(golden_tree, monke
     # a file's two pages are made together from its models: the other one is rendered, not written
     assert changed_md <= set(rendered) <= changed_md | {"geometry/shapes/circle.py_kw.md"}
     assert changed_html == {"site/" + site.html_page(name) for name in changed_md}
-    assert "site/_kwdocs/search-index.js" not in changed                # keywords did not change
+    assert not {name for name in changed if name.startswith("site/_kwdocs/")}   # keywords did not change
 
     circle.write_text(circle.read_text() + "\ndef perimeter(radius):\n    return 2 * radius\n")
     before = snapshot(out)
     assert build_html(golden_tree) == 0
     changed = changed_files(before, snapshot(out))
-    assert "site/_kwdocs/search-index.js" in changed
-    assert '"perimeter"' in index_js.read_text()
+    # the keyword search: only the shard of circle.py's unit changed, and holds the new keyword
+    changed_shards = {name for name in changed if name.startswith("site/_kwdocs/keywords/")}
+    assert len(changed_shards) == 1 and '"perimeter"' in (out / changed_shards.pop()).read_text()
+    assert len(list(shards.glob("*.js"))) > 2        # a shard list, and more shards than that one
     changed_md = {name for name in changed if name.endswith(".md")}
     assert {name for name in changed if name.endswith(".html")} == {"site/" + site.html_page(n) for n in changed_md}
 
@@ -277,11 +280,9 @@ def test_search_data_lists_keywords_with_kind_file_line_and_anchor(golden_tree):
 
     assert build_html(golden_tree) == 0
     folder = golden_tree / "kwdocs-out" / "site" / "_kwdocs"
-    index_text = (folder / "search-index.js").read_text()
-    assert index_text.startswith("window.KWDOCS_INDEX = ") and index_text.isascii()
-    index = json.loads(index_text[len("window.KWDOCS_INDEX = "):].rstrip().rstrip(";"))
-    rows = {(row[0], index["kinds"][row[1]], index["files"][row[2]], row[3], row[4]) for row in index["keywords"]}
-    assert ("Circle", "class", "geometry/shapes/circle.py", 9, "l9-class-circle") in rows
+    rows = set(keyword_search(folder.parent))
+    assert ("Circle", "class", "geometry/shapes/circle.py", 9, "l9-class-circle", "Circle") in rows
+    assert ("area", "method", "geometry/shapes/circle.py", 13, "l13-method-area", "Circle.area") in rows
     tree_text = (folder / "tree.js").read_text()
     tree = json.loads(tree_text[len("window.KWDOCS_TREE = "):].rstrip().rstrip(";"))
     assert "tools/make_shapes.py" in tree["files"] and "geometry/shapes" in tree["folders"]

@@ -215,7 +215,7 @@ def leak_build(tmp_path_factory) -> tuple[bytes, Path, str]:
     (src / "pyproject.toml").write_text("[tool.kwdocs]\nskip_secret_files = false\n")
     result = run_build(src, out, "--html")
     assert result.returncode == 0, result.stderr
-    assert (out / "site/_kwdocs/search-index.js").is_file() and (out / ".kwdocs").is_dir()
+    assert (out / "site/_kwdocs/keywords/buckets.js").is_file() and (out / ".kwdocs").is_dir()
     return everything_written(out), out, result.stdout + result.stderr
 
 

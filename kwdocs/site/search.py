@@ -5,19 +5,21 @@ assigns one global each, loaded with ``<script src>``:
 
 - ``tree.js`` (``window.KWDOCS_TREE``): every folder and documented file, for
   the folder tree and for finding a file by name.  Loaded by every page.
-- ``search-index.js`` (``window.KWDOCS_INDEX``): every keyword with its kind,
-  file, line and definition anchor.  Loaded on the first search only, since on
-  a large tree it is megabytes.
+- ``keywords/<shard>.js`` (``window.KWDOCS_KEYWORDS[shard]``): every keyword with
+  its kind, file, line and definition anchor, one part per unit of the build,
+  each unit's part in the shard its name hashes to (``keywords/buckets.js`` lists
+  the shards there are).  Loaded on the first search only, all of them: a
+  keyword is found by any part of its name.
 - ``fulltext/<bucket>.js`` (``window.KWDOCS_FULLTEXT[bucket]``): the words of the
   documentation text (docstrings, doc comments, the sections of Markdown and reST
   files), one script per first two letters of a word, so a search loads the few
-  buckets its words are in (``fulltext/buckets.js`` lists those there are).  Each
-  unit of the build adds its part to a bucket, and an edit rewrites only the
-  buckets whose part from that unit changed.
+  buckets its words are in (``fulltext/buckets.js`` lists those there are).
 
-Keywords come from the build's keyword index state
-(``<out>/.kwdocs/keywords/letter-*.jsonl``), so the index changes exactly when
-keywords do; each file is rewritten only when its content changes.
+Both indexes are kept the same way (``update_index``): each unit adds a part to
+some buckets, the state keeps every bucket's parts by unit, and a build makes
+again only the parts of units whose input changed (keywords: the digests the
+keyword step recorded; full text: the unit's facts), and writes only the
+buckets whose parts changed.  Every file is rewritten only when its content changes.
 """
 from __future__ import annotations
 
@@ -26,25 +28,23 @@ import hashlib
 import json
 import posixpath
 import re
+import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-
-import orjson
 
 from kwdocs.config import Config
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
-from kwdocs.store.state import FACTS, FULLTEXT, KEYWORD_TABLES, KEYWORDS, SEARCH
+from kwdocs.store.state import FACTS, FULLTEXT, KEYWORD_ENTRIES, KEYWORDS_META, SEARCH, load_shard, mark_damaged
 
 TREE_FILE = "tree.js"
-INDEX_FILE = "search-index.js"
-DATA_FILES = (TREE_FILE, INDEX_FILE)
-STATE_FILE = SEARCH
+EARLIER_FILES = ("search-index.js",)   # data files of earlier versions in the static folder, removed
 
 
 def as_script(global_name: str, data: object) -> str:
     """JSON assigned to a global; ASCII-only, so no character can end the literal early."""
-    return f"window.{global_name} = {json.dumps(data, ensure_ascii=True, separators=(',', ':'), sort_keys=True)};\n"
+    return f"window.{global_name} = {_json_text(data, sort_keys=True)};\n"
 
 
 def tree_data(project: str, subjects: dict[str, str]) -> dict:
@@ -67,61 +67,160 @@ def tree_data(project: str, subjects: dict[str, str]) -> dict:
     return data
 
 
-def keyword_tables(config: Config) -> list[Path]:
-    folder = config.state / KEYWORDS
-    return sorted(folder.glob(KEYWORD_TABLES)) if folder.is_dir() else []
+def write_site_data(config: Config, subjects: dict[str, str], folder: Path) -> int:
+    """Bring ``tree.js`` and the keyword and full-text indexes in ``folder`` up to date; returns
+    files written or removed.  An edit reads and writes the parts of the units it changed."""
+    written: int = output.write_if_changed(config.out, folder / TREE_FILE,
+                                           as_script("KWDOCS_TREE", tree_data(config.project_name, subjects)))
+    for name in EARLIER_FILES:
+        written += output.remove(config.out, folder / name)
+    try:
+        written += write_keyword_index(config, folder)
+        written += write_fulltext(config, folder)
+    except output.StateDamaged as damage:   # the build starts the state over (see ``runner``)
+        mark_damaged(config, str(damage))
+    return written
 
 
-def keyword_entries(config: Config) -> list[list]:
-    """Every indexed definition: [name, kind label, path, line, anchor, shown name]."""
-    entries: list[list] = []
-    for path in keyword_tables(config):
-        for _, text in keywords.read_table(path).values():
-            try:
-                folder_entries = json.loads(text)
-            except ValueError:
-                continue
-            entries.extend(entry for entry in folder_entries if isinstance(entry, list) and len(entry) >= 6)
-    entries.sort(key=lambda entry: (str(entry[0]).lower(), str(entry[2]), entry[3]))
-    return entries
+# ---------------------------------------------------------------- incremental indexes by bucket
+
+@dataclass(frozen=True)
+class Index:
+    """A search index kept as one script per bucket: each unit's part of each bucket as JSON
+    text, the scripts' text the parts of a bucket in unit order."""
+    state: str           # the state's folder of it: meta.json (per unit: its input, its parts' digests),
+                         # and bucket-<bucket>.json (per unit: its part of the bucket)
+    scripts: str         # the site's folder of it: <bucket>.js, and BUCKETS_FILE listing them
+    data_global: str     # what each bucket's script adds its parts to, by bucket
+    list_global: str     # what BUCKETS_FILE assigns
+    version: int         # of the parts' form: another one makes every part again
 
 
-def build_index(entries: list[list], documented: set[str]) -> dict:
-    """The compact search index: kinds and files once, keywords as rows of indices.
+BUCKETS_FILE = "buckets.js"      # no bucket is named like it: bucket names are short
+META_FILE = "meta.json"
 
-    Each keyword row is [name, kind index, file index, line, anchor, shown];
-    keywords of files without a page (none, normally) are left out.
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, object],
+                 parts_of: Callable[[str], dict[str, str]]) -> int:
+    """Bring ``index`` in the site's static ``folder`` up to date; returns files written or removed.
+
+    ``inputs`` maps each unit to what its parts are made from (a digest, a file's stamp; None:
+    unknown, made again); ``parts_of(unit)`` makes a unit's parts, bucket -> JSON text.  Only
+    units whose input changed are made again, and only buckets whose parts changed are
+    written: every part in a bucket's table is checked against the digest the meta recorded.
     """
+    state = config.state / index.state
+    meta_path = state / META_FILE
+    meta = output.read_json(meta_path, {}) or {}
+    known: dict[str, list] = meta.get("units", {}) if meta.get("version") == index.version else {}
+    updates: dict[str, dict[str, str | None]] = {}   # bucket -> unit -> its part (None: none)
+    now: dict[str, list] = {}
+    for unit, source in inputs.items():
+        old = known.get(unit)
+        if old is not None and source is not None and old[0] == source:
+            now[unit] = old
+            continue
+        texts = parts_of(unit)
+        digests = {bucket: digest(text) for bucket, text in texts.items()}
+        before = old[1] if old is not None else {}
+        for bucket in set(digests) | set(before):
+            if digests.get(bucket) != before.get(bucket):
+                updates.setdefault(bucket, {})[unit] = texts.get(bucket)
+        now[unit] = [source, digests]
+    for unit in sorted(set(known) - set(inputs)):   # units that went away
+        for bucket in known[unit][1]:
+            updates.setdefault(bucket, {})[unit] = None
+    tables: dict[str, dict[str, str]] = {}
+    for bucket in sorted(updates):
+        table = (output.read_json(state / f"bucket-{bucket}.json", {}) or {}) if known else {}
+        expected = {unit: entry[1][bucket] for unit, entry in known.items() if bucket in entry[1]}
+        if not isinstance(table, dict) or table.keys() != expected.keys() or any(
+                not isinstance(text, str) or digest(text) != expected[unit] for unit, text in table.items()):
+            # a table that is not what the last build left: every bucket is made again
+            output.remove(config.out, meta_path)
+            return update_index(config, index, folder, inputs, parts_of)
+        tables[bucket] = table
+    changed = 0
+    scripts = folder / index.scripts
+    for bucket, changes in sorted(updates.items()):
+        table_path = state / f"bucket-{bucket}.json"
+        table = tables[bucket]
+        for unit, text in changes.items():
+            if text is None:
+                table.pop(unit, None)
+            else:
+                table[unit] = text
+        script = scripts / f"{bucket}.js"
+        if table:
+            output.write_json(config.out, table_path, table)
+            body = ",".join(table[unit] for unit in sorted(table))
+            assign = f"(window.{index.data_global} = window.{index.data_global} || {{}})[{json.dumps(bucket)}]"
+            changed += output.write_if_changed(config.out, script, f"{assign} = [{body}];\n")
+        else:
+            output.remove(config.out, table_path)
+            changed += output.remove(config.out, script)
+    wanted = {bucket for entry in now.values() for bucket in entry[1]}
+    if not known:   # started afresh: the scripts and tables of buckets no unit fills any more go
+        for script in sorted(scripts.glob("*.js")) if scripts.is_dir() else ():
+            if script.stem not in wanted and script.name != BUCKETS_FILE:
+                changed += output.remove(config.out, script)
+        for table_path in sorted(state.glob("bucket-*.json")) if state.is_dir() else ():
+            if table_path.stem.removeprefix("bucket-") not in wanted:
+                output.remove(config.out, table_path)
+    # the buckets there are, so that a search asks for no script that is not there
+    changed += output.write_if_changed(config.out, scripts / BUCKETS_FILE, as_script(index.list_global, sorted(wanted)))
+    output.write_json(config.out, meta_path, {"version": index.version, "units": now})
+    return changed
+
+
+# ---------------------------------------------------------------- keyword search
+
+KEYWORD_INDEX = Index(state=SEARCH, scripts="keywords", data_global="KWDOCS_KEYWORDS",
+                      list_global="KWDOCS_KEYWORD_SHARDS", version=1)
+KEYWORD_SHARDS = 32     # few scripts for the browser to load, each small enough to write again on an edit
+
+
+def shard_of(unit: str) -> str:
+    """The keyword script a unit's part is in: a stable hash of its name, so units keep theirs."""
+    return f"{zlib.crc32(unit.encode('utf-8', 'surrogateescape')) % KEYWORD_SHARDS:02x}"
+
+
+def keyword_part(letters: dict[str, list]) -> dict:
+    """A unit's part of the keyword search: kinds and files once, keywords as rows of indices,
+    [name, kind index, file index, line, anchor, shown name ("": the name)], by name, file and line.
+    ``letters`` is the unit's entries as extraction stored them (``keywords.unit_letters``)."""
+    entries = [entry for _, _, text in letters.values() for entry in json.loads(text)]
+    entries.sort(key=lambda entry: (str(entry[0]).lower(), str(entry[2]), entry[3]))
     kinds: dict[str, int] = {}
     files: dict[str, int] = {}
     rows = []
     for name, kind, path, line, anchor, shown, *_ in entries:
-        if path not in documented:
-            continue
         kind_index = kinds.setdefault(kind, len(kinds))
         file_index = files.setdefault(path, len(files))
         rows.append([name, kind_index, file_index, line, anchor, shown if shown != name else ""])
     return {"kinds": list(kinds), "files": list(files), "keywords": rows}
 
 
-def write_site_data(config: Config, subjects: dict[str, str], folder: Path) -> int:
-    """Write ``tree.js`` and ``search-index.js`` into ``folder`` if they changed; returns files written.
+def write_keyword_index(config: Config, folder: Path) -> int:
+    """Bring the keyword search (``folder/keywords/``) up to date with the keyword step's record:
+    a unit's part is made again only when the digests of its entries there changed."""
+    meta = output.read_json(config.state / KEYWORDS_META, {}, strict=True) or {}
+    recorded: dict[str, dict[str, str]] = meta.get("units", {}) if isinstance(meta.get("units"), dict) else {}
+    inputs: dict[str, object] = {unit: digest(_json_text(letters, sort_keys=True))
+                                 for unit, letters in recorded.items()}
 
-    The keyword tables are read only when one of them (or the set of pages)
-    changed since the last time, so a build that changed nothing reads none.
-    """
-    tree = tree_data(config.project_name, subjects)
-    written: int = output.write_if_changed(config.out, folder / TREE_FILE, as_script("KWDOCS_TREE", tree))
-    written += write_fulltext(config, folder)
-    state_path = config.state / STATE_FILE
-    stamp: list[object] = [[path.name, path.stat().st_mtime_ns, path.stat().st_size] for path in keyword_tables(config)]
-    stamp.append(hashlib.sha256("\n".join(tree["files"]).encode("utf-8", "surrogateescape")).hexdigest())
-    if (output.read_json(state_path, None) == stamp) and (folder / INDEX_FILE).is_file():
-        return written
-    index = build_index(keyword_entries(config), set(tree["files"]))
-    written += output.write_if_changed(config.out, folder / INDEX_FILE, as_script("KWDOCS_INDEX", index))
-    output.write_json(config.out, state_path, stamp)
-    return written
+    def parts_of(unit: str) -> dict[str, str]:
+        letters = load_shard(config, KEYWORD_ENTRIES, unit).get("letters")
+        if not isinstance(letters, dict) or not keywords.valid_letters(letters) or {
+                letter: item[1] for letter, item in letters.items()} != recorded[unit]:
+            raise output.StateDamaged(f"the keyword entries of {unit or '.'} are not what the keyword index holds")
+        return {shard_of(unit): _json_text(keyword_part(letters))} if letters else {}
+
+    return update_index(config, KEYWORD_INDEX, folder, inputs, parts_of)
 
 
 # ---------------------------------------------------------------- full-text search
@@ -212,96 +311,41 @@ def bucket_parts(texts: list[tuple]) -> dict[str, dict]:
     return parts
 
 
+FULLTEXT_INDEX = Index(state=FULLTEXT, scripts="fulltext", data_global="KWDOCS_FULLTEXT",
+                       list_global="KWDOCS_FULLTEXT_BUCKETS", version=2)
+
+
 def write_fulltext(config: Config, folder: Path) -> int:
     """Bring the full-text index (``folder/fulltext/<bucket>.js``, each assigning its part of
     ``window.KWDOCS_FULLTEXT``) up to date with the facts; returns files written or removed.
 
     Each unit's facts shard is read again only when it changed since the last time (its
-    size and time stamp), and only the buckets whose part from it changed are written:
-    the state keeps, per bucket, each unit's part as text."""
+    size and time stamp), and only the buckets whose part from it changed are written."""
     from kwdocs.engine.steps import rules_for
 
-    state = config.state / FULLTEXT
-    meta_path = state / FULLTEXT_META
-    meta = output.read_json(meta_path, {}) or {}
-    known: dict[str, list] = meta.get("units", {}) if meta.get("version") == FULLTEXT_VERSION else {}
     facts_folder = config.state / FACTS
     shards = {path.name: path for path in sorted(facts_folder.glob("*.json"))} if facts_folder.is_dir() else {}
-    mask = functools.partial(_masked, rules_for(config))
-    updates: dict[str, dict[str, str | None]] = {}   # bucket -> unit shard -> its part as text (None: none)
-    now: dict[str, list] = {}
+    inputs: dict[str, object] = {}
     for name, path in shards.items():
         stamp = output.stamp(path)
-        old = known.get(name)
-        if old is not None and stamp is not None and list(old[0]) == list(stamp):
-            now[name] = old
-            continue
-        data = output.read_json(path, {})
+        inputs[name] = list(stamp) if stamp is not None else None
+
+    def parts_of(name: str) -> dict[str, str]:
+        data = output.read_json(shards[name], {})
         files = data.get("files") if isinstance(data, dict) else None
-        parts = bucket_parts(unit_texts(config, files, mask)) if isinstance(files, dict) else {}
-        texts = {bucket: _json_text(part) for bucket, part in parts.items()}
-        digests = {bucket: hashlib.sha256(text.encode()).hexdigest() for bucket, text in texts.items()}
-        before = old[1] if old is not None else {}
-        for bucket in set(digests) | set(before):
-            if digests.get(bucket) != before.get(bucket):
-                updates.setdefault(bucket, {})[name] = texts.get(bucket)
-        now[name] = [list(stamp) if stamp is not None else None, digests]
-    for name in sorted(set(known) - set(shards)):   # units that went away
-        for bucket in known[name][1]:
-            updates.setdefault(bucket, {})[name] = None
-    tables: dict[str, dict[str, str]] = {}
-    for bucket in sorted(updates):
-        table = (output.read_json(state / f"bucket-{bucket}.json", {}) or {}) if known else {}
-        expected = {name: entry[1][bucket] for name, entry in known.items() if bucket in entry[1]}
-        if not isinstance(table, dict) or table.keys() != expected.keys() or any(
-                not isinstance(text, str) or hashlib.sha256(text.encode()).hexdigest() != expected[name]
-                for name, text in table.items()):
-            # a table that is not what the last build left: every bucket is made again
-            output.remove(config.out, meta_path)
-            return write_fulltext(config, folder)
-        tables[bucket] = table
-    changed = 0
-    for bucket, changes in sorted(updates.items()):
-        table_path = state / f"bucket-{bucket}.json"
-        table = tables[bucket]
-        for name, text in changes.items():
-            if text is None:
-                table.pop(name, None)
-            else:
-                table[name] = text
-        script = folder / FULLTEXT_FOLDER / f"{bucket}.js"
-        if table:
-            output.write_json(config.out, table_path, table)
-            body = ",".join(table[name] for name in sorted(table))
-            assign = f"(window.KWDOCS_FULLTEXT = window.KWDOCS_FULLTEXT || {{}})[{json.dumps(bucket)}]"
-            changed += output.write_if_changed(config.out, script, f"{assign} = [{body}];\n")
-        else:
-            output.remove(config.out, table_path)
-            changed += output.remove(config.out, script)
-    if not known:   # started afresh: the scripts and tables of buckets no unit fills any more go
-        wanted = {bucket for entry in now.values() for bucket in entry[1]}
-        scripts = folder / FULLTEXT_FOLDER
-        for script in sorted(scripts.glob("*.js")) if scripts.is_dir() else ():
-            if script.stem not in wanted and script.name != BUCKETS_FILE:
-                changed += output.remove(config.out, script)
-        for table_path in sorted(state.glob("bucket-*.json")) if state.is_dir() else ():
-            if table_path.stem.removeprefix("bucket-") not in wanted:
-                output.remove(config.out, table_path)
-    # the buckets there are, so that a search asks for no script that is not there
-    buckets = sorted({bucket for entry in now.values() for bucket in entry[1]})
-    changed += output.write_if_changed(config.out, folder / FULLTEXT_FOLDER / BUCKETS_FILE,
-                                       as_script("KWDOCS_FULLTEXT_BUCKETS", buckets))
-    output.write_json(config.out, meta_path, {"version": FULLTEXT_VERSION, "units": now})
-    return changed
+        if not isinstance(files, dict):
+            return {}
+        parts = bucket_parts(unit_texts(config, files, functools.partial(_masked, rules_for(config))))
+        return {bucket: _json_text(part) for bucket, part in parts.items()}
+
+    return update_index(config, FULLTEXT_INDEX, folder, inputs, parts_of)
 
 
-FULLTEXT_VERSION = 1
-
-
-def _json_text(data: object) -> str:
-    """Compact JSON; ASCII-only when it holds other characters, as ``as_script`` writes it."""
-    text = orjson.dumps(data).decode()
-    return text if text.isascii() else json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+def _json_text(data: object, sort_keys: bool = False) -> str:
+    """Compact JSON, ASCII-only (``json.dumps(ensure_ascii=True)``'s bytes): no character in it can
+    end a script's literal early or read differently in another encoding."""
+    text = output.compact_json(data, sort_keys=sort_keys).decode()
+    return text if text.isascii() else json.dumps(data, ensure_ascii=True, separators=(",", ":"), sort_keys=sort_keys)
 
 
 def _masked(rules, text: str, language: str) -> str:

@@ -2,7 +2,7 @@
  *
  * Everything the page shows from data goes through textContent and
  * setAttribute, never innerHTML, so no name or path can become markup.
- * The data comes from scripts beside this one (tree.js, search-index.js, fulltext/*.js)
+ * The data comes from scripts beside this one (tree.js, keywords/*.js, fulltext/*.js)
  * because browsers refuse fetch() from file://.
  */
 (function () {
@@ -135,30 +135,63 @@
 
   // ------------------------------------------------------------ search
 
-  var keywordIndex = null;    // prepared rows, once search-index.js has loaded
+  // The keyword index: a script per shard (keywords/<shard>.js), each holding the parts of some
+  // units of the build, listed by keywords/buckets.js; all are loaded on the first search, since a
+  // keyword is found by any part of its name.
+  var keywordIndex = null;    // prepared rows, once every shard has loaded
   var indexState = "absent";  // absent | loading | ready | failed
   var pendingQuery = null;
+
+  function loadScript(path, done) {
+    var script = document.createElement("script");
+    script.src = root + "_kwdocs/" + path;
+    script.onload = function () { done(true); };
+    script.onerror = function () { done(false); };
+    document.head.appendChild(script);
+  }
+
+  /* Rows of every part loaded, for keywords of files that have a page (all, normally). */
+  function prepareKeywords() {
+    var tree = dataGlobal("KWDOCS_TREE");
+    var documented = tree ? new Set(tree.files || []) : null;
+    var shards = dataGlobal("KWDOCS_KEYWORDS") || {};
+    var rows = [];
+    Object.keys(shards).sort().forEach(function (shard) {
+      (Array.isArray(shards[shard]) ? shards[shard] : []).forEach(function (part) {
+        (part.keywords || []).forEach(function (row) {
+          var file = String(part.files[row[2]] || "");
+          if (documented && !documented.has(file)) return;
+          rows.push({
+            name: String(row[0]), lower: String(row[0]).toLowerCase(),
+            kind: part.kinds[row[1]] || "", file: file,
+            line: row[3], anchor: row[4], shown: row[5] || "", lowerShown: String(row[5] || "").toLowerCase()
+          });
+        });
+      });
+    });
+    return rows;
+  }
 
   function loadIndex() {
     if (indexState !== "absent") return;
     indexState = "loading";
-    var script = document.createElement("script");
-    script.src = root + "_kwdocs/search-index.js";
-    script.onload = function () {
-      var data = dataGlobal("KWDOCS_INDEX");
-      if (!data) { indexState = "failed"; return; }
-      keywordIndex = (data.keywords || []).map(function (row) {
-        return {
-          name: String(row[0]), lower: String(row[0]).toLowerCase(),
-          kind: data.kinds[row[1]] || "", file: data.files[row[2]] || "",
-          line: row[3], anchor: row[4], shown: row[5] || "", lowerShown: String(row[5] || "").toLowerCase()
-        };
-      });
-      indexState = "ready";
+    function finished(ok) {
+      keywordIndex = prepareKeywords();
+      indexState = ok ? "ready" : "failed";
       if (pendingQuery !== null) runSearch(pendingQuery);
-    };
-    script.onerror = function () { indexState = "failed"; if (pendingQuery !== null) runSearch(pendingQuery); };
-    document.head.appendChild(script);
+    }
+    loadScript("keywords/buckets.js", function (listed) {
+      var shards = listed ? dataGlobal("KWDOCS_KEYWORD_SHARDS") : null;
+      if (!Array.isArray(shards)) { finished(false); return; }
+      var waiting = shards.length, failed = false;
+      if (!waiting) finished(true);
+      shards.forEach(function (shard) {
+        loadScript("keywords/" + encodeURIComponent(String(shard)) + ".js", function (ok) {
+          failed = failed || !ok;
+          if (--waiting === 0) finished(!failed);
+        });
+      });
+    });
   }
 
   /* 0 exact, 1 prefix, 2 substring, -1 no match (case-insensitive). */
@@ -179,7 +212,8 @@
     }
     found.sort(function (a, b) {
       return a.score - b.score || a.entry.name.length - b.entry.name.length ||
-        (a.entry.lower < b.entry.lower ? -1 : a.entry.lower > b.entry.lower ? 1 : 0);
+        (a.entry.lower < b.entry.lower ? -1 : a.entry.lower > b.entry.lower ? 1 : 0) ||
+        (a.entry.file < b.entry.file ? -1 : a.entry.file > b.entry.file ? 1 : a.entry.line - b.entry.line);
     });
     return found;
   }

@@ -1,0 +1,101 @@
+"""The site's keyword search kept per unit: an edit rewrites the shard of the unit it changed,
+and the site an edit left is the site a cold build of the edited tree makes, byte for byte."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kwdocs.config import load_config
+from tests.output_checks import keyword_search, pages, run_build
+
+FOLDERS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta")
+
+
+def _tree(src: Path) -> Path:
+    for folder in FOLDERS:
+        (src / folder).mkdir(parents=True)
+        (src / folder / "mod.py").write_text(
+            f'"""The {folder} module."""\n\n\ndef {folder}_measure(value):\n    """Measure {folder} things."""\n'
+            f"    return value\n\n\nclass {folder.title()}Box:\n    def open_{folder}(self):\n        return 1\n")
+    return src
+
+
+def _build(src: Path, out: Path, *args: str) -> None:
+    result = run_build(src, out, "--html", "-q", *args)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _site_data(out: Path) -> dict[str, bytes]:
+    return {name: data for name, data in pages(out).items() if name.startswith("site/_kwdocs/")}
+
+
+def _changed(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]:
+    return {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
+
+
+def test_an_edit_rewrites_its_units_keyword_shard_and_equals_a_cold_build(tmp_path: Path) -> None:
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    _build(src, out, "-j", "2")
+    names = {row[0] for row in keyword_search(out / "site")}
+    assert {"alpha_measure", "ZetaBox", "open_gamma"} <= names
+    shards = {name for name in _site_data(out) if name.startswith("site/_kwdocs/keywords/")}
+    assert len(shards) > 3       # the list and several shards: six units hash to more than one
+
+    before = _site_data(out)
+    with open(src / "gamma" / "mod.py", "a") as stream:
+        stream.write("\n\ndef gamma_zebra():\n    return 2\n")
+    _build(src, out)
+    changed = {name for name in _changed(before, _site_data(out)) if name.startswith("site/_kwdocs/keywords/")}
+    assert len(changed) == 1                     # the shard of gamma's unit, nothing else of the keywords
+    assert "gamma_zebra" in (out / changed.pop()).read_text()
+    assert ("gamma_zebra", "function", "gamma/mod.py", 14) in {row[:4] for row in keyword_search(out / "site")}
+
+    # files and units that go and come: their keywords with them
+    (src / "beta" / "mod.py").unlink()
+    (src / "beta").rmdir()
+    (src / "eta").mkdir()
+    (src / "eta" / "mod.py").write_text("def eta_fresh():\n    return 3\n")
+    alpha = src / "alpha" / "mod.py"
+    alpha.write_text(alpha.read_text().replace("alpha_measure", "alpha_gauge"))
+    _build(src, out)
+    names = {row[0] for row in keyword_search(out / "site")}
+    assert {"eta_fresh", "alpha_gauge", "gamma_zebra"} <= names
+    assert not names & {"beta_measure", "BetaBox", "alpha_measure"}
+
+    # the site (and every page) a cold build of the edited tree makes, in another folder, on one core
+    cold = tmp_path / "cold"
+    _build(src, cold, "-j", "1")
+    assert pages(out) == pages(cold)
+
+
+def test_a_damaged_keyword_shard_table_is_made_again_not_trusted(tmp_path: Path) -> None:
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    _build(src, out)
+    state = load_config(src, overrides={"output": str(out)}).state / "search"
+    tables = sorted(state.glob("bucket-*.json"))
+    assert tables
+    for table in tables:
+        table.write_text('{"someone else": "[1]"}')
+    with open(src / "delta" / "mod.py", "a") as stream:
+        stream.write("\n\ndef delta_more():\n    return 4\n")
+    _build(src, out)
+    cold = tmp_path / "cold"
+    _build(src, cold)
+    assert pages(out) == pages(cold)
+    assert "delta_more" in {row[0] for row in keyword_search(out / "site")}
+
+
+def test_keyword_entries_unlike_the_keyword_index_start_the_state_over(tmp_path: Path) -> None:
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    _build(src, out)
+    state = load_config(src, overrides={"output": str(out)}).state
+    (state / "search" / "meta.json").unlink()             # every unit's part is made again ...
+    for shard in (state / "keyword-entries").iterdir():   # ... from entries that are not what they were
+        shard.write_text('{"broken": 1}')
+    with open(src / "zeta" / "mod.py", "a") as stream:
+        stream.write("\n# a comment\n")
+    result = run_build(src, out, "--html")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "building the state again" in result.stderr
+    cold = tmp_path / "cold"
+    _build(src, cold)
+    assert pages(out) == pages(cold)
