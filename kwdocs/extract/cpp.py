@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from functools import cache
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -371,6 +372,16 @@ _SPECIFIER_WORDS = frozenset(
 _ATTRIBUTES = re.compile(r"__(?:launch_bounds|attribute|declspec)__?\s*" + _BALANCED
                          + r"|\[\[.*?\]\]", re.S)
 _LICENSE = re.compile(r"copyright|licen[cs]e|all rights reserved|spdx|permission is hereby", re.I)
+_LICENSE_WORDS = ("copyright", "licence", "license", "all rights reserved", "spdx", "permission is hereby")
+
+
+def _is_licence(text: str) -> bool:
+    """Does ``text`` hold a licence word (``_LICENSE``)?  ASCII text is lower-cased and searched
+    for the words: a case-blind regex tries every alternative at every character."""
+    if text.isascii():
+        low = text.lower()
+        return any(word in low for word in _LICENSE_WORDS)
+    return _LICENSE.search(text) is not None   # case folding beyond ASCII (``ſ`` for ``s``)
 
 
 class _Scope:
@@ -833,10 +844,11 @@ class _Walker:
         params = params_owner.child_by_field_id(self.fields.parameters)
         if params is None:
             return ""
-        text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
-        if "//" in text or "/**" in text or "/*!" in text:
+        source = self.source
+        text = source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
+        if "/" in text and ("//" in text or "/**" in text or "/*!" in text):
             text = _COMMENTS.sub("", text)   # a parameter's doc comment is no part of the signature
-        head = self.source[start:name_start].decode("utf-8", "replace")
+        head = source[start:name_start].decode("utf-8", "replace")
         if "__" in head or "[[" in head:
             head = _ATTRIBUTES.sub(" ", head)
         # Squeezing joins words only at parentheses; without any, split() is the same.
@@ -1012,7 +1024,8 @@ _TOOL_NOTE = re.compile(r"^[ \t]*//[/!]?[ \t]*(?:NOLINT\w*|clang-format\b|IWYU\b
 # parse did not join to the declaration.
 _DOC_SKIP = re.compile(r"^[ \t]*(?:template[ \t]*<.*|\[\[.*\]\][ \t]*|__(?:global|device|host)__[ \t]*)$")
 _STAR_PREFIX = re.compile(r"^[ \t]*\*(?!/)[ \t]?")
-_RULE_LINE = re.compile(r"[-=*/#~_+ \t]*")
+_RULE_CHARACTERS = "-=*/#~_+ \t"
+"""A line of nothing else is a rule (``-----``)."""
 # A class, namespace, function or macro ends its line at its name's end for ``///<``; other
 # declarations (members, enumerators, prototypes) after themselves.
 _TRAIL_AT_NAME = frozenset({"preproc_def", "preproc_function_def", "namespace_definition"})
@@ -1140,16 +1153,16 @@ _BLOCK_OPENER = re.compile(r"^[ \t]*/\*+!?")
 
 def _dedent(lines: list[str]) -> list[str]:
     """The lines without the indentation all those that are not blank share."""
-    cut = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    cut = min([len(line) - len(stripped) for line in lines if (stripped := line.lstrip())], default=0)
     return [line[cut:] for line in lines] if cut else lines
 
 
 def _doc_text(block: list[str]) -> str:
     """The lines of a comment (markers gone) as documentation: common indentation removed,
     rules (``-----``) dropped; "" for a licence notice."""
-    kept = ["" if _RULE_LINE.fullmatch(line) else line.rstrip() for line in block[:MAX_DOC_LINES]]
+    kept = [line.rstrip() if line.strip(_RULE_CHARACTERS) else "" for line in block[:MAX_DOC_LINES]]
     body = "\n".join(_dedent(kept)).strip()
-    if not body or _LICENSE.search(body.split("\n\n", 1)[0]):
+    if not body or _is_licence(body.partition("\n\n")[0]):
         return ""   # a licence notice (documentation may name its licence further down)
     return body
 
@@ -1231,7 +1244,7 @@ def leading_comment(text: str) -> str:
         else:
             return ""
         cleaned = _clean_comment(comment)
-        if cleaned and not _LICENSE.search(cleaned):
+        if cleaned and not _is_licence(cleaned):
             return cleaned
     return ""
 
@@ -1372,12 +1385,12 @@ def _finish(result: dict[str, Any], symbols: list[dict], imports: list[dict]) ->
 
 def _unique_sorted(items: list[dict], key: str = "name") -> list[dict]:
     seen: set[tuple] = set()
-    unique = []
+    keyed: list[tuple[tuple, dict]] = []   # (sort key, item): keys made once, in one loop
     for item in items:
-        identity = (item["line"], item[key], item.get("kind"), item.get("parent"))
+        line, name = item["line"], item[key]
+        identity = (line, name, item.get("kind"), item.get("parent"))
         if identity not in seen:
             seen.add(identity)
-            unique.append(item)
-    unique.sort(key=lambda item: (item["line"], item[key], item.get("kind", ""),
-                                  item.get("parent", "")))
-    return unique
+            keyed.append(((line, name, item.get("kind", ""), item.get("parent", "")), item))
+    keyed.sort(key=itemgetter(0))
+    return [item for _key, item in keyed]
