@@ -122,6 +122,9 @@ _MACRO_LINE = re.compile(
 # such a macro defines something and is kept.
 _MACRO_BLOCK = re.compile(r"\n[ \t]++([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:[ \t]*" + _BALANCED
                           + r")?)[ \t]*(?=\n[ \t]*\{)")
+# Where ``_MACRO_LINE``, ``_MACRO_BLOCK`` and ``_MACRO_ACCESS`` can match: lines that start with
+# an ALL_CAPS_WORD.  Found in one pass, the three patterns are then tried at those lines only.
+_CAPS_LINE = re.compile(r"\n[ \t]*+[A-Z][A-Z0-9]*_[A-Z0-9]")
 # ``JSON_PRIVATE_UNLESS_TESTED:``: a macro standing for an access specifier, which the
 # parser would take for a bit field swallowing the declaration after it.
 _MACRO_ACCESS = re.compile(r"\n[ \t]*+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[ \t]*:)(?!:)[ \t]*(?=\n|//)")
@@ -180,18 +183,32 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
             spans.append((start, match.end()))  # after a type, not at a line's start
     spans += [m.span(1) for m in _DECL_MACROS[cuda].finditer(padded)
               if _names_follow(padded, m.end(1))]
-    spans += [m.span(1) for m in _MACRO_LINE.finditer(padded)
+    caps_lines = [m.start() for m in _CAPS_LINE.finditer(padded)]
+    spans += [m.span(1) for m in _matches_at(_MACRO_LINE, padded, caps_lines)
               if padded[m.start() - 1:m.start()] != "\\"]  # a ``#define`` body's last line
     if "{" in text:
         spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
     spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
     if ":" in text:
-        spans += [m.span(1) for m in _MACRO_ACCESS.finditer(padded)]
-    spans += [m.span(1) for m in _MACRO_BLOCK.finditer(padded) if padded[m.start() - 1:m.start()] != "\\"]
+        spans += [m.span(1) for m in _matches_at(_MACRO_ACCESS, padded, caps_lines)]
+    spans += [m.span(1) for m in _matches_at(_MACRO_BLOCK, padded, caps_lines)
+              if padded[m.start() - 1:m.start()] != "\\"]
     if "#" in text:
         spans += _unbalanced_branches(padded, dead)
         spans += [m.span() for m in _COMMENT_IN_MACRO.finditer(padded)]
     return _blank_spans(padded, spans)[1:], dead
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[re.Match[str]]:
+    """What ``pattern.finditer(text)`` finds, for a pattern whose matches begin only at some of
+    ``starts`` (ascending): tried there alone instead of at every line."""
+    found: list[re.Match[str]] = []
+    end = 0
+    for start in starts:
+        if start >= end and (match := pattern.match(text, start)):
+            found.append(match)
+            end = match.end()
+    return found
 
 
 def _in_directive(text: str, position: int) -> bool:
