@@ -452,6 +452,8 @@ class _Walker:
         # ``typedef``, ``friend``), where its documentation is looked for; kept as the walk goes
         # down, since asking a node for its parent searches the tree from the root.
         self.starts: dict[int, int] = {}
+        # Node id -> the ``template_declaration`` it is the declaration of (its parent), for the same reason.
+        self.templates: dict[int, Node] = {}
         self.symbols: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
         self.namespaces: set[str] = set()
@@ -492,7 +494,9 @@ class _Walker:
                 if kind == "template_declaration":
                     row = self.starts.get(node.id, node.start_point[0])
                     for child in children:
-                        self.starts[child.id] = row
+                        child_id = child.id
+                        self.starts[child_id] = row
+                        self.templates[child_id] = node
                 extend(zip(reversed(children), repeat(scope)))
                 continue
             handler = handlers.get(kind)
@@ -724,14 +728,15 @@ class _Walker:
         if type_node is None and not guide and not name.startswith("operator ") and not (
                 self.may_lack_type(name, name_kind, qualifiers, scope)):
             return  # a macro invocation such as ``TORCH_LIBRARY(aten, m) {``
-        start = node.start_byte
-        signature = self.signature(start, name_start, params_owner)
+        head = self.source[node.start_byte:name_start]
+        params = params_owner.child_by_field_id(self.fields.parameters) if params_owner is not None else None
+        signature = self.signature(head, params_owner, params)
         if signature:
             signature = (self.template_head(node) + signature)[:MAX_SIGNATURE]
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
-        if b"__global__" in self.source[start:name_start] and any(
+        if b"__global__" in head and any(
                 child.type == "__global__" for child in node.children):
             detail = "kernel"
         if qualifiers:
@@ -743,15 +748,15 @@ class _Walker:
             symbol = self.add(name, "method" if scope.is_class else "function", name_node, scope,
                               signature=signature, detail=detail, decl=node)
         if params_owner is not None:
-            self.parameter_docs(symbol, node, params_owner.child_by_field_id(self.fields.parameters))
+            self.parameter_docs(symbol, node, params)
 
     def parameter_docs(self, symbol: dict[str, Any], node: Node, params: Node | None) -> None:
         """The doc comments of ``node``'s parameters and template parameters (``int n, ///< rows``
         or a ``///`` line above ``int n``) added to ``symbol``'s documentation as ``@param`` and
         ``@tparam`` lines: a parameter is no definition of its own, Doxygen shows it so."""
         heads = None
-        if node.id in self.starts and (parent := node.parent) is not None and parent.type == "template_declaration":
-            heads = parent.child_by_field_id(self.fields.parameters)   # a template's child has a start
+        if (template := self.templates.get(node.id)) is not None:
+            heads = template.child_by_field_id(self.fields.parameters)
         added: list[str] = []
         source = self.source
         for command, parameters in (("tparam", heads), ("param", params)):
@@ -853,19 +858,15 @@ class _Walker:
             node = name
         return qualifiers, node
 
-    def signature(self, start: int, name_start: int, params_owner: Node | None) -> str:
-        """``(params) trailing -> return type``, whitespace squeezed; ``start`` is
-        where the declaration begins, ``name_start`` where its name does."""
-        if params_owner is None:
+    def signature(self, written: bytes, params_owner: Node | None, params: Node | None) -> str:
+        """``(params) trailing -> return type``, whitespace squeezed; ``written`` is the
+        declaration from its start to its name, ``params`` the parameter list of ``params_owner``."""
+        if params_owner is None or params is None:
             return ""
-        params = params_owner.child_by_field_id(self.fields.parameters)
-        if params is None:
-            return ""
-        source = self.source
-        text = source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
+        text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
         if "/" in text and ("//" in text or "/**" in text or "/*!" in text):
             text = _COMMENTS.sub("", text)   # a parameter's doc comment is no part of the signature
-        head = source[start:name_start].decode("utf-8", "replace")
+        head = written.decode("utf-8", "replace")
         if "__" in head or "[[" in head:
             head = _ATTRIBUTES.sub(" ", head)
         # Squeezing joins words only at parentheses; without any, split() is the same.
@@ -879,10 +880,10 @@ class _Walker:
 
     def template_head(self, node: Node) -> str:
         """``template <typename T> `` when ``node`` is the declaration of a template, else ""."""
-        parent = node.parent
-        if parent is None or parent.type != "template_declaration":
+        template = self.templates.get(node.id)
+        if template is None:
             return ""
-        parameters = parent.child_by_field_name("parameters")
+        parameters = template.child_by_field_id(self.fields.parameters)
         return "" if parameters is None else f"template {_squeeze(self.text(parameters))} "
 
     # types
