@@ -244,8 +244,11 @@ def _names_follow(text: str, start: int) -> bool:
         found = text.find(char, start, stop)
         if found != -1:
             stop = found
-    words = _IDENTIFIER.findall(text, start, stop)
-    return len(words) >= 2 or not _DECLARATION_KEYWORDS.isdisjoint(words)
+    words = _IDENTIFIER.finditer(text, start, stop)
+    first = next(words, None)
+    if first is None:
+        return False
+    return next(words, None) is not None or first.group() in _DECLARATION_KEYWORDS   # two words, or a keyword
 
 
 _NON_SPACE = re.compile(r"\S")
@@ -1226,14 +1229,15 @@ def _directive_facts(line: int, match: re.Match[str]) -> tuple[dict, dict | None
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
-def leading_comment(text: str) -> str:
+def leading_comment(text: str, lines: list[str] | None = None) -> str:
     """First comment before the code that is not a licence notice, cleaned.
 
     Preprocessor lines (include guards, ``#pragma once``, includes) may come
     between comments; a run of ``//`` lines ends at a blank line or where the
     comment style changes (``//`` licence lines followed by ``///`` docs).
+    ``lines``, when given, is ``text.split("\n")``.
     """
-    lines = text.split("\n", 400)[:400]
+    lines = (text.split("\n", 400) if lines is None else lines)[:400]
     index = 0
     while index < len(lines):
         stripped = lines[index].strip()
@@ -1308,21 +1312,22 @@ def _clean_comment(comment: str) -> str:
 
 def extract(text: str, path: str) -> dict[str, Any]:
     """Symbols, includes and the leading comment of one C/C++/CUDA file."""
-    result: dict[str, Any] = {"docstring": leading_comment(text), "problems": [], "parsed": True}
     cuda = path.lower().endswith(CUDA_SUFFIXES)
     prepared, dead = _prepare(text, cuda)
+    docs = _DocComments(text, prepared)
+    result: dict[str, Any] = {"docstring": leading_comment(text, docs.lines), "problems": [], "parsed": True}
     source = prepared.encode("utf-8", "surrogatepass")
     symbols: list[dict] = []
     imports: list[dict] = []
     tree = None
     if len(source) > MAX_PARSE_BYTES:
         reason = f"too large to parse ({len(source):,} bytes)"
-    elif (marks := len(source) - len(source.translate(None, _MARKS))) > MAX_PARSE_MARKS:
+    elif len(source) > MAX_PARSE_MARKS and (
+            marks := len(source) - len(source.translate(None, _MARKS))) > MAX_PARSE_MARKS:
         reason = f"too complex to parse ({marks:,} operators and brackets)"
     else:
         tree = _parse(_parser(cuda), source)
         reason = f"parsing took over {PARSE_SECONDS:g} s"
-    docs = _DocComments(text, prepared)
     if tree is None:
         for line, _column, match in scan_preprocessor(text, dead):
             symbol, include = _directive_facts(line, match)
