@@ -1071,15 +1071,15 @@ class _DocComments:
         ``start_row`` when a template head or typedef holds it), or ""."""
         lines = self.lines
         row = name.end_point[0]
-        if row < len(lines) and ("/<" in lines[row] or "!<" in lines[row] or "*<" in lines[row]):
+        if row < len(lines) and "<" in (line := lines[row]) and ("/<" in line or "!<" in line or "*<" in line):
             # a ``///<`` after the declaration (members, prototypes) or after the name (the rest)
             column = name.end_point[1]
             if decl.type not in _TRAIL_AT_NAME and decl.child_by_field_name("body") is None:
                 row, column = decl.end_point
             if row < len(lines) and (trailing := _TRAILING_DOC.search(lines[row], column)):
                 return self.trailing(trailing.group(1), row + 1)
-        elif (end := decl.end_point[0]) != row and end < len(lines) and (
-                "/<" in lines[end] or "!<" in lines[end] or "*<" in lines[end]) and (
+        elif (end := decl.end_point[0]) != row and end < len(lines) and "<" in (line := lines[end]) and (
+                "/<" in line or "!<" in line or "*<" in line) and (
                 decl.type in _DECLARATIONS and decl.child_by_field_name("body") is None):
             # ``int n{\n 4}; ///< rows``: after a declaration that ends lines below its name,
             # when no comment above documents it
