@@ -86,10 +86,11 @@ _ATTRIBUTE_TAIL = re.compile(
 _WORD_BEFORE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 # ``class GOOGLE_PROTOBUF_CAPABILITY("mutex") WrappedMutex {``: any ALL_CAPS
 # words between the keyword and a name followed by what only follows a class
-# name.  One pattern per keyword: each starts with a literal, which is fast.
+# name.  One pattern per keyword: each starts with a literal, which is fast (and
+# is not run over a text without its keyword).
 _CLASS_MACROS = [
-    re.compile(keyword + r"[ \t]+((?:[A-Z][A-Z0-9_]*(?:\([^()\n]*\))?[ \t]+)+)"
-               r"(?=[A-Za-z_]\w*[ \t\n]*(?:final\b|:(?!:)|\{))")
+    (keyword, re.compile(keyword + r"[ \t]+((?:[A-Z][A-Z0-9_]*(?:\([^()\n]*\))?[ \t]+)+)"
+                         r"(?=[A-Za-z_]\w*[ \t\n]*(?:final\b|:(?!:)|\{))"))
     for keyword in ("class", "struct", "union")
 ]
 # ``__itt_domain* ITTAPI __itt_domain_create(``: a calling-convention macro
@@ -172,10 +173,13 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
         if _in_directive(padded, start):
             continue  # ``#define TORCH_API ...``, ``#if defined(C10_API)``: keep directives
         spans.append((start, match.end()))
-    for pattern in _CLASS_MACROS:
-        spans += [m.span(1) for m in pattern.finditer(padded)
-                  if not (padded[m.start() - 1].isalnum() or padded[m.start() - 1] == "_")]
-    for match in _CALLING_CONVENTION.finditer(padded):
+    # a pattern that needs a word or character the text lacks is not run: on a small file
+    # the call costs more than the scan
+    for keyword, pattern in _CLASS_MACROS:
+        if keyword in text:
+            spans += [m.span(1) for m in pattern.finditer(padded)
+                      if not (padded[m.start() - 1].isalnum() or padded[m.start() - 1] == "_")]
+    for match in _CALLING_CONVENTION.finditer(padded) if "API" in text else ():
         word = _WORD_BEFORE.search(padded, max(0, match.start() - 40), match.start())
         start = word.start() if word else match.start()
         if (padded[start - 1] in " \t*&" and padded[start - 2] not in " \t\n(,"
@@ -188,14 +192,16 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
               if padded[m.start() - 1:m.start()] != "\\"]  # a ``#define`` body's last line
     if "{" in text:
         spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
-    spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
+    if ")" in text:
+        spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
     if ":" in text:
         spans += [m.span(1) for m in _matches_at(_MACRO_ACCESS, padded, caps_lines)]
     spans += [m.span(1) for m in _matches_at(_MACRO_BLOCK, padded, caps_lines)
               if padded[m.start() - 1:m.start()] != "\\"]
     if "#" in text:
         spans += _unbalanced_branches(padded, dead)
-        spans += [m.span() for m in _COMMENT_IN_MACRO.finditer(padded)]
+        if "\\\n" in text:
+            spans += [m.span() for m in _COMMENT_IN_MACRO.finditer(padded)]
     return _blank_spans(padded, spans)[1:], dead
 
 
