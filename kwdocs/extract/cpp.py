@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import string
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import repeat
 from operator import itemgetter
@@ -479,20 +479,9 @@ class _Walker:
 
     def walk(self, root: Node) -> None:
         # One dict look-up per node instead of a chain of tests: most nodes
-        # visited are comments and includes.  Handlers return what to walk
-        # next, in the order it is pushed.
-        handlers = {
-            "friend_declaration": self.friend,
-            "ERROR": self.error,
-            "namespace_definition": self.namespace,
-            "type_definition": self.typedef,
-            "alias_declaration": self.alias,
-            "preproc_def": self.macro,
-            "preproc_function_def": self.macro,
-            "preproc_include": self.include,
-        }
-        handlers.update(dict.fromkeys(_CLASS_TYPES, self.class_))
-        handlers.update(dict.fromkeys(_DECLARATIONS, self.declaration))
+        # visited are comments and includes.  Handlers (``_HANDLERS``) return
+        # what to walk next, in the order it is pushed.
+        handlers = _HANDLERS
         stack: list[tuple[Node, _Scope]] = [(root, _FILE_SCOPE)]
         pop, extend = stack.pop, stack.extend
         while stack:
@@ -510,7 +499,7 @@ class _Walker:
                 continue
             handler = handlers.get(kind)
             if handler is not None:
-                found = handler(node, scope)
+                found = handler(self, node, scope)
                 if found:
                     extend(found)
 
@@ -961,6 +950,20 @@ class _Walker:
             if owner in self.namespaces or not re.search(r"[A-Z]", owner):
                 symbol["kind"] = "function"
 
+
+# Node type -> the ``_Walker`` method that handles it (made once, not per file).
+_HANDLERS: dict[str, Callable[[_Walker, Node, _Scope], Iterable[tuple[Node, _Scope]] | None]] = {
+    "friend_declaration": _Walker.friend,
+    "ERROR": _Walker.error,
+    "namespace_definition": _Walker.namespace,
+    "type_definition": _Walker.typedef,
+    "alias_declaration": _Walker.alias,
+    "preproc_def": _Walker.macro,
+    "preproc_function_def": _Walker.macro,
+    "preproc_include": _Walker.include,
+    **dict.fromkeys(_CLASS_TYPES, _Walker.class_),
+    **dict.fromkeys(_DECLARATIONS, _Walker.declaration),
+}
 
 # line comments and doc blocks; a ``/*unused*/`` parameter name stays
 _COMMENTS = re.compile(r"[ \t]*(?://[^\n]*|/\*[*!].*?\*/)", re.DOTALL)
