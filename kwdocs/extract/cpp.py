@@ -407,7 +407,7 @@ def _is_licence(text: str) -> bool:
     if text.isascii():
         low = text.lower()
         return any(word in low for word in _LICENSE_WORDS)
-    return _LICENSE.search(text) is not None   # case folding beyond ASCII (``ſ`` for ``s``)
+    return _LICENSE.search(text) is not None   # case folding beyond ASCII (U+017F long s for s)
 
 
 class _Scope:
