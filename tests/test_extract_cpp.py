@@ -125,6 +125,18 @@ def test_licence_is_skipped_for_the_overview() -> None:
     assert run("demo.hpp")["docstring"] == "Shape utilities for the demo tensor library."
 
 
+def test_licence_notice_above_a_declaration_is_no_documentation_however_written() -> None:
+    """Upper case, or letters beyond ASCII that fold to the words (a long s, U+017F, in LICENSED),
+    as ``re.I`` reads them."""
+    text = ("// SPDX-License-Identifier: MIT\nint a();\n\n"
+            "// COPYRIGHT (C) ACME CORP.\nint b();\n\n"
+            "// Zoë's code, LICEN\u017fED to all\nint c();\n\n"
+            "// Adds two numbers, café style.\nint d();\n")
+    docs = {s["name"]: s.get("doc", "") for s in extract(text, "x.h")["symbols"]}
+    assert docs == {"a": "", "b": "", "c": "", "d": "Adds two numbers, café style."}
+    assert extract("// LICEN\u017fED to all\nint c();\n", "x.h")["docstring"] == ""
+
+
 def test_overview_skips_tool_notes_and_doxygen_tags() -> None:
     text = ("// clang-format off\n#pragma once\n// TODO: split this file\n\n"
             "/**\n * @file shape.h\n * @brief Shapes and strides.\n *\n * More detail.\n */\n"

@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 import string
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -85,10 +86,11 @@ _ATTRIBUTE_TAIL = re.compile(
 _WORD_BEFORE = re.compile(r"[A-Z][A-Z0-9_]*\Z")
 # ``class GOOGLE_PROTOBUF_CAPABILITY("mutex") WrappedMutex {``: any ALL_CAPS
 # words between the keyword and a name followed by what only follows a class
-# name.  One pattern per keyword: each starts with a literal, which is fast.
+# name.  One pattern per keyword: each starts with a literal, which is fast (and
+# is not run over a text without its keyword).
 _CLASS_MACROS = [
-    re.compile(keyword + r"[ \t]+((?:[A-Z][A-Z0-9_]*(?:\([^()\n]*\))?[ \t]+)+)"
-               r"(?=[A-Za-z_]\w*[ \t\n]*(?:final\b|:(?!:)|\{))")
+    (keyword, re.compile(keyword + r"[ \t]+((?:[A-Z][A-Z0-9_]*(?:\([^()\n]*\))?[ \t]+)+)"
+                         r"(?=[A-Za-z_]\w*[ \t\n]*(?:final\b|:(?!:)|\{))"))
     for keyword in ("class", "struct", "union")
 ]
 # ``__itt_domain* ITTAPI __itt_domain_create(``: a calling-convention macro
@@ -121,6 +123,9 @@ _MACRO_LINE = re.compile(
 # such a macro defines something and is kept.
 _MACRO_BLOCK = re.compile(r"\n[ \t]++([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?:[ \t]*" + _BALANCED
                           + r")?)[ \t]*(?=\n[ \t]*\{)")
+# Where ``_MACRO_LINE``, ``_MACRO_BLOCK`` and ``_MACRO_ACCESS`` can match: lines that start with
+# an ALL_CAPS_WORD.  Found in one pass, the three patterns are then tried at those lines only.
+_CAPS_LINE = re.compile(r"\n[ \t]*+[A-Z][A-Z0-9]*_[A-Z0-9]")
 # ``JSON_PRIVATE_UNLESS_TESTED:``: a macro standing for an access specifier, which the
 # parser would take for a bit field swallowing the declaration after it.
 _MACRO_ACCESS = re.compile(r"\n[ \t]*+([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[ \t]*:)(?!:)[ \t]*(?=\n|//)")
@@ -168,10 +173,13 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
         if _in_directive(padded, start):
             continue  # ``#define TORCH_API ...``, ``#if defined(C10_API)``: keep directives
         spans.append((start, match.end()))
-    for pattern in _CLASS_MACROS:
-        spans += [m.span(1) for m in pattern.finditer(padded)
-                  if not (padded[m.start() - 1].isalnum() or padded[m.start() - 1] == "_")]
-    for match in _CALLING_CONVENTION.finditer(padded):
+    # a pattern that needs a word or character the text lacks is not run: on a small file
+    # the call costs more than the scan
+    for keyword, pattern in _CLASS_MACROS:
+        if keyword in text:
+            spans += [m.span(1) for m in pattern.finditer(padded)
+                      if not (padded[m.start() - 1].isalnum() or padded[m.start() - 1] == "_")]
+    for match in _CALLING_CONVENTION.finditer(padded) if "API" in text else ():
         word = _WORD_BEFORE.search(padded, max(0, match.start() - 40), match.start())
         start = word.start() if word else match.start()
         if (padded[start - 1] in " \t*&" and padded[start - 2] not in " \t\n(,"
@@ -179,18 +187,34 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
             spans.append((start, match.end()))  # after a type, not at a line's start
     spans += [m.span(1) for m in _DECL_MACROS[cuda].finditer(padded)
               if _names_follow(padded, m.end(1))]
-    spans += [m.span(1) for m in _MACRO_LINE.finditer(padded)
+    caps_lines = [m.start() for m in _CAPS_LINE.finditer(padded)]
+    spans += [m.span(1) for m in _matches_at(_MACRO_LINE, padded, caps_lines)
               if padded[m.start() - 1:m.start()] != "\\"]  # a ``#define`` body's last line
     if "{" in text:
         spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
-    spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
+    if ")" in text:
+        spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
     if ":" in text:
-        spans += [m.span(1) for m in _MACRO_ACCESS.finditer(padded)]
-    spans += [m.span(1) for m in _MACRO_BLOCK.finditer(padded) if padded[m.start() - 1:m.start()] != "\\"]
+        spans += [m.span(1) for m in _matches_at(_MACRO_ACCESS, padded, caps_lines)]
+    spans += [m.span(1) for m in _matches_at(_MACRO_BLOCK, padded, caps_lines)
+              if padded[m.start() - 1:m.start()] != "\\"]
     if "#" in text:
         spans += _unbalanced_branches(padded, dead)
-        spans += [m.span() for m in _COMMENT_IN_MACRO.finditer(padded)]
+        if "\\\n" in text:
+            spans += [m.span() for m in _COMMENT_IN_MACRO.finditer(padded)]
     return _blank_spans(padded, spans)[1:], dead
+
+
+def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[re.Match[str]]:
+    """What ``pattern.finditer(text)`` finds, for a pattern whose matches begin only at some of
+    ``starts`` (ascending): tried there alone instead of at every line."""
+    found: list[re.Match[str]] = []
+    end = 0
+    for start in starts:
+        if start >= end and (match := pattern.match(text, start)):
+            found.append(match)
+            end = match.end()
+    return found
 
 
 def _in_directive(text: str, position: int) -> bool:
@@ -226,8 +250,11 @@ def _names_follow(text: str, start: int) -> bool:
         found = text.find(char, start, stop)
         if found != -1:
             stop = found
-    words = _IDENTIFIER.findall(text, start, stop)
-    return len(words) >= 2 or not _DECLARATION_KEYWORDS.isdisjoint(words)
+    words = _IDENTIFIER.finditer(text, start, stop)
+    first = next(words, None)
+    if first is None:
+        return False
+    return next(words, None) is not None or first.group() in _DECLARATION_KEYWORDS   # two words, or a keyword
 
 
 _NON_SPACE = re.compile(r"\S")
@@ -371,6 +398,16 @@ _SPECIFIER_WORDS = frozenset(
 _ATTRIBUTES = re.compile(r"__(?:launch_bounds|attribute|declspec)__?\s*" + _BALANCED
                          + r"|\[\[.*?\]\]", re.S)
 _LICENSE = re.compile(r"copyright|licen[cs]e|all rights reserved|spdx|permission is hereby", re.I)
+_LICENSE_WORDS = ("copyright", "licence", "license", "all rights reserved", "spdx", "permission is hereby")
+
+
+def _is_licence(text: str) -> bool:
+    """Does ``text`` hold a licence word (``_LICENSE``)?  ASCII text is lower-cased and searched
+    for the words: a case-blind regex tries every alternative at every character."""
+    if text.isascii():
+        low = text.lower()
+        return any(word in low for word in _LICENSE_WORDS)
+    return _LICENSE.search(text) is not None   # case folding beyond ASCII (U+017F long s for s)
 
 
 class _Scope:
@@ -424,6 +461,8 @@ class _Walker:
         # ``typedef``, ``friend``), where its documentation is looked for; kept as the walk goes
         # down, since asking a node for its parent searches the tree from the root.
         self.starts: dict[int, int] = {}
+        # Node id -> the ``template_declaration`` it is the declaration of (its parent), for the same reason.
+        self.templates: dict[int, Node] = {}
         self.symbols: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
         self.namespaces: set[str] = set()
@@ -440,20 +479,9 @@ class _Walker:
 
     def walk(self, root: Node) -> None:
         # One dict look-up per node instead of a chain of tests: most nodes
-        # visited are comments and includes.  Handlers return what to walk
-        # next, in the order it is pushed.
-        handlers = {
-            "friend_declaration": self.friend,
-            "ERROR": self.error,
-            "namespace_definition": self.namespace,
-            "type_definition": self.typedef,
-            "alias_declaration": self.alias,
-            "preproc_def": self.macro,
-            "preproc_function_def": self.macro,
-            "preproc_include": self.include,
-        }
-        handlers.update(dict.fromkeys(_CLASS_TYPES, self.class_))
-        handlers.update(dict.fromkeys(_DECLARATIONS, self.declaration))
+        # visited are comments and includes.  Handlers (``_HANDLERS``) return
+        # what to walk next, in the order it is pushed.
+        handlers = _HANDLERS
         stack: list[tuple[Node, _Scope]] = [(root, _FILE_SCOPE)]
         pop, extend = stack.pop, stack.extend
         while stack:
@@ -464,12 +492,14 @@ class _Walker:
                 if kind == "template_declaration":
                     row = self.starts.get(node.id, node.start_point[0])
                     for child in children:
-                        self.starts[child.id] = row
+                        child_id = child.id
+                        self.starts[child_id] = row
+                        self.templates[child_id] = node
                 extend(zip(reversed(children), repeat(scope)))
                 continue
             handler = handlers.get(kind)
             if handler is not None:
-                found = handler(node, scope)
+                found = handler(self, node, scope)
                 if found:
                     extend(found)
 
@@ -696,14 +726,15 @@ class _Walker:
         if type_node is None and not guide and not name.startswith("operator ") and not (
                 self.may_lack_type(name, name_kind, qualifiers, scope)):
             return  # a macro invocation such as ``TORCH_LIBRARY(aten, m) {``
-        start = node.start_byte
-        signature = self.signature(start, name_start, params_owner)
+        head = self.source[node.start_byte:name_start]
+        params = params_owner.child_by_field_id(self.fields.parameters) if params_owner is not None else None
+        signature = self.signature(head, params_owner, params)
         if signature:
             signature = (self.template_head(node) + signature)[:MAX_SIGNATURE]
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
-        if b"__global__" in self.source[start:name_start] and any(
+        if b"__global__" in head and any(
                 child.type == "__global__" for child in node.children):
             detail = "kernel"
         if qualifiers:
@@ -715,15 +746,15 @@ class _Walker:
             symbol = self.add(name, "method" if scope.is_class else "function", name_node, scope,
                               signature=signature, detail=detail, decl=node)
         if params_owner is not None:
-            self.parameter_docs(symbol, node, params_owner.child_by_field_id(self.fields.parameters))
+            self.parameter_docs(symbol, node, params)
 
     def parameter_docs(self, symbol: dict[str, Any], node: Node, params: Node | None) -> None:
         """The doc comments of ``node``'s parameters and template parameters (``int n, ///< rows``
         or a ``///`` line above ``int n``) added to ``symbol``'s documentation as ``@param`` and
         ``@tparam`` lines: a parameter is no definition of its own, Doxygen shows it so."""
         heads = None
-        if node.id in self.starts and (parent := node.parent) is not None and parent.type == "template_declaration":
-            heads = parent.child_by_field_id(self.fields.parameters)   # a template's child has a start
+        if (template := self.templates.get(node.id)) is not None:
+            heads = template.child_by_field_id(self.fields.parameters)
         added: list[str] = []
         source = self.source
         for command, parameters in (("tparam", heads), ("param", params)):
@@ -825,18 +856,15 @@ class _Walker:
             node = name
         return qualifiers, node
 
-    def signature(self, start: int, name_start: int, params_owner: Node | None) -> str:
-        """``(params) trailing -> return type``, whitespace squeezed; ``start`` is
-        where the declaration begins, ``name_start`` where its name does."""
-        if params_owner is None:
-            return ""
-        params = params_owner.child_by_field_id(self.fields.parameters)
-        if params is None:
+    def signature(self, written: bytes, params_owner: Node | None, params: Node | None) -> str:
+        """``(params) trailing -> return type``, whitespace squeezed; ``written`` is the
+        declaration from its start to its name, ``params`` the parameter list of ``params_owner``."""
+        if params_owner is None or params is None:
             return ""
         text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
-        if "//" in text or "/**" in text or "/*!" in text:
+        if "/" in text and ("//" in text or "/**" in text or "/*!" in text):
             text = _COMMENTS.sub("", text)   # a parameter's doc comment is no part of the signature
-        head = self.source[start:name_start].decode("utf-8", "replace")
+        head = written.decode("utf-8", "replace")
         if "__" in head or "[[" in head:
             head = _ATTRIBUTES.sub(" ", head)
         # Squeezing joins words only at parentheses; without any, split() is the same.
@@ -850,10 +878,10 @@ class _Walker:
 
     def template_head(self, node: Node) -> str:
         """``template <typename T> `` when ``node`` is the declaration of a template, else ""."""
-        parent = node.parent
-        if parent is None or parent.type != "template_declaration":
+        template = self.templates.get(node.id)
+        if template is None:
             return ""
-        parameters = parent.child_by_field_name("parameters")
+        parameters = template.child_by_field_id(self.fields.parameters)
         return "" if parameters is None else f"template {_squeeze(self.text(parameters))} "
 
     # types
@@ -922,6 +950,20 @@ class _Walker:
             if owner in self.namespaces or not re.search(r"[A-Z]", owner):
                 symbol["kind"] = "function"
 
+
+# Node type -> the ``_Walker`` method that handles it (made once, not per file).
+_HANDLERS: dict[str, Callable[[_Walker, Node, _Scope], Iterable[tuple[Node, _Scope]] | None]] = {
+    "friend_declaration": _Walker.friend,
+    "ERROR": _Walker.error,
+    "namespace_definition": _Walker.namespace,
+    "type_definition": _Walker.typedef,
+    "alias_declaration": _Walker.alias,
+    "preproc_def": _Walker.macro,
+    "preproc_function_def": _Walker.macro,
+    "preproc_include": _Walker.include,
+    **dict.fromkeys(_CLASS_TYPES, _Walker.class_),
+    **dict.fromkeys(_DECLARATIONS, _Walker.declaration),
+}
 
 # line comments and doc blocks; a ``/*unused*/`` parameter name stays
 _COMMENTS = re.compile(r"[ \t]*(?://[^\n]*|/\*[*!].*?\*/)", re.DOTALL)
@@ -1012,7 +1054,8 @@ _TOOL_NOTE = re.compile(r"^[ \t]*//[/!]?[ \t]*(?:NOLINT\w*|clang-format\b|IWYU\b
 # parse did not join to the declaration.
 _DOC_SKIP = re.compile(r"^[ \t]*(?:template[ \t]*<.*|\[\[.*\]\][ \t]*|__(?:global|device|host)__[ \t]*)$")
 _STAR_PREFIX = re.compile(r"^[ \t]*\*(?!/)[ \t]?")
-_RULE_LINE = re.compile(r"[-=*/#~_+ \t]*")
+_RULE_CHARACTERS = "-=*/#~_+ \t"
+"""A line of nothing else is a rule (``-----``)."""
 # A class, namespace, function or macro ends its line at its name's end for ``///<``; other
 # declarations (members, enumerators, prototypes) after themselves.
 _TRAIL_AT_NAME = frozenset({"preproc_def", "preproc_function_def", "namespace_definition"})
@@ -1037,15 +1080,15 @@ class _DocComments:
         ``start_row`` when a template head or typedef holds it), or ""."""
         lines = self.lines
         row = name.end_point[0]
-        if row < len(lines) and ("/<" in lines[row] or "!<" in lines[row] or "*<" in lines[row]):
+        if row < len(lines) and "<" in (line := lines[row]) and ("/<" in line or "!<" in line or "*<" in line):
             # a ``///<`` after the declaration (members, prototypes) or after the name (the rest)
             column = name.end_point[1]
             if decl.type not in _TRAIL_AT_NAME and decl.child_by_field_name("body") is None:
                 row, column = decl.end_point
             if row < len(lines) and (trailing := _TRAILING_DOC.search(lines[row], column)):
                 return self.trailing(trailing.group(1), row + 1)
-        elif (end := decl.end_point[0]) != row and end < len(lines) and (
-                "/<" in lines[end] or "!<" in lines[end] or "*<" in lines[end]) and (
+        elif (end := decl.end_point[0]) != row and end < len(lines) and "<" in (line := lines[end]) and (
+                "/<" in line or "!<" in line or "*<" in line) and (
                 decl.type in _DECLARATIONS and decl.child_by_field_name("body") is None):
             # ``int n{\n 4}; ///< rows``: after a declaration that ends lines below its name,
             # when no comment above documents it
@@ -1140,16 +1183,16 @@ _BLOCK_OPENER = re.compile(r"^[ \t]*/\*+!?")
 
 def _dedent(lines: list[str]) -> list[str]:
     """The lines without the indentation all those that are not blank share."""
-    cut = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    cut = min([len(line) - len(stripped) for line in lines if (stripped := line.lstrip())], default=0)
     return [line[cut:] for line in lines] if cut else lines
 
 
 def _doc_text(block: list[str]) -> str:
     """The lines of a comment (markers gone) as documentation: common indentation removed,
     rules (``-----``) dropped; "" for a licence notice."""
-    kept = ["" if _RULE_LINE.fullmatch(line) else line.rstrip() for line in block[:MAX_DOC_LINES]]
+    kept = [line.rstrip() if line.strip(_RULE_CHARACTERS) else "" for line in block[:MAX_DOC_LINES]]
     body = "\n".join(_dedent(kept)).strip()
-    if not body or _LICENSE.search(body.split("\n\n", 1)[0]):
+    if not body or _is_licence(body.partition("\n\n")[0]):
         return ""   # a licence notice (documentation may name its licence further down)
     return body
 
@@ -1195,14 +1238,15 @@ def _directive_facts(line: int, match: re.Match[str]) -> tuple[dict, dict | None
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
-def leading_comment(text: str) -> str:
+def leading_comment(text: str, lines: list[str] | None = None) -> str:
     """First comment before the code that is not a licence notice, cleaned.
 
     Preprocessor lines (include guards, ``#pragma once``, includes) may come
     between comments; a run of ``//`` lines ends at a blank line or where the
     comment style changes (``//`` licence lines followed by ``///`` docs).
+    ``lines``, when given, is ``text.split("\n")``.
     """
-    lines = text.split("\n", 400)[:400]
+    lines = (text.split("\n", 400) if lines is None else lines)[:400]
     index = 0
     while index < len(lines):
         stripped = lines[index].strip()
@@ -1231,7 +1275,7 @@ def leading_comment(text: str) -> str:
         else:
             return ""
         cleaned = _clean_comment(comment)
-        if cleaned and not _LICENSE.search(cleaned):
+        if cleaned and not _is_licence(cleaned):
             return cleaned
     return ""
 
@@ -1277,21 +1321,22 @@ def _clean_comment(comment: str) -> str:
 
 def extract(text: str, path: str) -> dict[str, Any]:
     """Symbols, includes and the leading comment of one C/C++/CUDA file."""
-    result: dict[str, Any] = {"docstring": leading_comment(text), "problems": [], "parsed": True}
     cuda = path.lower().endswith(CUDA_SUFFIXES)
     prepared, dead = _prepare(text, cuda)
+    docs = _DocComments(text, prepared)
+    result: dict[str, Any] = {"docstring": leading_comment(text, docs.lines), "problems": [], "parsed": True}
     source = prepared.encode("utf-8", "surrogatepass")
     symbols: list[dict] = []
     imports: list[dict] = []
     tree = None
     if len(source) > MAX_PARSE_BYTES:
         reason = f"too large to parse ({len(source):,} bytes)"
-    elif (marks := len(source) - len(source.translate(None, _MARKS))) > MAX_PARSE_MARKS:
+    elif len(source) > MAX_PARSE_MARKS and (
+            marks := len(source) - len(source.translate(None, _MARKS))) > MAX_PARSE_MARKS:
         reason = f"too complex to parse ({marks:,} operators and brackets)"
     else:
         tree = _parse(_parser(cuda), source)
         reason = f"parsing took over {PARSE_SECONDS:g} s"
-    docs = _DocComments(text, prepared)
     if tree is None:
         for line, _column, match in scan_preprocessor(text, dead):
             symbol, include = _directive_facts(line, match)
@@ -1372,12 +1417,12 @@ def _finish(result: dict[str, Any], symbols: list[dict], imports: list[dict]) ->
 
 def _unique_sorted(items: list[dict], key: str = "name") -> list[dict]:
     seen: set[tuple] = set()
-    unique = []
+    keyed: list[tuple[tuple, dict]] = []   # (sort key, item): keys made once, in one loop
     for item in items:
-        identity = (item["line"], item[key], item.get("kind"), item.get("parent"))
+        line, name = item["line"], item[key]
+        identity = (line, name, item.get("kind"), item.get("parent"))
         if identity not in seen:
             seen.add(identity)
-            unique.append(item)
-    unique.sort(key=lambda item: (item["line"], item[key], item.get("kind", ""),
-                                  item.get("parent", "")))
-    return unique
+            keyed.append(((line, name, item.get("kind", ""), item.get("parent", "")), item))
+    keyed.sort(key=itemgetter(0))
+    return [item for _key, item in keyed]
