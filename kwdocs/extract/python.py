@@ -425,13 +425,12 @@ class _AstReader:
 
 # The statement lists of each compound statement that is not a def or class, in the order they
 # are read; a ``try``'s handlers and a ``match``'s cases hold more, after these.
-_TRY_STAR = getattr(ast, "TryStar", ast.Try)
 _MATCH = ast.Match
-_HANDLED = frozenset({ast.Try, _TRY_STAR})
+_HANDLED = frozenset({ast.Try, ast.TryStar})
 _BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
     ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
     ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
-    ast.Try: ("body", "orelse", "finalbody"), _TRY_STAR: ("body", "orelse", "finalbody"), _MATCH: (),
+    ast.Try: ("body", "orelse", "finalbody"), ast.TryStar: ("body", "orelse", "finalbody"), _MATCH: (),
 }
 
 
