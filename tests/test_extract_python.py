@@ -255,3 +255,83 @@ def test_symbols_are_on_their_lines_sorted_and_unique(relative):
     assert keys == sorted(keys)
     assert len({repr(s) for s in facts["symbols"]}) == len(facts["symbols"])
     assert extract(text, relative) == facts
+
+
+EVERY_BLOCK = '''\
+if A:
+    def in_if(): pass
+elif B:
+    def in_elif(): pass
+else:
+    def in_else(): pass
+for x in y:
+    def in_for(): pass
+else:
+    def in_for_else(): pass
+while z:
+    def in_while(): pass
+else:
+    def in_while_else(): pass
+with open(p) as f:
+    def in_with(): pass
+try:
+    def in_try(): pass
+except ValueError:
+    def in_except(): pass
+else:
+    def in_try_else(): pass
+finally:
+    def in_finally(): pass
+try:
+    pass
+except* OSError:
+    def in_except_star(): pass
+match command:
+    case [one]:
+        def in_case(): pass
+    case _:
+        class InDefault:
+            def method(self): pass
+async def outer():
+    async for item in source:
+        def in_async_for(): pass
+    async with lock:
+        def in_async_with(): pass
+'''
+
+
+def test_definitions_in_every_kind_of_block_are_listed():
+    """A definition under any compound statement (each branch of if, for, while, with, try,
+    try/except*, match) is listed, on its line and under its enclosing definition."""
+    facts = extract(EVERY_BLOCK, "blocks.py")
+    assert definitions_extracted(facts) == definitions_by_ast_walk(EVERY_BLOCK)
+    assert len(definitions_extracted(facts)) == EVERY_BLOCK.count("def ") + EVERY_BLOCK.count("class ")
+
+
+@pytest.mark.parametrize("docstring", [
+    "One line.", "  Leading blanks.", "\tA leading tab.", "Trailing blanks.  ", "A\ttab inside.",
+    "Two\n    lines.", "\n    Starts on the second line.\n    ", "", " ", "Ends with a form feed\x0c",
+])
+def test_each_definition_documents_itself_with_its_docstring_as_python_cleans_it(docstring):
+    """A definition's ``doc`` is its docstring as ``inspect.getdoc`` shows it (``ast.get_docstring``),
+    whatever blanks and tabs it starts or ends with; an empty one is no documentation."""
+    source = f"def f():\n    {docstring!r}\n\nclass C:\n    {docstring!r}\n"
+    tree = ast.parse(source)
+    expected = ast.get_docstring(tree.body[0])
+    assert expected == ast.get_docstring(tree.body[1])
+    for symbol in extract(source, "m.py")["symbols"]:
+        assert symbol.get("doc") == (expected or None), symbol
+    assert extract(f"{docstring!r}\n", "m.py")["docstring"] == expected
+
+
+@pytest.mark.parametrize("parameters, written", [
+    ("a, /", "(a, /)"),
+    ("a=1, /", "(a=1, /)"),
+    ("a, b=2, /, c=3", "(a, b=2, /, c=3)"),
+    ("a: int = 1, /, b: str = 'x', *, c", "(a: int = 1, /, b: str = 'x', *, c)"),
+    ("a, b, *args, c=1, d: int, **kw", "(a, b, *args, c=1, d: int, **kw)"),
+    ("self, x: 'T', y=None", "(self, x: 'T', y=None)"),
+    ("", "()"),
+])
+def test_signatures_place_slash_and_defaults_as_written(parameters, written):
+    assert extract(f"def f({parameters}): pass\n", "m.py")["symbols"][0]["signature"] == written

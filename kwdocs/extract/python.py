@@ -351,7 +351,7 @@ class _AstReader:
         self._imports(imports)
         self._body(tree.body, (), "module")
         self.found.ast_calls(calls, _SourceSlicer(text).of)  # after the imports, so aliases resolve
-        docstring = ast.get_docstring(tree) or leading_comment(text)
+        docstring = _docstring(tree) or leading_comment(text)
         return {**self.found.facts(docstring), "parsed": True}
 
     def read_parts(self, trees: Iterable[ast.Module], text: str) -> dict:
@@ -367,7 +367,7 @@ class _AstReader:
             for record in self.found.calls[done:]:
                 record.arguments()   # cut now, so the records let the part's tree go
             if docstring is None:
-                docstring = ast.get_docstring(tree) or ""
+                docstring = _docstring(tree) or ""
         return {**self.found.facts(docstring or leading_comment(text)), "parsed": True}
 
     def _imports(self, imports: list[ast.Import | ast.ImportFrom]) -> None:
@@ -383,24 +383,34 @@ class _AstReader:
         """Definitions of a statement list; ``scope``: ``module``, ``class`` or ``function``
         (whose definitions are its locals, under ``<name>.<locals>``)."""
         for node in body:
-            kind = type(node)
+            kind = node.__class__
             if kind is ast.ClassDef:
                 self.found.definition(node.name, "class", node.lineno, parents=parents,
                                       signature=_class_signature(node),
-                                      decorators=_decorators(node), doc=ast.get_docstring(node))
+                                      decorators=_decorators(node), doc=_docstring(node))
                 self._body(node.body, parents + (node.name,), "class")
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 self.found.definition(node.name, "method" if scope == "class" else "function",
                                       node.lineno, parents=parents,
                                       signature=_function_signature(node),
-                                      decorators=_decorators(node),
-                                      is_async=kind is ast.AsyncFunctionDef, doc=ast.get_docstring(node))
+                                      decorators=_decorators(node) if node.decorator_list else None,
+                                      is_async=kind is ast.AsyncFunctionDef, doc=_docstring(node))
                 self._body(node.body, parents + (node.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(node)
-            elif kind in _COMPOUND:   # only these hold statements: most of a function body does not
-                for block in _nested_blocks(node):
-                    self._body(block, parents, scope)
+            else:
+                fields = _BLOCK_FIELDS.get(kind)   # only these hold statements: most of a function body does not
+                if fields is not None:
+                    for field in fields:
+                        block = getattr(node, field)
+                        if block:
+                            self._body(block, parents, scope)
+                    if kind in _HANDLED:
+                        for handler in node.handlers:
+                            self._body(handler.body, parents, scope)
+                    elif kind is _MATCH:
+                        for case in node.cases:
+                            self._body(case.body, parents, scope)
 
     def _assignment(self, node: ast.Assign | ast.AnnAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -413,16 +423,30 @@ class _AstReader:
                 self.found.definition(name.id, "constant", name.lineno)
 
 
-_COMPOUND = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
-                       ast.Match} | ({ast.TryStar} if hasattr(ast, "TryStar") else set()))
+# The statement lists of each compound statement that is not a def or class, in the order they
+# are read; a ``try``'s handlers and a ``match``'s cases hold more, after these.
+_MATCH = ast.Match
+_HANDLED = frozenset({ast.Try, ast.TryStar})
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
+    ast.Try: ("body", "orelse", "finalbody"), ast.TryStar: ("body", "orelse", "finalbody"), _MATCH: (),
+}
 
 
-def _nested_blocks(node: ast.stmt) -> list[list[ast.stmt]]:
-    """Statement lists under a compound statement that is not a def or class."""
-    blocks = [getattr(node, field, None) for field in ("body", "orelse", "finalbody")]
-    blocks += [handler.body for handler in getattr(node, "handlers", ())]
-    blocks += [case.body for case in getattr(node, "cases", ())]
-    return [block for block in blocks if isinstance(block, list)]
+def _docstring(node: ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """``ast.get_docstring(node)``, by class identity (the parser makes no subclasses), and a
+    one-line docstring that ``inspect.cleandoc`` would leave as it is returned as it is."""
+    body = node.body
+    if not body or body[0].__class__ is not ast.Expr:
+        return None
+    value = body[0].value
+    if value.__class__ is not ast.Constant or value.value.__class__ is not str:
+        return None
+    text = value.value
+    if "\n" in text or "\t" in text or text[:1].isspace():
+        return inspect.cleandoc(text)
+    return text
 
 
 def _assigned_names(target: ast.expr) -> list[ast.Name]:
@@ -451,14 +475,17 @@ def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
 
 def _format_arguments(arguments: ast.arguments) -> str:
     """Parameters as PEP 8 writes them (``x: int = 1`` but ``x=1``)."""
-    parts: list[str] = []
-    positional = arguments.posonlyargs + arguments.args
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
-    defaults += arguments.defaults
-    for index, (argument, default) in enumerate(zip(positional, defaults)):
-        parts.append(_format_parameter(argument, default))
-        if index + 1 == len(arguments.posonlyargs):
-            parts.append("/")
+    posonly = arguments.posonlyargs
+    positional = posonly + arguments.args if posonly else arguments.args
+    defaults = arguments.defaults
+    plain = len(positional) - len(defaults)   # the first ones have no default
+    # most parameters are a bare name: written without a call
+    parts = [argument.arg if argument.annotation is None else _format_parameter(argument, None)
+             for argument in (positional[:plain] if defaults else positional)]
+    if defaults:
+        parts += [_format_parameter(argument, default) for argument, default in zip(positional[plain:], defaults)]
+    if posonly:
+        parts.insert(len(posonly), "/")
     if arguments.vararg:
         parts.append("*" + _format_parameter(arguments.vararg, None))
     elif arguments.kwonlyargs:
@@ -643,10 +670,9 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
     push, extend, pop = stack.append, stack.extend, stack.pop
     # the node classes as locals: this loop runs once per node, millions of times in a large tree
     Call, Import, ImportFrom, Name, Constant = ast.Call, ast.Import, ast.ImportFrom, ast.Name, ast.Constant
+    child_fields = _CHILD_FIELDS
     while stack:
         node = pop()
-        if node is None:  # the holes of ``{**a}`` keys and keyword-only defaults
-            continue
         cls = node.__class__
         if cls is Call:
             name = _dotted_name(node.func)
@@ -657,14 +683,16 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
             extend(node.args)
             extend(node.keywords)
             continue
-        if cls is Import or cls is ImportFrom:
-            imports.append(node)
-            continue
-        fields = _CHILD_FIELDS.get(cls)
-        if fields is None:
+        fields = child_fields.get(cls)
+        if fields is None:   # the rarer cases, tested only for classes without an entry
+            if cls is Import or cls is ImportFrom:
+                imports.append(node)
+                continue
+            if node is None:  # the holes of ``{**a}`` keys and keyword-only defaults
+                continue
             fields = () if issubclass(cls, _LEAVES) else tuple(
                 field for field in cls._fields if field not in _NOT_CHILDREN)
-            _CHILD_FIELDS[cls] = fields
+            child_fields[cls] = fields
         for field in fields:
             value = getattr(node, field, None)
             kind = value.__class__

@@ -34,11 +34,15 @@ _FIELD_TITLES = {
     "raises": "Raises", "warns": "Warns",
 }
 
-# :role:`target`, ``literal``, `interpreted`; a role may have a domain (:py:class:)
+# :role:`target`, ``literal``, `interpreted`; a role may have a domain (:py:class:).  Each
+# alternative starts with its colon or backtick (the lookbehind after it), so the search skips
+# to those characters instead of trying every position
 _INLINE = re.compile(r"(?P<role>(?::[A-Za-z][\w+.-]*)+:)`(?P<target>[^`]+)`"
                      r"|``(?P<literal>[^`]+?)``"
-                     r"|(?<![\w`])`(?P<plain>[^`\n]+)`(?!`)")
-_ROLE_PREFIX = re.compile(r"(?<![\w`])(?::(?!math:)[A-Za-z][\w+.-]*)+:`(?=[^`\n]+`)")
+                     r"|`(?<![\w`]`)(?P<plain>[^`\n]+)`(?!`)")
+# the same as ``(?<![\w`])(?::(?!math:)...)+:`...``, written to start with the colon so the
+# search skips to each colon instead of trying the lookbehind at every character
+_ROLE_PREFIX = re.compile(r":(?<![\w`]:)(?!math:)[A-Za-z][\w+.-]*(?::(?!math:)[A-Za-z][\w+.-]*)*:`(?=[^`\n]+`)")
 _TITLED = re.compile(r"(?P<title>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+(?P<name>[\w:-]+)::\s*(?P<rest>.*)$")
@@ -222,12 +226,20 @@ def _summary(blocks: list[dict]) -> tuple[list[dict], list[dict]]:
 
 def _capped(blocks: list[dict]) -> list[dict]:
     """Blocks up to MAX_BODY_CHARS of text; the rest is in the source shown above."""
+    if len(blocks) < 2:   # the first block is kept whatever its size
+        return list(blocks)
     kept: list[dict] = []
     used = 0
     for block in blocks:
-        size = len(block.get("v", "")) + sum(len(span["v"]) for span in block.get("spans", ())) \
-            + sum(len(span["v"]) for item in block.get("items", ()) for span in item) \
-            + sum(len(row["name"]) + sum(len(span["v"]) for span in row["spans"]) for row in block.get("rows", ()))
+        kind = block["t"]
+        if kind == "text":
+            size = sum(len(span["v"]) for span in block["spans"])
+        elif kind == "code":
+            size = len(block["v"])
+        elif kind == "list":
+            size = sum(len(span["v"]) for item in block["items"] for span in item)
+        else:
+            size = sum(len(row["name"]) + sum(len(span["v"]) for span in row["spans"]) for row in block["rows"])
         if used and used + size > MAX_BODY_CHARS:
             kept.append({"t": "text", "spans": [{"t": "text", "v": "(The rest is in the source above.)"}]})
             break
@@ -242,7 +254,10 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
     """A Python signature as code spans, the names in its annotations (after ``:`` and ``->``)
     linked where ``resolve`` knows them; None when nothing in it is linked."""
-    if not any(resolve(name) for name in set(_IDENTIFIER.findall(signature))):
+    for name in set(_IDENTIFIER.findall(signature)):
+        if resolve(name):
+            break
+    else:
         return None   # most signatures name nothing linkable: no need to walk them
     pieces: list[dict] = []
     linked = False
