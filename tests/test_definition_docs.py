@@ -540,3 +540,22 @@ def test_cpp_parameter_docs_are_their_functions_parameters_fields(tmp_path):
     assert "Cache block for M dimension." in _definition(page, "MCB")
     assert "Cache block for N dimension." in _definition(page, "NCB")
     assert "Core containing this processor" in _definition(page, "core")
+
+
+def test_a_docstring_title_is_not_the_purpose_and_its_underline_is_on_no_page(tmp_path):
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "sessions.py").write_text(
+        '"""\npkg.sessions\n~~~~~~~~~~~~\n\nThis module provides a Session object to keep settings across requests.\n\n'
+        'Notes\n-----\nSessions are not thread-safe.\n"""\n\n\nclass Session:\n    pass\n')
+    (src / "README.md").write_text("Toy project\n===========\n\nA package that keeps sessions.\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    page = (tmp_path / "out" / "pkg" / "sessions.py_docs.md").read_text(encoding="utf-8")
+    purpose = page.split("## File Purpose\n\n", 1)[1].split("\n## ", 1)[0]
+    assert purpose.startswith("This module provides a Session object to keep settings across requests."), purpose
+    overview = page.split("## High-Level Overview\n\n", 1)[1].split("\n## ", 1)[0]
+    assert "pkg.sessions\n\n" in overview and "Notes\n\nSessions are not thread-safe." in overview, overview
+    folder = (tmp_path / "out" / "pkg" / "doc.md").read_text(encoding="utf-8")
+    assert "This module provides a Session object" in folder and "~~~~" not in folder, folder
+    root = (tmp_path / "out" / "doc.md").read_text(encoding="utf-8")
+    assert "A package that keeps sessions." in root and "=====" not in root, root

@@ -404,8 +404,8 @@ def metadata_section(given: DocsInput) -> Section:
 
 def _purpose_summary(row: Mapping) -> str:
     """A file's purpose in a sentence for its folder's page: its documentation's first sentence."""
-    first = _paragraphs(row.get("docstring", ""), 600)
-    return _first_sentence(first[0]) if first else ""
+    first = _lead(row.get("docstring", ""), 600)
+    return _first_sentence(first) if first else ""
 
 
 @section("purpose", "File Purpose", summary=_purpose_summary)
@@ -558,7 +558,7 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
                or _reexports_sentence(facts))
     purpose: list[str] = []
     if kept:
-        purpose.append(_escaped_sentence(kept[0]))
+        purpose.append(_escaped_sentence(_lead("\n".join(lines))))
     if defines:
         purpose.append(defines)
     if not purpose:
@@ -757,10 +757,48 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
 
 
 def _paragraphs(text: str, limit: int = 1500) -> list[str]:
+    return [paragraph for paragraph, _ in _blocks(text, limit)]
+
+
+def _lead(text: str, limit: int = 1500) -> str:
+    """The first paragraph that is not a title (``requests.sessions`` over a line of ``~``);
+    the title when nothing else is there."""
+    blocks = _blocks(text, limit)
+    return next((paragraph for paragraph, title in blocks if not title), blocks[0][0] if blocks else "")
+
+
+# a reST or setext title's adornment: one punctuation character repeated, under (and maybe over) it
+_ADORNMENT = re.compile(r"([=\-~^\"'`#*+:._])\1{2,}")
+
+
+def _blocks(text: str, limit: int) -> list[tuple[str, bool]]:
+    """Paragraphs with their lines joined, each with whether it is a title: a title's
+    adornment lines are dropped and the title is a paragraph of its own."""
     text = text.strip()
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0] + " …"
-    return [" ".join(block.split()) for block in re.split(r"\n\s*\n", text) if block.strip()]
+    blocks: list[tuple[str, bool]] = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [line.strip() for line in block.split("\n")]
+        current: list[str] = []
+        index = 0
+        while index < len(lines):
+            line = lines[index]
+            under = lines[index + 1] if index + 1 < len(lines) else ""
+            if line and not _ADORNMENT.fullmatch(line) and _ADORNMENT.fullmatch(under) and len(under) >= len(line):
+                if current and _ADORNMENT.fullmatch(current[-1]):    # its overline
+                    current.pop()
+                if current:
+                    blocks.append((" ".join(" ".join(current).split()), False))
+                blocks.append((" ".join(line.split()), True))
+                current = []
+                index += 2
+                continue
+            current.append(line)
+            index += 1
+        if any(current):
+            blocks.append((" ".join(" ".join(current).split()), False))
+    return blocks
 
 
 def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
@@ -1014,7 +1052,7 @@ def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders
                  for label, (files, lines, size) in merged["languages"].items()]
     return dict(
         project=project, folder=folder,
-        readme=dict(name=posixpath.basename(readme[0]), text=_paragraphs(readme[1], 800)[0]) if readme else None,
+        readme=dict(name=posixpath.basename(readme[0]), text=_lead(readme[1], 800)) if readme else None,
         purposes=None if readme else _purposes_summary(merged["purposes"], importance),
         file_count=merged["files"], total_files=total_files, folder_count=len(subfolders),
         total_size=sum(item["size"] for item in languages), total_lines=sum(item["lines"] for item in languages),
