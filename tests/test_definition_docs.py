@@ -559,3 +559,13 @@ def test_a_docstring_title_is_not_the_purpose_and_its_underline_is_on_no_page(tm
     assert "This module provides a Session object" in folder and "~~~~" not in folder, folder
     root = (tmp_path / "out" / "doc.md").read_text(encoding="utf-8")
     assert "A package that keeps sessions." in root and "=====" not in root, root
+
+
+def test_a_rest_escaped_parameter_name_is_shown_as_the_name(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "api.py").write_text('def get(url, **kwargs):\n    r"""Sends a GET request.\n\n'
+                                '    :param url: where to.\n    :param \\*\\*kwargs: what ``request`` takes.\n    """\n')
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    page = (tmp_path / "out" / "api.py_docs.md").read_text(encoding="utf-8")
+    assert "- `**kwargs`: what `request` takes." in page, page

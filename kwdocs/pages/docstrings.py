@@ -342,6 +342,9 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     return {"summary": summary, "blocks": _capped(body)}
 
 
+_REST_ESCAPE = re.compile(r"\\(.)")
+
+
 def _section_blocks(section, resolve: Resolver) -> list[dict]:
     kind = section.kind.value
     value = section.value
@@ -361,6 +364,8 @@ def _section_blocks(section, resolve: Resolver) -> list[dict]:
             if directive:
                 after.extend(prose_blocks(textwrap.dedent(description[directive.start():]), resolve))
                 description = description[:directive.start()]
+            # ``:param \\*\\*kwargs:``: reST's escapes are not part of the name (nor of a code span)
+            name = _REST_ESCAPE.sub(r"\1", name)
             rows.append({"name": name, "type": spans(f"`{annotation}`", resolve) if annotation else [],
                          "spans": spans(" ".join(description.split()), resolve)})
         fields = [{"t": "fields", "title": section.title or _FIELD_TITLES[kind], "rows": rows}] if rows else []
