@@ -323,3 +323,18 @@ def test_a_forged_entry_of_the_pages_hashes_is_not_trusted(tmp_path, forgery):
     assert BY_CACHE not in result.stdout, result.stdout
     assert verdicts(result) == ["stale: geometry/broken.py_docs.md", "1"]
     assert "of the tree's pages ignored" in result.stderr, result.stderr
+
+
+def test_a_damaged_entry_of_the_trees_links_is_ignored_with_a_line_and_linked_again(tmp_path, cold):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    found = [path for path in cache.rglob("*") if path.is_file()
+             and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] == "links"]
+    assert len(found) == 1, found
+    good = found[0].read_bytes()
+    found[0].write_bytes(good[:-10] + b"0" * 10)
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    assert "of the tree's links ignored" in result.stderr, result.stderr
+    assert pages(again / "kwdocs-out") == cold
+    assert found[0].read_bytes() == good, "not made again"

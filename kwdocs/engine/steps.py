@@ -617,9 +617,6 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     written only when they change (one file for the whole tree meant holding it twice
     over as text on every relink).
     """
-    from kwdocs.extract.cmake import installed_files
-    from kwdocs.extract.links import definition_links, name_uses, reexports, resolve_links
-
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
     digests: dict[str, str] = meta.get("digests", {})
@@ -653,6 +650,37 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                                                           rewritten=rewritten))
             return {"link_shards": len(rewritten)}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
+    shared = SharedLinks(config, inputs, rules.fingerprint()) if config.cache else None
+    linked = shared.found if shared is not None else None
+    if linked is None:
+        linked = _link_all(config, inputs, rules)
+        if shared is not None:
+            shared.store(linked)
+    rewritten = []
+    for unit in units:
+        files, importance, requested = linked["units"][unit]
+        if save_shard(config, LINKS, unit, {"files": files}):
+            rewritten.append(unit)
+        save_shard(config, IMPORTANCE, unit, {"files": importance})
+        save_shard(config, LINK_REQUESTS, unit, {"files": requested})
+    output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
+        "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
+        "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
+        "anchored": linked["anchored"],
+        "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
+        "rewritten": rewritten})
+    if shared is None:
+        return {"link_shards": len(rewritten)}
+    from kwdocs.store.cache import said
+    return {"link_shards": len(rewritten), "cache_said": said()}
+
+
+def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
+    """The whole tree linked: each unit's [links, importance, link requests] (``units``), and
+    which files each unit's anchors were looked for in (``anchored``, as the link meta keeps it)."""
+    from kwdocs.extract.cmake import installed_files
+    from kwdocs.extract.links import definition_links, name_uses, reexports, resolve_links
+
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     unit_of = {rel: unit for unit, entry in inputs.items() for rel in entry}
     resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
@@ -673,7 +701,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     installs = {rel: info["installs"] for rel, info in flat.items() if info.get("installs")}
     installed = installed_files(installs, flat) if installs else {}
     follows: dict = {}      # each file's imports by name, for every file's anchors
-    rewritten = []
+    linked: dict[str, list] = {}
     for unit, entry in inputs.items():
         files = {}
         for rel in entry:
@@ -692,20 +720,53 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                 links["installed_by"] = [build, line]
                 links["findings"] = rules.installed_findings(rel, flat[rel]["language"], build, line)
             files[rel] = links
-        if save_shard(config, LINKS, unit, {"files": files}):
-            rewritten.append(unit)
         # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
-        save_shard(config, IMPORTANCE, unit, {"files": {
-            rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}})
-        save_shard(config, LINK_REQUESTS, unit, {"files": by_unit.get(unit, {})})
-    output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
-        "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
-        "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
-        "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
-                     for rel, (owner, users) in sorted(anchored.items())},
-        "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
-        "rewritten": rewritten})
-    return {"link_shards": len(rewritten)}
+        importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}
+        linked[unit] = [files, importance, by_unit.get(unit, {})]
+    return {"units": linked, "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
+                                          for rel, (owner, users) in sorted(anchored.items())}}
+
+
+class SharedLinks:
+    """The whole tree's links in the shared cache, keyed by every unit's link inputs, the include
+    roots, kwdocs' code and the rules: a fresh clone of a tree linked before links nothing."""
+
+    def __init__(self, config: Config, inputs: dict[str, dict], rules: str) -> None:
+        from kwdocs.store import cache
+
+        self.cache = cache.shared_cache(config)
+        self.units = list(inputs)
+        made_from = digest(self.units, [[_import_digest(entry), _definitions_digest(entry)]
+                                        for entry in inputs.values()], list(config.include_roots), code_fingerprint(),
+                           rules)
+        self.claims = {"kind": "links", "key": cache.entry_key("links", made_from), "inputs": made_from}
+        self.files = {unit: set(entry) for unit, entry in inputs.items()}
+        self.found: dict | None = None
+        assert self.cache is not None
+        data = self.cache.get_many([self.claims["key"]]).get(self.claims["key"])
+        if data is None:
+            return
+        try:
+            linked = cache.decode(data, self.claims)
+            if not isinstance(linked, dict) or not isinstance(linked.get("anchored"), dict) \
+                    or not isinstance(linked.get("units"), dict) or linked["units"].keys() != self.files.keys() \
+                    or not all(self._whole(unit, parts) for unit, parts in linked["units"].items()):
+                raise ValueError("its links are not this tree's")
+            self.found = linked
+        except ValueError as error:
+            cache.warn(f"cache entry {self.claims['key'][:16]} of the tree's links ignored ({error}); linked again")
+
+    def _whole(self, unit: str, parts: object) -> bool:
+        """Whether a unit's part of an entry is its [links, importance, requests] of its files."""
+        return isinstance(parts, list) and len(parts) == 3 and all(isinstance(part, dict) for part in parts) \
+            and parts[0].keys() == parts[1].keys() == self.files[unit]
+
+    def store(self, linked: dict) -> int:
+        from kwdocs.store import cache
+
+        if self.cache is None:
+            return 0
+        return self.cache.put_many({self.claims["key"]: cache.encode(self.claims, linked)})
 
 
 def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str, dict]) -> list[str] | None:
