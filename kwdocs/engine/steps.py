@@ -650,7 +650,9 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                                                           rewritten=rewritten))
             return {"link_shards": len(rewritten)}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
-    shared = SharedLinks(config, inputs, rules.fingerprint()) if config.cache else None
+    # the whole tree's links from the cache only without links of an earlier build (a fresh clone):
+    # an edit that relinks would add an entry the size of all links for each tree it links
+    shared = SharedLinks(config, inputs, rules.fingerprint()) if config.cache and not digests else None
     linked = shared.found if shared is not None else None
     if linked is None:
         linked = _link_all(config, inputs, rules)

@@ -16,6 +16,10 @@ How, without writing anything (no page, no state, no lock file):
    content hash (``kwdocs.store.journal``).
 3. Pages under the output folder that kwdocs would not write are orphans.
 
+With a shared cache (``kwdocs.store.cache``) holding the page hashes of a full build of this
+very tree, a tree that is not up to date is judged by them instead: every page on disk
+hashed and compared (``steps.expected_outputs``), no step run.
+
 When the state is damaged, or a page is not what kwdocs wrote, the dry run
 is made again as if there were no state at all, so check answers as it does
 on a fresh clone.  On an up-to-date tree only steps 2 and 3 run, by ``stat``

@@ -179,8 +179,9 @@ class SharedCache:
         entries: dict[str, bytes] = {}
         for path, value in found.items():
             key = paths.get(path) or paths.get(fs._strip_protocol(path))
-            if isinstance(value, bytes) and key is not None:
-                entries[key] = value
+            if isinstance(value, bytes):
+                if key is not None:
+                    entries[key] = value
             elif not isinstance(value, FileNotFoundError):
                 self._trip(value)
                 return {}
