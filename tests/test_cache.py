@@ -236,3 +236,105 @@ def test_a_pages_entry_naming_other_pages_is_ignored_and_nothing_is_written_ther
     assert "kwdocs: README.md: cache entry" in result.stderr and "rendered again" in result.stderr, result.stderr
     assert not list(tmp_path.rglob("planted.md"))
     assert pages(again / "kwdocs-out") == cold
+
+
+def check(tree: Path, *args: str) -> subprocess.CompletedProcess:
+    result = subprocess.run(kwdocs_command("check", "--src", str(tree), *args), capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode in (0, 1) and "Traceback" not in result.stderr, result.stdout + result.stderr
+    return result
+
+
+def with_pages(root: Path, name: str, built: Path) -> Path:
+    """A fresh clone of the golden tree with ``built``'s pages committed in it: no state."""
+    tree = clone(root, name)
+    shutil.copytree(built / "kwdocs-out", tree / "kwdocs-out", ignore=shutil.ignore_patterns(".kwdocs"))
+    return tree
+
+
+def verdicts(result: subprocess.CompletedProcess) -> list[str]:
+    """The lines naming pages (stale, missing, orphaned), and the exit code."""
+    return [line for line in result.stdout.splitlines() if not line.startswith("kwdocs check:")] + \
+        [str(result.returncode)]
+
+
+BY_CACHE = "by the page hashes in the shared cache"
+
+
+def test_check_on_a_fresh_clone_with_a_warm_cache_judges_by_stored_hashes_and_finds_what_changed(tmp_path, cold):
+    cache = tmp_path / "cache"
+    built = clone(tmp_path, "built")
+    build(built, "--cache", str(cache))
+    fresh = with_pages(tmp_path, "fresh", built)
+    result = check(fresh, "--cache", str(cache))
+    assert result.returncode == 0 and BY_CACHE in result.stdout, result.stdout + result.stderr
+    assert f"all {len(cold)} pages are up to date" in result.stdout
+    out = fresh / "kwdocs-out"
+    page = out / "geometry" / "broken.py_docs.md"
+    page.write_text("# edited by hand\n" + page.read_text())         # still ends with kwdocs' footer
+    (out / "tools" / "index.md").unlink()
+    shutil.copy(out / "doc.md", out / "tools" / "gone.py_kw.md")      # the page of a file that is not there
+    with_cache = check(fresh, "--cache", str(cache))
+    assert BY_CACHE in with_cache.stdout, with_cache.stdout + with_cache.stderr
+    assert verdicts(with_cache) == ["stale: geometry/broken.py_docs.md", "missing: tools/index.md",
+                                    "orphaned: tools/gone.py_kw.md", "1"]
+    assert verdicts(check(fresh)) == verdicts(with_cache), "the answer depends on the cache"
+    build(built)        # the same answer from a clone with state, whose sources are older than its pages
+    for name in ("geometry/broken.py_docs.md", "tools/index.md", "tools/gone.py_kw.md"):
+        (built / "kwdocs-out" / name).unlink(missing_ok=True)
+        if (out / name).exists():
+            shutil.copy(out / name, built / "kwdocs-out" / name)
+    (built / "README.md").write_text((built / "README.md").read_text())   # touched: check must look again
+    assert verdicts(check(built, "--cache", str(cache))) == verdicts(with_cache)
+
+
+def outputs_entry(cache: Path) -> Path:
+    found = [path for path in cache.rglob("*") if path.is_file()
+             and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] == "outputs"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize("forgery", ["damaged", "other inputs", "other pages", "forged hash"])
+def test_a_forged_entry_of_the_pages_hashes_is_not_trusted(tmp_path, forgery):
+    cache = tmp_path / "cache"
+    built = clone(tmp_path, "built")
+    build(built, "--cache", str(cache))
+    fresh = with_pages(tmp_path, "fresh", built)
+    page = fresh / "kwdocs-out" / "geometry" / "broken.py_docs.md"
+    page.write_text("# edited by hand\n" + page.read_text())
+    entry = outputs_entry(cache)
+    header, _, body = entry.read_bytes().partition(b"\n")
+    claimed, hashes = orjson.loads(header), orjson.loads(body)
+    if forgery == "damaged":
+        body = body.replace(b'"', b"'", 1)
+    elif forgery == "other inputs":
+        claimed["inputs"] = hashlib.sha256(b"another tree").hexdigest()
+    else:
+        if forgery == "other pages":
+            del hashes["tools/index.md"]
+        else:       # the edited page's hash, as if it were what kwdocs writes, under a header that fails
+            hashes["geometry/broken.py_docs.md"] = hashlib.sha256(page.read_bytes()).hexdigest()
+        body = orjson.dumps(hashes, option=orjson.OPT_SORT_KEYS)
+        if forgery == "other pages":
+            claimed.update(size=len(body), body_sha256=hashlib.sha256(body).hexdigest())
+    entry.write_bytes(orjson.dumps(claimed) + b"\n" + body)
+    result = check(fresh, "--cache", str(cache))
+    assert BY_CACHE not in result.stdout, result.stdout
+    assert verdicts(result) == ["stale: geometry/broken.py_docs.md", "1"]
+    assert "of the tree's pages ignored" in result.stderr, result.stderr
+
+
+def test_a_damaged_entry_of_the_trees_links_is_ignored_with_a_line_and_linked_again(tmp_path, cold):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    found = [path for path in cache.rglob("*") if path.is_file()
+             and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] == "links"]
+    assert len(found) == 1, found
+    good = found[0].read_bytes()
+    found[0].write_bytes(good[:-10] + b"0" * 10)
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    assert "of the tree's links ignored" in result.stderr, result.stderr
+    assert pages(again / "kwdocs-out") == cold
+    assert found[0].read_bytes() == good, "not made again"

@@ -22,6 +22,7 @@ class Findings:
     expected: int = 0          # pages kwdocs writes for this tree
     written: int = 0           # --fix: pages written or removed besides the build's
     removed: int = 0
+    by_cache: bool = False     # judged by the page hashes in the shared cache, without building
 
     def __bool__(self) -> bool:
         return bool(self.stale or self.missing or self.orphaned)

@@ -182,10 +182,43 @@ def read_head(path: Path | str, limit: int, hashed: bool = True) -> Source:
         os.close(fd)
 
 
+def file_hashes(paths: list[str], threads: int = 4) -> dict[str, str | None]:
+    """The SHA-256 of each regular file (None: unreadable, or not a regular file), read on a few
+    threads: hashing and reading let go of the interpreter's lock."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(path: str) -> str | None:
+        try:
+            fd = _open_regular(path)
+        except OSError:
+            return None
+        try:
+            hasher = hashlib.sha256()
+            while chunk := os.read(fd, READ_CHUNK):
+                hasher.update(chunk)
+            return hasher.hexdigest()
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    with ThreadPoolExecutor(threads) as pool:
+        return dict(zip(paths, pool.map(one, paths, chunksize=64)))
+
+
 Lookup = Callable[[str, Source], "Facts | None"]
 
 
-def extract_file(config: Config, rel: str, previous: Facts | None = None, cached: Lookup | None = None) -> Facts:
+class Read(NamedTuple):
+    """A file as read ahead of its extraction: when reading began, its stamp then and after."""
+
+    started: int
+    stamp: tuple[int, int]
+    source: Source
+
+
+def extract_file(config: Config, rel: str, previous: Facts | None = None, cached: Lookup | None = None,
+                 read: Source | None = None) -> Facts:
     """Facts of one file with its rule findings; a file that cannot be read still gets a record.
 
     ``previous`` are the file's facts from the last build under the same extraction key:
@@ -193,11 +226,12 @@ def extract_file(config: Config, rel: str, previous: Facts | None = None, cached
     out again), so its content hash, not its time stamp, decides what is extracted again.
     Only the first ``pages.ANALYSE_LIMIT`` bytes of a file are held (and, when it is no
     larger, analysed): a larger file is documented by its metadata and beginning.
-    ``cached`` gives the facts a shared cache holds of these bytes, if any.
+    ``cached`` gives the facts a shared cache holds of these bytes, if any; ``read``: the file
+    as the caller read it, unchanged since.
     """
     try:
-        source = read_head(source_path(config, rel), pages.ANALYSE_LIMIT,
-                           hashed=previous is not None or cached is not None)
+        source = read if read is not None else read_head(source_path(config, rel), pages.ANALYSE_LIMIT,
+                                                         hashed=previous is not None or cached is not None)
     except OSError as error:
         reason = error.strerror or str(error)
         return Facts(path=rel, size=0, lines=0, sha256="", language="unreadable", type_label="Unreadable File",
@@ -235,7 +269,8 @@ RACY_NS = 20_000_000    # the kernel stamps files from a clock that may lag by a
 
 
 def extract_settled(config: Config, rel: str, previous: Facts | None = None,
-                    seen: dict[str, list] | None = None, cached: Lookup | None = None) -> Facts:
+                    seen: dict[str, list] | None = None, cached: Lookup | None = None,
+                    read: Read | None = None) -> Facts:
     """``extract_file``, again while the file changes under it (a save, a checkout).
 
     ``seen`` gets the file's [size, time stamp, SHA-256] as read, unless its time stamp is
@@ -245,13 +280,19 @@ def extract_settled(config: Config, rel: str, previous: Facts | None = None,
     A file deleted or replaced mid-build is documented as it is now (or as
     unreadable); one that never holds still as last read, with a problem.  The
     build goes on either way, and ``kwdocs.engine.stat_checker`` makes the next one read
-    any file modified during this one again.
+    any file modified during this one again.  ``read``: the file as the caller read it, used
+    when its stamp is still the one it had then.
     """
     source = source_path(config, rel)
     for _ in range(READ_ATTEMPTS):
         started = time.time_ns()
         before = output.stamp(source)
-        facts = extract_file(config, rel, previous, cached)
+        if read is not None and before is not None and read.stamp == before:
+            started = read.started
+            facts = extract_file(config, rel, previous, cached, read.source)
+        else:
+            facts = extract_file(config, rel, previous, cached)
+        read = None
         if output.stamp(source) == before:
             if seen is not None and before is not None and facts.get("sha256") \
                     and before[0] < started - RACY_NS:
@@ -326,7 +367,8 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     extracted = 0
     for rel in redo:
         before = previous.get(rel)
-        kept[rel] = extract_settled(config, rel, before, now_seen, lookup)
+        read = shared.read.pop(rel, None) if shared is not None else None
+        kept[rel] = extract_settled(config, rel, before, now_seen, lookup, read)
         extracted += kept[rel] is not before and (shared is None or rel not in shared.used)
     files: dict[str, Facts] = {rel: kept[rel] for rel in rels}
     stored = shared.store(files, now_seen) if shared is not None else 0
@@ -404,12 +446,19 @@ class SharedFacts:
         self.hashes: dict[str, str] = {}
         self.used: set[str] = set()
         self.found: dict[str, Facts] = {}
+        self.read: dict[str, Read] = {}     # each file as read here, for its extraction: read once
         keys: dict[str, str] = {}
         for rel in rels:
+            path = source_path(config, rel)
+            started = time.time_ns()
+            before = output.stamp(path)
             try:
-                self.hashes[rel] = read_head(source_path(config, rel), pages.ANALYSE_LIMIT).sha256
+                source = read_head(path, pages.ANALYSE_LIMIT)
             except OSError:
                 continue
+            if before is not None and output.stamp(path) == before:
+                self.read[rel] = Read(started, before, source)
+            self.hashes[rel] = source.sha256
             keys[cache.entry_key("facts", rel, self.hashes[rel], self.key)] = rel
         assert self.cache is not None
         for key, data in self.cache.get_many(list(keys)).items():
@@ -574,9 +623,6 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     written only when they change (one file for the whole tree meant holding it twice
     over as text on every relink).
     """
-    from kwdocs.extract.cmake import installed_files
-    from kwdocs.extract.links import definition_links, name_uses, reexports, resolve_links
-
     meta_path = config.state / LINK_META
     meta = output.read_json(meta_path, {}) or {}
     digests: dict[str, str] = meta.get("digests", {})
@@ -610,6 +656,39 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                                                           rewritten=rewritten))
             return {"link_shards": len(rewritten)}
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
+    # the whole tree's links from the cache only without links of an earlier build (a fresh clone):
+    # an edit that relinks would add an entry the size of all links for each tree it links
+    shared = SharedLinks(config, inputs, rules.fingerprint()) if config.cache and not digests else None
+    linked = shared.found if shared is not None else None
+    if linked is None:
+        linked = _link_all(config, inputs, rules)
+        if shared is not None:
+            shared.store(linked)
+    rewritten = []
+    for unit in units:
+        files, importance, requested = linked["units"][unit]
+        if save_shard(config, LINKS, unit, {"files": files}):
+            rewritten.append(unit)
+        save_shard(config, IMPORTANCE, unit, {"files": importance})
+        save_shard(config, LINK_REQUESTS, unit, {"files": requested})
+    output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
+        "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
+        "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
+        "anchored": linked["anchored"],
+        "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
+        "rewritten": rewritten})
+    if shared is None:
+        return {"link_shards": len(rewritten)}
+    from kwdocs.store.cache import said
+    return {"link_shards": len(rewritten), "cache_said": said()}
+
+
+def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
+    """The whole tree linked: each unit's [links, importance, link requests] (``units``), and
+    which files each unit's anchors were looked for in (``anchored``, as the link meta keeps it)."""
+    from kwdocs.extract.cmake import installed_files
+    from kwdocs.extract.links import definition_links, name_uses, reexports, resolve_links
+
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     unit_of = {rel: unit for unit, entry in inputs.items() for rel in entry}
     resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
@@ -630,7 +709,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     installs = {rel: info["installs"] for rel, info in flat.items() if info.get("installs")}
     installed = installed_files(installs, flat) if installs else {}
     follows: dict = {}      # each file's imports by name, for every file's anchors
-    rewritten = []
+    linked: dict[str, list] = {}
     for unit, entry in inputs.items():
         files = {}
         for rel in entry:
@@ -649,20 +728,53 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
                 links["installed_by"] = [build, line]
                 links["findings"] = rules.installed_findings(rel, flat[rel]["language"], build, line)
             files[rel] = links
-        if save_shard(config, LINKS, unit, {"files": files}):
-            rewritten.append(unit)
         # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
-        save_shard(config, IMPORTANCE, unit, {"files": {
-            rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}})
-        save_shard(config, LINK_REQUESTS, unit, {"files": by_unit.get(unit, {})})
-    output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
-        "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
-        "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
-        "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
-                     for rel, (owner, users) in sorted(anchored.items())},
-        "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
-        "rewritten": rewritten})
-    return {"link_shards": len(rewritten)}
+        importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}
+        linked[unit] = [files, importance, by_unit.get(unit, {})]
+    return {"units": linked, "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
+                                          for rel, (owner, users) in sorted(anchored.items())}}
+
+
+class SharedLinks:
+    """The whole tree's links in the shared cache, keyed by every unit's link inputs, the include
+    roots, kwdocs' code and the rules: a fresh clone of a tree linked before links nothing."""
+
+    def __init__(self, config: Config, inputs: dict[str, dict], rules: str) -> None:
+        from kwdocs.store import cache
+
+        self.cache = cache.shared_cache(config)
+        self.units = list(inputs)
+        made_from = digest(self.units, [[_import_digest(entry), _definitions_digest(entry)]
+                                        for entry in inputs.values()], list(config.include_roots), code_fingerprint(),
+                           rules)
+        self.claims = {"kind": "links", "key": cache.entry_key("links", made_from), "inputs": made_from}
+        self.files = {unit: set(entry) for unit, entry in inputs.items()}
+        self.found: dict | None = None
+        assert self.cache is not None
+        data = self.cache.get_many([self.claims["key"]]).get(self.claims["key"])
+        if data is None:
+            return
+        try:
+            linked = cache.decode(data, self.claims)
+            if not isinstance(linked, dict) or not isinstance(linked.get("anchored"), dict) \
+                    or not isinstance(linked.get("units"), dict) or linked["units"].keys() != self.files.keys() \
+                    or not all(self._whole(unit, parts) for unit, parts in linked["units"].items()):
+                raise ValueError("its links are not this tree's")
+            self.found = linked
+        except ValueError as error:
+            cache.warn(f"cache entry {self.claims['key'][:16]} of the tree's links ignored ({error}); linked again")
+
+    def _whole(self, unit: str, parts: object) -> bool:
+        """Whether a unit's part of an entry is its [links, importance, requests] of its files."""
+        return isinstance(parts, list) and len(parts) == 3 and all(isinstance(part, dict) for part in parts) \
+            and parts[0].keys() == parts[1].keys() == self.files[unit]
+
+    def store(self, linked: dict) -> int:
+        from kwdocs.store import cache
+
+        if self.cache is None:
+            return 0
+        return self.cache.put_many({self.claims["key"]: cache.encode(self.claims, linked)})
 
 
 def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str, dict]) -> list[str] | None:
@@ -946,6 +1058,92 @@ class SharedPages:
             return 0
         return self.cache.put_many({self.claims[rel]["key"]: cache.encode(self.claims[rel], texts)
                                     for rel, texts in self.made.items()})
+
+
+# ---------------------------------------------------------------- a whole tree's pages
+
+SHA256_HEX = 64
+
+
+def outputs_inputs(config: Config, hashes: dict[str, str], problems: list) -> str:
+    """A digest of everything a tree's Markdown pages are made from: each file's path and bytes
+    (``hashes``), what the scan said of the tree, the extraction key, the templates, settings
+    and code (the render keys), and where the output folder is beside the sources (each page
+    links to its source)."""
+    keys = file_page_keys(config) + [render_key(config, name)
+                                     for name in (pages.KEYWORDS_TEMPLATE, *pages.FOLDER_TEMPLATES)]
+    place = Path(os.path.relpath(config.src, config.out)).as_posix()
+    return digest(sorted(hashes.items()), sorted(problems), keys, place)
+
+
+def _outputs_claims(inputs: str) -> dict[str, str]:
+    from kwdocs.store import cache
+
+    return {"kind": "outputs", "key": cache.entry_key("outputs", inputs), "inputs": inputs}
+
+
+def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: list) -> int:
+    """After a full build: the SHA-256 of every Markdown page kwdocs wrote, stored in the shared
+    cache under ``outputs_inputs``, so that ``kwdocs check`` on a fresh clone of the same tree
+    compares the pages with them instead of building (``expected_outputs``).  ``files``: the
+    scan's (size, modification time) of each file.  Nothing is stored unless every file's hash
+    (from the build's ``SEEN`` records) and every page's (from the journal) is known."""
+    from kwdocs.store import cache, journal
+
+    shared = cache.shared_cache(config)
+    if shared is None or not shared.writable or shared.down:
+        return 0
+    hashes: dict[str, str] = {}
+    folder = config.state / SEEN
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        for rel, record in (output.read_json(path, {}) or {}).get("files", {}).items():
+            if rel in files and isinstance(record, list) and len(record) == 3 and files[rel] == (record[0], record[1]):
+                hashes[rel] = record[2]
+    if hashes.keys() != files.keys():
+        return 0    # a file changed during the build, or was too fresh to vouch for
+    entries = journal.load(config)
+    expected = written_pages(config)
+    if not expected or not all(page in entries for page in expected):
+        return 0
+    claims = _outputs_claims(outputs_inputs(config, hashes, problems))
+    return shared.put_many({claims["key"]: cache.encode(claims, {page: entries[page][0] for page in expected})})
+
+
+def expected_outputs(config: Config, scanned_files: list[str], folders: list[str], problems: list,
+                     hashes: dict[str, str]) -> dict[str, str] | None:
+    """What ``share_outputs`` stored for this tree (``hashes``: each file's SHA-256): every Markdown
+    page kwdocs writes -> its SHA-256; None when the cache has no such entry, or one that fails
+    its checks (said in one line)."""
+    from kwdocs.store import cache
+
+    shared = cache.shared_cache(config)
+    if shared is None:
+        return None
+    claims = _outputs_claims(outputs_inputs(config, hashes, problems))
+    found = shared.get_many([claims["key"]]).get(claims["key"])
+    if found is None:
+        return None
+    try:
+        digests = cache.decode(found, claims)
+        if not isinstance(digests, dict) or not all(
+                isinstance(value, str) and len(value) == SHA256_HEX for value in digests.values()):
+            raise ValueError("it holds no page hashes")
+        made = {page for rel in scanned_files for page in (layout.docs_page(rel), layout.kw_page(rel))}
+        made.update(page for folder in folders for page in (layout.index_page(folder), layout.doc_page(folder)))
+        if not made <= digests.keys() or not all(
+                owned_keyword_page(page) for page in digests.keys() - made) or layout.keywords_page() not in digests:
+            raise ValueError("its pages are not this tree's")
+        return digests
+    except ValueError as error:
+        cache.warn(f"cache entry {claims['key'][:16]} of the tree's pages ignored ({error}); building to compare")
+        return None
+
+
+def owned_keyword_page(page: str) -> bool:
+    """Whether ``page`` is named as a keyword page (at the top of the output)."""
+    from kwdocs.store.owned import KEYWORD_PAGE
+
+    return KEYWORD_PAGE.fullmatch(page) is not None
 
 
 # ---------------------------------------------------------------- keywords

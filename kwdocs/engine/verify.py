@@ -16,6 +16,10 @@ How, without writing anything (no page, no state, no lock file):
    content hash (``kwdocs.store.journal``).
 3. Pages under the output folder that kwdocs would not write are orphans.
 
+With a shared cache (``kwdocs.store.cache``) holding the page hashes of a full build of this
+very tree, a tree that is not up to date is judged by them instead: every page on disk
+hashed and compared (``steps.expected_outputs``), no step run.
+
 When the state is damaged, or a page is not what kwdocs wrote, the dry run
 is made again as if there were no state at all, so check answers as it does
 on a fresh clone.  On an up-to-date tree only steps 2 and 3 run, by ``stat``
@@ -28,13 +32,14 @@ them and commits again.
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 
 from kwdocs.config import Config
 from kwdocs.engine.restore import Findings, expected_pages, repair
 from kwdocs.engine.runner import run_dry
-from kwdocs.scan import scan
+from kwdocs.scan import ScanResult, scan
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 from kwdocs.store.lock import locked, shared
 
@@ -43,6 +48,10 @@ def examine(config: Config) -> Findings:
     """Find every stale, missing and orphaned page, writing nothing."""
     scanned = scan(config)
     up_to_date = snapshot.unchanged(config, snapshot.tree_snapshot(config, scanned))
+    if not up_to_date and config.cache and not config.html:     # the tree's hashes are of its Markdown pages
+        found = _against_shared(config, scanned)
+        if found is not None:
+            return found
     with output.dry_run(config.state) as dry:
         try:
             if not up_to_date:
@@ -52,18 +61,57 @@ def examine(config: Config) -> Findings:
                 compared = {path.relative_to(config.out).as_posix() for path in dry.pages}
                 _, doubtful = ledger.vouched(config, expected - compared, ledger.load(config))
                 if not doubtful:
-                    return _findings(config, dry, expected)
+                    return _dry_findings(config, dry, expected)
         except output.StateDamaged:
             pass
     with output.dry_run(config.state, blank=True) as dry:     # judge by the sources alone
         run_dry(config, scanned)
-        return _findings(config, dry, expected_pages(config, dry))
+        return _dry_findings(config, dry, expected_pages(config, dry))
 
 
-def _findings(config: Config, dry: output.DryRun, expected: set[str]) -> Findings:
+def _dry_findings(config: Config, dry: output.DryRun, expected: set[str]) -> Findings:
+    def page(path) -> str:
+        return path.relative_to(config.out).as_posix()
+    return _findings(config, {page(path): verdict for path, verdict in dry.pages.items()},
+                     {page(path) for path in dry.removed}, expected)
+
+
+def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
+    """With a shared cache: the pages judged by the hashes a full build of this very tree stored
+    there (``steps.expected_outputs``), without building; None when it has none."""
+    from kwdocs.engine import steps
+    from kwdocs.store.cache import check_store, said
+
+    check_store(config)
+    rels = [source.rel for source in scanned.files]
+    hashes = steps.file_hashes([steps.source_path(config, rel) for rel in rels])
+    if None in hashes.values():
+        return None     # an unreadable file: its page says why, which only building tells
+    digests = steps.expected_outputs(config, rels, scanned.folders(), scanned.problems,
+                                     {rel: hashes[steps.source_path(config, rel)] or "" for rel in rels})
+    for line in said():
+        sys.stderr.write(line + "\n")
+    if digests is None:
+        return None
+    entries = ledger.load(config)
+    same = {page for page in ledger.vouched(config, digests, entries)[0] if entries[page][0] == digests[page]} \
+        if entries else set()
+    root = str(config.out) + os.sep
+    unknown = sorted(set(digests) - same)
+    on_disk = steps.file_hashes([root + page for page in unknown])
+    verdicts = {page: output.DryRun.ABSENT if on_disk[root + page] is None and not os.path.lexists(root + page)
+                else output.DryRun.SAME if on_disk[root + page] == digests[page] else output.DryRun.DIFFERENT
+                for page in unknown}
+    findings = _findings(config, verdicts, set(), set(digests))
+    findings.by_cache = True
+    return findings
+
+
+def _findings(config: Config, verdicts: dict[str, str], removed: set[str], expected: set[str]) -> Findings:
+    """Findings from each page's verdict (``output.DryRun``'s), the pages a build would remove,
+    and the pages it writes."""
     findings = Findings(expected=len(expected))
-    for path, verdict in dry.pages.items():
-        page = path.relative_to(config.out).as_posix()
+    for page, verdict in verdicts.items():
         if verdict == output.DryRun.DIFFERENT:
             findings.stale.add(page)
         elif verdict == output.DryRun.ABSENT:
@@ -72,7 +120,7 @@ def _findings(config: Config, dry: output.DryRun, expected: set[str]) -> Finding
     # a file kwdocs did not write is the user's: never an orphan, whatever its name
     findings.orphaned = {page for page in owned.pages_on_disk(config) - expected
                          if owned.is_ours(config, page, entries)}
-    findings.orphaned |= {path.relative_to(config.out).as_posix() for path in dry.removed}
+    findings.orphaned |= removed
     users = owned.foreign(config, findings.stale, entries)
     if users:   # what a build would refuse to replace, check reports as the build would
         raise owned.ForeignFiles(config, users)
@@ -93,13 +141,14 @@ def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream
         for page in sorted(pages):
             stream.write(f"{label}: {page}\n")
     seconds = time.monotonic() - started
+    how = "by the page hashes in the shared cache, " if findings.by_cache else ""
     if not findings:
-        stream.write(f"kwdocs check: all {findings.expected:,} pages are up to date ({seconds:.2f} s)\n")
+        stream.write(f"kwdocs check: all {findings.expected:,} pages are up to date ({how}{seconds:.2f} s)\n")
         return 0
     count = len(findings.stale) + len(findings.missing) + len(findings.orphaned)
     stream.write(f"kwdocs check: {count:,} pages out of date ({len(findings.stale):,} stale, "
                  f"{len(findings.missing):,} missing, {len(findings.orphaned):,} orphaned); "
-                 f"`kwdocs check --fix` brings them up to date ({seconds:.2f} s)\n")
+                 f"`kwdocs check --fix` brings them up to date ({how}{seconds:.2f} s)\n")
     return 1
 
 
