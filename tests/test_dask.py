@@ -8,6 +8,7 @@ and its summary line, which says how many files the cluster extracted and render
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -107,6 +108,66 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
     assert result.stderr.splitlines() == [result.stderr.strip()], result.stderr
     assert result.stderr.startswith(f"kwdocs: 'scheduler' ({address}): cannot reach it"), result.stderr
     assert not [page for page in pages(tmp_path / "out") if page.endswith(".md")]
+
+
+# A worker's preload: right after a worker reads one file (``path``), a save appends a function to it.
+EDIT_AFTER_READ = """\
+import os
+
+from kwdocs.engine import steps
+
+read = getattr(steps.extract_settled, "read", steps.extract_settled)     # Dask may preload it twice
+
+
+def read_then_saved(config, rel, *args, **kwargs):
+    facts = read(config, rel, *args, **kwargs)
+    path = os.path.join(config.src, rel)
+    if path == {path!r} and b"saved_mid_build" not in open(path, "rb").read():
+        with open(path, "a") as file:
+            file.write("\\n\\ndef saved_mid_build():\\n    return 1\\n")
+    return facts
+
+
+read_then_saved.read = read
+steps.extract_settled = read_then_saved
+"""
+
+
+def test_a_file_saved_after_a_local_worker_read_it_is_documented_as_it_is_now(tmp_path):
+    """A local cluster's workers read the files themselves: what a worker made of a file is used
+    only while the file has the size and time stamp it had when the worker read it."""
+    src = tmp_path / "src"
+    make_tree(src, folders=3, files=4)
+    saved = src / "pkg1" / "module_2.py"
+    preload = tmp_path / "save_after_read.py"
+    preload.write_text(EDIT_AFTER_READ.format(path=str(saved)))
+    env = dict(os.environ, DASK_DISTRIBUTED__WORKER__PRELOAD=json.dumps([str(preload)]))
+    result = subprocess.run(kwdocs_command("build", "--src", str(src), "--out", str(tmp_path / "dask"),
+                                           "--scheduler", "local", "-j", "2", "-q"),
+                            capture_output=True, text=True, env=env, timeout=300)
+    scanned, extracted, rendered = on_cluster(result)
+    assert "saved_mid_build" in saved.read_text(), "the worker did not save the file"
+    # its facts were made here, from what it holds now; the cluster rendered its pages from them
+    assert (extracted, rendered) == (scanned - 1, scanned)
+    assert run_build(src, tmp_path / "local", "-q").returncode == 0
+    assert pages(tmp_path / "dask") == pages(tmp_path / "local")
+    assert b"saved_mid_build" in pages(tmp_path / "dask")["pkg1/module_2.py_docs.md"]
+
+
+def test_a_local_cluster_says_nothing_of_its_own_beside_another_dask_cluster(tmp_path):
+    """Another Dask cluster on the machine holds Dask's dashboard port: the build's stderr stays empty."""
+    src = tmp_path / "src"
+    make_tree(src, folders=4, files=5)
+    with socket.socket() as other:
+        try:
+            other.bind(("", 8787))
+            other.listen()
+        except OSError:
+            pass    # held already
+        result = run_build(src, tmp_path / "out", "--scheduler", "local", "-j", "2", "-q")
+    scanned, extracted, rendered = on_cluster(result)
+    assert extracted == rendered == scanned == 20
+    assert result.stderr == ""
 
 
 def start(command: list[str]) -> subprocess.Popen:
@@ -218,13 +279,14 @@ def test_workers_that_cannot_run_kwdocs_leave_the_work_to_the_build(tmp_path):
 
 def test_ctrl_c_cancels_the_cluster_work_and_the_next_build_ends_where_a_clean_one_does(tmp_path):
     src, out = tmp_path / "src", tmp_path / "out"
-    make_tree(src, folders=24, files=10)
+    make_tree(src, folders=60, files=10)
     process = subprocess.Popen(kwdocs_command("build", "--src", str(src), "--out", str(out), "--scheduler", "local",
                                               "-j", "2"),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
-    while len(list((out / ".kwdocs" / "facts").glob("*.json"))) < 2:    # mid-build: units extracted, more wait
+    # mid-build: the first units extracted (the cluster's first task), the other tasks' units wait
+    while not list((out / ".kwdocs" / "facts").glob("*.json")):
         assert process.poll() is None and time.monotonic() < deadline, "the build ended before Ctrl-C"
         time.sleep(0.005)
     process.send_signal(signal.SIGINT)

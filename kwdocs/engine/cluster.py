@@ -2,26 +2,31 @@
 
 ``kwdocs build --scheduler tcp://HOST:PORT`` (or ``scheduler = "..."``; ``local`` starts a
 ``LocalCluster`` of ``jobs`` worker processes here) runs the same doit rule set in this
-process, with the two steps that scale with the files handed to Dask workers:
+process, with the two steps that scale with the files handed to Dask workers, several units
+to a task (a task costs the scheduler about as much as extracting a file):
 
-1. before doit runs, the files of every unit that the state does not vouch for are read
-   here and sent to the cluster, one task per unit; a worker returns their facts
-   (``steps.facts_of_source``);
-2. ``extract:<unit>`` takes its unit's facts from the cluster, each checked as a shared
-   cache's entry is: made from exactly the bytes this process reads now, by code with this
-   process's extraction key; a file without such facts is extracted here;
-3. right after ``link``, the ``dispatch`` task sends each unit's files whose pages are stale
-   (their facts, links, related files, and as much of the source as a page shows); workers
-   render them while this process makes the keyword index and folder pages;
+1. before doit runs, the files of every unit that the state does not vouch for go to the
+   cluster; a worker returns their facts (``steps.facts_of_source``).  A local cluster's
+   workers share this file system: they are sent paths, read the files themselves and say
+   what each file's size and time stamp were while they read it.  Other clusters' workers
+   are sent the bytes, read here;
+2. ``extract:<unit>`` takes its unit's facts from the cluster when the file still has the
+   size and time stamp of the bytes they were made from (as the state vouches for facts
+   between builds), made by code with this process's extraction key; otherwise it reads the
+   file and uses them only if made from exactly those bytes, or extracts it here;
+3. right after ``link``, the ``dispatch`` task sends the units to render: a local cluster's
+   workers read the unit's facts, links and sources from the state and the tree (never
+   writing); other workers are sent those of the stale files.  Workers render the pages
+   while this process makes the keyword index and folder pages;
 4. ``render:<unit>`` takes the texts rendered from the very key it would render from
    (``steps.page_key``, which names the templates, settings and code) and writes them
    through ``kwdocs.store.writer``; anything else is rendered here.
 
-Workers never touch the tree, the output folder or the state: they get file contents, the
-rule files and the template folder from here, so they need kwdocs and the same packages,
-not the same file system.  Dask retries a lost worker's tasks on another one; a task that
-fails for good, or a worker running other code (its keys differ), costs this process the
-work, never a wrong page.  Dask is imported only when a build with a scheduler has work.
+Workers never write to the tree, the output folder or the state; they get the rule files
+and the template folder from here.  Dask retries a lost worker's tasks on another one; a
+task that fails for good, or a worker running other code (its keys differ), costs this
+process the work, never a wrong page.  Dask is imported only when a build with a scheduler
+has work.
 """
 from __future__ import annotations
 
@@ -31,8 +36,9 @@ import hashlib
 import logging
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +50,49 @@ from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages
 from kwdocs.pages.formats import file_page_paths, formats_for
 from kwdocs.pages.render import Renderer, renderer_for
+from kwdocs.store import writer as output
 from kwdocs.store.cache import warn
+from kwdocs.store.state import FACTS
 
 CONNECT_TIMEOUT = 5     # seconds to reach a scheduler before the build gives up (exit 2)
 RETRIES = 2             # Dask's retries of a task that raised; a lost worker's tasks are rescheduled anyway
 NO_WORKERS = 30.0       # seconds a cluster may have no worker while the build waits, before it builds alone
+TASK_FILES = 64         # most files in one task, and the fewest once the build has that many per worker slot
+TASK_FILES_FEWEST = 8
+TASK_BYTES = 4 << 20    # most source bytes sent in one task (to a cluster that does not share this file system)
+TASKS_PER_SLOT = 4      # at least this many tasks per worker thread: none idles while another has a long queue
 _FAILED = (Exception, asyncio.CancelledError, concurrent.futures.CancelledError)
+
+
+class Payload:
+    """A task's argument, handed to Dask whole: Dask looks into lists and dicts for futures
+    to wait on, which for thousands of facts costs more than sending them."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __reduce__(self) -> tuple[type[Payload], tuple[Any]]:
+        return Payload, (self.value,)
+
+
+class Work:
+    """One step's tasks on the cluster: each unit's task (units share tasks), and a task's
+    result once fetched, until the last of its units has taken its part."""
+
+    def __init__(self) -> None:
+        self.futures: dict[str, Any] = {}
+        self.fetched: dict[str, Any] = {}
+        self.waiting: dict[str, int] = {}
+
+    def clear(self) -> list[Any]:
+        """Forget everything; the futures still out there."""
+        left = list({future.key: future for future in self.futures.values()}.values())
+        self.futures.clear()
+        self.fetched.clear()
+        self.waiting.clear()
+        return left
 
 
 class Session:
@@ -59,28 +102,71 @@ class Session:
         self.config = config
         self.client = client
         self.cluster = cluster
+        self.shared = cluster is not None   # workers on this machine read its files themselves
         self.settings = shipped_settings(config)
-        self.facts: dict[str, Any] = {}
-        self.pages: dict[str, Any] = {}
+        self.facts = Work()
+        self.pages = Work()
+        self.records: dict[str, dict[str, list]] = {}   # by unit: the stamps of the bytes sent to workers
         self.refused = False
         self.down = False
 
-    def submit(self, kind: dict[str, Any], unit: str, function: Any, *args: Any) -> None:
-        if not self.down:
-            kind[unit] = self.client.submit(function, self.config, self.settings, *args, pure=False,
-                                            retries=RETRIES)
+    def slots(self) -> int:
+        """How many tasks the cluster runs at once (a local cluster: ``jobs``, its workers may still be starting)."""
+        if self.cluster is not None:
+            return max(1, self.config.jobs)
+        try:
+            return max(1, sum(self.client.nthreads().values()))
+        except _FAILED:
+            return 1
 
-    def result(self, kind: dict[str, Any], unit: str, step: str) -> Any:
-        """The unit's result of ``step``, None when there is none.  A task that failed for good
-        (Dask retried it; kwdocs missing on the workers, say), a lost scheduler, or no worker for
-        ``NO_WORKERS`` seconds is said once, and the build goes on alone."""
-        future = kind.pop(unit, None)
+    def task_files(self, files: int) -> int:
+        """Files per task for a step of ``files`` files."""
+        return max(TASK_FILES_FEWEST, min(TASK_FILES, files // (self.slots() * TASKS_PER_SLOT)))
+
+    def submit(self, work: Work, units: list[str], function: Any, payload: Any) -> None:
+        """One task doing ``function`` for ``units`` (``payload``: what it needs of them)."""
+        if self.down or not units:
+            return
+        with warnings.catch_warnings():
+            # Dask's advice on a large task (load the data on the workers) is what a cluster
+            # sharing this file system gets; the others need the bytes
+            warnings.simplefilter("ignore", UserWarning)
+            future = self.client.submit(function, self.config, self.settings, Payload(payload), pure=False,
+                                        retries=RETRIES)
+        for unit in units:
+            work.futures[unit] = future
+        work.waiting[future.key] = len(units)
+
+    def result(self, work: Work, unit: str, step: str) -> tuple[Any, Any] | None:
+        """(the key it was made under, the unit's part) of the unit's task's result; None when
+        there is none.  A task that failed for good (Dask retried it; kwdocs missing on the
+        workers, say), a lost scheduler, or no worker for ``NO_WORKERS`` seconds is said once,
+        and the build goes on alone."""
+        future = work.futures.pop(unit, None)
         if future is None or self.down:
             return None
+        made = work.fetched.get(future.key)
+        if made is None:
+            made = self.wait(future, unit, step)
+            if made is None:
+                return None
+            work.fetched[future.key] = made
+        work.waiting[future.key] -= 1
+        if not work.waiting[future.key]:
+            del work.waiting[future.key], work.fetched[future.key]
+        key, parts = made
+        return key, parts.get(unit)
+
+    def wait(self, future: Any, unit: str, step: str) -> Any:
+        """A task's result, waiting for it; None when there is none (said once)."""
+        from distributed import wait
+
         workerless = None
         while True:
             try:
-                return future.result(timeout=1)
+                # done, then fetched: a fetch cut short by a timeout breaks the worker's connection
+                wait(future, timeout=1)
+                return future.result(timeout=NO_WORKERS)
             except TimeoutError:
                 pass
             except _FAILED as error:
@@ -111,14 +197,36 @@ class Session:
 
     def drop(self) -> None:
         """Cancel what is still out there (a failed or interrupted build)."""
-        left = list(self.facts.values()) + list(self.pages.values())
-        self.facts.clear()
-        self.pages.clear()
+        left = self.facts.clear() + self.pages.clear()
+        self.records.clear()
         if left:
             try:
                 self.client.cancel(left)
             except _FAILED:
                 pass
+
+
+class Tasks:
+    """Units gathered into tasks of about ``files`` files (and ``TASK_BYTES`` bytes) each, in
+    the order doit takes them up."""
+
+    def __init__(self, session: Session, work: Work, function: Any, files: int) -> None:
+        self.session, self.work, self.function, self.files = session, work, function, files
+        self.units: list[str] = []
+        self.payload: dict[str, Any] = {}
+        self.count = self.size = 0
+
+    def add(self, unit: str, part: Any, files: int, size: int = 0) -> None:
+        self.units.append(unit)
+        self.payload[unit] = part
+        self.count += files
+        self.size += size
+        if self.count >= self.files or self.size >= TASK_BYTES:
+            self.send()
+
+    def send(self) -> None:
+        self.session.submit(self.work, self.units, self.function, self.payload)
+        self.units, self.payload, self.count, self.size = [], {}, 0, 0
 
 
 _session: Session | None = None
@@ -135,54 +243,71 @@ def connected(config: Config) -> Iterator[Session]:
     Dask not installed, is the user's mistake (ConfigError: one line, exit 2).  On the way
     out (Ctrl-C included) what is left is cancelled and the client closed."""
     global _session
+    if config.scheduler == "local":
+        _start_forkserver()     # it imports kwdocs and Dask for the workers while this process imports Dask
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as error:
         raise ConfigError([f"'scheduler' ({config.scheduler}): Dask is not installed "
                            f"(pip install 'kwdocs[dask]'): {error}"]) from error
-    # the scheduler's and workers' own chatter (a worker lost, a task retried) is not the build's
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-    cluster = None
-    try:
-        if config.scheduler == "local":
-            import dask
-            # workers forked from a server process started now, not spawned: each spawned one
-            # imports Python and Dask afresh, which cost seconds (never a fork of this threaded process)
-            with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
-                _preload_kwdocs()
-                cluster = LocalCluster(n_workers=config.jobs, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
-            client = Client(cluster)
-        else:
-            client = Client(config.scheduler, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError, ValueError, TypeError) as error:
-        if cluster is not None:
-            cluster.close()
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise ConfigError([f"'scheduler' ({config.scheduler}): cannot reach it: {reason}"]) from None
-    _session = Session(config, client, cluster)
-    steps.remote_facts, steps.remote_pages = facts_of, pages_of
-    try:
-        yield _session
-    finally:
-        steps.remote_facts = steps.remote_pages = None
-        _session.drop()
-        _session = None
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    # the scheduler's and workers' own chatter (a worker lost, a task retried, a connection
+    # broken) is not the build's: what matters reaches it as a task that failed for good
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    with ExitStack() as settings:
+        cluster = None
+        try:
+            if config.scheduler == "local":
+                import dask
+                settings.enter_context(dask.config.set(LOCAL_SETTINGS))     # also for workers started later
+                # no dashboard, and Dask's other pages on a port of the system's choosing: another
+                # cluster on this machine has Dask's own (which it would say, here)
+                cluster = LocalCluster(n_workers=0, threads_per_worker=1, processes=True, memory_limit=0,
+                                       dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                                       silence_logs=logging.CRITICAL)
+                # results fetched from the workers themselves, not through the scheduler
+                client = Client(cluster, direct_to_workers=True)
+                # the workers start while this process sends them work (the client first: starting
+                # them holds up the scheduler until the fork server has imported what they need)
+                cluster.scale(config.jobs)
+            else:
+                client = Client(config.scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError, ValueError, TypeError) as error:
+            if cluster is not None:
+                cluster.close()
+            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ConfigError([f"'scheduler' ({config.scheduler}): cannot reach it: {reason}"]) from None
+        _session = Session(config, client, cluster)
+        steps.remote_facts, steps.remote_pages = facts_of, pages_of
+        try:
+            yield _session
+        finally:
+            steps.remote_facts = steps.remote_pages = None
+            _session.drop()
+            _session = None
+            client.close()
+            if cluster is not None:
+                cluster.close()
 
 
-def _preload_kwdocs() -> None:
-    """The server that forks a local cluster's workers imports kwdocs' steps once, beside what
-    Dask has it import: every worker would import them again before its first task."""
+# A local cluster's settings: workers forked from a server process (each spawned one would
+# import Python and Dask afresh, which costs seconds; never a fork of this threaded process),
+# and none of the sampling a worker does for Dask's dashboard and memory limits, which costs
+# the build's cores: a local build's processes have neither.
+LOCAL_SETTINGS = {
+    "distributed.worker.multiprocessing-method": "forkserver",
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.gil.enabled": False,
+}
+
+
+def _start_forkserver() -> None:
+    """Start the server that forks a local cluster's workers, with kwdocs' steps and Dask
+    imported once there (every worker would import them again before its first task)."""
+    import multiprocessing
     import multiprocessing.forkserver
 
-    from distributed.utils import get_mp_context
-
-    context = get_mp_context()      # sets Dask's own list on its first call; it has no getter
-    dasks = getattr(multiprocessing.forkserver._forkserver, "_preload_modules", None) or ["distributed"]
-    context.set_forkserver_preload([*dasks, __name__])
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", __name__])
+    multiprocessing.forkserver.ensure_running()
 
 
 def run_doit(tasks: dict, config: Config, run: Callable[[dict, int, Config], int]) -> int:
@@ -207,32 +332,73 @@ def run_doit(tasks: dict, config: Config, run: Callable[[dict, int, Config], int
 # ---------------------------------------------------------------- this process's side
 
 def submit_extractions(session: Session, units: list[list]) -> None:
-    """Send each unit's files that need extracting (read here) to the cluster."""
+    """Send each unit's files that need extracting to the cluster: their paths to workers
+    sharing this file system, else their bytes (read here, with their stamps)."""
+    todo: list[tuple[Config, str, list[str], dict]] = []
     for config, unit, rels in units:
         previous, kept, _ = steps.vouched_facts(config, unit, rels)
-        sources = {}
+        if len(kept) < len(rels):
+            todo.append((config, unit, [rel for rel in rels if rel not in kept], previous))
+    function = extract_shared if session.shared else extract_remote
+    tasks = Tasks(session, session.facts, function, session.task_files(sum(len(rels) for _, _, rels, _ in todo)))
+    for config, unit, rels, previous in todo:
+        sources: dict[str, steps.Source | None] = {}
+        records: dict[str, list] = {}
         for rel in rels:
-            if rel in kept:
+            before = previous.get(rel)
+            if session.shared and before is None:
+                sources[rel] = None     # read by the worker
                 continue
+            # read here: a cluster elsewhere needs the bytes; the hash tells a touched file from an edited one
             try:
-                source = steps.read_head(steps.source_path(config, rel), pages.ANALYSE_LIMIT)
+                source, record = stamped_read(config, rel)
             except OSError:
                 continue    # extraction here says why it cannot be read
-            before = previous.get(rel)
             if before is None or before.get("size") != source.size or before.get("sha256") != source.sha256:
                 sources[rel] = source
+                if record is not None:
+                    records[rel] = record
         if config.cache and sources:    # what a shared cache holds is not sent out
             held = steps.SharedFacts(config, list(sources)).found
             sources = {rel: source for rel, source in sources.items() if rel not in held}
-        if sources:
-            session.submit(session.facts, unit, extract_remote, sources)
+        if not sources:
+            continue
+        if session.shared:
+            tasks.add(unit, list(sources), len(sources))
+        else:
+            session.records[unit] = records
+            tasks.add(unit, sources, len(sources), sum(len(source.head) for source in sources.values()
+                                                       if source is not None))
+    tasks.send()
+
+
+def stamped_read(config: Config, rel: str) -> tuple[steps.Source, list | None]:
+    """``read_head`` of a file, and [size, time stamp, SHA-256] of what was read when the file
+    held still meanwhile and its stamp is not too recent to tell a later write by (as
+    ``steps.extract_settled`` records them); OSError when it cannot be read."""
+    path = steps.source_path(config, rel)
+    started = time.time_ns()
+    before = output.stamp(path)
+    source = steps.read_head(path, pages.ANALYSE_LIMIT)
+    if before is None or output.stamp(path) != before or before[0] >= started - steps.RACY_NS:
+        return source, None
+    return source, [before[1], before[0], source.sha256]
 
 
 def dispatch(config: Config, units: list[list]) -> dict:
-    """After linking: send each unit's files whose pages are stale to the cluster to render."""
+    """After linking: send the units to render to the cluster: workers sharing this file system
+    plan them from the state (and render what a shared cache does not hold); others are sent
+    the inputs of each unit's stale files."""
     session = _session
     if session is None:
         return {}
+    if session.shared and not config.cache:
+        tasks = Tasks(session, session.pages, render_shared, session.task_files(sum(len(rels) for *_, rels in units)))
+        for _, unit, folder_names, rels in units:
+            tasks.add(unit, (folder_names, rels, None), len(rels))
+        tasks.send()
+        return {}
+    plans = []
     for _, unit, folder_names, rels in units:
         try:
             plan = steps.render_plan(config, unit, folder_names, rels)
@@ -243,30 +409,54 @@ def dispatch(config: Config, units: list[list]) -> dict:
             held = steps.SharedPages(config, {rel: plan.keys[rel] for rel in todo}).found
             todo = [rel for rel in todo if rel not in held]
         if todo:
-            items = [(plan.facts[rel], plan.links.get(rel), plan.related[rel],
-                      steps.page_source(config, plan.facts[rel])) for rel in todo]
-            session.submit(session.pages, unit, render_remote, items)
+            plans.append((unit, folder_names, rels, plan, todo))
+    function = render_shared if session.shared else render_remote
+    tasks = Tasks(session, session.pages, function, session.task_files(sum(len(todo) for *_, todo in plans)))
+    for unit, folder_names, rels, plan, todo in plans:
+        if session.shared:
+            tasks.add(unit, (folder_names, rels, todo), len(todo))
+            continue
+        items = [(plan.facts[rel], plan.links.get(rel), plan.related[rel],
+                  steps.page_source(config, plan.facts[rel])) for rel in todo]
+        tasks.add(unit, items, len(items), sum(len(item[3] or b"") for item in items))
+    tasks.send()
     return {}
 
 
 class RemoteFacts:
-    """A unit's facts as a worker made them, for ``steps.extract_settled``'s lookup."""
+    """A unit's facts as workers made them, with the stamps of the bytes they were made from,
+    for ``steps.extract_unit``."""
 
-    def __init__(self, found: dict[str, Facts]) -> None:
+    def __init__(self, found: dict[str, Facts], records: dict[str, list]) -> None:
         self.found = found
+        self.records = records
         self.used = 0
 
     def __contains__(self, rel: str) -> bool:
         return rel in self.found
 
+    def settled(self, config: Config, rel: str) -> tuple[Facts, list] | None:
+        """The facts of ``rel`` and their stamp record when the file still has the size and time
+        stamp of the bytes they were made from."""
+        facts, record = self.found.get(rel), self.records.get(rel)
+        if record is None or not self.made_from(facts, rel, record[0], record[2]) \
+                or output.stamp(steps.source_path(config, rel)) != (record[1], record[0]):
+            return None
+        self.used += 1
+        return facts, record    # type: ignore[return-value]  # made_from checked it is a dict
+
     def lookup(self, rel: str, source: steps.Source) -> Facts | None:
         """The facts of ``rel`` if made from exactly these bytes."""
         facts = self.found.get(rel)
-        if not isinstance(facts, dict) or facts.get("path") != rel or facts.get("sha256") != source.sha256 \
-                or facts.get("size") != source.size:
+        if not self.made_from(facts, rel, source.size, source.sha256):
             return None
         self.used += 1
         return facts
+
+    @staticmethod
+    def made_from(facts: Any, rel: str, size: int, sha256: str) -> bool:
+        return isinstance(facts, dict) and facts.get("path") == rel and facts.get("sha256") == sha256 \
+            and facts.get("size") == size and bool(sha256)
 
 
 class RemotePages:
@@ -294,14 +484,16 @@ def facts_of(config: Config, unit: str) -> RemoteFacts | None:
     if not active(config):
         return None
     assert _session is not None
+    records = _session.records.pop(unit, {})
     made = _session.result(_session.facts, unit, "extract")
-    if made is None:
+    if made is None or made[1] is None:
         return None
-    key, found = made
+    key, part = made
     if key != steps.extraction_key(config):
         _session.refuse("extraction keys")
         return None
-    return RemoteFacts(found)
+    found, seen = part
+    return RemoteFacts(found, seen if _session.shared else records)
 
 
 def pages_of(config: Config, unit: str) -> RemotePages | None:
@@ -310,7 +502,7 @@ def pages_of(config: Config, unit: str) -> RemotePages | None:
         return None
     assert _session is not None
     made = _session.result(_session.pages, unit, "render")
-    if made is None:
+    if made is None or made[1] is None:
         return None
     keys, found = made
     if keys != steps.file_page_keys(config):
@@ -366,32 +558,83 @@ def _prime(config: Config, settings: dict[str, Any]) -> None:
     made[(renderer_for.__wrapped__,)] = renderer   # type: ignore[attr-defined]
 
 
-def extract_remote(config: Config, settings: dict[str, Any], sources: dict[str, steps.Source]
-                   ) -> tuple[str, dict[str, Facts]]:
-    """On a worker: the facts of files sent as ``read_head`` read them, and the extraction key
-    they were made under."""
+def extract_shared(config: Config, settings: dict[str, Any], payload: Payload
+                   ) -> tuple[str, dict[str, tuple[dict[str, Facts], dict[str, list]]]]:
+    """On a worker sharing the tree: by unit, the facts of the files named (read here) and the
+    [size, time stamp, SHA-256] each had while read (``steps.extract_settled``); and the
+    extraction key they were made under."""
     _prime(config, settings)
+    units: dict[str, list[str]] = payload.value
+    found = {}
     with collector_paused():
-        steps.prefetch_tags_of(config, {rel: source.head for rel, source in sources.items()
-                                        if source.size <= pages.ANALYSE_LIMIT})
-        found = {rel: steps.facts_of_source(config, rel, source) for rel, source in sources.items()}
+        steps._prefetch_tags(config, [rel for rels in units.values() for rel in rels])
+        for unit, rels in units.items():
+            seen: dict[str, list] = {}
+            found[unit] = ({rel: steps.extract_settled(config, rel, None, seen) for rel in rels}, seen)
     return steps.extraction_key(config), found
 
 
-def render_remote(config: Config, settings: dict[str, Any],
-                  items: list[tuple[Facts, dict | None, dict, bytes | None]]
-                  ) -> tuple[list[str], dict[str, tuple[str, dict[str, str]]]]:
-    """On a worker: each file's two pages from its facts, links, related files and source, with
-    the key they were rendered from; and the keys of this worker's templates, settings and code."""
+def extract_remote(config: Config, settings: dict[str, Any], payload: Payload
+                   ) -> tuple[str, dict[str, tuple[dict[str, Facts], dict[str, list]]]]:
+    """On a worker: by unit, the facts of files sent as ``read_head`` read them; and the
+    extraction key they were made under."""
     _prime(config, settings)
+    units: dict[str, dict[str, steps.Source]] = payload.value
+    found: dict[str, tuple[dict[str, Facts], dict[str, list]]] = {}
+    with collector_paused():
+        steps.prefetch_tags_of(config, {rel: source.head for sources in units.values()
+                                        for rel, source in sources.items() if source.size <= pages.ANALYSE_LIMIT})
+        for unit, sources in units.items():
+            found[unit] = ({rel: steps.facts_of_source(config, rel, source) for rel, source in sources.items()}, {})
+    return steps.extraction_key(config), found
+
+
+Rendered = dict[str, tuple[str, dict[str, str]]]    # by file: the key its pages were rendered from, and their texts
+
+
+def render_shared(config: Config, settings: dict[str, Any], payload: Payload
+                  ) -> tuple[list[str], dict[str, Rendered]]:
+    """On a worker sharing the tree and the output folder: by unit, the pages of its files whose
+    pages are stale (of those named, when named), planned from the state as ``render:<unit>``
+    plans them (read, never written: a unit whose facts are missing or of other code is left
+    to the build); and the keys of this worker's templates, settings and code."""
+    _prime(config, settings)
+    key = steps.extraction_key(config)
+    found = {}
+    with collector_paused():
+        for unit, (folder_names, rels, only) in payload.value.items():
+            shard = steps.load_shard(config, FACTS, unit)
+            facts = shard.get("files")
+            if shard.get("key") != key or not isinstance(facts, dict) or facts.keys() != set(rels):
+                continue
+            try:
+                plan = steps.render_plan(config, unit, folder_names, rels, facts)
+            except steps.StateDamaged:
+                continue
+            todo = plan.todo if only is None else sorted(set(plan.todo).intersection(only))
+            found[unit] = _rendered(config, [(facts[rel], plan.links.get(rel), plan.related[rel],
+                                              steps.page_source(config, facts[rel])) for rel in todo])
+    return steps.file_page_keys(config), found
+
+
+def render_remote(config: Config, settings: dict[str, Any], payload: Payload
+                  ) -> tuple[list[str], dict[str, Rendered]]:
+    """On a worker: by unit, each file's pages from its facts, links, related files and source;
+    and the keys of this worker's templates, settings and code."""
+    _prime(config, settings)
+    with collector_paused():
+        found = {unit: _rendered(config, items) for unit, items in payload.value.items()}
+    return steps.file_page_keys(config), found
+
+
+def _rendered(config: Config, items: list[tuple[Facts, dict | None, dict, bytes | None]]) -> Rendered:
+    """Each file's pages, with the key they were rendered from."""
     keys = steps.file_page_keys(config)
     renderer = renderer_for(config)
     mask = steps.rules_for(config).mask_secrets
     found = {}
-    with collector_paused():
-        for facts, links, related, data in items:
-            view = pages.source_view(config, facts, data, mask)
-            found[facts["path"]] = (steps.page_key(facts, links, related, keys),
-                                    pages.file_pages(config, renderer, facts, links, related, view,
-                                                     formats_for(config)))
-    return keys, found
+    for facts, links, related, data in items:
+        view = pages.source_view(config, facts, data, mask)
+        found[facts["path"]] = (steps.page_key(facts, links, related, keys),
+                                pages.file_pages(config, renderer, facts, links, related, view, formats_for(config)))
+    return found

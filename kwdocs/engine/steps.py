@@ -367,8 +367,12 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     extracted = 0
     for rel in redo:
         before = previous.get(rel)
-        read = shared.read.pop(rel, None) if shared is not None else None
-        kept[rel] = extract_settled(config, rel, before, now_seen, lookup, read)
+        settled = remote.settled(config, rel) if remote is not None else None
+        if settled is not None:     # made on the cluster from what the file holds now (its time stamp says so)
+            kept[rel], now_seen[rel] = settled
+        else:
+            read = shared.read.pop(rel, None) if shared is not None else None
+            kept[rel] = extract_settled(config, rel, before, now_seen, lookup, read)
         extracted += kept[rel] is not before and (shared is None or rel not in shared.used)
     files: dict[str, Facts] = {rel: kept[rel] for rel in rels}
     stored = shared.store(files, now_seen) if shared is not None else 0
@@ -975,9 +979,10 @@ def page_key(facts: Facts, links: dict | None, related: dict, keys: list[str]) -
     return digest(facts_identity(facts), links, related, keys)
 
 
-def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[str]) -> RenderPlan:
-    """The unit's ``RenderPlan``, from its state."""
-    facts_by_file = unit_facts(config, unit, rels)
+def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[str],
+                facts: dict[str, Facts] | None = None) -> RenderPlan:
+    """The unit's ``RenderPlan``, from its state (``facts``: the unit's, when the caller has them)."""
+    facts_by_file = facts if facts is not None else unit_facts(config, unit, rels)
     links = load_shard(config, LINKS, unit, strict=True).get("files", {})
     if links.keys() != facts_by_file.keys():
         raise StateDamaged(f"the links of {unit or '.'} are not those of its files")
