@@ -11,8 +11,9 @@ shares a folder with it.
 A page is rendered from its Markdown alone (cmark-gfm, tables, heading anchors,
 code highlighted by ``kwdocs.site.highlight``), then sanitized with nh3 as
 if the Markdown were hostile: only the tags and attributes the pages need survive.
-A docs page's source is highlighted straight from its text, one anchored line
-(``#L208``) per row.
+A docs page's source is highlighted straight from its text; the script anchors each
+line (``#L208``) and adds what every page has alike (the header's controls, permalinks), so
+a page carries only its own content.
 Navigation that depends on the whole tree (the folder tree, the search index)
 is data loaded by the site's script, so adding a file re-renders no other page.
 """
@@ -66,7 +67,7 @@ ALLOWED_TAGS = {
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "id", "title", "class"},
     "h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
-    "span": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"}, "details": {"class", "open"},
+    "span": {"class"}, "i": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"}, "details": {"class", "open"},
     "th": {"align"}, "td": {"align"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
@@ -131,7 +132,7 @@ def _slug(text: str) -> str:
 
 
 def _anchor_headings(body: str) -> str:
-    """Each heading gets an id (unique in the page) and a permalink."""
+    """Each heading gets an id (unique in the page); the script adds its permalink."""
     seen: set[str] = set()
 
     def anchor(match: re.Match) -> str:
@@ -142,7 +143,7 @@ def _anchor_headings(body: str) -> str:
             slug = f"{base}_{number}"
         seen.add(slug)
         level = match.group(1)
-        return f'<h{level} id="{slug}">{match.group(2)}<a class="headerlink" href="#{slug}">¶</a></h{level}>'
+        return f'<h{level} id="{slug}">{match.group(2)}</h{level}>'
     return _HEADING.sub(anchor, body)
 
 
@@ -207,7 +208,7 @@ _LINE_REFERENCE = re.compile(r"(</code>(?:</strong>)?) \(line (\d+)\)")
 
 
 def _line_link(match: re.Match) -> str:
-    return f'{match.group(1)} (<a class="kwdocs-line-ref" href="#L{match.group(2)}">line {match.group(2)}</a>)'
+    return f'{match.group(1)} (<a href="#L{match.group(2)}">line {match.group(2)}</a>)'
 
 
 # a keyword page's "[class, line 9](x_docs.md#anchor)": its entry, and beside it its source line
@@ -215,7 +216,7 @@ _KEYWORD_LINE = re.compile(r'(<a href="([^"#]*_docs\.html)#[^"]*"[^>]*>[^<]*?, l
 
 
 def _keyword_line_link(match: re.Match) -> str:
-    return f'{match.group(1)} <a class="kwdocs-line-ref" href="{match.group(2)}#L{match.group(3)}">source</a>'
+    return f'{match.group(1)} <a href="{match.group(2)}#L{match.group(3)}">source</a>'
 
 
 def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
@@ -237,17 +238,21 @@ def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
 
 
 def source_block(text: str, info: str, links: Mapping[str, str] | None = None) -> str:
-    """The highlighted source, each line with its number and anchor (``#L208``); identifiers
-    that ``links`` names link to their definitions."""
+    """The highlighted source, its lines counted (``data-lines``); identifiers that ``links``
+    names link to their definitions.
+
+    The script gives each line its anchor (``#L208``), an empty element whose number the
+    stylesheet draws: copying the source copies no numbers, and the page carries only the
+    highlighted text (an anchor per line written into every page was a twentieth of the site).
+    """
     lines = highlight(text, info, links)
-    # an empty anchor per line: its number is drawn by the stylesheet (a CSS counter) and made a
-    # link by the script, so copying the source copies no numbers, and a line costs a few bytes
-    rows = "\n".join(f'<a id="L{number}"></a>{line}' for number, line in enumerate(lines, 1))
+    rows = "\n".join(lines)
     count = len(lines)
     fold = "" if count > FOLD_LINES else " open"
     plural = "s" if count != 1 else ""
     return (f'<details class="kwdocs-source"{fold}><summary>Source ({count:,} line{plural})</summary>'
-            f'<div class="codehilite"><pre class="kwdocs-numbered"><code>{rows}\n</code></pre></div></details>\n')
+            f'<div class="codehilite"><pre class="kwdocs-numbered" data-lines="{count}"><code>{rows}\n</code></pre>'
+            '</div></details>\n')
 
 
 # ---------------------------------------------------------------- the layout
@@ -285,7 +290,7 @@ def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
 
 
 TOC_MIN_SECTIONS = 5       # a page with fewer sections needs no table of contents
-_SECTION = re.compile(r'<h2 id="([^"]+)">(.*?)<a class="headerlink"', re.DOTALL)
+_SECTION = re.compile(r'<h2 id="([^"]+)">(.*?)</h2>', re.DOTALL)
 
 
 def contents(body: str) -> list[dict]:
@@ -443,10 +448,11 @@ def _code_block(text: str, info: str) -> Markup:
 
 
 def _heading(level: int, anchor: str, text: str, code: str = "") -> Markup:
-    """A heading with its id and permalink (the ids the Markdown pages' headings get in the site)."""
+    """A heading with its id (the ids the Markdown pages' headings get in the site); the script adds
+    its permalink."""
     inner = html_lib.escape(text, quote=False) + (f"<code>{html_lib.escape(code, quote=False)}</code>" if code else "")
     anchor = html_lib.escape(anchor)
-    return Markup(f'<h{level} id="{anchor}">{inner}<a class="headerlink" href="#{anchor}">¶</a></h{level}>')
+    return Markup(f'<h{level} id="{anchor}">{inner}</h{level}>')
 
 
 def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
