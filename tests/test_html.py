@@ -241,8 +241,9 @@ def test_only_pages_whose_markdown_changed_are_rendered_again(golden_tree, monke
     changed_md = {name for name in changed if name.endswith(".md")}
     changed_html = {name for name in changed if name.endswith(".html")}
     assert "geometry/shapes/circle.py_docs.md" in changed_md
-    # a file's two pages are made together from its models: the other one is rendered, not written
-    assert changed_md <= set(rendered) <= changed_md | {"geometry/shapes/circle.py_kw.md"}
+    # a file's two pages are made together from its models: the other one is rendered, not written;
+    # so is the keyword page of a small tree, made whole with its Markdown whenever keywords are looked at
+    assert changed_md <= set(rendered) <= changed_md | {"geometry/shapes/circle.py_kw.md", "keywords.md"}
     assert changed_html == {"site/" + site.html_page(name) for name in changed_md}
     assert "site/_kwdocs/search-index.js" not in changed                # keywords did not change
 

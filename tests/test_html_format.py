@@ -80,3 +80,37 @@ def test_a_terminal_sees_progress_while_the_pages_and_the_site_are_made(tmp_path
     assert any(line.startswith("kwdocs: 3/3 files") for line in lines), lines
     rendered = [line for line in lines if line.startswith("kwdocs: pages of ")]
     assert rendered and rendered[-1].startswith("kwdocs: pages of 3/3 files"), lines
+
+
+def test_folder_and_keyword_pages_are_rendered_from_their_models_without_parsing_markdown(tmp_path, monkeypatch):
+    """The site's folder index, folder documentation and keyword index come from the models of
+    their Markdown pages, in the same step, never from the written Markdown; names read as
+    written, numbers as on the Markdown pages, links lead to the site's pages."""
+    convert = cmarkgfm.markdown_to_html_with_extensions
+
+    def no_whole_page(text, *args, **kwargs):
+        assert not text.lstrip().startswith(("# Folder Index", "# Folder Documentation", "# Keyword Index of")), \
+            "an index page was parsed"
+        return convert(text, *args, **kwargs)
+
+    monkeypatch.setattr(cmarkgfm, "markdown_to_html_with_extensions", no_whole_page)
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text('"""Shapes and ``area`` helpers: <b>not bold</b>."""\n')
+    (tree / "pkg" / "shapes.py").write_text(SHAPES)
+    (tree / "pkg" / "a|b *c*.py").write_text("def odd_one():\n    return 1\n")
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    site = tree / "kwdocs-out" / "site"
+    index = (site / "pkg" / "index.html").read_text()
+    assert '<a href="./a%7Cb%20%2Ac%2A.py_docs.html"><code>a|b *c*.py</code></a>' in index   # as written, linked
+    assert re.search(r'<a href="\./shapes\.py_docs\.html"><code>shapes\.py</code></a> '
+                     r'\(<a href="\./shapes\.py_kw\.html">keywords</a>\)</td><td>Python Source</td>', index)
+    assert '<h1 id="folder-index-pkg">Folder Index: <code>pkg/</code></h1>' in index
+    doc = (site / "pkg" / "doc.html").read_text()
+    assert "<b>" not in doc and "&lt;b&gt;not bold&lt;/b&gt;" in doc and "<code>area</code>" in doc
+    assert re.search(r'class <a href="\./shapes\.py_docs\.html#l4-class-shape"><code>Shape</code></a>', doc)
+    keywords = (site / "keywords.html").read_text()
+    assert re.search(r'<tr><td><code>odd_one</code></td><td>function in <a href="[^"]+_docs\.html#[^"]+">'
+                     r'<code>pkg/a\|b \*c\*\.py:1</code></a></td></tr>', keywords)
+    md_index = (tree / "kwdocs-out" / "pkg" / "index.md").read_text()
+    assert "| 18 |" in md_index and "<td>18</td>" in index          # shapes.py's lines, as on the Markdown page

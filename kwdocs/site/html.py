@@ -42,7 +42,7 @@ from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.pages.layout import html_page
-from kwdocs.pages.render import ModelEnvironment, human_size
+from kwdocs.pages.render import _DOUBLE_BACKTICKS, ModelEnvironment, human_size, short_size
 from kwdocs.site import highlight as highlighting, search
 from kwdocs.site.highlight import highlight
 from kwdocs.store import writer as output
@@ -67,8 +67,8 @@ ALLOWED_TAGS = {
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "id", "title", "class"},
     "h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
-    "span": {"class"}, "i": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"}, "details": {"class", "open"},
-    "th": {"align"}, "td": {"align"},
+    "span": {"class"}, "i": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"},
+    "details": {"class", "open"}, "th": {"align"}, "td": {"align"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 RESERVED_ID_PREFIX = "kwdocs"      # the layout's own element ids; content may not take them
@@ -321,7 +321,7 @@ def _environment(override: Path | None) -> jinja2.Environment:
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      trim_blocks=True, lstrip_blocks=True, auto_reload=False)
     environment.filters.update(inline=_inline, slug=_slug, size=human_size, num=lambda value: f"{value:,}",
-                               codes=_codes, basename=posixpath.basename)
+                               codes=_codes, basename=posixpath.basename, short_size=short_size, prose=_prose)
     environment.globals.update(code_block=_code_block, heading=_heading)
     return environment
 
@@ -366,6 +366,10 @@ def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
 
 FILE_PAGE_SUFFIXES = (layout.DOCS_SUFFIX, layout.KW_SUFFIX)
 FILE_TEMPLATES = {"file_docs": "html/file_docs.html.j2", "file_kw": "html/file_kw.html.j2"}
+# folder and keyword index pages: their models' table rows come rendered (``rows``), by ROW_MACROS
+INDEX_TEMPLATES = {"folder_index": "html/folder_index.html.j2", "folder_doc": "html/folder_doc.html.j2",
+                   "keywords": "html/keywords.html.j2"}
+ROW_MACROS = {"file_row": ("html/folder_row.html.j2", "file_row"), "keyword_row": ("html/keyword_row.html.j2", "row")}
 FRAGMENT_TAGS = {"a", "code", "em", "strong", "del", "br"}
 
 
@@ -386,8 +390,12 @@ class HtmlFormat:
         return render_key(self.config)
 
     def render(self, kind: str, model: dict, md_page: str) -> str:
-        page = html_page(md_page)
         href = functools.partial(site_href, md_page)
+        if kind in INDEX_TEMPLATES:
+            body = _template(self.config, INDEX_TEMPLATES[kind]).render(model, href=href)
+            # a folder's pages name it as the build knows it (exact for an escaped folder name)
+            return _page(self.config, md_page, body, model.get("folder") if kind != "keywords" else None)
+        page = html_page(md_page)
         template = _template(self.config, FILE_TEMPLATES[kind])
         body = template.render(
             model, md_page=md_page, href=href, spans=functools.partial(_spans, href),
@@ -396,6 +404,14 @@ class HtmlFormat:
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page))
         return _page(self.config, md_page, body, model["path"])
+
+    def rows(self, kind: str, models: list[dict], md_page: str) -> list[Markup]:
+        """Table rows of an index page (``kind``: a key of ``ROW_MACROS``), one per model, each
+        model's keys the macro's arguments."""
+        template, name = ROW_MACROS[kind]
+        macro = getattr(_template(self.config, template).module, name)
+        href = functools.partial(site_href, md_page)
+        return [macro(**model, href=href) for model in models]
 
     def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
         """A docs-page section that has a Markdown block but no HTML one (a section added through
@@ -470,6 +486,18 @@ def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
     return Markup("".join(out))
 
 
+def _prose(text: str) -> Markup:
+    """A docstring's or README's prose as text, its double-backtick literals as code (as the
+    Markdown pages' ``prose`` filter makes them)."""
+    out, position = [], 0
+    for literal in _DOUBLE_BACKTICKS.finditer(text):
+        out.append(html_lib.escape(text[position:literal.start()], quote=False))
+        out.append(f"<code>{html_lib.escape(literal.group(1), quote=False)}</code>")
+        position = literal.end()
+    out.append(html_lib.escape(text[position:], quote=False))
+    return Markup("".join(out))
+
+
 def _codes(values: list[str], prefix: str = "") -> Markup:
     return Markup(", ".join(f"<code>{html_lib.escape(prefix + value, quote=False)}</code>" for value in values))
 
@@ -528,7 +556,8 @@ def render_key(config: Config) -> str:
     digest = hashlib.sha256(Path(__file__).read_bytes() + Path(highlighting.__file__).read_bytes())
     environment = _environment(config.templates)
     loader = environment.loader     # _environment always gives one
-    for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values()):
+    for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values(), *INDEX_TEMPLATES.values(),
+                 *(template for template, _ in ROW_MACROS.values())):
         digest.update(loader.get_source(environment, name)[0].encode())  # type: ignore[union-attr]
     for package in ("cmarkgfm", "pygments", "nh3", "tree-sitter", *highlighting.grammar_packages()):
         try:
@@ -573,16 +602,15 @@ def _render_all(config: Config, todo: list[tuple[str, str | None]]) -> int:
 def build_site(config: Config) -> dict:
     """Bring ``<out>/site`` up to date with the Markdown pages; returns counts.
 
-    A page is rendered again only when its Markdown changed (size and mtime
-    first, then content hash) or the layout did; HTML of pages the build no
-    longer writes is removed; the tree and search data are rewritten only
-    when their content changes.
+    Every page's HTML is made beside its Markdown, from the same models, by the step that
+    makes it (``HtmlFormat``); here a folder or keyword page's HTML deleted by hand is made
+    again from its Markdown, HTML of pages the build no longer writes is removed, and the
+    tree and search data are rewritten when their content changes.
     """
     site = site_root(config)
     manifest_path = config.state / MANIFEST
     manifest = output.read_json(manifest_path, {}) or {}
     key = render_key(config)
-    previous: dict[str, list] = manifest.get("pages", {}) if manifest.get("key") == key else {}
     from kwdocs.store.state import page_subjects
     subjects = page_subjects(config)
     pages = markdown_pages(config, subjects)
@@ -591,21 +619,13 @@ def build_site(config: Config) -> dict:
     removed = 0
     for md_page in pages:
         if md_page.endswith(FILE_PAGE_SUFFIXES):
-            continue    # the render step made their HTML from their models (HtmlFormat)
-        source = config.out / md_page
-        stamp = output.stamp(source)
+            continue    # the render step made their HTML and removes it with them
+        stamp = output.stamp(config.out / md_page)
         if stamp is None:
             continue
-        old = previous.get(md_page)
-        target_exists = (site / html_page(md_page)).is_file()
-        if old and tuple(old[:2]) == stamp and target_exists:
-            recorded[md_page] = old
-            continue
-        data = source.read_bytes()
-        sha = hashlib.sha256(data).hexdigest()
-        if not (old and old[2] == sha and target_exists):
+        recorded[md_page] = list(stamp)
+        if not (site / html_page(md_page)).is_file():
             todo.append((md_page, subjects.get(md_page)))
-        recorded[md_page] = [*stamp, sha]
     written = _render_all(config, todo)
     for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
         if not md_page.endswith(FILE_PAGE_SUFFIXES):
