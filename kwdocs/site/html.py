@@ -96,6 +96,12 @@ def site_href(md_page: str, href: str) -> str:
     if not href or href.startswith(("#", "/")):
         return href
     path, hash_mark, anchor = href.partition("#")
+    return _site_path(md_page, path) + hash_mark + anchor
+
+
+@functools.lru_cache(maxsize=8192)     # a page links a few pages many times (each definition's anchor)
+def _site_path(md_page: str, path: str) -> str:
+    """``site_href`` of a link without its anchor."""
     if path.endswith(".md") and ":" not in path and "?" not in path:
         # what ``layout.link`` writes, ``./`` or some ``../`` then names: no parsing needed
         ups = 0
@@ -104,15 +110,14 @@ def site_href(md_page: str, href: str) -> str:
         rest = path[ups * 3:]
         if (ups or rest.startswith("./")) and ups <= md_page.count("/") and "./" not in rest[2:] \
                 and "/." not in rest:
-            return path[:-3] + ".html" + hash_mark + anchor
-    parts = urlsplit(href)
+            return path[:-3] + ".html"
+    parts = urlsplit(path)
     if parts.scheme or parts.netloc or not parts.path:
-        return href
+        return path
     target = posixpath.normpath(posixpath.join(posixpath.dirname(md_page), unquote(parts.path)))
     if target == ".." or target.startswith("../") or not parts.path.endswith(".md"):
-        return "../" + href
-    rest = href[len(parts.path):]
-    return parts.path[:-3] + ".html" + rest
+        return "../" + path
+    return parts.path[:-3] + ".html" + path[len(parts.path):]
 
 
 # ---------------------------------------------------------------- Markdown to safe HTML
@@ -209,14 +214,6 @@ _LINE_REFERENCE = re.compile(r"(</code>(?:</strong>)?) \(line (\d+)\)")
 
 def _line_link(match: re.Match) -> str:
     return f'{match.group(1)} (<a href="#L{match.group(2)}">line {match.group(2)}</a>)'
-
-
-# a keyword page's "[class, line 9](x_docs.md#anchor)": its entry, and beside it its source line
-_KEYWORD_LINE = re.compile(r'(<a href="([^"#]*_docs\.html)#[^"]*"[^>]*>[^<]*?, line (\d+)</a>)')
-
-
-def _keyword_line_link(match: re.Match) -> str:
-    return f'{match.group(1)} <a href="{match.group(2)}#L{match.group(3)}">source</a>'
 
 
 def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
@@ -338,11 +335,7 @@ def _template(config: Config, name: str = PAGE_TEMPLATE) -> jinja2.Template:
 def render_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> str:
     """The whole HTML page for one Markdown page (``md_page`` relative to the output root; ``subject``:
     see ``describe``): the pages no format renders from their models yet (folder and keyword index pages)."""
-    kind = describe(md_page, subject)[0]
-    body = name_links(markdown_to_html(markdown_text, md_page))
-    if kind == "kw":
-        body = _KEYWORD_LINE.sub(_keyword_line_link, body)
-    return _page(config, md_page, body, subject)
+    return _page(config, md_page, name_links(markdown_to_html(markdown_text, md_page)), subject)
 
 
 def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:

@@ -459,6 +459,20 @@
     });
   }
 
+  /* On a keyword page, beside each keyword's entry ("class, line 9", to its definition's entry on
+   * the docs page), a link straight to that line of the source. */
+  function addSourceLinks() {
+    if (!document.body.classList.contains("kind-kw")) return;
+    Array.prototype.forEach.call(document.querySelectorAll('.kwdocs-content li > a[href*="_docs.html#"]'), function (entry) {
+      var line = /, line (\d+)$/.exec(entry.textContent);
+      if (!line) return;
+      var link = element("a", null, "source");
+      link.setAttribute("href", entry.getAttribute("href").split("#")[0] + "#L" + line[1]);
+      entry.parentNode.insertBefore(link, entry.nextSibling);
+      entry.parentNode.insertBefore(document.createTextNode(" "), link);
+    });
+  }
+
   function lineAnchor(number) {
     var anchor = document.createElement("a");
     anchor.id = "L" + number;
@@ -556,6 +570,7 @@
     buildHeader();
     numberLines();
     addPermalinks();
+    addSourceLinks();
     setUpTheme();
     setUpLineNumbers();
     setUpDrawer();
