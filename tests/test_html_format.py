@@ -113,3 +113,25 @@ def test_folder_and_keyword_pages_are_rendered_from_their_models_without_parsing
                      r'<code>pkg/a\|b \*c\*\.py:1</code></a></td></tr>', keywords)
     md_index = (tree / "kwdocs-out" / "pkg" / "index.md").read_text()
     assert "| 18 |" in md_index and "<td>18</td>" in index          # shapes.py's lines, as on the Markdown page
+
+
+def test_an_edit_renders_again_only_the_keyword_rows_it_changes_and_the_page_is_a_clean_builds(tmp_path, monkeypatch):
+    from kwdocs.site import html
+
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "shapes.py").write_text(SHAPES)
+    (tree / "pkg" / "more.py").write_text("".join(f"def name_{n}():\n    return {n}\n\n\n" for n in range(30)))
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    rendered: list[str] = []
+    rows = html.HtmlFormat.rows
+    monkeypatch.setattr(html.HtmlFormat, "rows", lambda self, kind, models, page: (
+        rendered.extend(model["name"] for model in models if kind == "keyword_row") or rows(self, kind, models, page)))
+    shapes = tree / "pkg" / "shapes.py"
+    shapes.write_text(shapes.read_text() + "\n\ndef added_later():\n    return 0\n")
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    assert rendered == ["added_later"]           # one new name: one row rendered, the others kept
+    edited = (tree / "kwdocs-out" / "site" / "keywords.html").read_bytes()
+    assert b"added_later" in edited and b"name_29" in edited
+    assert run_kwdocs("build", "--src", str(tree), "--out", str(tmp_path / "clean"), "-q", "--html") == 0
+    assert (tmp_path / "clean" / "site" / "keywords.html").read_bytes() == edited

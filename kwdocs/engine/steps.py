@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import posixpath
 import stat
 import sys
 import time
@@ -1013,7 +1014,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def cached_rows(page: str) -> pages.RowCache:
         """The rows a page had (each checked against its places before it is used again)."""
-        stored = {} if fresh else output.read_json(keyword_rows(config, page), {})
+        stored = {} if fresh else output.read_json(_rows_path(config, page), {})
         return stored if isinstance(stored, dict) else {}
 
     written = html_written = 0
@@ -1026,17 +1027,23 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             else:
                 html_written += changed
             if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
-                output.write_json(config.out, keyword_rows(config, page), rows, sort_keys=False)
+                output.write_json(config.out, _rows_path(config, page), rows, sort_keys=False)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
     removed = html_removed = 0
     for page in sorted(set(meta.get("pages", [])) - wanted):
         removed += output.remove(config.out, config.out / page)
         html_removed += _remove_other_forms(config, page)
-        output.remove(config.out, keyword_rows(config, page))
+        for form in written_forms(config, page):
+            output.remove(config.out, _rows_path(config, form))
     output.write_json(config.out, config.state / KEYWORDS_META, {"key": key, "units": known, "counts": counts,
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
+
+
+def _rows_path(config: Config, page: str) -> Path:
+    """Where the rows of a keyword page (in any format: ``site/keywords-A.html``) are kept."""
+    return keyword_rows(config, posixpath.basename(page))
 
 
 def _remove_other_forms(config: Config, md_page: str) -> int:

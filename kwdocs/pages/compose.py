@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from markupsafe import Markup
+
 from kwdocs.config import Config
 from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
@@ -182,7 +184,7 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
     ``counts`` holds every letter's number of entries; ``entries_of(letter)`` gives those of a
     letter to render (of every letter when the index fits on one page); ``cached_rows(page)``
     the rows the page had, as this returned them last time.  Each page of ``formats`` follows
-    its Markdown page, from the same models (and no rows to keep).
+    its Markdown page, from the same models, with its own rows to keep.
     """
     all_letters = keywords.sorted_letters({letter for letter, count in counts.items() if count})
     if sum(counts.values()) <= keywords.SPLIT_THRESHOLD:
@@ -191,12 +193,12 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
         rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page))
         page_model = keywords.letter_model(None, rows, project=config.project_name, all_letters=[], counts=counts)
         yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
-        yield from _keyword_formats(formats, page, page_model, grouped)
+        yield from _keyword_formats(formats, page, page_model, grouped, cached_rows)
         return
     page = layout.keywords_page()
     page_model = keywords.bar_model(project=config.project_name, all_letters=all_letters, counts=counts)
     yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), None
-    yield from _keyword_formats(formats, page, page_model, [])
+    yield from _keyword_formats(formats, page, page_model, [], cached_rows)
     for letter in all_letters:
         if letter in letters_to_render:
             page = layout.keywords_page(letter)
@@ -205,19 +207,28 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
             page_model = keywords.letter_model(letter, rows, project=config.project_name, all_letters=all_letters,
                                                counts=counts)
             yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
-            yield from _keyword_formats(formats, page, page_model, grouped)
+            yield from _keyword_formats(formats, page, page_model, grouped, cached_rows)
 
 
-def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict,
-                     grouped: list[tuple[str, list[list]]]) -> Iterator[tuple[str, str, None]]:
-    """A keyword page in each of ``formats``: its Markdown page's model, its rows made again."""
-    if not formats:
-        return
-    docs_links: dict[str, str] = {}
-    models = [keywords.row_model(page, name, places, docs_links) for name, places in grouped]
+def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, grouped: list[tuple[str, list[list]]],
+                     cached_rows: Callable[[str], RowCache]) -> Iterator[tuple[str, str, RowCache | None]]:
+    """A keyword page in each of ``formats``, from its Markdown page's model, and its rows to
+    keep (those in ``cached_rows`` of its path used again while their places are unchanged)."""
     for output_format in formats:
-        rows = output_format.rows("keyword_row", models, page)
-        yield output_format.page_path(page), output_format.render("keywords", page_model | {"rows": rows}, page), None
+        format_page = output_format.page_path(page)
+        cached = cached_rows(format_page) if grouped else {}
+        docs_links: dict[str, str] = {}
+
+        def render(name: str, places: list[list], into: Format = output_format,
+                   links: dict[str, str] = docs_links) -> str:
+            return str(into.rows("keyword_row", [keywords.row_model(page, name, places, links)], page)[0])
+
+        kept: RowCache = {name: kept_row(cached, name, [keywords.places_digest(places)],
+                                         lambda: render(name, places))  # noqa: B023 - called at once
+                          for name, places in grouped}
+        rows = [Markup(entry[-1]) for entry in kept.values()]    # rows this format rendered (kept as text)
+        text = output_format.render("keywords", page_model | {"rows": rows}, page)
+        yield format_page, text, kept if grouped else None
 
 
 def keyword_rows(renderer: Renderer, page: str, grouped: list[tuple[str, list[list]]], cached: RowCache
