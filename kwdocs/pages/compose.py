@@ -217,15 +217,22 @@ def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, gro
     for output_format in formats:
         format_page = output_format.page_path(page)
         cached = cached_rows(format_page) if grouped else {}
+        kept: RowCache = {}
+        missing: list[tuple[str, list]] = []
+        for name, places in grouped:
+            inputs = [keywords.places_digest(places)]
+            entry = cached.get(name)
+            if isinstance(entry, list) and entry[:-1] == inputs:
+                kept[name] = entry
+            else:
+                kept[name] = inputs     # its row is rendered below, with the others missing
+                missing.append((name, places))
         docs_links: dict[str, str] = {}
-
-        def render(name: str, places: list[list], into: Format = output_format,
-                   links: dict[str, str] = docs_links) -> str:
-            return str(into.rows("keyword_row", [keywords.row_model(page, name, places, links)], page)[0])
-
-        kept: RowCache = {name: kept_row(cached, name, [keywords.places_digest(places)],
-                                         lambda: render(name, places))  # noqa: B023 - called at once
-                          for name, places in grouped}
+        # one call for every row missing: a row at a time cost more than its rendering
+        fresh = output_format.rows("keyword_row", [keywords.row_model(page, name, places, docs_links)
+                                                   for name, places in missing], page)
+        for (name, _), row in zip(missing, fresh):
+            kept[name] = [*kept[name], str(row)]
         rows = [Markup(entry[-1]) for entry in kept.values()]    # rows this format rendered (kept as text)
         text = output_format.render("keywords", page_model | {"rows": rows}, page)
         yield format_page, text, kept if grouped else None
