@@ -66,13 +66,13 @@ def test_sources_with_a_grammar_never_reach_pygments(tmp_path, monkeypatch):
     site = tree / "kwdocs-out" / "site"
     python = (site / "shapes.py_docs.html").read_text()
     # the definition's name leads to its entry in Detailed Analysis, whose "line 1" leads back
-    assert '<span class="k">def</span> <span class="nf"><a href="#l1-function-area">area</a></span>' in python
-    assert '<a id="l1-function-area"></a>' in python and '<a class="kwdocs-line-ref" href="#L1">' in python
-    assert '<span class="c"># pi</span>' in python and '<span class="s">"""Area."""</span>' in python
+    assert '<i class=k>def</i> <i class=nf><a href="#l1-function-area">area</a></i>' in python
+    assert '<a id="l1-function-area"></a>' in python and '<a href="#L1">' in python
+    assert '<i class=c># pi</i>' in python and '<i class=s>"""Area."""</i>' in python
     header = (site / "vec.h_docs.html").read_text()
-    assert '<span class="k">struct</span>' in header and '<span class="c">// a vector</span>' in header
-    assert '<span class="s">&lt;vector&gt;</span>' in header
-    assert '<span class="k">func</span>' in (site / "main.go_docs.html").read_text()
+    assert '<i class=k>struct</i>' in header and '<i class=c>// a vector</i>' in header
+    assert '<i class=s>&lt;vector&gt;</i>' in header
+    assert '<i class=k>func</i>' in (site / "main.go_docs.html").read_text()
     css = (site / "_kwdocs" / "pygments.css").read_text()
     for cls in ("k", "s", "c", "m", "nf", "nc", "nb", "kc", "nd"):
         assert f".codehilite .{cls} " in css, cls

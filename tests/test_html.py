@@ -45,7 +45,9 @@ def assert_harmless(fragment: str) -> None:
         assert tag in site.ALLOWED_TAGS, (tag, fragment)
         for name, value in attributes.items():
             assert not name.startswith("on"), (tag, name, fragment)
-            assert name in site.ALLOWED_ATTRIBUTES.get(tag, set()) | {"rel"}, (tag, name)
+            # data-lines: the numbered source's line count, written by kwdocs, never kept from content
+            assert name in site.ALLOWED_ATTRIBUTES.get(tag, set()) | {"rel"} | (
+                {"data-lines"} if tag == "pre" else set()), (tag, name)
             if name == "href" and value:
                 scheme = urlsplit(value).scheme.lower()
                 assert scheme in ("", "http", "https", "mailto"), value
@@ -101,7 +103,7 @@ def area(radius):
 def test_code_is_highlighted_headings_anchored_tables_aligned():
     body = site.markdown_to_html(PAGE, "pkg/mod.py_docs.md")
     assert '<div class="codehilite">' in body
-    assert '<span class="k">def</span>' in body                        # Pygments tokens, as classes
+    assert '<i class=k>def</i>' in body                                # Pygments' token classes
     assert 'id="original-source"' in body and 'id="detailed-analysis"' in body
     assert '<a id="l1-function-area"' in body                          # the definition anchor survives
     assert 'align="right"' in body and "style=" not in body            # CSP forbids inline style
@@ -183,6 +185,12 @@ def site_links(site_folder: Path) -> list[tuple[str, str]]:
     return links
 
 
+def page_ids(text: str) -> set[str]:
+    """A page's ids, with the anchors its script gives the lines of its source (L1 ... Ln)."""
+    lines = re.search(r'<pre class="kwdocs-numbered" data-lines="(\d+)">', text)
+    return parse(text).ids | {f"L{number}" for number in range(1, int(lines.group(1)) + 1 if lines else 1)}
+
+
 def test_every_link_between_pages_reaches_an_html_page_and_its_anchor(golden_tree):
     assert build_html(golden_tree) == 0
     out = golden_tree / "kwdocs-out"
@@ -190,7 +198,7 @@ def test_every_link_between_pages_reaches_an_html_page_and_its_anchor(golden_tre
     md_pages = {path.relative_to(out).as_posix() for path in out.rglob("*.md") if ".kwdocs" not in path.parts}
     html_pages = {path.relative_to(site_folder).as_posix() for path in site_folder.rglob("*.html")}
     assert html_pages == {site.html_page(page) for page in md_pages}
-    ids = {page: parse((site_folder / page).read_text(encoding="utf-8")).ids for page in html_pages}
+    ids = {page: page_ids((site_folder / page).read_text(encoding="utf-8")) for page in html_pages}
     checked = 0
     for page, href in site_links(site_folder):
         parts = urlsplit(href)
@@ -234,8 +242,9 @@ def test_only_pages_whose_markdown_changed_are_rendered_again(golden_tree, monke
     changed_md = {name for name in changed if name.endswith(".md")}
     changed_html = {name for name in changed if name.endswith(".html")}
     assert "geometry/shapes/circle.py_docs.md" in changed_md
-    # a file's two pages are made together from its models: the other one is rendered, not written
-    assert changed_md <= set(rendered) <= changed_md | {"geometry/shapes/circle.py_kw.md"}
+    # a file's two pages are made together from its models: the other one is rendered, not written;
+    # so is the keyword page of a small tree, made whole with its Markdown whenever keywords are looked at
+    assert changed_md <= set(rendered) <= changed_md | {"geometry/shapes/circle.py_kw.md", "keywords.md"}
     assert changed_html == {"site/" + site.html_page(name) for name in changed_md}
     assert not {name for name in changed if name.startswith("site/_kwdocs/")}   # keywords did not change
 
@@ -289,10 +298,13 @@ def test_search_data_lists_keywords_with_kind_file_line_and_anchor(golden_tree):
 
 
 def _line_of_anchor(page: str, number: int) -> str:
-    """The source text that follows line ``number``'s anchor, up to the next line's, tags removed."""
-    found = re.search(rf'<a id="L{number}"></a>(.*?)(?:<a id="L{number + 1}"|</code>)', page, re.DOTALL)
-    assert found, f"no anchor for line {number}"
-    return html_unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+    """Line ``number`` of the numbered source, tags removed (the script anchors each line in the
+    browser: tests/test_site_browser.py)."""
+    found = re.search(r'<pre class="kwdocs-numbered" data-lines="(\d+)"><code>(.*?)</code>', page, re.DOTALL)
+    assert found, "no numbered source"
+    lines = html_unescape(re.sub(r"<[^>]+>", "", found.group(2))).split("\n")[:-1]
+    assert len(lines) == int(found.group(1)) and number <= len(lines), f"no line {number}"
+    return lines[number - 1]
 
 
 def test_source_lines_are_numbered_anchored_and_definitions_link_to_their_line(tmp_path):
@@ -309,8 +321,8 @@ def test_source_lines_are_numbered_anchored_and_definitions_link_to_their_line(t
         assert _line_of_anchor(page, number).rstrip("\n") == line
     assert "<none>" not in page and "<shape>" not in page                # escaped all the same
     # the entries of Detailed Analysis link to their lines
-    assert re.search(r'<code>Shape</code></strong>.{0,200}?\(<a class="kwdocs-line-ref" href="#L4">line 4</a>\)', page)
-    assert re.search(r'<code>area</code></strong>.{0,300}?\(<a class="kwdocs-line-ref" href="#L7">line 7</a>\)', page)
+    assert re.search(r'<code>Shape</code></strong>.{0,200}?\(<a href="#L4">line 4</a>\)', page)
+    assert re.search(r'<code>area</code></strong>.{0,300}?\(<a href="#L7">line 7</a>\)', page)
     assert '<details class="kwdocs-source" open>' in page        # a small source is shown at once
     big_page = (tree / "kwdocs-out" / "site" / "pkg" / "big.py_docs.html").read_text()
     last = site.FOLD_LINES + 11
@@ -366,7 +378,7 @@ def test_long_pages_have_contents_and_links_name_files_not_page_files(golden_tre
     contents = re.search(r'<details class="kwdocs-toc" open>(.*?)</details>', docs, re.DOTALL)
     assert contents, "a docs page has a table of contents"
     sections = re.findall(r'<a href="#([^"]+)">([^<]+)</a>', contents.group(1))
-    headings = re.findall(r'<h2 id="([^"]+)">([^<]+)<a class="headerlink"', docs)
+    headings = re.findall(r'<h2 id="([^"]+)">([^<]+)</h2>', docs)
     assert sections == headings and len(sections) >= site.TOC_MIN_SECTIONS
     for path in site_folder.rglob("*.html"):
         for text in re.findall(r"<a [^>]*>(.*?)</a>", path.read_text(), re.DOTALL):

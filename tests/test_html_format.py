@@ -30,15 +30,13 @@ def test_file_pages_are_rendered_from_their_models_without_parsing_markdown(tmp_
     article = docs[docs.index("<article"):docs.index("</article>")]
     assert "<b>" not in article and "&lt;b&gt;shape&lt;/b&gt;" in article        # the docstring stays text
     for heading in ("file-metadata", "original-source", "detailed-analysis", "dependencies", "cross-references"):
-        assert f'<h2 id="{heading}">' in article and f'href="#{heading}"' in article
+        assert f'<h2 id="{heading}">' in article and f'<a href="#{heading}">' in docs   # its line in the contents
     # every "(line N)" of a definition or an import is a link to its source line
     assert not re.search(r"\(line \d+\)", re.sub(r"<a [^>]*>line \d+</a>", "", article))
-    assert '<code>area</code></strong> <code>(self, r: int) -&gt; float</code> (<a class="kwdocs-line-ref" ' \
-           'href="#L7">line 7</a>)' in article
+    assert '<code>area</code></strong> <code>(self, r: int) -&gt; float</code> (<a href="#L7">line 7</a>)' in article
     assert '<a href="./shapes.py_kw.html"><code>shapes.py</code> keywords</a>' in article   # names, not page files
     kw = (site / "shapes.py_kw.html").read_text()
-    assert '<a href="./shapes.py_docs.html#l4-class-shape">class, line 4</a> ' \
-           '<a href="./shapes.py_docs.html#L4">source</a>' in kw
+    assert '<a href="./shapes.py_docs.html#l4-class-shape">class, line 4</a>' in kw   # the script adds "source"
     assert '<a href="../../../pkg/shapes.py"><code>pkg/shapes.py</code></a>' in kw   # one more level up
 
 
@@ -54,7 +52,8 @@ def test_names_link_from_the_source_to_their_definitions(tmp_path):
                                             .replace("class Shape:", "class Shape(Module):"))
     assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
     docs = (tree / "kwdocs-out" / "site" / "pkg" / "shapes.py_docs.html").read_text()
-    lines = {int(number): text for number, text in re.findall(r'<a id="L(\d+)"></a>(.*)', docs)}
+    source = re.search(r'<pre class="kwdocs-numbered" data-lines="\d+"><code>(.*?)</code>', docs, re.DOTALL)
+    lines = dict(enumerate(source.group(1).split("\n"), 1))     # the script anchors each line
     assert '<a href="./base.py_docs.html#L4">Module</a>' in lines[1]          # the import
     assert '<a href="./base.py_docs.html#L4">Module</a>' in lines[4]          # class Shape(Module):
     assert '<a href="#l4-class-shape">Shape</a>' in lines[4]
@@ -80,3 +79,59 @@ def test_a_terminal_sees_progress_while_the_pages_and_the_site_are_made(tmp_path
     assert any(line.startswith("kwdocs: 3/3 files") for line in lines), lines
     rendered = [line for line in lines if line.startswith("kwdocs: pages of ")]
     assert rendered and rendered[-1].startswith("kwdocs: pages of 3/3 files"), lines
+
+
+def test_folder_and_keyword_pages_are_rendered_from_their_models_without_parsing_markdown(tmp_path, monkeypatch):
+    """The site's folder index, folder documentation and keyword index come from the models of
+    their Markdown pages, in the same step, never from the written Markdown; names read as
+    written, numbers as on the Markdown pages, links lead to the site's pages."""
+    convert = cmarkgfm.markdown_to_html_with_extensions
+
+    def no_whole_page(text, *args, **kwargs):
+        assert not text.lstrip().startswith(("# Folder Index", "# Folder Documentation", "# Keyword Index of")), \
+            "an index page was parsed"
+        return convert(text, *args, **kwargs)
+
+    monkeypatch.setattr(cmarkgfm, "markdown_to_html_with_extensions", no_whole_page)
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text('"""Shapes and ``area`` helpers: <b>not bold</b>."""\n')
+    (tree / "pkg" / "shapes.py").write_text(SHAPES)
+    (tree / "pkg" / "a|b *c*.py").write_text("def odd_one():\n    return 1\n")
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    site = tree / "kwdocs-out" / "site"
+    index = (site / "pkg" / "index.html").read_text()
+    assert '<a href="./a%7Cb%20%2Ac%2A.py_docs.html"><code>a|b *c*.py</code></a>' in index   # as written, linked
+    assert re.search(r'<a href="\./shapes\.py_docs\.html"><code>shapes\.py</code></a> '
+                     r'\(<a href="\./shapes\.py_kw\.html">keywords</a>\)</td><td>Python Source</td>', index)
+    assert '<h1 id="folder-index-pkg">Folder Index: <code>pkg/</code></h1>' in index
+    doc = (site / "pkg" / "doc.html").read_text()
+    assert "<b>" not in doc and "&lt;b&gt;not bold&lt;/b&gt;" in doc and "<code>area</code>" in doc
+    assert re.search(r'class <a href="\./shapes\.py_docs\.html#l4-class-shape"><code>Shape</code></a>', doc)
+    keywords = (site / "keywords.html").read_text()
+    assert re.search(r'<tr><td><code>odd_one</code></td><td>function in <a href="[^"]+_docs\.html#[^"]+">'
+                     r'<code>pkg/a\|b \*c\*\.py:1</code></a></td></tr>', keywords)
+    md_index = (tree / "kwdocs-out" / "pkg" / "index.md").read_text()
+    assert "| 18 |" in md_index and "<td>18</td>" in index          # shapes.py's lines, as on the Markdown page
+
+
+def test_an_edit_renders_again_only_the_keyword_rows_it_changes_and_the_page_is_a_clean_builds(tmp_path, monkeypatch):
+    from kwdocs.site import html
+
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "shapes.py").write_text(SHAPES)
+    (tree / "pkg" / "more.py").write_text("".join(f"def name_{n}():\n    return {n}\n\n\n" for n in range(30)))
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    rendered: list[str] = []
+    rows = html.HtmlFormat.rows
+    monkeypatch.setattr(html.HtmlFormat, "rows", lambda self, kind, models, page: (
+        rendered.extend(model["name"] for model in models if kind == "keyword_row") or rows(self, kind, models, page)))
+    shapes = tree / "pkg" / "shapes.py"
+    shapes.write_text(shapes.read_text() + "\n\ndef added_later():\n    return 0\n")
+    assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+    assert rendered == ["added_later"]           # one new name: one row rendered, the others kept
+    edited = (tree / "kwdocs-out" / "site" / "keywords.html").read_bytes()
+    assert b"added_later" in edited and b"name_29" in edited
+    assert run_kwdocs("build", "--src", str(tree), "--out", str(tmp_path / "clean"), "-q", "--html") == 0
+    assert (tmp_path / "clean" / "site" / "keywords.html").read_bytes() == edited

@@ -235,7 +235,7 @@ def test_a_folder_named_like_a_page_shows_its_real_name_everywhere(page, tmp_pat
 def test_a_definitions_line_link_scrolls_to_that_source_line(page, built, tmp_path):
     watched = watch(page)
     page.goto((built / "geometry" / "shapes" / "circle.py_docs.html").as_uri())
-    link = page.locator("a.kwdocs-line-ref", has_text="line 9").first
+    link = page.locator("article a[href='#L9']", has_text="line 9").first
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     link.click()
     page.wait_for_url("**/circle.py_docs.html#L9")

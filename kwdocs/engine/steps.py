@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import posixpath
 import stat
 import sys
 import time
@@ -1164,7 +1165,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     time: a large tree's whole index as Python lists would not fit the memory target.
     """
     renderer = renderer_for(config)
-    key = render_key(config, pages.KEYWORDS_TEMPLATE)
+    formats = formats_for(config)
+    # the other formats' keys too: turning the site on renders every keyword page
+    key = "".join([render_key(config, pages.KEYWORDS_TEMPLATE), *(each.key() for each in formats)])
     meta = output.read_json(config.state / KEYWORDS_META, {}, strict=True) or {}
     fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
     known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
@@ -1219,24 +1222,42 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def cached_rows(page: str) -> pages.RowCache:
         """The rows a page had (each checked against its places before it is used again)."""
-        stored = {} if fresh else output.read_json(keyword_rows(config, page), {})
+        stored = {} if fresh else output.read_json(_rows_path(config, page), {})
         return stored if isinstance(stored, dict) else {}
 
-    written = 0
+    written = html_written = 0
     if everything_again or kept:
-        for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows):
-            written += output.write_if_changed(config.out, config.out / page, text)
+        for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows,
+                                                    formats):
+            changed = output.write_if_changed(config.out, config.out / page, text)
+            if page.endswith(".md"):
+                written += changed
+            else:
+                html_written += changed
             if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
-                output.write_json(config.out, keyword_rows(config, page), rows, sort_keys=False)
+                output.write_json(config.out, _rows_path(config, page), rows, sort_keys=False)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
-    removed = 0
+    removed = html_removed = 0
     for page in sorted(set(meta.get("pages", [])) - wanted):
         removed += output.remove(config.out, config.out / page)
-        output.remove(config.out, keyword_rows(config, page))
+        html_removed += _remove_other_forms(config, page)
+        for form in written_forms(config, page):
+            output.remove(config.out, _rows_path(config, form))
     output.write_json(config.out, config.state / KEYWORDS_META, {"key": key, "units": known, "counts": counts,
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
-    return {"written": written, "removed": removed}
+    return {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
+
+
+def _rows_path(config: Config, page: str) -> Path:
+    """Where the rows of a keyword page (in any format: ``site/keywords-A.html``) are kept."""
+    return keyword_rows(config, posixpath.basename(page))
+
+
+def _remove_other_forms(config: Config, md_page: str) -> int:
+    """Remove ``md_page``'s pages in the formats other than Markdown; returns how many went."""
+    return sum(output.remove(config.out, config.out / page) for page in written_forms(config, md_page)
+               if page != md_page)
 
 
 def _stored_keyword_entries(config: Config, unit: str) -> dict[str, list]:
@@ -1262,7 +1283,9 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     pages; pruning what is gone waits for that (``prune``).
     """
     renderer = renderer_for(config)
-    keys = [render_key(config, name) for name in pages.FOLDER_TEMPLATES]
+    formats = formats_for(config)
+    # the other formats' keys too: turning the site on renders every folder's pages
+    keys = [render_key(config, name) for name in pages.FOLDER_TEMPLATES] + [each.key() for each in formats]
     meta_path = config.state / FOLDERS_META
     meta = output.read_json(meta_path, {}, strict=True) or {}
     fresh = meta.get("keys") != keys
@@ -1287,7 +1310,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     subfolders, totals = pages.folder_tree(counts, all_folders)
     # an edit that adds no file leaves every folder's shape as it was: skip hashing 650 of them
     same_tree = not fresh and counts == meta.get("counts") and shapes.keys() == set(all_folders)
-    written = removed = 0
+    written = removed = html_written = html_removed = 0
     new_keys: dict[str, str] = {}
     new_shapes: dict[str, str] = {}
     for folder in all_folders:
@@ -1305,20 +1328,26 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         new_keys[folder] = key
         if page_keys.get(folder) == key:
             continue
-        file_rows = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1, fresh=fresh)
+        file_rows, row_items = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1, fresh=fresh)
         texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
-                                   subfolders[folder], totals[folder], importance)
-        written += sum(output.write_if_changed(config.out, config.out / page, text) for page, text in texts.items())
+                                   subfolders[folder], totals[folder], importance, formats, row_items)
+        for page, text in texts.items():
+            changed = output.write_if_changed(config.out, config.out / page, text)
+            if page.endswith(".md"):
+                written += changed
+            else:
+                html_written += changed
     for folder in sorted(set(page_keys) - set(new_keys)):
-        removed += output.remove(config.out, config.out / layout.index_page(folder))
-        removed += output.remove(config.out, config.out / layout.doc_page(folder))
+        for page in (layout.index_page(folder), layout.doc_page(folder)):
+            removed += output.remove(config.out, config.out / page)
+            html_removed += _remove_other_forms(config, page)
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
                                               "units": folder_units, "counts": counts, "problems": problems})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))
     output.write_json(config.out, config.state / PROBLEMS, flat)
-    return {"written": written, "removed": removed}
+    return {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
 
 
 def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -> list[dict]:
@@ -1370,15 +1399,16 @@ def _remade_rows(config: Config, unit: str) -> tuple[dict, dict]:
 
 
 def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], key: str, keep: bool,
-                fresh: bool) -> list[str]:
-    """A folder index's file rows as rendered, in path order.
+                fresh: bool) -> tuple[list[str], list[tuple[str, list]]]:
+    """A folder index's file rows as rendered, in path order, and each row's file name and what
+    it shows (``model.file_row_inputs``), which the other formats render their rows from.
 
     A folder split into units (``keep``) keeps each unit's rows as rendered
     (``FILE_ROWS``), good while the unit's summary rows (their digest) and the
     template (``key``) are unchanged: an edit in a large folder renders
     again the rows it changed and reads the others as text.
     """
-    named: list[tuple[str, str]] = []
+    named: list[tuple[str, str, list]] = []
     for unit, data in zip(units, parts):
         stored = load_shard(config, FILE_ROWS, unit) if keep and not fresh else {}
         names, inputs, texts = (stored.get(field) for field in ("names", "inputs", "rows"))
@@ -1391,9 +1421,9 @@ def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], k
             if keep:
                 save_shard(config, FILE_ROWS, unit, {"key": key, "digest": data["digest"], "names": names,
                                                      "inputs": inputs, "rows": texts})
-        named.extend(zip(names, texts))
-    named.sort()
-    return [text for _, text in named]
+        named.extend(zip(names, texts, inputs))
+    named.sort(key=lambda row: row[0])     # names are unique in a folder
+    return [text for _, text, _ in named], [(name, shown) for name, _, shown in named]
 
 
 def _unit_rows(files: dict[str, Facts]) -> tuple[dict, dict]:

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from markupsafe import Markup
+
 from kwdocs.config import Config
 from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
@@ -116,15 +118,27 @@ def kept_row(cached: RowCache, name: str, inputs: list, render: Callable[[], str
 
 
 def folder_pages(config: Config, renderer: Renderer, folder: str, file_rows: list[str], parts: list[dict],
-                 subfolders: list[dict], total_files: int, importance: dict | None = None) -> dict[str, str]:
+                 subfolders: list[dict], total_files: int, importance: dict | None = None,
+                 formats: Sequence[Format] = (), row_items: Sequence[tuple[str, list]] = ()) -> dict[str, str]:
     """``index.md`` and ``doc.md`` of one folder, from its index's file rows as rendered
-    (``file_rows``), its units' ``model.folder_part`` and linking's counts of uses (``importance``)."""
-    index = renderer.render(FOLDER_TEMPLATES[0], model.folder_index_model(
-        folder, project=config.project_name, file_rows=file_rows, subfolders=subfolders, has_keyword_index=True))
-    doc = renderer.render(FOLDER_TEMPLATES[1], model.folder_doc_model(
+    (``file_rows``), its units' ``model.folder_part`` and linking's counts of uses (``importance``);
+    and in each of ``formats``, from the same models, the index's rows made from ``row_items``
+    (each file's name and ``model.file_row_inputs``, in the rows' order)."""
+    index_path, doc_path = layout.index_page(folder), layout.doc_page(folder)
+    index_model = model.folder_index_model(
+        folder, project=config.project_name, file_rows=file_rows, subfolders=subfolders, has_keyword_index=True)
+    doc_model = model.folder_doc_model(
         folder, project=config.project_name, parts=parts, subfolders=subfolders, total_files=total_files,
-        importance=importance))
-    return {layout.index_page(folder): index, layout.doc_page(folder): doc}
+        importance=importance)
+    texts = {index_path: renderer.render(FOLDER_TEMPLATES[0], index_model),
+             doc_path: renderer.render(FOLDER_TEMPLATES[1], doc_model)}
+    row_models = [model.file_row_model(name, shown) for name, shown in row_items] if formats else []
+    for output_format in formats:
+        rows = output_format.rows("file_row", row_models, index_path)
+        texts[output_format.page_path(index_path)] = output_format.render(
+            "folder_index", index_model | {"file_rows": rows}, index_path)
+        texts[output_format.page_path(doc_path)] = output_format.render("folder_doc", doc_model, doc_path)
+    return texts
 
 
 def folder_file_rows(renderer: Renderer, rows: list[dict], cached: RowCache) -> tuple[list[str], list[list], list[str]]:
@@ -161,38 +175,75 @@ def folder_tree(direct_counts: dict[str, int], all_folders: list[str]) -> tuple[
 
 def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str], list[list]],
                   counts: dict[str, int], letters_to_render: set[str],
-                  cached_rows: Callable[[str], RowCache]) -> Iterator[tuple[str, str, RowCache | None]]:
+                  cached_rows: Callable[[str], RowCache], formats: Sequence[Format] = ()
+                  ) -> Iterator[tuple[str, str, RowCache | None]]:
     """``keywords.md``, and when the index is large the ``keywords-X.md`` of ``letters_to_render``,
     as (page, text, its rows to keep) one at a time: on a 100,000-file tree one letter's entries
     are plenty to hold.
 
     ``counts`` holds every letter's number of entries; ``entries_of(letter)`` gives those of a
     letter to render (of every letter when the index fits on one page); ``cached_rows(page)``
-    the rows the page had, as this returned them last time.
+    the rows the page had, as this returned them last time.  Each page of ``formats`` follows
+    its Markdown page, from the same models, with its own rows to keep.
     """
     all_letters = keywords.sorted_letters({letter for letter, count in counts.items() if count})
     if sum(counts.values()) <= keywords.SPLIT_THRESHOLD:
         page = layout.keywords_page()
-        everything = [entry for letter in all_letters for entry in entries_of(letter)]
-        rows, kept = keyword_rows(renderer, page, everything, cached_rows(page))
-        yield page, renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
-            None, rows, project=config.project_name, all_letters=[], counts=counts)), kept
+        grouped = keywords.by_name([entry for letter in all_letters for entry in entries_of(letter)])
+        rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page))
+        page_model = keywords.letter_model(None, rows, project=config.project_name, all_letters=[], counts=counts)
+        yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
+        yield from _keyword_formats(formats, page, page_model, grouped, cached_rows)
         return
-    yield layout.keywords_page(), renderer.render(KEYWORDS_TEMPLATE, keywords.bar_model(
-        project=config.project_name, all_letters=all_letters, counts=counts)), None
+    page = layout.keywords_page()
+    page_model = keywords.bar_model(project=config.project_name, all_letters=all_letters, counts=counts)
+    yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), None
+    yield from _keyword_formats(formats, page, page_model, [], cached_rows)
     for letter in all_letters:
         if letter in letters_to_render:
             page = layout.keywords_page(letter)
-            rows, kept = keyword_rows(renderer, page, entries_of(letter), cached_rows(page))
-            yield page, renderer.render(KEYWORDS_TEMPLATE, keywords.letter_model(
-                letter, rows, project=config.project_name, all_letters=all_letters, counts=counts)), kept
+            grouped = keywords.by_name(entries_of(letter))
+            rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page))
+            page_model = keywords.letter_model(letter, rows, project=config.project_name, all_letters=all_letters,
+                                               counts=counts)
+            yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
+            yield from _keyword_formats(formats, page, page_model, grouped, cached_rows)
 
 
-def keyword_rows(renderer: Renderer, page: str, entries: list[list], cached: RowCache
+def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, grouped: list[tuple[str, list[list]]],
+                     cached_rows: Callable[[str], RowCache]) -> Iterator[tuple[str, str, RowCache | None]]:
+    """A keyword page in each of ``formats``, from its Markdown page's model, and its rows to
+    keep (those in ``cached_rows`` of its path used again while their places are unchanged)."""
+    for output_format in formats:
+        format_page = output_format.page_path(page)
+        cached = cached_rows(format_page) if grouped else {}
+        kept: RowCache = {}
+        missing: list[tuple[str, list]] = []
+        for name, places in grouped:
+            inputs = [keywords.places_digest(places)]
+            entry = cached.get(name)
+            if isinstance(entry, list) and entry[:-1] == inputs:
+                kept[name] = entry
+            else:
+                kept[name] = inputs     # its row is rendered below, with the others missing
+                missing.append((name, places))
+        docs_links: dict[str, str] = {}
+        # one call for every row missing: a row at a time cost more than its rendering
+        fresh = output_format.rows("keyword_row", [keywords.row_model(page, name, places, docs_links)
+                                                   for name, places in missing], page)
+        for (name, _), row in zip(missing, fresh):
+            kept[name] = [*kept[name], str(row)]
+        rows = [Markup(entry[-1]) for entry in kept.values()]    # rows this format rendered (kept as text)
+        text = output_format.render("keywords", page_model | {"rows": rows}, page)
+        yield format_page, text, kept if grouped else None
+
+
+def keyword_rows(renderer: Renderer, page: str, grouped: list[tuple[str, list[list]]], cached: RowCache
                  ) -> tuple[list[str], RowCache]:
     """A keyword page's table rows, through the template's ``row`` macro, and the rows to keep,
     each checked against a digest of its places: a letter of a large tree lists
-    thousands of places, and an edit changes a few names.
+    thousands of places, and an edit changes a few names.  ``grouped``: the page's entries
+    by name (``keywords.by_name``).
     """
     row = renderer.macro(KEYWORD_ROW_TEMPLATE, "row")
     docs_links: dict[str, str] = {}
@@ -202,7 +253,7 @@ def keyword_rows(renderer: Renderer, page: str, entries: list[list], cached: Row
         return row(model["name"], model["places"])   # arguments, not a dict: 75,000 calls
 
     kept: RowCache = {}
-    for name, places in keywords.by_name(entries):
+    for name, places in grouped:
         kept[name] = kept_row(cached, name, [keywords.places_digest(places)],
                               lambda: render(name, places))  # noqa: B023 - called at once
     return [entry[-1] for entry in kept.values()], kept

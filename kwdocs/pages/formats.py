@@ -18,6 +18,9 @@ from kwdocs.pages.render import Renderer, renderer_for
 
 # page kinds made from models, by the Markdown template of each
 TEMPLATES = {"file_docs": "file_docs.md.j2", "file_kw": "file_kw.md.j2"}
+# index page kinds the other formats render from the models of the Markdown folder and keyword pages
+# (``kwdocs.pages.compose``), with their tables' rows (``Format.rows``) in the model's row list
+INDEX_KINDS = ("folder_index", "folder_doc", "keywords")
 
 
 class Format(Protocol):
@@ -34,7 +37,13 @@ class Format(Protocol):
         ...
 
     def render(self, kind: str, model: dict, md_page: str) -> str:
-        """The page of ``kind`` (a key of ``TEMPLATES``) for ``model``; ``md_page`` names it."""
+        """The page of ``kind`` (a key of ``TEMPLATES``, or one of ``INDEX_KINDS`` for a format
+        other than Markdown) for ``model``; ``md_page`` names it."""
+        ...
+
+    def rows(self, kind: str, models: list[dict], md_page: str) -> list:
+        """An index page's table rows (``file_row``: a folder index's, ``keyword_row``: a keyword
+        page's), one per row model, for the page ``md_page``."""
         ...
 
 

@@ -8,8 +8,9 @@ dark, colours both kinds of output.  A language without a grammar goes through
 Pygments; a large file without one is shown as plain escaped text (Pygments' regular
 expressions take seconds on it).
 
-The result is a list of lines of escaped HTML; a token of many lines (a docstring) is one
-span across them, so an anchor put before each line may sit inside a span.  Given ``links`` (identifier -> href), an
+The result is a list of lines of escaped HTML; a token is an ``<i>`` with its class (the
+shortest element the stylesheet can colour: tokens are most of a page), and a token of many
+lines (a docstring) is one element across them.  Given ``links`` (identifier -> href), an
 identifier outside strings and comments is wrapped in a link to its definition.
 """
 from __future__ import annotations
@@ -116,11 +117,11 @@ def _plain(text: str, links: Mapping[str, str] | None) -> str:
 
 
 def _span(cls: str, text: str, links: Mapping[str, str] | None) -> str:
-    """One highlighted token; a docstring or comment of many lines is one span across them (a
-    span per line was a tenth of a page)."""
+    """One highlighted token; a docstring or comment of many lines is one element across them (one
+    per line was a tenth of a page).  Class names are word characters: no quotes needed."""
     href = links.get(text) if links and cls in _NAMES else None
     inner = f'<a href="{escape(href)}">{text}</a>' if href is not None else escape(text, quote=False)
-    return f'<span class="{cls}">{inner}</span>'
+    return f'<i class={cls}>{inner}</i>'
 
 
 def _tree_sitter(text: str, info: str, links: Mapping[str, str] | None) -> str | None:

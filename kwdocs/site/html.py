@@ -11,8 +11,9 @@ shares a folder with it.
 A page is rendered from its Markdown alone (cmark-gfm, tables, heading anchors,
 code highlighted by ``kwdocs.site.highlight``), then sanitized with nh3 as
 if the Markdown were hostile: only the tags and attributes the pages need survive.
-A docs page's source is highlighted straight from its text, one anchored line
-(``#L208``) per row.
+A docs page's source is highlighted straight from its text; the script anchors each
+line (``#L208``) and adds what every page has alike (the header's controls, permalinks), so
+a page carries only its own content.
 Navigation that depends on the whole tree (the folder tree, the search index)
 is data loaded by the site's script, so adding a file re-renders no other page.
 """
@@ -41,7 +42,7 @@ from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.pages.layout import html_page
-from kwdocs.pages.render import ModelEnvironment, human_size
+from kwdocs.pages.render import _DOUBLE_BACKTICKS, ModelEnvironment, human_size, short_size
 from kwdocs.site import highlight as highlighting, search
 from kwdocs.site.highlight import highlight
 from kwdocs.store import writer as output
@@ -66,8 +67,8 @@ ALLOWED_TAGS = {
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "id", "title", "class"},
     "h1": {"id"}, "h2": {"id"}, "h3": {"id"}, "h4": {"id"}, "h5": {"id"}, "h6": {"id"},
-    "span": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"}, "details": {"class", "open"},
-    "th": {"align"}, "td": {"align"},
+    "span": {"class"}, "i": {"class"}, "div": {"class"}, "code": {"class"}, "pre": {"class"},
+    "details": {"class", "open"}, "th": {"align"}, "td": {"align"},
 }
 URL_SCHEMES = {"http", "https", "mailto"}
 RESERVED_ID_PREFIX = "kwdocs"      # the layout's own element ids; content may not take them
@@ -95,6 +96,12 @@ def site_href(md_page: str, href: str) -> str:
     if not href or href.startswith(("#", "/")):
         return href
     path, hash_mark, anchor = href.partition("#")
+    return _site_path(md_page, path) + hash_mark + anchor
+
+
+@functools.lru_cache(maxsize=8192)     # a page links a few pages many times (each definition's anchor)
+def _site_path(md_page: str, path: str) -> str:
+    """``site_href`` of a link without its anchor."""
     if path.endswith(".md") and ":" not in path and "?" not in path:
         # what ``layout.link`` writes, ``./`` or some ``../`` then names: no parsing needed
         ups = 0
@@ -103,15 +110,14 @@ def site_href(md_page: str, href: str) -> str:
         rest = path[ups * 3:]
         if (ups or rest.startswith("./")) and ups <= md_page.count("/") and "./" not in rest[2:] \
                 and "/." not in rest:
-            return path[:-3] + ".html" + hash_mark + anchor
-    parts = urlsplit(href)
+            return path[:-3] + ".html"
+    parts = urlsplit(path)
     if parts.scheme or parts.netloc or not parts.path:
-        return href
+        return path
     target = posixpath.normpath(posixpath.join(posixpath.dirname(md_page), unquote(parts.path)))
     if target == ".." or target.startswith("../") or not parts.path.endswith(".md"):
-        return "../" + href
-    rest = href[len(parts.path):]
-    return parts.path[:-3] + ".html" + rest
+        return "../" + path
+    return parts.path[:-3] + ".html" + path[len(parts.path):]
 
 
 # ---------------------------------------------------------------- Markdown to safe HTML
@@ -131,7 +137,7 @@ def _slug(text: str) -> str:
 
 
 def _anchor_headings(body: str) -> str:
-    """Each heading gets an id (unique in the page) and a permalink."""
+    """Each heading gets an id (unique in the page); the script adds its permalink."""
     seen: set[str] = set()
 
     def anchor(match: re.Match) -> str:
@@ -142,7 +148,7 @@ def _anchor_headings(body: str) -> str:
             slug = f"{base}_{number}"
         seen.add(slug)
         level = match.group(1)
-        return f'<h{level} id="{slug}">{match.group(2)}<a class="headerlink" href="#{slug}">¶</a></h{level}>'
+        return f'<h{level} id="{slug}">{match.group(2)}</h{level}>'
     return _HEADING.sub(anchor, body)
 
 
@@ -207,15 +213,7 @@ _LINE_REFERENCE = re.compile(r"(</code>(?:</strong>)?) \(line (\d+)\)")
 
 
 def _line_link(match: re.Match) -> str:
-    return f'{match.group(1)} (<a class="kwdocs-line-ref" href="#L{match.group(2)}">line {match.group(2)}</a>)'
-
-
-# a keyword page's "[class, line 9](x_docs.md#anchor)": its entry, and beside it its source line
-_KEYWORD_LINE = re.compile(r'(<a href="([^"#]*_docs\.html)#[^"]*"[^>]*>[^<]*?, line (\d+)</a>)')
-
-
-def _keyword_line_link(match: re.Match) -> str:
-    return f'{match.group(1)} <a class="kwdocs-line-ref" href="{match.group(2)}#L{match.group(3)}">source</a>'
+    return f'{match.group(1)} (<a href="#L{match.group(2)}">line {match.group(2)}</a>)'
 
 
 def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
@@ -237,17 +235,21 @@ def _source_fence(markdown_text: str) -> tuple[int, int, str, str] | None:
 
 
 def source_block(text: str, info: str, links: Mapping[str, str] | None = None) -> str:
-    """The highlighted source, each line with its number and anchor (``#L208``); identifiers
-    that ``links`` names link to their definitions."""
+    """The highlighted source, its lines counted (``data-lines``); identifiers that ``links``
+    names link to their definitions.
+
+    The script gives each line its anchor (``#L208``), an empty element whose number the
+    stylesheet draws: copying the source copies no numbers, and the page carries only the
+    highlighted text (an anchor per line written into every page was a twentieth of the site).
+    """
     lines = highlight(text, info, links)
-    # an empty anchor per line: its number is drawn by the stylesheet (a CSS counter) and made a
-    # link by the script, so copying the source copies no numbers, and a line costs a few bytes
-    rows = "\n".join(f'<a id="L{number}"></a>{line}' for number, line in enumerate(lines, 1))
+    rows = "\n".join(lines)
     count = len(lines)
     fold = "" if count > FOLD_LINES else " open"
     plural = "s" if count != 1 else ""
     return (f'<details class="kwdocs-source"{fold}><summary>Source ({count:,} line{plural})</summary>'
-            f'<div class="codehilite"><pre class="kwdocs-numbered"><code>{rows}\n</code></pre></div></details>\n')
+            f'<div class="codehilite"><pre class="kwdocs-numbered" data-lines="{count}"><code>{rows}\n</code></pre>'
+            '</div></details>\n')
 
 
 # ---------------------------------------------------------------- the layout
@@ -285,7 +287,7 @@ def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
 
 
 TOC_MIN_SECTIONS = 5       # a page with fewer sections needs no table of contents
-_SECTION = re.compile(r'<h2 id="([^"]+)">(.*?)<a class="headerlink"', re.DOTALL)
+_SECTION = re.compile(r'<h2 id="([^"]+)">(.*?)</h2>', re.DOTALL)
 
 
 def contents(body: str) -> list[dict]:
@@ -316,7 +318,7 @@ def _environment(override: Path | None) -> jinja2.Environment:
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      trim_blocks=True, lstrip_blocks=True, auto_reload=False)
     environment.filters.update(inline=_inline, slug=_slug, size=human_size, num=lambda value: f"{value:,}",
-                               codes=_codes, basename=posixpath.basename)
+                               codes=_codes, basename=posixpath.basename, short_size=short_size, prose=_prose)
     environment.globals.update(code_block=_code_block, heading=_heading)
     return environment
 
@@ -333,11 +335,7 @@ def _template(config: Config, name: str = PAGE_TEMPLATE) -> jinja2.Template:
 def render_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> str:
     """The whole HTML page for one Markdown page (``md_page`` relative to the output root; ``subject``:
     see ``describe``): the pages no format renders from their models yet (folder and keyword index pages)."""
-    kind = describe(md_page, subject)[0]
-    body = name_links(markdown_to_html(markdown_text, md_page))
-    if kind == "kw":
-        body = _KEYWORD_LINE.sub(_keyword_line_link, body)
-    return _page(config, md_page, body, subject)
+    return _page(config, md_page, name_links(markdown_to_html(markdown_text, md_page)), subject)
 
 
 def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
@@ -361,6 +359,10 @@ def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
 
 FILE_PAGE_SUFFIXES = (layout.DOCS_SUFFIX, layout.KW_SUFFIX)
 FILE_TEMPLATES = {"file_docs": "html/file_docs.html.j2", "file_kw": "html/file_kw.html.j2"}
+# folder and keyword index pages: their models' table rows come rendered (``rows``), by ROW_MACROS
+INDEX_TEMPLATES = {"folder_index": "html/folder_index.html.j2", "folder_doc": "html/folder_doc.html.j2",
+                   "keywords": "html/keywords.html.j2"}
+ROW_MACROS = {"file_row": ("html/folder_row.html.j2", "file_row"), "keyword_row": ("html/keyword_row.html.j2", "row")}
 FRAGMENT_TAGS = {"a", "code", "em", "strong", "del", "br"}
 
 
@@ -381,8 +383,12 @@ class HtmlFormat:
         return render_key(self.config)
 
     def render(self, kind: str, model: dict, md_page: str) -> str:
-        page = html_page(md_page)
         href = functools.partial(site_href, md_page)
+        if kind in INDEX_TEMPLATES:
+            body = _template(self.config, INDEX_TEMPLATES[kind]).render(model, href=href)
+            # a folder's pages name it as the build knows it (exact for an escaped folder name)
+            return _page(self.config, md_page, body, model.get("folder") if kind != "keywords" else None)
+        page = html_page(md_page)
         template = _template(self.config, FILE_TEMPLATES[kind])
         body = template.render(
             model, md_page=md_page, href=href, spans=functools.partial(_spans, href),
@@ -391,6 +397,14 @@ class HtmlFormat:
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page))
         return _page(self.config, md_page, body, model["path"])
+
+    def rows(self, kind: str, models: list[dict], md_page: str) -> list[Markup]:
+        """Table rows of an index page (``kind``: a key of ``ROW_MACROS``), one per model, each
+        model's keys the macro's arguments."""
+        template, name = ROW_MACROS[kind]
+        macro = getattr(_template(self.config, template).module, name)
+        href = functools.partial(site_href, md_page)
+        return [macro(**model, href=href) for model in models]
 
     def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
         """A docs-page section that has a Markdown block but no HTML one (a section added through
@@ -443,10 +457,11 @@ def _code_block(text: str, info: str) -> Markup:
 
 
 def _heading(level: int, anchor: str, text: str, code: str = "") -> Markup:
-    """A heading with its id and permalink (the ids the Markdown pages' headings get in the site)."""
+    """A heading with its id (the ids the Markdown pages' headings get in the site); the script adds
+    its permalink."""
     inner = html_lib.escape(text, quote=False) + (f"<code>{html_lib.escape(code, quote=False)}</code>" if code else "")
     anchor = html_lib.escape(anchor)
-    return Markup(f'<h{level} id="{anchor}">{inner}<a class="headerlink" href="#{anchor}">¶</a></h{level}>')
+    return Markup(f'<h{level} id="{anchor}">{inner}</h{level}>')
 
 
 def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
@@ -461,6 +476,18 @@ def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
             out.append(f'<a href="{html_lib.escape(href(span["link"]))}"><code>{value}</code></a>')
         else:
             out.append(f"<code>{value}</code>")
+    return Markup("".join(out))
+
+
+def _prose(text: str) -> Markup:
+    """A docstring's or README's prose as text, its double-backtick literals as code (as the
+    Markdown pages' ``prose`` filter makes them)."""
+    out, position = [], 0
+    for literal in _DOUBLE_BACKTICKS.finditer(text):
+        out.append(html_lib.escape(text[position:literal.start()], quote=False))
+        out.append(f"<code>{html_lib.escape(literal.group(1), quote=False)}</code>")
+        position = literal.end()
+    out.append(html_lib.escape(text[position:], quote=False))
     return Markup("".join(out))
 
 
@@ -522,7 +549,8 @@ def render_key(config: Config) -> str:
     digest = hashlib.sha256(Path(__file__).read_bytes() + Path(highlighting.__file__).read_bytes())
     environment = _environment(config.templates)
     loader = environment.loader     # _environment always gives one
-    for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values()):
+    for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values(), *INDEX_TEMPLATES.values(),
+                 *(template for template, _ in ROW_MACROS.values())):
         digest.update(loader.get_source(environment, name)[0].encode())  # type: ignore[union-attr]
     for package in ("cmarkgfm", "pygments", "nh3", "tree-sitter", *highlighting.grammar_packages()):
         try:
@@ -567,16 +595,15 @@ def _render_all(config: Config, todo: list[tuple[str, str | None]]) -> int:
 def build_site(config: Config) -> dict:
     """Bring ``<out>/site`` up to date with the Markdown pages; returns counts.
 
-    A page is rendered again only when its Markdown changed (size and mtime
-    first, then content hash) or the layout did; HTML of pages the build no
-    longer writes is removed; the tree and search data are rewritten only
-    when their content changes.
+    Every page's HTML is made beside its Markdown, from the same models, by the step that
+    makes it (``HtmlFormat``); here a folder or keyword page's HTML deleted by hand is made
+    again from its Markdown, HTML of pages the build no longer writes is removed, and the
+    tree and search data are rewritten when their content changes.
     """
     site = site_root(config)
     manifest_path = config.state / MANIFEST
     manifest = output.read_json(manifest_path, {}) or {}
     key = render_key(config)
-    previous: dict[str, list] = manifest.get("pages", {}) if manifest.get("key") == key else {}
     from kwdocs.store.state import page_subjects
     subjects = page_subjects(config)
     pages = markdown_pages(config, subjects)
@@ -585,21 +612,13 @@ def build_site(config: Config) -> dict:
     removed = 0
     for md_page in pages:
         if md_page.endswith(FILE_PAGE_SUFFIXES):
-            continue    # the render step made their HTML from their models (HtmlFormat)
-        source = config.out / md_page
-        stamp = output.stamp(source)
+            continue    # the render step made their HTML and removes it with them
+        stamp = output.stamp(config.out / md_page)
         if stamp is None:
             continue
-        old = previous.get(md_page)
-        target_exists = (site / html_page(md_page)).is_file()
-        if old and tuple(old[:2]) == stamp and target_exists:
-            recorded[md_page] = old
-            continue
-        data = source.read_bytes()
-        sha = hashlib.sha256(data).hexdigest()
-        if not (old and old[2] == sha and target_exists):
+        recorded[md_page] = list(stamp)
+        if not (site / html_page(md_page)).is_file():
             todo.append((md_page, subjects.get(md_page)))
-        recorded[md_page] = [*stamp, sha]
     written = _render_all(config, todo)
     for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
         if not md_page.endswith(FILE_PAGE_SUFFIXES):

@@ -15,8 +15,8 @@
     return element ? element.getAttribute("content") || "" : "";
   }
 
-  var root = meta("kwdocs-root") || "./";
   var page = meta("kwdocs-page");
+  var root = "../".repeat(page.split("/").length - 1) || "./";   // the way up from this page to the site's root
 
   /* A global set by one of our data scripts: an own property of window,
    * never an element that content named with the same id. */
@@ -444,6 +444,108 @@
     poll();
   }
 
+  // ------------------------------------------------------------ what every page has: written here, not into each page
+
+  function button(id, className, label, text) {
+    var node = element("button", className, text);
+    node.id = id;
+    node.setAttribute("type", "button");
+    node.setAttribute("aria-label", label);
+    return node;
+  }
+
+  /* The header's controls: the drawer button, the search box and its results, the keyword index
+   * link, the theme toggle. */
+  function buildHeader() {
+    var header = document.querySelector(".kwdocs-header");
+    if (!header || document.getElementById("kwdocs-search")) return;
+    var drawer = button("kwdocs-drawer", "kwdocs-button kwdocs-drawer-button", "Folders and files", "\u2630");
+    drawer.setAttribute("aria-controls", "kwdocs-tree");
+    drawer.setAttribute("aria-expanded", "false");
+    header.insertBefore(drawer, header.firstChild);
+    var search = element("div", "kwdocs-search");
+    var input = element("input");
+    input.id = "kwdocs-search";
+    [["type", "search"], ["placeholder", "Search keywords and files\u2026"], ["autocomplete", "off"],
+     ["spellcheck", "false"], ["aria-label", "Search keywords and files"], ["aria-controls", "kwdocs-results"]]
+      .forEach(function (pair) { input.setAttribute(pair[0], pair[1]); });
+    var results = element("div", "kwdocs-results");
+    results.id = "kwdocs-results";
+    results.setAttribute("role", "listbox");
+    results.hidden = true;
+    search.appendChild(input);
+    search.appendChild(results);
+    header.appendChild(search);
+    var keywords = element("a", "kwdocs-keywords-link", "Keyword index");
+    keywords.setAttribute("href", root + "keywords.html");
+    header.appendChild(keywords);
+    header.appendChild(button("kwdocs-theme", "kwdocs-button", "Dark or light", "\u25d0"));
+  }
+
+  /* A permalink after each heading with an id. */
+  function addPermalinks() {
+    var headings = document.querySelectorAll(".kwdocs-content h1[id], .kwdocs-content h2[id], " +
+                                             ".kwdocs-content h3[id], .kwdocs-content h4[id]");
+    Array.prototype.forEach.call(headings, function (heading) {
+      var link = element("a", "headerlink", "\u00b6");
+      link.setAttribute("href", "#" + heading.id);
+      heading.appendChild(link);
+    });
+  }
+
+  /* On a keyword page, beside each keyword's entry ("class, line 9", to its definition's entry on
+   * the docs page), a link straight to that line of the source. */
+  function addSourceLinks() {
+    if (!document.body.classList.contains("kind-kw")) return;
+    Array.prototype.forEach.call(document.querySelectorAll('.kwdocs-content li > a[href*="_docs.html#"]'), function (entry) {
+      var line = /, line (\d+)$/.exec(entry.textContent);
+      if (!line) return;
+      var link = element("a", null, "source");
+      link.setAttribute("href", entry.getAttribute("href").split("#")[0] + "#L" + line[1]);
+      entry.parentNode.insertBefore(link, entry.nextSibling);
+      entry.parentNode.insertBefore(document.createTextNode(" "), link);
+    });
+  }
+
+  function lineAnchor(number) {
+    var anchor = document.createElement("a");
+    anchor.id = "L" + number;
+    return anchor;
+  }
+
+  /* Each line of a numbered source (its count in data-lines) gets an empty anchor, L1, L2 ...,
+   * at its start, inside a token that runs over lines: the stylesheet draws its number, a click
+   * on the number links to the line, and #L208 leads there. */
+  function numberLines() {
+    Array.prototype.forEach.call(document.querySelectorAll("pre.kwdocs-numbered[data-lines] > code"), function (code) {
+      var count = parseInt(code.parentNode.getAttribute("data-lines"), 10) || 0;
+      if (count < 1) return;
+      var walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+      var texts = [];
+      while (walker.nextNode()) texts.push(walker.currentNode);
+      var line = 1;
+      code.insertBefore(lineAnchor(1), code.firstChild);
+      for (var index = 0; index < texts.length && line < count; index++) {
+        var node = texts[index];
+        if (node.data.indexOf("\n") < 0) continue;
+        var pieces = node.data.split("\n");
+        var fragment = document.createDocumentFragment();
+        var text = pieces[0];
+        for (var piece = 1; piece < pieces.length; piece++) {
+          if (line < count) {
+            fragment.appendChild(document.createTextNode(text + "\n"));
+            fragment.appendChild(lineAnchor(++line));
+            text = pieces[piece];
+          } else {
+            text += "\n" + pieces[piece];
+          }
+        }
+        if (text) fragment.appendChild(document.createTextNode(text));
+        node.parentNode.replaceChild(fragment, node);
+      }
+    });
+  }
+
   // a line anchor (#L208) inside a folded source: unfold it, then show the line
   function revealTarget() {
     var id = decodeURIComponent(location.hash.slice(1));
@@ -499,6 +601,10 @@
   }
 
   function start() {
+    buildHeader();
+    numberLines();
+    addPermalinks();
+    addSourceLinks();
     setUpTheme();
     setUpLineNumbers();
     setUpDrawer();
