@@ -167,6 +167,17 @@ class ModelEnvironment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
+def render_template(template: jinja2.Template, model: dict) -> str:
+    """``template.render(model)``, and the model freed as soon as the text is made."""
+    context = template.new_context(model)
+    try:
+        return "".join(template.root_render_func(context))
+    finally:
+        # a template's macros close over its context, which holds the model: a cycle that kept
+        # every page's model of a step alive until the collector ran
+        context.vars.clear()
+
+
 class Renderer:
     """A Jinja2 environment over the override folder and the shipped templates."""
 
@@ -195,14 +206,7 @@ class Renderer:
         self.env.filters.update(join=jinja2.filters.sync_do_join, map=jinja2.filters.sync_do_map)
 
     def render(self, template: str, model: dict) -> str:
-        found = self.env.get_template(template)
-        context = found.new_context(model)
-        try:
-            return "".join(found.root_render_func(context))
-        finally:
-            # a template's macros close over its context, which holds the model: a cycle that kept
-            # every page's model of a step alive until the collector ran
-            context.vars.clear()
+        return render_template(self.env.get_template(template), model)
 
     def macro(self, template: str, name: str) -> Callable[..., str]:
         """A macro of a template, to render one part of a page (say, one table row) on its own."""

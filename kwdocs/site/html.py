@@ -42,7 +42,7 @@ from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.pages.layout import html_page
-from kwdocs.pages.render import _DOUBLE_BACKTICKS, ModelEnvironment, human_size, short_size
+from kwdocs.pages.render import _DOUBLE_BACKTICKS, ModelEnvironment, human_size, render_template, short_size
 from kwdocs.site import highlight as highlighting, search
 from kwdocs.site.highlight import highlight
 from kwdocs.store import writer as output
@@ -348,11 +348,11 @@ def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
-    return _template(config).render(
+    return render_template(_template(config), dict(
         csp=Markup(CSP), title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
-        body=Markup(body), toc=contents(body))
+        body=Markup(body), toc=contents(body)))
 
 
 # ---------------------------------------------------------------- the HTML format: pages from their models
@@ -385,17 +385,17 @@ class HtmlFormat:
     def render(self, kind: str, model: dict, md_page: str) -> str:
         href = functools.partial(site_href, md_page)
         if kind in INDEX_TEMPLATES:
-            body = _template(self.config, INDEX_TEMPLATES[kind]).render(model, href=href)
+            body = render_template(_template(self.config, INDEX_TEMPLATES[kind]), model | {"href": href})
             # a folder's pages name it as the build knows it (exact for an escaped folder name)
             return _page(self.config, md_page, body, model.get("folder") if kind != "keywords" else None)
         page = html_page(md_page)
         template = _template(self.config, FILE_TEMPLATES[kind])
-        body = template.render(
-            model, md_page=md_page, href=href, spans=functools.partial(_spans, href),
+        body = render_template(template, model | dict(
+            md_page=md_page, href=href, spans=functools.partial(_spans, href),
             source=functools.partial(_source, _source_links(model, page)),
             use_link=lambda path, line: layout.link(md_page, layout.docs_page(path), f"L{line}"),
             has_block=template.blocks.__contains__,
-            markdown_section=functools.partial(self._markdown_section, model, md_page))
+            markdown_section=functools.partial(self._markdown_section, model, md_page)))
         return _page(self.config, md_page, body, model["path"])
 
     def rows(self, kind: str, models: list[dict], md_page: str) -> list[Markup]:
