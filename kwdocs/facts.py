@@ -70,6 +70,13 @@ def facts_fields(found: dict[str, Any]) -> Facts:
     return cast(Facts, found)
 
 
+def as_facts(data: object) -> Facts | None:
+    """A facts record read back from JSON (a shard, the shared cache), or None if ``data`` is
+    not a dict.  Only the outline is checked here: the reader checks the fields it relies on
+    (its path and hash, say) before it trusts the record."""
+    return cast(Facts, data) if isinstance(data, dict) else None
+
+
 # Keyword kinds and the ``###`` group each is listed under on a keyword page,
 # in the order the groups appear.
 KIND_GROUPS: dict[str, str] = {

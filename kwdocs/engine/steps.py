@@ -37,7 +37,7 @@ from kwdocs.context import per_config
 from kwdocs.engine.workers import collector_paused
 from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
-from kwdocs.facts import Facts, identity as facts_identity
+from kwdocs.facts import Facts, Problem, as_facts, identity as facts_identity
 from kwdocs.pages import compose as pages, keywords, layout, model
 from kwdocs.pages.formats import file_page_paths, formats_for, written_forms
 from kwdocs.pages.render import renderer_for
@@ -252,15 +252,17 @@ def facts_of_source(config: Config, rel: str, source: Source) -> Facts:
     rules = rules_for(config)
     if source.size > len(data) and not is_binary(data):
         facts, _, calls = extract_bytes(rel, b"")
+        text: str | None
         text, _ = decode(data)
-        facts.update(lines=source.lines)
+        facts["lines"] = source.lines
         facts["problems"].append({"message": f"larger than {pages.ANALYSE_LIMIT // (1024 * 1024)} MiB: "
                                               "only its metadata and beginning are documented"})
     else:
         # the extractor reads the masked text: everything pages show besides the source
         # (overview, signatures, keywords, search data) comes from it
         facts, text, calls = extract_bytes(rel, data, lambda text, language: rules.mask_secrets(text, language, "x")[0])
-    facts.update(size=source.size, sha256=source.sha256 or facts["sha256"])
+    facts["size"] = source.size
+    facts["sha256"] = source.sha256 or facts["sha256"]
     facts["findings"] = rules.evaluate(facts, text, calls)
     return facts
 
@@ -299,7 +301,7 @@ def extract_settled(config: Config, rel: str, previous: Facts | None = None,
                     and before[0] < started - RACY_NS:
                 seen[rel] = [before[1], before[0], facts["sha256"]]
             return facts
-    problem = {"message": "kept changing while it was being read; the next build reads it again"}
+    problem: Problem = {"message": "kept changing while it was being read; the next build reads it again"}
     return {**facts, "problems": [*facts["problems"], problem]}   # a copy: facts may be ``previous``
 
 
@@ -469,8 +471,8 @@ class SharedFacts:
         for key, data in self.cache.get_many(list(keys)).items():
             rel = keys[key]
             try:
-                facts = cache.decode(data, self.claims(key, rel))
-                if not isinstance(facts, dict) or facts.get("path") != rel or facts.get("sha256") != self.hashes[rel]:
+                facts = as_facts(cache.decode(data, self.claims(key, rel)))
+                if facts is None or facts.get("path") != rel or facts.get("sha256") != self.hashes[rel]:
                     raise ValueError("its facts are of another file")
                 self.found[rel] = facts
             except ValueError as error:
@@ -1411,12 +1413,12 @@ def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], k
     named: list[tuple[str, str, list]] = []
     for unit, data in zip(units, parts):
         stored = load_shard(config, FILE_ROWS, unit) if keep and not fresh else {}
-        names, inputs, texts = (stored.get(field) for field in ("names", "inputs", "rows"))
-        usable = stored.get("key") == key and all(isinstance(value, list) for value in (names, inputs, texts)) \
-            and len(names) == len(inputs) == len(texts) and all(isinstance(text, str) for text in names + texts)
-        if not (usable and stored.get("digest") == data["digest"]):
-            cached = {name: [*shown, text] for name, shown, text in zip(names, inputs, texts)
-                      if isinstance(name, str) and isinstance(shown, list)} if usable else {}
+        usable = _usable_file_rows(stored, key)
+        if usable is not None and stored.get("digest") == data["digest"]:
+            names, _, texts = usable
+        else:
+            cached = {name: [*shown, text] for name, shown, text in zip(*usable)
+                      if isinstance(name, str) and isinstance(shown, list)} if usable is not None else {}
             names, inputs, texts = pages.folder_file_rows(renderer, _stored_rows(config, unit), cached)
             if keep:
                 save_shard(config, FILE_ROWS, unit, {"key": key, "digest": data["digest"], "names": names,
@@ -1424,6 +1426,17 @@ def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], k
         named.extend(zip(names, texts, inputs))
     named.sort(key=lambda row: row[0])     # names are unique in a folder
     return [text for _, text, _ in named], [(name, shown) for name, _, shown in named]
+
+
+def _usable_file_rows(stored: dict, key: str) -> tuple[list[str], list[list], list[str]] | None:
+    """A ``FILE_ROWS`` shard's names, what each row shows and the rows, if it was made under
+    ``key`` and has their shape (state can be damaged by hand), else None."""
+    names, inputs, texts = stored.get("names"), stored.get("inputs"), stored.get("rows")
+    if stored.get("key") == key and isinstance(names, list) and isinstance(inputs, list) \
+            and isinstance(texts, list) and len(names) == len(inputs) == len(texts) \
+            and all(isinstance(text, str) for text in names + texts):
+        return names, inputs, texts
+    return None
 
 
 def _unit_rows(files: dict[str, Facts]) -> tuple[dict, dict]:

@@ -21,7 +21,7 @@ _BOMS = (
 )
 
 
-def bom_encoding(data: bytes) -> str | None:
+def bom_encoding(data: bytes | bytearray) -> str | None:
     """The encoding announced by a byte-order mark, if any."""
     for bom, name in _BOMS:
         if data.startswith(bom):
@@ -29,7 +29,7 @@ def bom_encoding(data: bytes) -> str | None:
     return None
 
 
-def is_binary(data: bytes) -> bool:
+def is_binary(data: bytes | bytearray) -> bool:
     """Git's heuristic; UTF-16/32 text with a BOM is text despite its NULs."""
     return b"\0" in data[:BINARY_SNIFF] and bom_encoding(data) not in ("utf-16", "utf-32")
 

@@ -13,6 +13,7 @@ import string
 from operator import itemgetter
 from pathlib import Path
 
+from kwdocs.facts import Facts
 from kwdocs.pages import layout
 from kwdocs.pages.model import kind_label
 from kwdocs.store import writer as output
@@ -32,7 +33,7 @@ def letter_of(name: str) -> str:
     return first if first and first in string.ascii_uppercase else OTHER  # '' is in every string
 
 
-def unit_letters(files: dict[str, dict]) -> dict[str, list]:
+def unit_letters(files: dict[str, Facts]) -> dict[str, list]:
     """A unit's index entries by letter, each letter's as [count, digest, compact JSON], the
     entries [name, kind label, path, line, anchor, shown name] sorted by name, path, line and
     kind label.  Made at extraction, on every core, so the keyword step reads a shard a fifth

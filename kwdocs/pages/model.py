@@ -921,7 +921,7 @@ PART_CANDIDATES = 400   # candidates a unit's part keeps for its folder's Main D
 FOLDER_PURPOSES = 6      # files whose own words a folder without README or package docstring quotes
 
 
-def folder_part(rows: list[Facts]) -> dict:
+def folder_part(rows: list[dict]) -> dict:
     """What a folder's doc.md needs of one unit's summary rows (sorted by path), made at extraction.
 
     An edit in a large folder changes one unit's part; the folder's page sums its

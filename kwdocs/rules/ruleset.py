@@ -26,7 +26,7 @@ import posixpath
 import re
 import string
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -508,7 +508,7 @@ class RuleSet:
     specs: tuple[dict[str, Any], ...]
     sources: tuple[str, ...]             # the file each spec came from, for errors
     project: str = "this project"
-    _by_language: dict[str, tuple[tuple[Rule, ...], ...]] = field(
+    _by_language: dict[str, tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]] = field(
         default_factory=dict, repr=False, compare=False)
     _memo: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, compare=False)
     _last_spans: tuple[_Text, str, list] | None = field(default=None, repr=False, compare=False)
@@ -554,7 +554,7 @@ class RuleSet:
 
     # ------------------------------------------------------------ evaluation
 
-    def evaluate(self, facts: dict, text: str | None, calls: list[Mapping]) -> dict[str, list]:
+    def evaluate(self, facts: Mapping[str, Any], text: str | None, calls: Sequence[Mapping]) -> dict[str, list]:
         """Findings of one file: a sorted list of Markdown sentences per section,
         security findings as ``{"line", "message", "rule"}`` sorted by line, the
         ``tags`` of the rules that matched, and ``secret_lines``.  Never raises
@@ -759,7 +759,7 @@ _EMPTY_LIST = re.compile(r"\s*\(\{match(?:es)?\}\)")
 class _Context:
     """One file under evaluation: the facts indexed once, then shared by every rule."""
 
-    def __init__(self, ruleset: RuleSet, facts: dict, text: str | None, calls: list[Mapping]) -> None:
+    def __init__(self, ruleset: RuleSet, facts: Mapping[str, Any], text: str | None, calls: Sequence[Mapping]) -> None:
         self.ruleset = ruleset
         self.facts = facts
         self.text = text
@@ -804,8 +804,9 @@ class _Context:
         return index
 
     # Each yields (name to match, how to make the hit): hits are made only for the few that match.
+    # (A maker binds its values as a lambda's defaults, so it is typed ``Callable[..., _Hit]``.)
 
-    def _imports(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+    def _imports(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
         for item in _tables(self.facts.get("imports")):
             module = str(item.get("module") or "")
             if not module:
@@ -817,13 +818,13 @@ class _Context:
                     dotted = f"{module}.{name}"
                     yield dotted, lambda line=line, dotted=dotted: _Hit(line, dotted)
 
-    def _decorators(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+    def _decorators(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
         for symbol in _tables(self.facts.get("symbols")):
             for decorator in symbol.get("decorators") or []:
                 yield _normal_decorator(str(decorator)), lambda symbol=symbol: _Hit(
                     symbol.get("line"), str(symbol.get("name", "")))
 
-    def _bases(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+    def _bases(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
         language = by_id(str(self.facts.get("language") or ""))
         base_names = language.bases if language is not None else None
         if base_names is None:
@@ -833,13 +834,13 @@ class _Context:
                 for base in base_names(str(symbol["signature"])):
                     yield base, lambda symbol=symbol: _Hit(symbol.get("line"), str(symbol.get("name", "")))
 
-    def _symbols(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+    def _symbols(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
         for symbol in _tables(self.facts.get("symbols")):
             if symbol.get("kind") not in ("import", "include"):
                 yield str(symbol.get("name", "")), lambda symbol=symbol: _Hit(
                     symbol.get("line"), str(symbol.get("parent") or symbol.get("name", "")))
 
-    def _defines(self) -> Iterator[tuple[str, Callable[[], _Hit]]]:
+    def _defines(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
         """Each definition by its name and as ``kind:name`` (``class:Test*`` matches classes only)."""
         for symbol in _tables(self.facts.get("symbols")):
             if (kind := symbol.get("kind")) in _DEFINED_KINDS:
@@ -859,7 +860,7 @@ class _Context:
             self._index["annotated"] = found
         return found[""]
 
-    def _calls(self) -> Iterator[tuple[str, Callable[[], tuple[Mapping, _Hit]]]]:
+    def _calls(self) -> Iterator[tuple[str, Callable[..., tuple[Mapping, _Hit]]]]:
         for call in _tables(self.calls):
             name = call.get("name")
             if name and isinstance(name, str):
@@ -908,6 +909,7 @@ class _Context:
 
     def _masked(self, start: int, end: int) -> str:
         """``text[start:end]`` with any secret inside it masked, as on the page."""
+        assert self.text is not None   # only text hits are masked
         piece = self.text[start:end]
         for span in self.spans():
             if span.start < end and span.end > start:
@@ -919,6 +921,7 @@ class _Context:
 
     def _secrets(self) -> dict[str, list[_Hit]]:
         if self._secret_hits is None:
+            assert self.text is not None   # asked for by text rules only
             self._secret_hits = {}
             for span in self.spans():
                 masked = _mask(self.text[span.start:span.end], span.keep)
