@@ -994,9 +994,9 @@ def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[s
     siblings = model.siblings_of(tuple(folder_names))
     new_manifest: dict[str, str] = {}
     related_of: dict[str, dict] = {}
-    for rel, facts in sorted(facts_by_file.items()):
+    for rel, file_facts in sorted(facts_by_file.items()):
         related_of[rel] = siblings.related(rel, links.get(rel))
-        new_manifest[rel] = page_key(facts, links.get(rel), related_of[rel], keys)
+        new_manifest[rel] = page_key(file_facts, links.get(rel), related_of[rel], keys)
     todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
     return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo)
 
@@ -1231,11 +1231,11 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     if everything_again or kept:
         for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows,
                                                     formats):
-            changed = output.write_if_changed(config.out, config.out / page, text)
+            wrote = output.write_if_changed(config.out, config.out / page, text)
             if page.endswith(".md"):
-                written += changed
+                written += wrote
             else:
-                html_written += changed
+                html_written += wrote
             if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
                 output.write_json(config.out, _rows_path(config, page), rows, sort_keys=False)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
@@ -1334,11 +1334,11 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
                                    subfolders[folder], totals[folder], importance, formats, row_items)
         for page, text in texts.items():
-            changed = output.write_if_changed(config.out, config.out / page, text)
+            wrote = output.write_if_changed(config.out, config.out / page, text)
             if page.endswith(".md"):
-                written += changed
+                written += wrote
             else:
-                html_written += changed
+                html_written += wrote
     for folder in sorted(set(page_keys) - set(new_keys)):
         for page in (layout.index_page(folder), layout.doc_page(folder)):
             removed += output.remove(config.out, config.out / page)
