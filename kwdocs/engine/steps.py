@@ -1415,7 +1415,7 @@ def _index_rows(config: Config, renderer, units: list[str], parts: list[dict], k
         stored = load_shard(config, FILE_ROWS, unit) if keep and not fresh else {}
         usable = _usable_file_rows(stored, key)
         if usable is not None and stored.get("digest") == data["digest"]:
-            names, _, texts = usable
+            names, inputs, texts = usable
         else:
             cached = {name: [*shown, text] for name, shown, text in zip(*usable)
                       if isinstance(name, str) and isinstance(shown, list)} if usable is not None else {}
