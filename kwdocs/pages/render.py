@@ -6,7 +6,6 @@ first, then the ones shipped with kwdocs, by file name.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from collections.abc import Callable
@@ -29,11 +28,8 @@ _BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
 
 
-# a page names the same few identifiers again and again: most spans are made once per process
-# (``typed``: ``True`` and ``1`` are equal keys but different spans)
-@functools.lru_cache(maxsize=1 << 14, typed=True)
 def inline_code(text: object) -> str:
-    """An inline code span that holds any text, backticks included (hashable text)."""
+    """An inline code span that holds any text, backticks included."""
     text = str(text).replace("\n", " ")
     if "`" not in text and text.strip() == text and text:
         return f"`{text}`"
