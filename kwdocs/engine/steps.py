@@ -190,18 +190,9 @@ def file_hashes(paths: list[str], threads: int = 4) -> dict[str, str | None]:
 
     def one(path: str) -> str | None:
         try:
-            fd = _open_regular(path)
+            return read_head(path, 0).sha256
         except OSError:
             return None
-        try:
-            hasher = hashlib.sha256()
-            while chunk := os.read(fd, READ_CHUNK):
-                hasher.update(chunk)
-            return hasher.hexdigest()
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
 
     with ThreadPoolExecutor(threads) as pool:
         return dict(zip(paths, pool.map(one, paths, chunksize=64)))
@@ -922,7 +913,6 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     renderer = renderer_for(config)
     formats = formats_for(config)
     mask = rules_for(config).mask_secrets
-    out = os.fspath(config.out)   # pages named as text: a Path for each took longer than checking it
     written = removed = html_written = html_removed = 0
     todo = plan.todo
     remote = cluster_pages(config, unit) if todo else None
@@ -939,11 +929,9 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
         if shared is not None and rel not in shared.found and facts.get("sha256"):
             shared.made[rel] = texts
         for page, text in texts.items():
-            changed = output.write_if_changed(config.out, os.path.join(out, page), text)
-            if page.endswith(".md"):
-                written += changed
-            else:
-                html_written += changed
+            markdown, other = _write_page(config, page, text)
+            written += markdown
+            html_written += other
     for rel in sorted(set(plan.manifest) - set(new_manifest)):
         gone = _remove_file_pages(config, rel)
         removed += gone[0]
@@ -1017,6 +1005,14 @@ def cluster_pages(config: Config, unit: str):
     if not config.scheduler or remote_pages is None:
         return None
     return remote_pages(config, unit)
+
+
+def _write_page(config: Config, page: str, text: str) -> tuple[int, int]:
+    """Write a page (named from the output folder) unless it holds ``text`` already: the
+    Markdown pages and the other formats' pages written (1 and 0, 0 and 1, or 0 and 0)."""
+    # named as text: a Path for each of a cold build's pages took longer than checking it
+    wrote = int(output.write_if_changed(config.out, os.path.join(config.out, page), text))
+    return (wrote, 0) if page.endswith(".md") else (0, wrote)
 
 
 def _remove_file_pages(config: Config, rel: str) -> tuple[int, int]:
@@ -1231,11 +1227,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     if everything_again or kept:
         for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows,
                                                     formats):
-            wrote = output.write_if_changed(config.out, config.out / page, text)
-            if page.endswith(".md"):
-                written += wrote
-            else:
-                html_written += wrote
+            markdown, other = _write_page(config, page, text)
+            written += markdown
+            html_written += other
             if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
                 output.write_json(config.out, _rows_path(config, page), rows, sort_keys=False)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
@@ -1334,11 +1328,9 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
                                    subfolders[folder], totals[folder], importance, formats, row_items)
         for page, text in texts.items():
-            wrote = output.write_if_changed(config.out, config.out / page, text)
-            if page.endswith(".md"):
-                written += wrote
-            else:
-                html_written += wrote
+            markdown, other = _write_page(config, page, text)
+            written += markdown
+            html_written += other
     for folder in sorted(set(page_keys) - set(new_keys)):
         for page in (layout.index_page(folder), layout.doc_page(folder)):
             removed += output.remove(config.out, config.out / page)
