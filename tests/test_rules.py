@@ -435,6 +435,7 @@ def test_a_rule_without_an_id():
     ({"section": "security", "message": "x", "calls": ["eval"], "keep": 2}, "key 'keep' needs 'secret = true'"),
     ({"section": "security", "message": "x", "calls": 7}, "key 'calls' must be a list"),
     ({"disable": True}, "key 'disable': no earlier rule has this id"),
+    ({"section": "patterns", "message": "x", "text": ["a"], "text_requires": ["ok", ""]}, "holds an empty string"),
 ])
 def test_bad_rules_are_reported_with_id_and_key(table, complaint):
     with pytest.raises(RuleError) as error:
@@ -653,3 +654,17 @@ def test_a_header_no_longer_installed_loses_the_claim(installing_tree):
     assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
     assert "`CMakeLists.txt` at line 4" in _purpose(out, "include/acme/api.h")
     assert "installed" not in _purpose(out, "include/acme/types.h")
+
+
+def test_text_requires_finds_every_line_holding_a_word_whatever_its_case_and_neighbours():
+    # a word inside another rule's word ("key" in "apikey"), and characters that lower-case to
+    # two ("İ") before the lines: each line holding a word is searched, at its own offsets
+    rules = RuleSet.load(replace=True, extra_rules=[
+        {"id": "acme.keys", "section": "security", "message": "Names a key ({match}).",
+         "text": [r"(?i)(?P<name>\w*key\w*) ="], "text_requires": ["key"]},
+        {"id": "acme.api", "section": "security", "message": "Names an API ({match}).",
+         "text": [r"(?P<name>APIKEY)\b"], "text_requires": ["apikey"]}])
+    text = "İİİİİİİİİİİİ\nmy_apikey = 2\nnothing to see here\nMONKEY = 3\nAPIKEY\n"
+    found = rules.evaluate(facts_for("conf.py"), text, [])["security"]
+    assert [(finding["line"], finding["message"]) for finding in found] == [
+        (2, "Names a key (`my_apikey`)."), (4, "Names a key (`MONKEY`)."), (5, "Names an API (`APIKEY`).")]

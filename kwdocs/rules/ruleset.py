@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import ahocorasick_rs
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from kwdocs.languages import by_id, known_ids
@@ -158,6 +159,8 @@ def _validate(raw: Any, source: str) -> dict[str, Any]:
     for key in ("secret", "text_ignore", "text_requires"):
         if rule.get(key) and not rule.get("text"):
             raise RuleError(f"{where}: key '{key}' needs 'text' (the regular expressions)")
+    if "" in rule.get("text_requires", []):
+        raise RuleError(f"{where}: key 'text_requires' holds an empty string, which every line holds")
     if "keep" in rule and not rule.get("secret"):
         raise RuleError(f"{where}: key 'keep' needs 'secret = true'")
     if rule.get("keep", 0) < 0:
@@ -392,14 +395,39 @@ class _Span:
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
+class _Words:
+    """Every ``text_requires`` word of a rule set, found in a text in one pass (Aho-Corasick)
+    rather than one search per word: a file is asked for dozens of words, each a full scan."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self.words = sorted(set(words))
+        self.index = {word: number for number, word in enumerate(self.words)}
+        self._automaton = ahocorasick_rs.AhoCorasick(self.words) if self.words else None
+
+    def find(self, text: str) -> dict[str, list[int]]:
+        """Word -> the offsets where it starts, ascending, found case-blind (ASCII case)."""
+        if self._automaton is None:
+            return {}
+        lowered = text.lower()
+        # a few characters lower-case to two; offsets must stay those of the text
+        if len(lowered) != len(text):
+            lowered = text.translate(_ASCII_LOWER)
+        found: dict[str, list[int]] = {}
+        words = self.words
+        for number, start, _ in self._automaton.find_matches_as_indexes(lowered, overlapping=True):
+            found.setdefault(words[number], []).append(start)     # a word's matches come in order
+        return found
+
+
 class _Text:
     """One file's text with what rules ask of it, each computed once and only if asked:
     line numbers of offsets, and the lines holding a ``text_requires`` word."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, words: _Words | None = None) -> None:
         self.text = text
+        self.words = words
         self._starts: list[int] | None = None
-        self._lowered: str | None = None
+        self._found: dict[str, list[int]] | None = None
         self._lines_with: dict[str, list[tuple[int, int]]] = {}
         self._counted = 0
 
@@ -424,19 +452,21 @@ class _Text:
     def _lines_holding(self, word: str) -> list[tuple[int, int]]:
         lines = self._lines_with.get(word)
         if lines is None:
-            if self._lowered is None:
-                lowered = self.text.lower()
-                # a few characters lower-case to two; offsets must stay those of the text
-                self._lowered = lowered if len(lowered) == len(self.text) else self.text.translate(_ASCII_LOWER)
+            if self._found is None:
+                self._found = self.words.find(self.text) if self.words is not None else {}
+            starts = self._found.get(word)
+            if starts is None and (self.words is None or word not in self.words.index):
+                starts = _Words((word,)).find(self.text).get(word)     # a word from outside the rule set
             lines = []
-            text, lowered = self.text, self._lowered
-            position = lowered.find(word)
-            while position != -1:
+            text = self.text
+            end = -1
+            for position in starts or ():
+                if position < end:      # a line already listed
+                    continue
                 start = text.rfind("\n", 0, position) + 1
                 end = text.find("\n", position)
                 end = len(text) if end == -1 else end
                 lines.append((start, end))
-                position = lowered.find(word, end)
             self._lines_with[word] = lines
         return lines
 
@@ -518,6 +548,10 @@ class RuleSet:
         """The compiled rules: compiled on first use, as an edit's build only needs
         ``fingerprint`` (compiling every rule's patterns costs more than the edit).  Raises ``RuleError``."""
         return tuple(_compile(spec, source) for spec, source in zip(self.specs, self.sources))
+
+    @functools.cached_property
+    def _words(self) -> _Words:
+        return _Words(word for rule in self.rules for word in rule.text_requires)
 
     @functools.cached_property
     def _secret_rules(self) -> tuple[Rule, ...]:
@@ -723,7 +757,7 @@ class RuleSet:
         rules for settings files (``KEY=value``) are used only for their languages.
         ``fill`` replaces the hidden characters: parsers are given letters (a YAML value
         of stars is an alias), pages stars."""
-        scanned = _Text(text)
+        scanned = _Text(text, self._words)
         spans = self._secret_spans(scanned, language)
         if not spans:
             return text, []
@@ -768,7 +802,7 @@ class _Context:
         self.folder_rules = ruleset._folder_rules(posixpath.dirname(self.path))
         self._index: dict[str, dict[str, list[_Hit]]] = {}
         last = ruleset._last_spans   # the text extraction masked: its line index and spans are reused
-        self.scanned = last[0] if last is not None and last[0].text is text else _Text(text or "")
+        self.scanned = last[0] if last is not None and last[0].text is text else _Text(text or "", ruleset._words)
         self._spans: list[_Span] | None = None
         self._secret_hits: dict[str, list[_Hit]] | None = None
 
