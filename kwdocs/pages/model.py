@@ -382,9 +382,9 @@ def _seen_text(markdown: str) -> str:
 def _names_in(texts: Sequence[str], odd_names: Sequence[str]) -> set[str]:
     """The words (``_WORD``) of ``texts``, and the keywords that are not words (``torch.nn``,
     ``operator==``) found in them."""
-    found = {word for text in texts for word in _WORD.findall(text)}
+    joined = "\n".join(texts)     # one search per name (a core header has hundreds of users)
+    found = set(_WORD.findall(joined))
     if odd_names and texts:
-        joined = "\n".join(texts)     # one search per name (a core header has hundreds of users)
         found.update(name for name in odd_names if name in joined)
     return found
 
