@@ -26,17 +26,29 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import posixpath
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kwdocs.config import Config
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
-from kwdocs.store.state import FACTS, FULLTEXT, KEYWORD_ENTRIES, KEYWORDS_META, SEARCH, load_shard, mark_damaged
+from kwdocs.store.state import (
+    FACTS,
+    FOLDERS_META,
+    FULLTEXT,
+    KEYWORD_ENTRIES,
+    KEYWORDS_META,
+    PAGES,
+    SEARCH,
+    SITE_TREE,
+    load_shard,
+    mark_damaged,
+)
 
 TREE_FILE = "tree.js"
 EARLIER_FILES = ("search-index.js",)   # data files of earlier versions in the static folder, removed
@@ -47,31 +59,91 @@ def as_script(global_name: str, data: object) -> str:
     return f"window.{global_name} = {_json_text(data, sort_keys=True)};\n"
 
 
-def tree_data(project: str, subjects: dict[str, str]) -> dict:
+def tree_data(project: str, files: Iterable[str], folders: Iterable[str]) -> dict:
     """Folders (those with an index page) and files (those with a documentation page) by their
-    real names, from ``state.page_subjects``; ``pages`` and ``folderPages`` hold where the pages
+    real names (see ``write_tree``); ``pages`` and ``folderPages`` hold where the pages
     of those whose page path is not their name live (cut or escaped: see ``kwdocs.pages.layout``)."""
-    folders, files, file_pages, folder_pages = [], [], {}, {}
-    for page, subject in subjects.items():
-        if page.endswith(layout.DOCS_SUFFIX):
-            files.append(subject)
-            if page != subject + layout.DOCS_SUFFIX:
-                file_pages[subject] = page[: -len(layout.DOCS_SUFFIX)]
-        elif page == "index.md" or page.endswith("/index.md"):
-            folders.append(subject)
-            if layout.output_folder(subject) != subject:
-                folder_pages[subject] = layout.output_folder(subject)
+    file_pages, folder_pages = {}, {}
+    for rel in files:
+        page = layout.docs_page(rel)
+        if page != rel + layout.DOCS_SUFFIX:
+            file_pages[rel] = page[: -len(layout.DOCS_SUFFIX)]
+    for subject in folders:
+        if layout.output_folder(subject) != subject:
+            folder_pages[subject] = layout.output_folder(subject)
     data: dict[str, object] = {"project": project, "folders": sorted(folders), "files": sorted(files)}
     if file_pages or folder_pages:    # rare: the data of most trees stays as it was
         data.update(pages=file_pages, folderPages=folder_pages)
     return data
 
 
-def write_site_data(config: Config, subjects: dict[str, str], folder: Path) -> int:
-    """Bring ``tree.js`` and the keyword and full-text indexes in ``folder`` up to date; returns
-    files written or removed.  An edit reads and writes the parts of the units it changed."""
-    written: int = output.write_if_changed(config.out, folder / TREE_FILE,
-                                           as_script("KWDOCS_TREE", tree_data(config.project_name, subjects)))
+TREE_VERSION = 1    # of the form of SITE_TREE's record
+
+
+def folders_with_pages(config: Config) -> list[str]:
+    """The folders the state says have pages (as ``state.page_subjects`` names them)."""
+    meta = output.read_json(config.state / FOLDERS_META, {})
+    folders = meta.get("pages") if isinstance(meta, dict) else None
+    return list(folders) if isinstance(folders, dict) else []
+
+
+def write_tree(config: Config, folders: list[str], folder: Path) -> int:
+    """Bring ``tree.js`` up to date with the files and ``folders`` that have pages; returns files written.
+
+    The files are those each unit's record of its pages lists (``state.page_subjects``), read
+    again only from records that are not the files read last time (inode, time stamp, size):
+    an edit rewrites its own unit's record, and reading every unit's was most of the site
+    step's time.  What each record lists is kept in ``SITE_TREE``, with what ``tree.js`` was
+    made from and its stamp then: when neither changed, it is not made again."""
+    record_path = config.state / SITE_TREE
+    record = output.read_json(record_path, {})
+    if not isinstance(record, dict) or record.get("version") != TREE_VERSION:
+        record = {}
+    known: dict = record["units"] if isinstance(record.get("units"), dict) else {}
+    pages_folder = os.path.join(config.state, PAGES)
+    try:
+        names = sorted(name for name in os.listdir(pages_folder) if name.endswith(".json") and not name.startswith("."))
+    except OSError:
+        names = []
+    units: dict[str, list] = {}
+    for name in names:
+        path = os.path.join(pages_folder, name)
+        info = file_identity(path)
+        if info is None:
+            continue
+        entry = known.get(name)
+        if isinstance(entry, list) and len(entry) == 2 and entry[0] == info:
+            units[name] = entry
+            continue
+        data = output.read_json(Path(path), {})
+        files = data.get("files") if isinstance(data, dict) else None
+        units[name] = [info, sorted(files) if isinstance(files, dict) else []]
+    script = folder / TREE_FILE
+    made_from = [config.project_name, sorted(folders)]
+    if units == known and record.get("made_from") == made_from and record.get("script") == file_identity(script):
+        return 0
+    files = {rel for _, rels in units.values() for rel in rels}
+    written = output.write_if_changed(config.out, script, as_script("KWDOCS_TREE", tree_data(config.project_name,
+                                                                                           files, folders)))
+    output.write_json(config.out, record_path, {"version": TREE_VERSION, "units": units, "made_from": made_from,
+                                                "script": file_identity(script)})
+    return int(written)
+
+
+def file_identity(path: Path | str) -> list[int] | None:
+    """A file's inode, time stamp and size: another file, or the same file written again."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_ino, info.st_mtime_ns, info.st_size]
+
+
+def write_site_data(config: Config, folders: list[str], folder: Path) -> int:
+    """Bring ``tree.js`` and the keyword and full-text indexes in ``folder`` up to date (``folders``:
+    ``folders_with_pages``); returns files written or removed.  An edit reads and writes the parts
+    of the units it changed."""
+    written = write_tree(config, folders, folder)
     for name in EARLIER_FILES:
         written += output.remove(config.out, folder / name)
     try:
@@ -105,13 +177,15 @@ def digest(text: str) -> str:
 
 
 def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, object],
-                 parts_of: Callable[[str], dict[str, str]]) -> int:
+                 parts_of: Callable[[str], dict[str, str]], content_of: Callable[[str], str] | None = None) -> int:
     """Bring ``index`` in the site's static ``folder`` up to date; returns files written or removed.
 
     ``inputs`` maps each unit to what its parts are made from (a digest, a file's stamp; None:
     unknown, made again); ``parts_of(unit)`` makes a unit's parts, bucket -> JSON text.  Only
     units whose input changed are made again, and only buckets whose parts changed are
     written: every part in a bucket's table is checked against the digest the meta recorded.
+    ``content_of(unit)``, when given, is a digest of all that a unit's parts are made of, cheaper
+    than its parts: a unit whose input changed but not its content keeps its parts.
     """
     state = config.state / index.state
     meta_path = state / META_FILE
@@ -124,13 +198,17 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
         if old is not None and source is not None and old[0] == source:
             now[unit] = old
             continue
+        content = [content_of(unit)] if content_of is not None else []
+        if old is not None and source is not None and content and old[2:] == content:
+            now[unit] = [source, old[1], *content]
+            continue
         texts = parts_of(unit)
         digests = {bucket: digest(text) for bucket, text in texts.items()}
         before = old[1] if old is not None else {}
         for bucket in set(digests) | set(before):
             if digests.get(bucket) != before.get(bucket):
                 updates.setdefault(bucket, {})[unit] = texts.get(bucket)
-        now[unit] = [source, digests]
+        now[unit] = [source, digests, *content]
     for unit in sorted(set(known) - set(inputs)):   # units that went away
         for bucket in known[unit][1]:
             updates.setdefault(bucket, {})[unit] = None
@@ -330,15 +408,22 @@ def write_fulltext(config: Config, folder: Path) -> int:
         stamp = output.stamp(path)
         inputs[name] = list(stamp) if stamp is not None else None
 
-    def parts_of(name: str) -> dict[str, str]:
+    @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's texts at a time
+    def texts_of(name: str) -> list[tuple]:
         data = output.read_json(shards[name], {})
         files = data.get("files") if isinstance(data, dict) else None
         if not isinstance(files, dict):
-            return {}
-        parts = bucket_parts(unit_texts(config, files, functools.partial(_masked, rules_for(config))))
-        return {bucket: _json_text(part) for bucket, part in parts.items()}
+            return []
+        return unit_texts(config, files, functools.partial(_masked, rules_for(config)))
 
-    return update_index(config, FULLTEXT_INDEX, folder, inputs, parts_of)
+    def content_of(name: str) -> str:
+        # an edit that changes no documentation text (most do) leaves the unit's words as they were
+        return digest(_json_text(texts_of(name)))
+
+    def parts_of(name: str) -> dict[str, str]:
+        return {bucket: _json_text(part) for bucket, part in bucket_parts(texts_of(name)).items()}
+
+    return update_index(config, FULLTEXT_INDEX, folder, inputs, parts_of, content_of)
 
 
 def _json_text(data: object, sort_keys: bool = False) -> str:
