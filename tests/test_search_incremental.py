@@ -126,6 +126,10 @@ def test_an_edit_does_its_own_units_site_work_only_and_equals_a_cold_build(tmp_p
         read_json(path, *rest, **named))[1])
     monkeypatch.setattr(search, "bucket_parts", lambda texts: (
         words_made.extend(sorted({text[0] for text in texts})), bucket_parts(texts))[1])
+    trees_made: list[int] = []
+    tree_data = search.tree_data
+    monkeypatch.setattr(search, "tree_data", lambda project, files, folders: (
+        trees_made.append(len(files)), tree_data(project, files, folders))[1])
     compiled: list[str] = []
     compile_template = jinja2.Environment.compile
     monkeypatch.setattr(jinja2.Environment, "compile", lambda self, source, name=None, *rest, **named: (
@@ -137,6 +141,7 @@ def test_an_edit_does_its_own_units_site_work_only_and_equals_a_cold_build(tmp_p
         path.write_text(path.read_text().replace(old, new))
         records_read.clear()
         words_made.clear()
+        trees_made.clear()
         drop_contexts()     # each build in a process of its own, as on the command line
         assert run_kwdocs("build", "--src", str(src), "--out", str(out), "--html", "-q") == 0
 
@@ -146,6 +151,7 @@ def test_an_edit_does_its_own_units_site_work_only_and_equals_a_cold_build(tmp_p
     # code without documentation: the unit's words are not made again, no other unit's record is read
     edit("gamma/mod.py", "class GammaBox:", "def gamma_plain(value):\n    return value\n\n\nclass GammaBox:")
     assert set(records_read) == {state_name("gamma")} and words_made == [] and compiled == []
+    assert trees_made == []     # no file came or went: the folder tree is as it was
     assert "gamma_plain" in {row[0] for row in keyword_search(out / "site")}
     # documentation changed, then changed back: the words follow it each time
     edit("gamma/mod.py", "Measure gamma things.", "Measure gamma xylophones.")
@@ -159,6 +165,7 @@ def test_an_edit_does_its_own_units_site_work_only_and_equals_a_cold_build(tmp_p
     (site / "kwdocs.css").unlink()
     edit("alpha/mod.py", "Measure alpha things.", "Measure alpha quokkas.")
     assert '"gamma/extra.py"' in (site / "tree.js").read_text() and (site / "kwdocs.css").read_bytes() == styles
+    assert trees_made == [7]
     assert words_made == ["alpha/mod.py"] and "quokkas" in fulltext()
 
     cold = tmp_path / "cold"

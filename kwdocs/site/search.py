@@ -120,11 +120,14 @@ def write_tree(config: Config, folders: list[str], folder: Path) -> int:
         units[name] = [info, sorted(files) if isinstance(files, dict) else []]
     script = folder / TREE_FILE
     made_from = [config.project_name, sorted(folders)]
-    if units == known and record.get("made_from") == made_from and record.get("script") == file_identity(script):
-        return 0
-    files = {rel for _, rels in units.values() for rel in rels}
-    written = output.write_if_changed(config.out, script, as_script("KWDOCS_TREE", tree_data(config.project_name,
-                                                                                           files, folders)))
+    # a record written again (an edit's) that lists the same files leaves the tree as it was
+    same_files = units.keys() == known.keys() and all(
+        isinstance(old := known[name], list) and old[1:] == entry[1:] for name, entry in units.items())
+    written = False
+    if not same_files or record.get("made_from") != made_from or record.get("script") != file_identity(script):
+        files = {rel for _, rels in units.values() for rel in rels}
+        written = output.write_if_changed(config.out, script, as_script("KWDOCS_TREE", tree_data(
+            config.project_name, files, folders)))
     output.write_json(config.out, record_path, {"version": TREE_VERSION, "units": units, "made_from": made_from,
                                                 "script": file_identity(script)})
     return int(written)
