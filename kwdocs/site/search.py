@@ -77,7 +77,7 @@ def tree_data(project: str, files: Iterable[str], folders: Iterable[str]) -> dic
     return data
 
 
-TREE_VERSION = 1    # of the form of SITE_TREE's record
+TREE_VERSION = 2    # of the form of SITE_TREE's record
 
 
 def folders_with_pages(config: Config) -> list[str]:
@@ -90,11 +90,11 @@ def folders_with_pages(config: Config) -> list[str]:
 def write_tree(config: Config, folders: list[str], folder: Path) -> int:
     """Bring ``tree.js`` up to date with the files and ``folders`` that have pages; returns files written.
 
-    The files are those each unit's record of its pages lists (``state.page_subjects``), read
-    again only from records that are not the files read last time (inode, time stamp, size):
-    an edit rewrites its own unit's record, and reading every unit's was most of the site
-    step's time.  What each record lists is kept in ``SITE_TREE``, with what ``tree.js`` was
-    made from and its stamp then: when neither changed, it is not made again."""
+    The files are those each unit's record of its pages lists (``state.page_subjects``).  An edit
+    writes its own unit's record again, listing the same files: ``SITE_TREE`` keeps a digest of
+    what each record listed, by the record's identity (inode, time stamp, size), and what
+    ``tree.js`` was made from and its identity then; only records that are not the files read
+    last time are read, and every record only when one of them lists other files."""
     record_path = config.state / SITE_TREE
     record = output.read_json(record_path, {})
     if not isinstance(record, dict) or record.get("version") != TREE_VERSION:
@@ -105,27 +105,31 @@ def write_tree(config: Config, folders: list[str], folder: Path) -> int:
         names = sorted(name for name in os.listdir(pages_folder) if name.endswith(".json") and not name.startswith("."))
     except OSError:
         names = []
+
+    def listed(name: str) -> list[str]:
+        data = output.read_json(Path(pages_folder, name), {})
+        files = data.get("files") if isinstance(data, dict) else None
+        return sorted(files) if isinstance(files, dict) else []
+
     units: dict[str, list] = {}
+    lists: dict[str, list[str]] = {}
     for name in names:
-        path = os.path.join(pages_folder, name)
-        info = file_identity(path)
+        info = file_identity(os.path.join(pages_folder, name))
         if info is None:
             continue
         entry = known.get(name)
         if isinstance(entry, list) and len(entry) == 2 and entry[0] == info:
             units[name] = entry
             continue
-        data = output.read_json(Path(path), {})
-        files = data.get("files") if isinstance(data, dict) else None
-        units[name] = [info, sorted(files) if isinstance(files, dict) else []]
+        lists[name] = listed(name)
+        units[name] = [info, digest(_json_text(lists[name]))]
     script = folder / TREE_FILE
-    made_from = [config.project_name, sorted(folders)]
-    # a record written again (an edit's) that lists the same files leaves the tree as it was
+    made_from = [config.project_name, digest(_json_text(sorted(folders)))]
     same_files = units.keys() == known.keys() and all(
         isinstance(old := known[name], list) and old[1:] == entry[1:] for name, entry in units.items())
     written = False
     if not same_files or record.get("made_from") != made_from or record.get("script") != file_identity(script):
-        files = {rel for _, rels in units.values() for rel in rels}
+        files = {rel for name in units for rel in (lists[name] if name in lists else listed(name))}
         written = output.write_if_changed(config.out, script, as_script("KWDOCS_TREE", tree_data(
             config.project_name, files, folders)))
     output.write_json(config.out, record_path, {"version": TREE_VERSION, "units": units, "made_from": made_from,
