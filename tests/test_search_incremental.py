@@ -148,8 +148,12 @@ def test_an_edit_does_its_own_units_site_work_only_and_equals_a_cold_build(tmp_p
     def fulltext() -> str:
         return "".join(path.read_text() for path in sorted((site / "fulltext").glob("*.js")))
 
-    # code without documentation: the unit's words are not made again, no other unit's record is read
+    # code without documentation: the unit's words are not made again, no other unit's record is read,
+    # and the record of every unit's words (the full-text meta) is not even written again
+    words_meta = config.state / "fulltext" / "meta.json"
+    meta_stamp = words_meta.stat().st_mtime_ns
     edit("gamma/mod.py", "class GammaBox:", "def gamma_plain(value):\n    return value\n\n\nclass GammaBox:")
+    assert words_meta.stat().st_mtime_ns == meta_stamp
     assert set(records_read) == {state_name("gamma")} and words_made == [] and compiled == []
     assert trees_made == []     # no file came or went: the folder tree is as it was
     assert "gamma_plain" in {row[0] for row in keyword_search(out / "site")}

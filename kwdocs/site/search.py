@@ -196,6 +196,8 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
     """
     state = config.state / index.state
     meta_path = state / META_FILE
+    if _parts_kept(config, index, folder, inputs, content_of):
+        return 0
     meta = output.read_json(meta_path, {}) or {}
     known: dict[str, list] = meta.get("units", {}) if meta.get("version") == index.version else {}
     updates: dict[str, dict[str, str | None]] = {}   # bucket -> unit -> its part (None: none)
@@ -227,7 +229,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
                 not isinstance(text, str) or digest(text) != expected[unit] for unit, text in table.items()):
             # a table that is not what the last build left: every bucket is made again
             output.remove(config.out, meta_path)
-            return update_index(config, index, folder, inputs, parts_of)
+            return update_index(config, index, folder, inputs, parts_of, content_of)
         tables[bucket] = table
     changed = 0
     scripts = folder / index.scripts
@@ -259,7 +261,51 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
     # the buckets there are, so that a search asks for no script that is not there
     changed += output.write_if_changed(config.out, scripts / BUCKETS_FILE, as_script(index.list_global, sorted(wanted)))
     output.write_json(config.out, meta_path, {"version": index.version, "units": now})
+    _keep_sources(config, index, folder, {unit: [entry[0], *entry[2:3]] for unit, entry in now.items()})
     return changed
+
+
+SOURCES_FILE = "sources.json"    # beside META_FILE: what each unit's parts were made from, without their digests
+
+
+def _keep_sources(config: Config, index: Index, folder: Path, sources: dict[str, list]) -> None:
+    """Record what each unit's parts were made from ([input, content digest]), with the meta and
+    bucket list they belong to (by their identity): ``_parts_kept`` trusts it only beside them."""
+    state = config.state / index.state
+    output.write_json(config.out, state / SOURCES_FILE, {
+        "version": index.version, "units": sources, "meta": file_identity(state / META_FILE),
+        "buckets": file_identity(folder / index.scripts / BUCKETS_FILE)})
+
+
+def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, object],
+                content_of: Callable[[str], str] | None) -> bool:
+    """Whether no unit's parts can have changed since ``update_index`` last ran: the same units,
+    each with the input or (``content_of``) the content its parts were made from.  Then only the
+    inputs are recorded, and the meta (every part's digest, a large file) is neither read nor
+    written: an edit that changes no documentation text changes a unit's input only."""
+    state = config.state / index.state
+    recorded = output.read_json(state / SOURCES_FILE, {})
+    if not isinstance(recorded, dict) or recorded.get("version") != index.version \
+            or recorded.get("meta") != file_identity(state / META_FILE) \
+            or recorded.get("buckets") != file_identity(folder / index.scripts / BUCKETS_FILE):
+        return False
+    sources = recorded.get("units")
+    if not isinstance(sources, dict) or sources.keys() != inputs.keys():
+        return False
+    now: dict[str, list] = {}
+    for unit, source in inputs.items():
+        old = sources[unit]
+        if source is None or not isinstance(old, list) or not old:
+            return False
+        if old[0] == source:
+            now[unit] = old
+        elif content_of is not None and old[1:] == [content_of(unit)]:
+            now[unit] = [source, old[1]]
+        else:
+            return False
+    if now != sources:
+        _keep_sources(config, index, folder, now)
+    return True
 
 
 # ---------------------------------------------------------------- keyword search
