@@ -330,7 +330,7 @@ class _SiteBytecodeCache(StateBytecodeCache):
 def _environment(override: Path | None, out: Path | None = None) -> jinja2.Environment:
     folders = ([str(override)] if override else []) + [str(shipped_templates())]
     # page models are plain dicts: a key is looked up first (``block.items`` is a model's list);
-    # compiled templates kept in the state (``out``): compiling them was a tenth of an edit's build
+    # compiled templates kept in the state (``out``), as the Markdown pages' are: an edit compiles none
     environment = ModelEnvironment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
                                      bytecode_cache=_SiteBytecodeCache(out) if out is not None else None,
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
