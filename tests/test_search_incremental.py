@@ -5,6 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from kwdocs.config import load_config
+from kwdocs.context import drop_contexts
+from kwdocs.pages.layout import state_name
+from kwdocs.store.state import PAGES
+from tests.conftest import run_kwdocs
 from tests.output_checks import keyword_search, pages, run_build
 
 FOLDERS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta")
@@ -98,4 +102,76 @@ def test_keyword_entries_unlike_the_keyword_index_start_the_state_over(tmp_path:
     assert "building the state again" in result.stderr
     cold = tmp_path / "cold"
     _build(src, cold)
+    assert pages(out) == pages(cold)
+
+
+def test_an_edit_does_its_own_units_site_work_only_and_equals_a_cold_build(tmp_path: Path, monkeypatch) -> None:
+    """The site step of an edit reads the page records of the edited unit only, makes its words
+    for the full-text search again only when its documentation text changed, compiles no template
+    (the site's are kept compiled as the Markdown pages' are), and leaves the site a cold build of
+    the edited tree makes."""
+    import jinja2
+
+    from kwdocs.site import search
+    from kwdocs.store import writer
+
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "--html", "-q") == 0
+    config = load_config(src, overrides={"output": str(out)})
+    records_read: list[str] = []
+    words_made: list[str] = []
+    read_json, bucket_parts = writer.read_json, search.bucket_parts
+    monkeypatch.setattr(writer, "read_json", lambda path, *rest, **named: (
+        records_read.append(Path(path).name) if Path(path).parent == config.state / PAGES else None,
+        read_json(path, *rest, **named))[1])
+    monkeypatch.setattr(search, "bucket_parts", lambda texts: (
+        words_made.extend(sorted({text[0] for text in texts})), bucket_parts(texts))[1])
+    trees_made: list[int] = []
+    tree_data = search.tree_data
+    monkeypatch.setattr(search, "tree_data", lambda project, files, folders: (
+        trees_made.append(len(files)), tree_data(project, files, folders))[1])
+    compiled: list[str] = []
+    compile_template = jinja2.Environment.compile
+    monkeypatch.setattr(jinja2.Environment, "compile", lambda self, source, name=None, *rest, **named: (
+        compiled.append(name), compile_template(self, source, name, *rest, **named))[1])
+    site = out / "site" / "_kwdocs"
+
+    def edit(rel: str, old: str, new: str) -> None:
+        path = src / rel
+        path.write_text(path.read_text().replace(old, new))
+        records_read.clear()
+        words_made.clear()
+        trees_made.clear()
+        drop_contexts()     # each build in a process of its own, as on the command line
+        assert run_kwdocs("build", "--src", str(src), "--out", str(out), "--html", "-q") == 0
+
+    def fulltext() -> str:
+        return "".join(path.read_text() for path in sorted((site / "fulltext").glob("*.js")))
+
+    # code without documentation: the unit's words are not made again, no other unit's record is read,
+    # and the record of every unit's words (the full-text meta) is not even written again
+    words_meta = config.state / "fulltext" / "meta.json"
+    meta_stamp = words_meta.stat().st_mtime_ns
+    edit("gamma/mod.py", "class GammaBox:", "def gamma_plain(value):\n    return value\n\n\nclass GammaBox:")
+    assert words_meta.stat().st_mtime_ns == meta_stamp
+    assert set(records_read) == {state_name("gamma")} and words_made == [] and compiled == []
+    assert trees_made == []     # no file came or went: the folder tree is as it was
+    assert "gamma_plain" in {row[0] for row in keyword_search(out / "site")}
+    # documentation changed, then changed back: the words follow it each time
+    edit("gamma/mod.py", "Measure gamma things.", "Measure gamma xylophones.")
+    assert words_made == ["gamma/mod.py"] and "xylophones" in fulltext() and '"things"' in fulltext()
+    edit("gamma/mod.py", "Measure gamma xylophones.", "Measure gamma things.")
+    assert words_made == ["gamma/mod.py"] and "xylophones" not in fulltext()
+    # a new file is in the folder tree; the tree and styles deleted by hand are made again by the next build
+    (src / "gamma" / "extra.py").write_text("def extra_one():\n    return 1\n")
+    styles = (site / "kwdocs.css").read_bytes()
+    (site / "tree.js").unlink()
+    (site / "kwdocs.css").unlink()
+    edit("alpha/mod.py", "Measure alpha things.", "Measure alpha quokkas.")
+    assert '"gamma/extra.py"' in (site / "tree.js").read_text() and (site / "kwdocs.css").read_bytes() == styles
+    assert trees_made == [7]
+    assert words_made == ["alpha/mod.py"] and "quokkas" in fulltext()
+
+    cold = tmp_path / "cold"
+    _build(src, cold, "-j", "1")
     assert pages(out) == pages(cold)

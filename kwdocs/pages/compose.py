@@ -193,7 +193,7 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
         rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page))
         page_model = keywords.letter_model(None, rows, project=config.project_name, all_letters=[], counts=counts)
         yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
-        yield from _keyword_formats(formats, page, page_model, grouped, cached_rows)
+        yield from _keyword_formats(formats, page, page_model, grouped, cached_rows, kept)
         return
     page = layout.keywords_page()
     page_model = keywords.bar_model(project=config.project_name, all_letters=all_letters, counts=counts)
@@ -207,20 +207,23 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
             page_model = keywords.letter_model(letter, rows, project=config.project_name, all_letters=all_letters,
                                                counts=counts)
             yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
-            yield from _keyword_formats(formats, page, page_model, grouped, cached_rows)
+            yield from _keyword_formats(formats, page, page_model, grouped, cached_rows, kept)
 
 
 def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, grouped: list[tuple[str, list[list]]],
-                     cached_rows: Callable[[str], RowCache]) -> Iterator[tuple[str, str, RowCache | None]]:
+                     cached_rows: Callable[[str], RowCache], markdown_rows: RowCache | None = None
+                     ) -> Iterator[tuple[str, str, RowCache | None]]:
     """A keyword page in each of ``formats``, from its Markdown page's model, and its rows to
-    keep (those in ``cached_rows`` of its path used again while their places are unchanged)."""
+    keep (those in ``cached_rows`` of its path used again while their places are unchanged).
+    ``markdown_rows``: the Markdown page's rows to keep, whose inputs (its places' digest) each
+    format's row has too: a letter's thousands of names are digested once."""
     for output_format in formats:
         format_page = output_format.page_path(page)
         cached = cached_rows(format_page) if grouped else {}
         kept: RowCache = {}
         missing: list[tuple[str, list]] = []
         for name, places in grouped:
-            inputs = [keywords.places_digest(places)]
+            inputs = markdown_rows[name][:-1] if markdown_rows else [keywords.places_digest(places)]
             entry = cached.get(name)
             if isinstance(entry, list) and entry[:-1] == inputs:
                 kept[name] = entry

@@ -23,6 +23,7 @@ import functools
 import hashlib
 import html as html_lib
 import multiprocessing
+import os
 import posixpath
 import re
 import unicodedata
@@ -42,11 +43,18 @@ from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.pages.layout import html_page
-from kwdocs.pages.render import _DOUBLE_BACKTICKS, ModelEnvironment, human_size, render_template, short_size
+from kwdocs.pages.render import (
+    _DOUBLE_BACKTICKS,
+    ModelEnvironment,
+    StateBytecodeCache,
+    human_size,
+    render_template,
+    short_size,
+)
 from kwdocs.site import highlight as highlighting, search
 from kwdocs.site.highlight import highlight
 from kwdocs.store import writer as output
-from kwdocs.store.state import HTML_MANIFEST
+from kwdocs.store.state import HTML_MANIFEST, KEYWORDS_META
 
 SITE_FOLDER = "site"
 STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data
@@ -311,10 +319,20 @@ def name_links(body: str) -> str:
     return _FOLDER_PAGE_LINK.sub(lambda m: f"{m.group(1)}{_FOLDER_PAGE_LABELS[m.group(2)]}</a>", body)
 
 
-def _environment(override: Path | None) -> jinja2.Environment:
+class _SiteBytecodeCache(StateBytecodeCache):
+    """The site's compiled templates, kept apart from the Markdown pages' (the same template
+    name compiles to other code with autoescaping on)."""
+
+    def get_cache_key(self, name: str, filename: str | None = None) -> str:
+        return super().get_cache_key(f"site\0{name}", filename)
+
+
+def _environment(override: Path | None, out: Path | None = None) -> jinja2.Environment:
     folders = ([str(override)] if override else []) + [str(shipped_templates())]
-    # page models are plain dicts: a key is looked up first (``block.items`` is a model's list)
+    # page models are plain dicts: a key is looked up first (``block.items`` is a model's list);
+    # compiled templates kept in the state (``out``), as the Markdown pages' are: an edit compiles none
     environment = ModelEnvironment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+                                     bytecode_cache=_SiteBytecodeCache(out) if out is not None else None,
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      trim_blocks=True, lstrip_blocks=True, auto_reload=False)
     environment.filters.update(inline=_inline, slug=_slug, size=human_size, num=lambda value: f"{value:,}",
@@ -325,7 +343,7 @@ def _environment(override: Path | None) -> jinja2.Environment:
 
 @per_config
 def _environment_for(config: Config) -> jinja2.Environment:
-    return _environment(config.templates)
+    return _environment(config.templates, config.out)
 
 
 def _template(config: Config, name: str = PAGE_TEMPLATE) -> jinja2.Template:
@@ -543,6 +561,15 @@ def write_static(config: Config) -> int:
     return written + output.write_if_changed(config.out, folder / PYGMENTS_CSS, highlighting.stylesheet())
 
 
+def _static_identity(config: Config, key: str) -> list:
+    """What the site's static files are made from (``render_key``: the code, Pygments' version;
+    the script and styles shipped or overridden) and the files as written, each by its path and
+    identity (``search.file_identity``)."""
+    sources = [os.fspath(_static_source(config, name)) for name in STATIC_FILES]
+    written = [os.path.join(site_root(config), STATIC_FOLDER, name) for name in (*STATIC_FILES, PYGMENTS_CSS)]
+    return [key, *([path, search.file_identity(path)] for path in sources + written)]
+
+
 @per_config
 def render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
@@ -562,13 +589,6 @@ def render_key(config: Config) -> str:
 
 
 # ---------------------------------------------------------------- the whole site, incrementally
-
-def markdown_pages(config: Config, subjects: dict[str, str] | None = None) -> list[str]:
-    """Every Markdown page the build wrote, by the build's own records (``subjects``: the
-    state's ``page_subjects``, when already read)."""
-    from kwdocs.store.state import written_pages
-    return sorted(written_pages(config, subjects))
-
 
 PARALLEL_PAGES = 64     # fewer pages than this are rendered in the build's own process
 
@@ -598,32 +618,41 @@ def build_site(config: Config) -> dict:
     Every page's HTML is made beside its Markdown, from the same models, by the step that
     makes it (``HtmlFormat``); here a folder or keyword page's HTML deleted by hand is made
     again from its Markdown, HTML of pages the build no longer writes is removed, and the
-    tree and search data are rewritten when their content changes.
+    tree and search data are rewritten when their content changes.  What the state records of
+    the whole tree is read from records that changed only (``search.write_tree``).
     """
     site = site_root(config)
     manifest_path = config.state / MANIFEST
     manifest = output.read_json(manifest_path, {}) or {}
     key = render_key(config)
-    from kwdocs.store.state import page_subjects
-    subjects = page_subjects(config)
-    pages = markdown_pages(config, subjects)
+    folders = search.folders_with_pages(config)
+    keyword_meta = output.read_json(config.state / KEYWORDS_META, {})
+    keyword_pages = keyword_meta.get("pages", []) if isinstance(keyword_meta, dict) else []
+    # the pages no file's render step makes: folder pages (with their folder) and keyword pages
+    index_pages: dict[str, str | None] = {page: folder for folder in folders
+                                          for page in (layout.index_page(folder), layout.doc_page(folder))}
+    index_pages.update((page, None) for page in keyword_pages if isinstance(page, str))
     recorded: dict[str, list] = {}
     todo: list[tuple[str, str | None]] = []
     removed = 0
-    for md_page in pages:
-        if md_page.endswith(FILE_PAGE_SUFFIXES):
-            continue    # the render step made their HTML and removes it with them
-        stamp = output.stamp(config.out / md_page)
+    out, site_folder = os.fspath(config.out), os.fspath(site)
+    for md_page in sorted(index_pages):
+        stamp = output.stamp(os.path.join(out, md_page))
         if stamp is None:
             continue
         recorded[md_page] = list(stamp)
-        if not (site / html_page(md_page)).is_file():
-            todo.append((md_page, subjects.get(md_page)))
+        if not os.path.isfile(os.path.join(site_folder, html_page(md_page))):
+            todo.append((md_page, index_pages[md_page]))
     written = _render_all(config, todo)
     for md_page in sorted(set(manifest.get("pages", {})) - set(recorded)):
         if not md_page.endswith(FILE_PAGE_SUFFIXES):
             removed += remove_site_page(config, md_page)
-    assets = write_static(config)
-    data_written = search.write_site_data(config, subjects, site / STATIC_FOLDER)
-    output.write_json(config.out, manifest_path, {"key": key, "pages": recorded})
+    # the script and styles are written again only when they or what they are made from changed
+    static = manifest.get("static")
+    assets = 0
+    if static is None or static != _static_identity(config, key):
+        assets = write_static(config)
+        static = _static_identity(config, key)
+    data_written = search.write_site_data(config, folders, site / STATIC_FOLDER)
+    output.write_json(config.out, manifest_path, {"key": key, "pages": recorded, "static": static})
     return {"html_written": written, "html_removed": removed, "assets_written": assets + data_written}

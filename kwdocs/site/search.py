@@ -26,17 +26,29 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import posixpath
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kwdocs.config import Config
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
-from kwdocs.store.state import FACTS, FULLTEXT, KEYWORD_ENTRIES, KEYWORDS_META, SEARCH, load_shard, mark_damaged
+from kwdocs.store.state import (
+    FACTS,
+    FOLDERS_META,
+    FULLTEXT,
+    KEYWORD_ENTRIES,
+    KEYWORDS_META,
+    PAGES,
+    SEARCH,
+    SITE_TREE,
+    load_shard,
+    mark_damaged,
+)
 
 TREE_FILE = "tree.js"
 EARLIER_FILES = ("search-index.js",)   # data files of earlier versions in the static folder, removed
@@ -47,31 +59,98 @@ def as_script(global_name: str, data: object) -> str:
     return f"window.{global_name} = {_json_text(data, sort_keys=True)};\n"
 
 
-def tree_data(project: str, subjects: dict[str, str]) -> dict:
+def tree_data(project: str, files: Iterable[str], folders: Iterable[str]) -> dict:
     """Folders (those with an index page) and files (those with a documentation page) by their
-    real names, from ``state.page_subjects``; ``pages`` and ``folderPages`` hold where the pages
+    real names (see ``write_tree``); ``pages`` and ``folderPages`` hold where the pages
     of those whose page path is not their name live (cut or escaped: see ``kwdocs.pages.layout``)."""
-    folders, files, file_pages, folder_pages = [], [], {}, {}
-    for page, subject in subjects.items():
-        if page.endswith(layout.DOCS_SUFFIX):
-            files.append(subject)
-            if page != subject + layout.DOCS_SUFFIX:
-                file_pages[subject] = page[: -len(layout.DOCS_SUFFIX)]
-        elif page == "index.md" or page.endswith("/index.md"):
-            folders.append(subject)
-            if layout.output_folder(subject) != subject:
-                folder_pages[subject] = layout.output_folder(subject)
+    file_pages, folder_pages = {}, {}
+    for rel in files:
+        page = layout.docs_page(rel)
+        if page != rel + layout.DOCS_SUFFIX:
+            file_pages[rel] = page[: -len(layout.DOCS_SUFFIX)]
+    for subject in folders:
+        if layout.output_folder(subject) != subject:
+            folder_pages[subject] = layout.output_folder(subject)
     data: dict[str, object] = {"project": project, "folders": sorted(folders), "files": sorted(files)}
     if file_pages or folder_pages:    # rare: the data of most trees stays as it was
         data.update(pages=file_pages, folderPages=folder_pages)
     return data
 
 
-def write_site_data(config: Config, subjects: dict[str, str], folder: Path) -> int:
-    """Bring ``tree.js`` and the keyword and full-text indexes in ``folder`` up to date; returns
-    files written or removed.  An edit reads and writes the parts of the units it changed."""
-    written: int = output.write_if_changed(config.out, folder / TREE_FILE,
-                                           as_script("KWDOCS_TREE", tree_data(config.project_name, subjects)))
+TREE_VERSION = 2    # of the form of SITE_TREE's record
+
+
+def folders_with_pages(config: Config) -> list[str]:
+    """The folders the state says have pages (as ``state.page_subjects`` names them)."""
+    meta = output.read_json(config.state / FOLDERS_META, {})
+    folders = meta.get("pages") if isinstance(meta, dict) else None
+    return list(folders) if isinstance(folders, dict) else []
+
+
+def write_tree(config: Config, folders: list[str], folder: Path) -> int:
+    """Bring ``tree.js`` up to date with the files and ``folders`` that have pages; returns files written.
+
+    The files are those each unit's record of its pages lists (``state.page_subjects``).  An edit
+    writes its own unit's record again, listing the same files: ``SITE_TREE`` keeps a digest of
+    what each record listed, by the record's identity (inode, time stamp, size), and what
+    ``tree.js`` was made from and its identity then; only records that are not the files read
+    last time are read, and every record only when one of them lists other files."""
+    record_path = config.state / SITE_TREE
+    record = output.read_json(record_path, {})
+    if not isinstance(record, dict) or record.get("version") != TREE_VERSION:
+        record = {}
+    known: dict = record["units"] if isinstance(record.get("units"), dict) else {}
+    pages_folder = os.path.join(config.state, PAGES)
+    try:
+        names = sorted(name for name in os.listdir(pages_folder) if name.endswith(".json") and not name.startswith("."))
+    except OSError:
+        names = []
+
+    def listed(name: str) -> list[str]:
+        data = output.read_json(Path(pages_folder, name), {})
+        files = data.get("files") if isinstance(data, dict) else None
+        return sorted(files) if isinstance(files, dict) else []
+
+    units: dict[str, list] = {}
+    lists: dict[str, list[str]] = {}
+    for name in names:
+        info = file_identity(os.path.join(pages_folder, name))
+        if info is None:
+            continue
+        entry = known.get(name)
+        if isinstance(entry, list) and len(entry) == 2 and entry[0] == info:
+            units[name] = entry
+            continue
+        lists[name] = listed(name)
+        units[name] = [info, digest(_json_text(lists[name]))]
+    script = folder / TREE_FILE
+    made_from = [config.project_name, digest(_json_text(sorted(folders)))]
+    same_files = units.keys() == known.keys() and all(
+        isinstance(old := known[name], list) and old[1:] == entry[1:] for name, entry in units.items())
+    written = False
+    if not same_files or record.get("made_from") != made_from or record.get("script") != file_identity(script):
+        files = {rel for name in units for rel in (lists[name] if name in lists else listed(name))}
+        written = output.write_if_changed(config.out, script, as_script("KWDOCS_TREE", tree_data(
+            config.project_name, files, folders)))
+    output.write_json(config.out, record_path, {"version": TREE_VERSION, "units": units, "made_from": made_from,
+                                                "script": file_identity(script)})
+    return int(written)
+
+
+def file_identity(path: Path | str) -> list[int] | None:
+    """A file's inode, time stamp and size: another file, or the same file written again."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_ino, info.st_mtime_ns, info.st_size]
+
+
+def write_site_data(config: Config, folders: list[str], folder: Path) -> int:
+    """Bring ``tree.js`` and the keyword and full-text indexes in ``folder`` up to date (``folders``:
+    ``folders_with_pages``); returns files written or removed.  An edit reads and writes the parts
+    of the units it changed."""
+    written = write_tree(config, folders, folder)
     for name in EARLIER_FILES:
         written += output.remove(config.out, folder / name)
     try:
@@ -105,16 +184,20 @@ def digest(text: str) -> str:
 
 
 def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, object],
-                 parts_of: Callable[[str], dict[str, str]]) -> int:
+                 parts_of: Callable[[str], dict[str, str]], content_of: Callable[[str], str] | None = None) -> int:
     """Bring ``index`` in the site's static ``folder`` up to date; returns files written or removed.
 
     ``inputs`` maps each unit to what its parts are made from (a digest, a file's stamp; None:
     unknown, made again); ``parts_of(unit)`` makes a unit's parts, bucket -> JSON text.  Only
     units whose input changed are made again, and only buckets whose parts changed are
     written: every part in a bucket's table is checked against the digest the meta recorded.
+    ``content_of(unit)``, when given, is a digest of all that a unit's parts are made of, cheaper
+    than its parts: a unit whose input changed but not its content keeps its parts.
     """
     state = config.state / index.state
     meta_path = state / META_FILE
+    if _parts_kept(config, index, folder, inputs, content_of):
+        return 0
     meta = output.read_json(meta_path, {}) or {}
     known: dict[str, list] = meta.get("units", {}) if meta.get("version") == index.version else {}
     updates: dict[str, dict[str, str | None]] = {}   # bucket -> unit -> its part (None: none)
@@ -124,13 +207,17 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
         if old is not None and source is not None and old[0] == source:
             now[unit] = old
             continue
+        content = [content_of(unit)] if content_of is not None else []
+        if old is not None and source is not None and content and old[2:] == content:
+            now[unit] = [source, old[1], *content]
+            continue
         texts = parts_of(unit)
         digests = {bucket: digest(text) for bucket, text in texts.items()}
         before = old[1] if old is not None else {}
         for bucket in set(digests) | set(before):
             if digests.get(bucket) != before.get(bucket):
                 updates.setdefault(bucket, {})[unit] = texts.get(bucket)
-        now[unit] = [source, digests]
+        now[unit] = [source, digests, *content]
     for unit in sorted(set(known) - set(inputs)):   # units that went away
         for bucket in known[unit][1]:
             updates.setdefault(bucket, {})[unit] = None
@@ -142,7 +229,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
                 not isinstance(text, str) or digest(text) != expected[unit] for unit, text in table.items()):
             # a table that is not what the last build left: every bucket is made again
             output.remove(config.out, meta_path)
-            return update_index(config, index, folder, inputs, parts_of)
+            return update_index(config, index, folder, inputs, parts_of, content_of)
         tables[bucket] = table
     changed = 0
     scripts = folder / index.scripts
@@ -174,7 +261,51 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
     # the buckets there are, so that a search asks for no script that is not there
     changed += output.write_if_changed(config.out, scripts / BUCKETS_FILE, as_script(index.list_global, sorted(wanted)))
     output.write_json(config.out, meta_path, {"version": index.version, "units": now})
+    _keep_sources(config, index, folder, {unit: [entry[0], *entry[2:3]] for unit, entry in now.items()})
     return changed
+
+
+SOURCES_FILE = "sources.json"    # beside META_FILE: what each unit's parts were made from, without their digests
+
+
+def _keep_sources(config: Config, index: Index, folder: Path, sources: dict[str, list]) -> None:
+    """Record what each unit's parts were made from ([input, content digest]), with the meta and
+    bucket list they belong to (by their identity): ``_parts_kept`` trusts it only beside them."""
+    state = config.state / index.state
+    output.write_json(config.out, state / SOURCES_FILE, {
+        "version": index.version, "units": sources, "meta": file_identity(state / META_FILE),
+        "buckets": file_identity(folder / index.scripts / BUCKETS_FILE)})
+
+
+def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, object],
+                content_of: Callable[[str], str] | None) -> bool:
+    """Whether no unit's parts can have changed since ``update_index`` last ran: the same units,
+    each with the input or (``content_of``) the content its parts were made from.  Then only the
+    inputs are recorded, and the meta (every part's digest, a large file) is neither read nor
+    written: an edit that changes no documentation text changes a unit's input only."""
+    state = config.state / index.state
+    recorded = output.read_json(state / SOURCES_FILE, {})
+    if not isinstance(recorded, dict) or recorded.get("version") != index.version \
+            or recorded.get("meta") != file_identity(state / META_FILE) \
+            or recorded.get("buckets") != file_identity(folder / index.scripts / BUCKETS_FILE):
+        return False
+    sources = recorded.get("units")
+    if not isinstance(sources, dict) or sources.keys() != inputs.keys():
+        return False
+    now: dict[str, list] = {}
+    for unit, source in inputs.items():
+        old = sources[unit]
+        if source is None or not isinstance(old, list) or not old:
+            return False
+        if old[0] == source:
+            now[unit] = old
+        elif content_of is not None and old[1:] == [content_of(unit)]:
+            now[unit] = [source, old[1]]
+        else:
+            return False
+    if now != sources:
+        _keep_sources(config, index, folder, now)
+    return True
 
 
 # ---------------------------------------------------------------- keyword search
@@ -330,15 +461,22 @@ def write_fulltext(config: Config, folder: Path) -> int:
         stamp = output.stamp(path)
         inputs[name] = list(stamp) if stamp is not None else None
 
-    def parts_of(name: str) -> dict[str, str]:
+    @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's texts at a time
+    def texts_of(name: str) -> list[tuple]:
         data = output.read_json(shards[name], {})
         files = data.get("files") if isinstance(data, dict) else None
         if not isinstance(files, dict):
-            return {}
-        parts = bucket_parts(unit_texts(config, files, functools.partial(_masked, rules_for(config))))
-        return {bucket: _json_text(part) for bucket, part in parts.items()}
+            return []
+        return unit_texts(config, files, functools.partial(_masked, rules_for(config)))
 
-    return update_index(config, FULLTEXT_INDEX, folder, inputs, parts_of)
+    def content_of(name: str) -> str:
+        # an edit that changes no documentation text (most do) leaves the unit's words as they were
+        return digest(_json_text(texts_of(name)))
+
+    def parts_of(name: str) -> dict[str, str]:
+        return {bucket: _json_text(part) for bucket, part in bucket_parts(texts_of(name)).items()}
+
+    return update_index(config, FULLTEXT_INDEX, folder, inputs, parts_of, content_of)
 
 
 def _json_text(data: object, sort_keys: bool = False) -> str:

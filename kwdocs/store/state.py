@@ -43,6 +43,7 @@ LEDGER = "ledger.json"        # in JOURNALS (see kwdocs.store.journal)
 HTML_MANIFEST = "html.json"   # what each HTML page was rendered from (see kwdocs.site.html)
 SEARCH = "search"             # the keyword search index: what each unit adds to each shard (see kwdocs.site.search)
 FULLTEXT = "fulltext"         # the full-text index: what each unit adds to each word bucket (see kwdocs.site.search)
+SITE_TREE = "site-tree.json"  # a digest of the files each PAGES record lists, and tree.js' inputs (kwdocs.site.search)
 EARLIER = ("link-input.json", "keywords/letter-*.json", "search.json")   # state files of earlier versions, removed
 LOCK = "lock"
 FORMAT = "format"             # which layout of the state this is: another one is started over
