@@ -656,7 +656,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     # the whole tree's links from the cache only without links of an earlier build (a fresh clone):
     # an edit that relinks would add an entry the size of all links for each tree it links
-    shared = SharedLinks(config, inputs, rules.fingerprint()) if config.cache and not digests else None
+    shared = SharedLinks(config, inputs, {unit: [new_digests[unit], new_definitions[unit]] for unit in units},
+                         rules.fingerprint()) if config.cache and not digests else None
     linked = shared.found if shared is not None else None
     if linked is None:
         linked = _link_all(config, inputs, rules)
@@ -737,14 +738,14 @@ class SharedLinks:
     """The whole tree's links in the shared cache, keyed by every unit's link inputs, the include
     roots, kwdocs' code and the rules: a fresh clone of a tree linked before links nothing."""
 
-    def __init__(self, config: Config, inputs: dict[str, dict], rules: str) -> None:
+    def __init__(self, config: Config, inputs: dict[str, dict], digests: dict[str, list[str]], rules: str) -> None:
+        """``digests``: each unit's ``_import_digest`` and ``_definitions_digest`` (linking made them)."""
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
         self.units = list(inputs)
-        made_from = digest(self.units, [[_import_digest(entry), _definitions_digest(entry)]
-                                        for entry in inputs.values()], list(config.include_roots), code_fingerprint(),
-                           rules)
+        made_from = digest(self.units, [digests[unit] for unit in self.units], list(config.include_roots),
+                           code_fingerprint(), rules)
         self.claims = {"kind": "links", "key": cache.entry_key("links", made_from), "inputs": made_from}
         self.files = {unit: set(entry) for unit, entry in inputs.items()}
         self.found: dict | None = None
