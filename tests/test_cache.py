@@ -74,7 +74,8 @@ def test_a_fresh_clone_with_a_warm_cache_extracts_nothing_and_writes_the_same_pa
     cache = tmp_path / "cache"
     first = counts(build(clone(tmp_path, "first"), "--cache", f"file://{cache}"))
     assert first["extracted"] == first["scanned"] == len(entries(cache)) and first["hits"] == 0
-    assert first["stored"] == len(entries(cache)) + len(entries(cache, "pages"))
+    assert first["stored"] == len(entries(cache)) + len(entries(cache, "pages")) + len(entries(cache, "folder"))
+    assert len(entries(cache, "folder")) == len({rel.rpartition("/")[0] for rel in entries(cache)})
     again = clone(tmp_path, "elsewhere")
     second = counts(build(again, "--cache", f"file://{cache}"))
     assert second["extracted"] == 0 and second["hits"] == second["scanned"] and second["stored"] == 0
@@ -228,7 +229,8 @@ def test_a_pages_entry_naming_other_pages_is_ignored_and_nothing_is_written_ther
     build(clone(tmp_path, "first"), "--cache", str(cache))
     entry = entries(cache, "pages")["README.md"]
     header, _, body = entry.read_bytes().partition(b"\n")
-    planted = orjson.dumps({"../../planted.md": "planted", **orjson.loads(body)}, option=orjson.OPT_SORT_KEYS)
+    index, _, texts = body.partition(b"\n")     # one more page, first, under a name outside the output folder
+    planted = orjson.dumps([["../../planted.md", len(b"planted")], *orjson.loads(index)]) + b"\nplanted" + texts
     claimed = {**orjson.loads(header), "size": len(planted), "body_sha256": hashlib.sha256(planted).hexdigest()}
     entry.write_bytes(orjson.dumps(claimed) + b"\n" + planted)
     again = clone(tmp_path, "again")
@@ -236,6 +238,61 @@ def test_a_pages_entry_naming_other_pages_is_ignored_and_nothing_is_written_ther
     assert "kwdocs: README.md: cache entry" in result.stderr and "rendered again" in result.stderr, result.stderr
     assert not list(tmp_path.rglob("planted.md"))
     assert pages(again / "kwdocs-out") == cold
+
+
+@pytest.mark.parametrize("damage", ["bit flipped", "truncated", "parts not adding up"])
+def test_a_damaged_pages_entry_is_ignored_with_a_line_and_made_again(tmp_path, cold, damage):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    entry = entries(cache, "pages")["geometry/broken.py"]
+    good = entry.read_bytes()
+    if damage == "bit flipped":      # a byte of a page
+        data = bytearray(good)
+        data[-20] ^= 0x01
+        entry.write_bytes(bytes(data))
+    elif damage == "truncated":
+        entry.write_bytes(good[: len(good) * 2 // 3])
+    else:       # the line naming the pages gives them other sizes, under a hash that matches
+        header, _, body = good.partition(b"\n")
+        index, _, texts = body.partition(b"\n")
+        parts = orjson.loads(index)
+        parts[0][1] += 1
+        body = orjson.dumps(parts) + b"\n" + texts
+        claimed = {**orjson.loads(header), "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
+        entry.write_bytes(orjson.dumps(claimed) + b"\n" + body)
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    warnings = [line for line in result.stderr.splitlines() if "cache entry" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("kwdocs: geometry/broken.py: cache entry") \
+        and warnings[0].endswith("rendered again"), result.stderr
+    assert pages(again / "kwdocs-out") == cold
+    assert entry.read_bytes() == good, "not made again"
+
+
+@pytest.mark.parametrize("damage", ["bit flipped", "another folder's pages"])
+def test_a_damaged_or_foreign_folder_entry_is_ignored_with_a_line_and_made_again(tmp_path, cold, damage):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    folders = entries(cache, "folder")
+    entry = folders["geometry"]
+    good = entry.read_bytes()
+    if damage == "bit flipped":
+        data = bytearray(good)
+        data[-20] ^= 0x01
+        entry.write_bytes(bytes(data))
+    else:       # the top folder's pages, under this folder's header and a hash that matches
+        header = good.partition(b"\n")[0]
+        body = folders[""].read_bytes().partition(b"\n")[2]
+        claimed = {**orjson.loads(header), "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
+        entry.write_bytes(orjson.dumps(claimed) + b"\n" + body)
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    warnings = [line for line in result.stderr.splitlines() if "cache entry" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("kwdocs: geometry: cache entry") \
+        and "of the folder's pages ignored" in warnings[0] and warnings[0].endswith("made again"), result.stderr
+    assert counts(result)["stored"] == 1
+    assert pages(again / "kwdocs-out") == cold
+    assert entry.read_bytes() == good, "not made again"
 
 
 def check(tree: Path, *args: str) -> subprocess.CompletedProcess:

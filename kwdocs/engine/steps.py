@@ -27,7 +27,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import orjson
 
@@ -656,7 +656,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
     # the whole tree's links from the cache only without links of an earlier build (a fresh clone):
     # an edit that relinks would add an entry the size of all links for each tree it links
-    shared = SharedLinks(config, inputs, rules.fingerprint()) if config.cache and not digests else None
+    shared = SharedLinks(config, inputs, {unit: [new_digests[unit], new_definitions[unit]] for unit in units},
+                         rules.fingerprint()) if config.cache and not digests else None
     linked = shared.found if shared is not None else None
     if linked is None:
         linked = _link_all(config, inputs, rules)
@@ -737,14 +738,14 @@ class SharedLinks:
     """The whole tree's links in the shared cache, keyed by every unit's link inputs, the include
     roots, kwdocs' code and the rules: a fresh clone of a tree linked before links nothing."""
 
-    def __init__(self, config: Config, inputs: dict[str, dict], rules: str) -> None:
+    def __init__(self, config: Config, inputs: dict[str, dict], digests: dict[str, list[str]], rules: str) -> None:
+        """``digests``: each unit's ``_import_digest`` and ``_definitions_digest`` (linking made them)."""
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
         self.units = list(inputs)
-        made_from = digest(self.units, [[_import_digest(entry), _definitions_digest(entry)]
-                                        for entry in inputs.values()], list(config.include_roots), code_fingerprint(),
-                           rules)
+        made_from = digest(self.units, [digests[unit] for unit in self.units], list(config.include_roots),
+                           code_fingerprint(), rules)
         self.claims = {"kind": "links", "key": cache.entry_key("links", made_from), "inputs": made_from}
         self.files = {unit: set(entry) for unit, entry in inputs.items()}
         self.found: dict | None = None
@@ -919,7 +920,8 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
     for rel in todo:
         facts = facts_by_file[rel]
-        texts = remote.texts(config, rel, new_manifest[rel]) if remote is not None else None
+        texts: Mapping[str, str | bytes] | None = remote.texts(config, rel, new_manifest[rel]) \
+            if remote is not None else None
         if texts is None and shared is not None:
             texts = shared.found.get(rel)
         if texts is None:
@@ -927,7 +929,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
             view = pages.source_view(config, facts, data, mask)
             texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view, formats)
         if shared is not None and rel not in shared.found and facts.get("sha256"):
-            shared.made[rel] = texts
+            shared.made[rel] = cast(dict[str, str], texts)     # rendered here or on the cluster: text
         for page, text in texts.items():
             markdown, other = _write_page(config, page, text)
             written += markdown
@@ -1007,7 +1009,7 @@ def cluster_pages(config: Config, unit: str):
     return remote_pages(config, unit)
 
 
-def _write_page(config: Config, page: str, text: str) -> tuple[int, int]:
+def _write_page(config: Config, page: str, text: str | bytes) -> tuple[int, int]:
     """Write a page (named from the output folder) unless it holds ``text`` already: the
     Markdown pages and the other formats' pages written (1 and 0, 0 and 1, or 0 and 0)."""
     # named as text: a Path for each of a cold build's pages took longer than checking it
@@ -1039,17 +1041,16 @@ class SharedPages:
             source = pages.source_link(config, layout.kw_page(rel), rel)
             entry = cache.entry_key("pages", rel, key, source)
             self.claims[rel] = {"kind": "pages", "key": entry, "path": rel, "render": key, "source": source}
-        self.found: dict[str, dict[str, str]] = {}
+        self.found: dict[str, dict[str, bytes]] = {}      # each page's bytes, written as they are
         self.made: dict[str, dict[str, str]] = {}
         by_key = {claims["key"]: rel for rel, claims in self.claims.items()}
         assert self.cache is not None
         for key, data in self.cache.get_many(list(by_key)).items():
             rel = by_key[key]
             try:
-                texts = cache.decode(data, self.claims[rel])
+                texts = cache.decode_parts(data, self.claims[rel])
                 # only this file's two pages: an entry never names where kwdocs writes
-                if not isinstance(texts, dict) or set(texts) != file_page_paths(config, rel) \
-                        or not all(isinstance(text, str) for text in texts.values()):
+                if set(texts) != file_page_paths(config, rel):
                     raise ValueError("its pages are not this file's")
                 self.found[rel] = texts
             except ValueError as error:
@@ -1060,8 +1061,9 @@ class SharedPages:
 
         if self.cache is None:
             return 0
-        return self.cache.put_many({self.claims[rel]["key"]: cache.encode(self.claims[rel], texts)
-                                    for rel, texts in self.made.items()})
+        return self.cache.put_many({self.claims[rel]["key"]: cache.encode_parts(
+            self.claims[rel], {page: text.encode("utf-8") for page, text in texts.items()})
+            for rel, texts in self.made.items()})
 
 
 # ---------------------------------------------------------------- a whole tree's pages
@@ -1309,6 +1311,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     written = removed = html_written = html_removed = 0
     new_keys: dict[str, str] = {}
     new_shapes: dict[str, str] = {}
+    todo: dict[str, tuple[list[str], list[dict], dict[str, dict]]] = {}    # folder -> units, parts, importance
     for folder in all_folders:
         shape = shapes[folder] if same_tree else digest(subfolders[folder], totals[folder])
         new_shapes[folder] = shape
@@ -1322,11 +1325,20 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         importance = _importance(config, units)
         key = digest(folder, [data["digest"] for data in parts], importance, subfolders[folder], totals[folder], keys)
         new_keys[folder] = key
-        if page_keys.get(folder) == key:
-            continue
-        file_rows, row_items = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1, fresh=fresh)
-        texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
-                                   subfolders[folder], totals[folder], importance, formats, row_items)
+        if page_keys.get(folder) != key:
+            todo[folder] = (units, parts, importance)
+    # a first build (a fresh clone) asks the shared cache for every folder's pages at once
+    shared = SharedFolders(config, {folder: new_keys[folder] for folder in todo}) if config.cache and fresh \
+        and todo else None
+    for folder, (units, parts, importance) in todo.items():
+        texts: Mapping[str, str | bytes] | None = shared.found.get(folder) if shared is not None else None
+        if texts is None:
+            file_rows, row_items = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1,
+                                               fresh=fresh)
+            texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
+                                       subfolders[folder], totals[folder], importance, formats, row_items)
+            if shared is not None:
+                shared.made[folder] = texts
         for page, text in texts.items():
             markdown, other = _write_page(config, page, text)
             written += markdown
@@ -1341,7 +1353,55 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
                                               "units": folder_units, "counts": counts, "problems": problems})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))
     output.write_json(config.out, config.state / PROBLEMS, flat)
-    return {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
+    counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
+    if shared is None:
+        return counts
+    from kwdocs.store.cache import said
+    return counts | {"cache_stored": shared.store(), "cache_said": said()}
+
+
+class SharedFolders:
+    """Folders' pages in the shared cache, each by the key that decides whether they are made
+    again (its units' summary rows, the counts of uses, its subfolders, templates, settings and
+    code): fetched in one batch by a first build, and those made here stored in one batch.
+    (A folder split into units then keeps no rendered rows of its units: an edit there renders
+    that folder's rows once.)"""
+
+    def __init__(self, config: Config, keys: dict[str, str]) -> None:
+        from kwdocs.store import cache
+
+        self.cache = cache.shared_cache(config)
+        self.claims = {folder: {"kind": "folder", "key": cache.entry_key("folder", folder, key), "path": folder,
+                                "render": key} for folder, key in keys.items()}
+        self.found: dict[str, dict[str, bytes]] = {}
+        self.made: dict[str, dict[str, str]] = {}
+        by_key = {claims["key"]: folder for folder, claims in self.claims.items()}
+        assert self.cache is not None
+        for key, data in self.cache.get_many(list(by_key)).items():
+            folder = by_key[key]
+            try:
+                texts = cache.decode_parts(data, self.claims[folder])
+                if set(texts) != folder_page_paths(config, folder):     # never a page elsewhere
+                    raise ValueError("its pages are not this folder's")
+                self.found[folder] = texts
+            except ValueError as error:
+                cache.warn(f"{folder or '.'}: cache entry {key[:16]} of the folder's pages ignored ({error}); "
+                           "made again")
+
+    def store(self) -> int:
+        from kwdocs.store import cache
+
+        if self.cache is None:
+            return 0
+        return self.cache.put_many({self.claims[folder]["key"]: cache.encode_parts(
+            self.claims[folder], {page: text.encode("utf-8") for page, text in texts.items()})
+            for folder, texts in self.made.items()})
+
+
+def folder_page_paths(config: Config, folder: str) -> set[str]:
+    """Every page a build writes for ``folder`` (its index and doc pages), in every format."""
+    own = (layout.index_page(folder), layout.doc_page(folder))
+    return {*own, *(output_format.page_path(page) for output_format in formats_for(config) for page in own)}
 
 
 def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -> list[dict]:

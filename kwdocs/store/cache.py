@@ -9,8 +9,9 @@ S3 bucket (``s3://bucket/prefix``, through s3fs), and so on.
 Safe to share:
 
 - an entry is a header line (its key, the inputs it claims, its body's size and
-  SHA-256) and the facts as JSON; all are checked before use, and an entry that
-  fails is ignored with one line and replaced (``readwrite``);
+  SHA-256) and the value as JSON, or (``encode_parts``: pages) a line naming the
+  parts and their sizes, then their bytes; all are checked before use, and an entry
+  that fails is ignored with one line and replaced (``readwrite``);
 - entries are published whole: a folder's written under a temporary name and moved
   into place, an object store's by one PUT of the whole object;
 - a store that fails or does not answer within ``TIMEOUT`` seconds is not asked
@@ -34,7 +35,7 @@ import orjson
 
 from kwdocs.config import Config, ConfigError
 
-FORMAT = 1
+FORMAT = 2              # 2: pages entries hold their pages' bytes, not JSON
 TIMEOUT = 10.0          # seconds a batch of requests may take before the store counts as down
 FAN_OUT = 2             # entries live under <root>/v1/<key[:2]>/<key>
 RENEW_NS = 3600 * 10**9  # a folder entry used that is older than this gets a new time (its use, for eviction)
@@ -54,7 +55,11 @@ def entry_key(kind: str, *inputs: str) -> str:
 def encode(claims: dict[str, str], value: Any) -> bytes:
     """An entry: a header line naming what it holds (``claims``: its key and inputs) and how to
     check it, then ``value`` as JSON."""
-    body = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    return encode_body(claims, orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+
+
+def encode_body(claims: dict[str, str], body: bytes) -> bytes:
+    """An entry holding ``body``, under a header of ``claims`` and the body's size and hash."""
     header = {**claims, "format": FORMAT, "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
     return orjson.dumps(header, option=orjson.OPT_SORT_KEYS) + b"\n" + body
 
@@ -62,6 +67,47 @@ def encode(claims: dict[str, str], value: Any) -> bytes:
 def decode(data: bytes, claims: dict[str, str]) -> Any:
     """The value an entry holds, once its header claims exactly ``claims`` and its body is whole
     and what the header says; ValueError says what is wrong."""
+    body = _checked(data, claims)
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as error:
+        raise ValueError("its content is not JSON") from error
+
+
+def encode_parts(claims: dict[str, str], parts: dict[str, bytes]) -> bytes:
+    """An entry of named byte strings (pages, as written): its body is a line naming each part
+    and its size, then the parts one after another, all under the body's hash; no JSON to parse
+    and no text to encode again on the way to the page."""
+    index = orjson.dumps([[name, len(data)] for name, data in parts.items()])
+    return encode_body(claims, b"".join([index, b"\n", *parts.values()]))
+
+
+def decode_parts(data: bytes, claims: dict[str, str]) -> dict[str, bytes]:
+    """The parts an ``encode_parts`` entry holds, checked as ``decode`` checks an entry, and
+    their sizes against its content; ValueError says what is wrong."""
+    index, newline, body = _checked(data, claims).partition(b"\n")
+    try:
+        parts = orjson.loads(index) if newline else None
+    except orjson.JSONDecodeError:
+        parts = None
+    if not isinstance(parts, list) or not all(
+            isinstance(part, list) and len(part) == 2 and isinstance(part[0], str)
+            and isinstance(part[1], int) and part[1] >= 0 for part in parts) \
+            or sum(size for _, size in parts) != len(body):
+        raise ValueError("its parts do not add up to its content")
+    found: dict[str, bytes] = {}
+    start = 0
+    for name, size in parts:
+        found[name] = body[start:start + size]
+        start += size
+    if len(found) != len(parts):
+        raise ValueError("it names a part twice")
+    return found
+
+
+def _checked(data: bytes, claims: dict[str, str]) -> bytes:
+    """An entry's body, once its header claims exactly ``claims`` and its body is whole and
+    what the header says; ValueError says what is wrong."""
     head, newline, body = data.partition(b"\n")
     if not newline:
         raise ValueError("no header")
@@ -77,10 +123,7 @@ def decode(data: bytes, claims: dict[str, str]) -> Any:
         raise ValueError(f"{len(body)} bytes instead of {header.get('size')} (truncated?)")
     if header.get("body_sha256") != hashlib.sha256(body).hexdigest():
         raise ValueError("its content does not match its hash")
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError as error:
-        raise ValueError("its content is not JSON") from error
+    return body
 
 
 _said: list[str] = []
