@@ -36,15 +36,22 @@ import cmarkgfm
 import jinja2
 import nh3
 from cmarkgfm import cmark
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.pages import layout
 from kwdocs.pages.layout import html_page
-from kwdocs.pages.render import _DOUBLE_BACKTICKS, ModelEnvironment, human_size, render_template, short_size
+from kwdocs.pages.render import (
+    _DOUBLE_BACKTICKS,
+    ModelEnvironment,
+    _ModelCodeGenerator,
+    human_size,
+    render_template,
+    short_size,
+)
 from kwdocs.site import highlight as highlighting, search
-from kwdocs.site.highlight import highlight
+from kwdocs.site.highlight import highlighted
 from kwdocs.store import writer as output
 from kwdocs.store.state import HTML_MANIFEST
 
@@ -155,7 +162,7 @@ def _anchor_headings(body: str) -> str:
 def _highlight_blocks(body: str) -> str:
     """Code blocks of the prose (a docstring's example, say), highlighted by their info string."""
     def block(match: re.Match) -> str:
-        code = "\n".join(highlight(html_lib.unescape(match.group(2)), match.group(1) or ""))
+        code = highlighted(html_lib.unescape(match.group(2)), match.group(1) or "")
         return f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>'
     return _CODE_BLOCK.sub(block, body)
 
@@ -242,9 +249,8 @@ def source_block(text: str, info: str, links: Mapping[str, str] | None = None) -
     stylesheet draws: copying the source copies no numbers, and the page carries only the
     highlighted text (an anchor per line written into every page was a twentieth of the site).
     """
-    lines = highlight(text, info, links)
-    rows = "\n".join(lines)
-    count = len(lines)
+    rows = highlighted(text, info, links)
+    count = rows.count("\n") + 1 if text else 0
     fold = "" if count > FOLD_LINES else " open"
     plural = "s" if count != 1 else ""
     return (f'<details class="kwdocs-source"{fold}><summary>Source ({count:,} line{plural})</summary>'
@@ -311,10 +317,41 @@ def name_links(body: str) -> str:
     return _FOLDER_PAGE_LINK.sub(lambda m: f"{m.group(1)}{_FOLDER_PAGE_LABELS[m.group(2)]}</a>", body)
 
 
+def _output(value: Any) -> str:
+    """A value a template writes, escaped as markupsafe's ``escape`` does (the same text), without
+    making a ``Markup`` of each: the pages' text and numbers are most of what the templates write."""
+    kind = type(value)
+    if kind is str:
+        return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                .replace("'", "&#39;").replace('"', "&#34;"))
+    if kind is int:
+        return str(value)
+    return escape(value)
+
+
+class _OutputCodeGenerator(_ModelCodeGenerator):
+    """``{{ value }}`` compiled to ``_output`` rather than ``escape``: the text written is the same
+    (the output is joined into the page, never used as markup again)."""
+
+    def _output_child_pre(self, node: jinja2.nodes.Expr, frame: jinja2.compiler.Frame,
+                          finalize: Any) -> None:
+        if frame.eval_ctx.volatile or not frame.eval_ctx.autoescape or finalize.src is not None:
+            super()._output_child_pre(node, frame, finalize)
+        else:
+            self.write("environment.output(")
+
+
+class _HtmlEnvironment(ModelEnvironment):
+    """The HTML templates' environment: page models as dicts, values escaped by ``_output``."""
+
+    code_generator_class = _OutputCodeGenerator
+    output = staticmethod(_output)
+
+
 def _environment(override: Path | None) -> jinja2.Environment:
     folders = ([str(override)] if override else []) + [str(shipped_templates())]
     # page models are plain dicts: a key is looked up first (``block.items`` is a model's list)
-    environment = ModelEnvironment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+    environment = _HtmlEnvironment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      trim_blocks=True, lstrip_blocks=True, auto_reload=False)
     environment.filters.update(inline=_inline, slug=_slug, size=human_size, num=lambda value: f"{value:,}",
@@ -452,7 +489,7 @@ def _source(links: dict[str, str] | None, text: str, info: str) -> Markup:
 
 def _code_block(text: str, info: str) -> Markup:
     """A code block of a docstring or doc comment, highlighted."""
-    code = "\n".join(highlight(text, info or ""))
+    code = highlighted(text, info or "")
     return Markup(f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>')
 
 
