@@ -430,7 +430,8 @@ class HtmlFormat:
         body = render_template(template, model | dict(
             md_page=md_page, href=href, spans=functools.partial(_spans, href),
             source=functools.partial(_source, _source_links(model, page)),
-            use_link=lambda path, line: layout.link(md_page, layout.docs_page(path), f"L{line}"),
+            definition=functools.partial(_definition, href, md_page),
+            keyword_items=functools.partial(_keyword_items, href), section_items=_section_items,
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page)))
         return _page(self.config, md_page, body, model["path"])
@@ -514,6 +515,43 @@ def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
         else:
             out.append(f"<code>{value}</code>")
     return Markup("".join(out))
+
+
+def _definition(href: Callable[[str], str], md_page: str, item: dict) -> Markup:
+    """A definition's entry line in Code Structure: its anchor, kind, name, signature, a link to
+    its line, decorators and where it is used (written once per definition, so not in the template)."""
+    out = [f'<a id="{_output(item["anchor"])}"></a>{_output(item["kind_label"])} '
+           f'<strong><code>{_output(item["name"])}</code></strong>']
+    if item["signature_spans"]:
+        out.append(f" {_spans(href, item['signature_spans'])}")
+    elif item["signature"]:
+        out.append(f" <code>{_output(item['signature'])}</code>")
+    line = _output(item["line"])
+    out.append(f' (<a href="#L{line}">line {line}</a>)')
+    if item["decorators"]:
+        out.append(f", decorated with {_codes(item['decorators'], '@')}")
+    if item["uses"]:
+        out.append("; used in " + ", ".join(
+            f'<a href="{_output(href(layout.link(md_page, layout.docs_page(path), f"L{use_line}")))}">'
+            f"<code>{_output(path)}</code></a> line {_output(use_line)}" for path, use_line in item["uses"]))
+        if item["more_uses"]:
+            out.append(f" and {item['more_uses']:,} more")
+    return Markup("".join(out))
+
+
+def _keyword_items(href: Callable[[str], str], keywords: list[dict]) -> Markup:
+    """A keyword group's list items, each line ended (a page lists hundreds: not a template loop)."""
+    return Markup("".join(
+        f'<li><strong><code>{_output(keyword["name"])}</code></strong>'
+        + (f' (in <code>{_output(keyword["local_to"])}</code>)' if keyword["local_to"] else "")
+        + f': <a href="{_output(href(keyword["link"]))}">{_output(keyword["kind"])}, line {_output(keyword["line"])}'
+        "</a></li>\n" for keyword in keywords))
+
+
+def _section_items(entries: list[dict]) -> Markup:
+    """The section map's list items, each line ended."""
+    return Markup("".join(f'<li><strong><code>{_output(entry["name"])}</code></strong>: '
+                          f'{_output(", ".join(map(str, entry["sections"])))}</li>\n' for entry in entries))
 
 
 def _prose(text: str) -> Markup:
