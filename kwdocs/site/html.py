@@ -340,12 +340,27 @@ class _OutputCodeGenerator(_ModelCodeGenerator):
         else:
             self.write("environment.output(")
 
+    def visit_Call(self, node: jinja2.nodes.Call, frame: jinja2.compiler.Frame, forward_caller: bool = False) -> None:
+        # what a page template can call by name is kwdocs' own functions, its macros and Jinja's plain
+        # globals, none asking for the context: called directly rather than through ``context.call``
+        if forward_caller or self.environment.is_async or not isinstance(node.node, jinja2.nodes.Name):
+            super().visit_Call(node, frame, forward_caller=forward_caller)
+            return
+        self.write("environment.direct(")
+        self.visit(node.node, frame)
+        self.signature(node, frame)
+        self.write(")")
+
 
 class _HtmlEnvironment(ModelEnvironment):
     """The HTML templates' environment: page models as dicts, values escaped by ``_output``."""
 
     code_generator_class = _OutputCodeGenerator
     output = staticmethod(_output)
+
+    @staticmethod
+    def direct(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
 
 
 def _environment(override: Path | None) -> jinja2.Environment:
