@@ -534,7 +534,7 @@ def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
 
 def _definition(href: Callable[[str], str], md_page: str, item: dict) -> Markup:
     """A definition's entry line in Code Structure: its anchor, kind, name, signature, a link to
-    its line, decorators and where it is used (written once per definition, so not in the template)."""
+    its line, decorators and where it is used (pages list hundreds: a Python call each, not a template loop's)."""
     out = [f'<a id="{_output(item["anchor"])}"></a>{_output(item["kind_label"])} '
            f'<strong><code>{_output(item["name"])}</code></strong>']
     if item["signature_spans"]:
