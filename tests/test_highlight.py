@@ -34,10 +34,12 @@ def test_any_source_comes_back_whole_escaped_one_line_per_line(text, info):
         assert "<" not in _TAG.sub("", line) and "&" not in re.sub(r"&(lt|gt|amp);", "", _TAG.sub("", line))
 
 
-def test_known_identifiers_link_to_their_definitions_but_not_inside_strings_or_comments():
+@pytest.mark.parametrize("others", [0, 2 * hl.MANY_NAMES])     # names found one by one, and all in one scan
+def test_known_identifiers_link_to_their_definitions_but_not_inside_strings_or_comments(others):
     source = ('import torch\n\nclass Linear(Module):\n    """Module docs."""\n'
               '    def forward(self):  # Module here\n        return helper("Module")\n')
-    links = {"Module": "../module.py_docs.html#L42", "helper": "h.py_docs.html#L3", "torch": "t.html"}
+    links = {"Module": "../module.py_docs.html#L42", "helper": "h.py_docs.html#L3", "torch": "t.html",
+             **{f"Modul{index}": "x.html" for index in range(others)}, "Linea": "no.html", "elper": "no.html"}
     lines = hl.highlight(source, "python", links)
     assert '<a href="../module.py_docs.html#L42">Module</a>' in lines[2]         # class Linear(Module):
     assert lines[2].count("<a ") == 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import io
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from functools import cache
 from html import escape
 from typing import Any
@@ -55,7 +55,7 @@ CLASSES = {
 # which class a range captured twice keeps: strings and comments hold everything inside them
 _RANK = {name: rank for rank, name in enumerate(("c", "s", "k", "kc", "nb", "nd", "nf", "nc", "m"))}
 # classes whose text is an identifier that ``links`` may name
-_NAMES = frozenset({"nf", "nc", "nb"})
+_NAMES = frozenset({b"nf", b"nc", b"nb"})
 
 PYGMENTS_LIMIT = 100_000
 """A file without a grammar and larger than this (in characters) is shown unhighlighted."""
@@ -70,9 +70,9 @@ def _class_of(capture: str) -> str | None:
 
 
 @cache
-def _query(info: str) -> tuple[str, str, Query] | None:
-    """The grammar and compiled highlight query for a fence info string, None when there is none
-    (no grammar for it, or its wheel is not installed)."""
+def _query(info: str) -> tuple[str, str, Query, dict[str, tuple[int, bytes]]] | None:
+    """The grammar and compiled highlight query for a fence info string, with each capture kept
+    as (rank, opening tag); None when there is none (no grammar for it, or its wheel is not installed)."""
     found = GRAMMARS.get(info)
     if found is None:
         return None
@@ -83,10 +83,14 @@ def _query(info: str) -> tuple[str, str, Query] | None:
         query = Query(language, source)
     except (ImportError, AttributeError, ValueError, SyntaxError, NameError):
         return None
+    classes = {}
     for index in range(query.capture_count):
         name = query.capture_name(index)
-        if _class_of(name) is None:     # operators, punctuation, plain variables: fewer nodes, fewer spans
+        cls = _class_of(name)
+        if cls is None:     # operators, punctuation, plain variables: fewer nodes, fewer spans
             query.disable_capture(name)
+        else:
+            classes[name] = (_RANK[cls], cls.encode())
     for index in range(query.pattern_count):
         text = source[query.start_byte_for_pattern(index):query.end_byte_for_pattern(index)]
         names = _CAPTURE.findall(text)
@@ -95,69 +99,136 @@ def _query(info: str) -> tuple[str, str, Query] | None:
         if names and (all(_class_of(name) is None for name in names) or (
                 _CALL.match(text) and all(_class_of(name) in (None, "nf") for name in names))):
             query.disable_pattern(index)
-    return module, function, query
+    return module, function, query, classes
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# bytes that continue a name in UTF-8 source (from 0x80: parts of letters beyond ASCII), by value
+_WORD = bytes(byte >= 0x80 or chr(byte).isalnum() or byte == 0x5F for byte in range(256))
 
 
-def _plain(text: str, links: Mapping[str, str] | None) -> str:
-    """Escaped text, its known identifiers linked."""
-    if not links:
-        return escape(text, quote=False)
-    out, position = [], 0
-    for match in _IDENTIFIER.finditer(text):
-        href = links.get(match.group())
-        if href is not None:
-            out.append(escape(text[position:match.start()], quote=False))
-            out.append(f'<a href="{escape(href)}">{match.group()}</a>')
-            position = match.end()
-    out.append(escape(text[position:], quote=False))
-    return "".join(out)
+_WORDS = re.compile(rb"[\w\x80-\xff]+")
+MANY_NAMES = 64     # more names than this are found by one scan over every word, fewer by a search for each
 
 
-def _span(cls: str, text: str, links: Mapping[str, str] | None) -> str:
-    """One highlighted token; a docstring or comment of many lines is one element across them (one
-    per line was a tenth of a page).  Class names are word characters: no quotes needed."""
-    href = links.get(text) if links and cls in _NAMES else None
-    inner = f'<a href="{escape(href)}">{text}</a>' if href is not None else escape(text, quote=False)
-    return f'<i class={cls}>{inner}</i>'
+def _places(data: bytes, names: Collection[bytes]) -> list[tuple[int, int]]:
+    """Where ``names`` stand in ``data`` as whole names, in order: a ``bytes.find`` per name (a
+    scan in C each, where a pattern of them all was slower), or one pass over the words for many."""
+    if len(names) > MANY_NAMES:
+        wanted = set(names)
+        return [match.span() for match in _WORDS.finditer(data) if match.group() in wanted]
+    places = []
+    size = len(data)
+    for name in names:
+        at = data.find(name)
+        while at >= 0:
+            end = at + len(name)
+            if not (at and _WORD[data[at - 1]]) and not (end < size and _WORD[data[end]]):
+                places.append((at, end))
+            at = data.find(name, end)
+    places.sort()
+    return places
+
+
+_SPECIAL = re.compile(rb"[&<>]")
+
+
+def _escape(data: bytes) -> bytes:
+    return data.replace(b"&", b"&amp;").replace(b"<", b"&lt;").replace(b">", b"&gt;")
+
+
+def _tokens(query: Query, root: Any, classes: Mapping[str, tuple[int, bytes]]) -> list[tuple[int, int, bytes]]:
+    """The highlighted ranges (start byte, end byte, class), in order and apart: of ranges that
+    overlap, the first and longest is kept (a string or comment holds everything inside it)."""
+    spans: list[tuple[int, int, int, bytes]] = []
+    for capture, nodes in QueryCursor(query).captures(root).items():
+        found = classes.get(capture)
+        if found is not None:
+            rank, cls = found
+            spans += [(node.start_byte, -node.end_byte, rank, cls) for node in nodes]
+    spans.sort()
+    kept, position = [], 0
+    for start, negative_end, _, cls in spans:
+        if start >= position and start != -negative_end:     # not inside (or across) one kept, nor empty
+            position = -negative_end
+            kept.append((start, position, cls))
+    return kept
+
+
+class _Source:
+    """A source's bytes put out escaped, piece by piece in order: only a piece holding one of
+    ``&<>`` is escaped (found by one search per such piece, not a test per piece), and the
+    places of linked names (``_places``) become links."""
+
+    def __init__(self, data: bytes, links: Mapping[str, str] | None) -> None:
+        self.data = data
+        self.hrefs = {name.encode("utf-8", "surrogatepass"): f'<a href="{escape(href)}">'.encode()
+                      for name, href in (links or {}).items()}
+        names = [name.encode("utf-8", "surrogatepass") for name in links or () if _IDENTIFIER.fullmatch(name)]
+        self.places = _places(data, names) if names else []
+        self.next_place = 0         # the first place not yet passed
+        self.next_special = self.special_from(0)
+
+    def special_from(self, position: int) -> int:
+        """Where the first ``&``, ``<`` or ``>`` from ``position`` is (the length when none is)."""
+        found = _SPECIAL.search(self.data, position)
+        return len(self.data) if found is None else found.start()
+
+    def piece(self, start: int, end: int) -> bytes:
+        """``data[start:end]`` escaped (pieces are asked for in order)."""
+        piece = self.data[start:end]
+        if self.next_special < end:
+            self.next_special = self.special_from(end)
+            return _escape(piece)
+        return piece
+
+    def text(self, out: list[bytes], position: int, stop: int) -> None:
+        """``data[position:stop]`` onto ``out``, escaped and its linked names linked."""
+        places, data = self.places, self.data
+        index = self.next_place
+        while index < len(places) and places[index][0] < stop:
+            begin, end = places[index]
+            index += 1
+            if begin >= position and end <= stop:
+                name = data[begin:end]
+                out += (self.piece(position, begin), self.hrefs[name], name, b"</a>")
+                position = end
+        self.next_place = index
+        out.append(self.piece(position, stop))
 
 
 def _tree_sitter(text: str, info: str, links: Mapping[str, str] | None) -> str | None:
     found = _query(info)
     if found is None:
         return None
-    module, function, query = found
+    module, function, query, classes = found
     data = text.encode("utf-8", "surrogatepass")
     if len(data) > MAX_PARSE_BYTES:
         return None
-    tree = parser(module, function).parse(data)
-    spans: list[tuple[int, int, int, str]] = []
-    for capture, nodes in QueryCursor(query).captures(tree.root_node).items():
-        cls = _class_of(capture)
-        if cls is None:
-            continue
-        rank = _RANK[cls]
-        spans.extend((node.start_byte, -node.end_byte, rank, cls) for node in nodes)
-    spans.sort()
-    # byte offsets are character offsets in an ASCII text: slice it rather than decode pieces
-    piece = text.__getitem__ if len(data) == len(text) else _decoder(data)
-    out: list[str] = []
+    tokens = _tokens(query, parser(module, function).parse(data).root_node, classes)
+    source = _Source(data, links)
+    hrefs, places, piece = source.hrefs, source.places, source.piece
+    out: list[bytes] = []
     position = 0
-    for start, negative_end, _, cls in spans:
-        if start < position or start == -negative_end:
-            continue    # inside (or across) a range already shown, or empty
+    # the common case inline (a piece with nothing to escape or link): this loop runs per token
+    for start, end, cls in tokens:
         if start > position:
-            out.append(_plain(piece(slice(position, start)), links))
-        position = -negative_end
-        out.append(_span(cls, piece(slice(start, position)), links))
-    out.append(_plain(piece(slice(position, None)), links))
-    return "".join(out)
-
-
-def _decoder(data: bytes) -> Callable[[slice], str]:
-    return lambda part: data[part].decode("utf-8", "surrogatepass")
+            if source.next_place < len(places) and places[source.next_place][0] < start:
+                source.text(out, position, start)
+            elif source.next_special < start:
+                out.append(piece(position, start))
+            else:
+                out.append(data[position:start])
+        href = hrefs.get(data[start:end]) if cls in _NAMES else None
+        if href is not None:
+            out += (b"<i class=", cls, b">", href, piece(start, end), b"</a></i>")
+        elif source.next_special < end:
+            out += (b"<i class=", cls, b">", piece(start, end), b"</i>")
+        else:
+            out += (b"<i class=", cls, b">", data[start:end], b"</i>")
+        position = end
+    source.text(out, position, len(data))
+    return b"".join(out).decode("utf-8", "surrogatepass")
 
 
 # ---------------------------------------------------------------- Pygments, for the rest
@@ -191,20 +262,22 @@ def _pygments(text: str, info: str) -> str:
     return out.getvalue().replace("&quot;", '"').replace("&#39;", "'")
 
 
+def highlighted(text: str, info: str, links: Mapping[str, str] | None = None) -> str:
+    """``text`` as escaped, highlighted HTML: ``highlight``'s lines joined, made without splitting."""
+    if not text:
+        return ""
+    body = _tree_sitter(text, info, links)
+    if body is None:
+        body = _pygments(text, info) if len(text) <= PYGMENTS_LIMIT else escape(text, quote=False)
+    return body[:-1] if body.endswith("\n") else body
+
+
 def highlight(text: str, info: str, links: Mapping[str, str] | None = None) -> list[str]:
     """``text`` as lines of escaped, highlighted HTML (no line ends; a span may go on over lines).
 
     ``links`` maps an identifier to the href of its definition; identifiers outside strings and
     comments that it names become links (only with a grammar: Pygments' output is left as it is)."""
-    if not text:
-        return []
-    body = _tree_sitter(text, info, links)
-    if body is None:
-        body = _pygments(text, info) if len(text) <= PYGMENTS_LIMIT else escape(text, quote=False)
-    lines = body.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
+    return highlighted(text, info, links).split("\n") if text else []
 
 
 def grammar_packages() -> list[str]:

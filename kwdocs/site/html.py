@@ -37,7 +37,7 @@ import cmarkgfm
 import jinja2
 import nh3
 from cmarkgfm import cmark
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
@@ -47,12 +47,13 @@ from kwdocs.pages.render import (
     _DOUBLE_BACKTICKS,
     ModelEnvironment,
     StateBytecodeCache,
+    _ModelCodeGenerator,
     human_size,
     render_template,
     short_size,
 )
 from kwdocs.site import highlight as highlighting, search
-from kwdocs.site.highlight import highlight
+from kwdocs.site.highlight import highlighted
 from kwdocs.store import writer as output
 from kwdocs.store.state import HTML_MANIFEST, KEYWORDS_META
 
@@ -163,7 +164,7 @@ def _anchor_headings(body: str) -> str:
 def _highlight_blocks(body: str) -> str:
     """Code blocks of the prose (a docstring's example, say), highlighted by their info string."""
     def block(match: re.Match) -> str:
-        code = "\n".join(highlight(html_lib.unescape(match.group(2)), match.group(1) or ""))
+        code = highlighted(html_lib.unescape(match.group(2)), match.group(1) or "")
         return f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>'
     return _CODE_BLOCK.sub(block, body)
 
@@ -250,9 +251,8 @@ def source_block(text: str, info: str, links: Mapping[str, str] | None = None) -
     stylesheet draws: copying the source copies no numbers, and the page carries only the
     highlighted text (an anchor per line written into every page was a twentieth of the site).
     """
-    lines = highlight(text, info, links)
-    rows = "\n".join(lines)
-    count = len(lines)
+    rows = highlighted(text, info, links)
+    count = rows.count("\n") + 1 if text else 0
     fold = "" if count > FOLD_LINES else " open"
     plural = "s" if count != 1 else ""
     return (f'<details class="kwdocs-source"{fold}><summary>Source ({count:,} line{plural})</summary>'
@@ -327,11 +327,57 @@ class _SiteBytecodeCache(StateBytecodeCache):
         return super().get_cache_key(f"site\0{name}", filename)
 
 
+def _output(value: Any) -> str:
+    """A value a template writes, escaped as markupsafe's ``escape`` does (the same text), without
+    making a ``Markup`` of each: the pages' text and numbers are most of what the templates write."""
+    kind = type(value)
+    if kind is str:
+        return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                .replace("'", "&#39;").replace('"', "&#34;"))
+    if kind is int:
+        return str(value)
+    return escape(value)
+
+
+class _OutputCodeGenerator(_ModelCodeGenerator):
+    """``{{ value }}`` compiled to ``_output`` rather than ``escape``: the text written is the same
+    (the output is joined into the page, never used as markup again)."""
+
+    def _output_child_pre(self, node: jinja2.nodes.Expr, frame: jinja2.compiler.Frame,
+                          finalize: Any) -> None:
+        if frame.eval_ctx.volatile or not frame.eval_ctx.autoescape or finalize.src is not None:
+            super()._output_child_pre(node, frame, finalize)
+        else:
+            self.write("environment.output(")
+
+    def visit_Call(self, node: jinja2.nodes.Call, frame: jinja2.compiler.Frame, forward_caller: bool = False) -> None:
+        # what a page template can call by name is kwdocs' own functions, its macros and Jinja's plain
+        # globals, none asking for the context: called directly rather than through ``context.call``
+        if forward_caller or self.environment.is_async or not isinstance(node.node, jinja2.nodes.Name):
+            super().visit_Call(node, frame, forward_caller=forward_caller)
+            return
+        self.write("environment.direct(")
+        self.visit(node.node, frame)
+        self.signature(node, frame)
+        self.write(")")
+
+
+class _HtmlEnvironment(ModelEnvironment):
+    """The HTML templates' environment: page models as dicts, values escaped by ``_output``."""
+
+    code_generator_class = _OutputCodeGenerator
+    output = staticmethod(_output)
+
+    @staticmethod
+    def direct(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+
 def _environment(override: Path | None, out: Path | None = None) -> jinja2.Environment:
     folders = ([str(override)] if override else []) + [str(shipped_templates())]
     # page models are plain dicts: a key is looked up first (``block.items`` is a model's list);
     # compiled templates kept in the state (``out``), as the Markdown pages' are: an edit compiles none
-    environment = ModelEnvironment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
+    environment = _HtmlEnvironment(loader=jinja2.FileSystemLoader(folders), autoescape=True,
                                      bytecode_cache=_SiteBytecodeCache(out) if out is not None else None,
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      trim_blocks=True, lstrip_blocks=True, auto_reload=False)
@@ -411,7 +457,8 @@ class HtmlFormat:
         body = render_template(template, model | dict(
             md_page=md_page, href=href, spans=functools.partial(_spans, href),
             source=functools.partial(_source, _source_links(model, page)),
-            use_link=lambda path, line: layout.link(md_page, layout.docs_page(path), f"L{line}"),
+            definition=functools.partial(_definition, href, md_page),
+            keyword_items=functools.partial(_keyword_items, href), section_items=_section_items,
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page)))
         return _page(self.config, md_page, body, model["path"])
@@ -470,7 +517,7 @@ def _source(links: dict[str, str] | None, text: str, info: str) -> Markup:
 
 def _code_block(text: str, info: str) -> Markup:
     """A code block of a docstring or doc comment, highlighted."""
-    code = "\n".join(highlight(text, info or ""))
+    code = highlighted(text, info or "")
     return Markup(f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>')
 
 
@@ -495,6 +542,43 @@ def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
         else:
             out.append(f"<code>{value}</code>")
     return Markup("".join(out))
+
+
+def _definition(href: Callable[[str], str], md_page: str, item: dict) -> Markup:
+    """A definition's entry line in Code Structure: its anchor, kind, name, signature, a link to
+    its line, decorators and where it is used (pages list hundreds: a Python call each, not a template loop's)."""
+    out = [f'<a id="{_output(item["anchor"])}"></a>{_output(item["kind_label"])} '
+           f'<strong><code>{_output(item["name"])}</code></strong>']
+    if item["signature_spans"]:
+        out.append(f" {_spans(href, item['signature_spans'])}")
+    elif item["signature"]:
+        out.append(f" <code>{_output(item['signature'])}</code>")
+    line = _output(item["line"])
+    out.append(f' (<a href="#L{line}">line {line}</a>)')
+    if item["decorators"]:
+        out.append(f", decorated with {_codes(item['decorators'], '@')}")
+    if item["uses"]:
+        out.append("; used in " + ", ".join(
+            f'<a href="{_output(href(layout.link(md_page, layout.docs_page(path), f"L{use_line}")))}">'
+            f"<code>{_output(path)}</code></a> line {_output(use_line)}" for path, use_line in item["uses"]))
+        if item["more_uses"]:
+            out.append(f" and {item['more_uses']:,} more")
+    return Markup("".join(out))
+
+
+def _keyword_items(href: Callable[[str], str], keywords: list[dict]) -> Markup:
+    """A keyword group's list items, each line ended (a page lists hundreds: not a template loop)."""
+    return Markup("".join(
+        f'<li><strong><code>{_output(keyword["name"])}</code></strong>'
+        + (f' (in <code>{_output(keyword["local_to"])}</code>)' if keyword["local_to"] else "")
+        + f': <a href="{_output(href(keyword["link"]))}">{_output(keyword["kind"])}, line {_output(keyword["line"])}'
+        "</a></li>\n" for keyword in keywords))
+
+
+def _section_items(entries: list[dict]) -> Markup:
+    """The section map's list items, each line ended."""
+    return Markup("".join(f'<li><strong><code>{_output(entry["name"])}</code></strong>: '
+                          f'{_output(", ".join(map(str, entry["sections"])))}</li>\n' for entry in entries))
 
 
 def _prose(text: str) -> Markup:
