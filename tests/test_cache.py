@@ -62,6 +62,13 @@ def entries(cache: Path, kind: str = "facts") -> dict[str, Path]:
     return found
 
 
+def forge(entry: Path, header: bytes, body: bytes) -> None:
+    """Write ``body`` as the entry's, under its ``header`` with the size and hash made to match:
+    a forgery the entry's own hash cannot tell."""
+    claimed = {**orjson.loads(header), "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
+    entry.write_bytes(orjson.dumps(claimed) + b"\n" + body)
+
+
 @pytest.fixture
 def cold(tmp_path: Path) -> dict[str, bytes]:
     """The pages of a build without any cache."""
@@ -231,8 +238,7 @@ def test_a_pages_entry_naming_other_pages_is_ignored_and_nothing_is_written_ther
     header, _, body = entry.read_bytes().partition(b"\n")
     index, _, texts = body.partition(b"\n")     # one more page, first, under a name outside the output folder
     planted = orjson.dumps([["../../planted.md", len(b"planted")], *orjson.loads(index)]) + b"\nplanted" + texts
-    claimed = {**orjson.loads(header), "size": len(planted), "body_sha256": hashlib.sha256(planted).hexdigest()}
-    entry.write_bytes(orjson.dumps(claimed) + b"\n" + planted)
+    forge(entry, header, planted)
     again = clone(tmp_path, "again")
     result = build(again, "--cache", str(cache))
     assert "kwdocs: README.md: cache entry" in result.stderr and "rendered again" in result.stderr, result.stderr
@@ -258,8 +264,7 @@ def test_a_damaged_pages_entry_is_ignored_with_a_line_and_made_again(tmp_path, c
         parts = orjson.loads(index)
         parts[0][1] += 1
         body = orjson.dumps(parts) + b"\n" + texts
-        claimed = {**orjson.loads(header), "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
-        entry.write_bytes(orjson.dumps(claimed) + b"\n" + body)
+        forge(entry, header, body)
     again = clone(tmp_path, "again")
     result = build(again, "--cache", str(cache))
     warnings = [line for line in result.stderr.splitlines() if "cache entry" in line]
@@ -283,8 +288,7 @@ def test_a_damaged_or_foreign_folder_entry_is_ignored_with_a_line_and_made_again
     else:       # the top folder's pages, under this folder's header and a hash that matches
         header = good.partition(b"\n")[0]
         body = folders[""].read_bytes().partition(b"\n")[2]
-        claimed = {**orjson.loads(header), "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
-        entry.write_bytes(orjson.dumps(claimed) + b"\n" + body)
+        forge(entry, header, body)
     again = clone(tmp_path, "again")
     result = build(again, "--cache", str(cache))
     warnings = [line for line in result.stderr.splitlines() if "cache entry" in line]

@@ -1026,7 +1026,43 @@ def _remove_file_pages(config: Config, rel: str) -> tuple[int, int]:
     return counts[0], counts[1]
 
 
-class SharedPages:
+class _SharedPageSets:
+    """Sets of pages in the shared cache, an entry each (a file's pages, a folder's): fetched in
+    one batch, each entry used only if it names exactly the pages it is for, and those made
+    here stored in one batch.  ``what`` names an owner of pages in the line about a bad entry."""
+
+    what, ignored, redone = "file", "ignored", "rendered again"
+
+    def __init__(self, config: Config, claims: dict[str, dict[str, str]], expected: Callable[[str], set[str]]) -> None:
+        from kwdocs.store import cache
+
+        self.cache = cache.shared_cache(config)
+        self.claims = claims
+        self.found: dict[str, dict[str, bytes]] = {}      # each page's bytes, written as they are
+        self.made: dict[str, dict[str, str]] = {}
+        by_key = {claim["key"]: owner for owner, claim in claims.items()}
+        assert self.cache is not None
+        for key, data in self.cache.get_many(list(by_key)).items():
+            owner = by_key[key]
+            try:
+                texts = cache.decode_parts(data, claims[owner])
+                if set(texts) != expected(owner):       # an entry never names a page elsewhere
+                    raise ValueError(f"its pages are not this {self.what}'s")
+                self.found[owner] = texts
+            except ValueError as error:
+                cache.warn(f"{owner or '.'}: cache entry {key[:16]} {self.ignored} ({error}); {self.redone}")
+
+    def store(self) -> int:
+        from kwdocs.store import cache
+
+        if self.cache is None:
+            return 0
+        return self.cache.put_many({self.claims[owner]["key"]: cache.encode_parts(
+            self.claims[owner], {page: text.encode("utf-8") for page, text in texts.items()})
+            for owner, texts in self.made.items()})
+
+
+class SharedPages(_SharedPageSets):
     """A unit's file pages in the shared cache, by the key that decides whether they are rendered
     again (facts, links, neighbours, templates, settings) and the link from a page to its
     source (which depends on where the output folder is): fetched in one batch before
@@ -1035,35 +1071,12 @@ class SharedPages:
     def __init__(self, config: Config, keys: dict[str, str]) -> None:
         from kwdocs.store import cache
 
-        self.cache = cache.shared_cache(config)
-        self.claims: dict[str, dict[str, str]] = {}
+        claims = {}
         for rel, key in keys.items():
             source = pages.source_link(config, layout.kw_page(rel), rel)
-            entry = cache.entry_key("pages", rel, key, source)
-            self.claims[rel] = {"kind": "pages", "key": entry, "path": rel, "render": key, "source": source}
-        self.found: dict[str, dict[str, bytes]] = {}      # each page's bytes, written as they are
-        self.made: dict[str, dict[str, str]] = {}
-        by_key = {claims["key"]: rel for rel, claims in self.claims.items()}
-        assert self.cache is not None
-        for key, data in self.cache.get_many(list(by_key)).items():
-            rel = by_key[key]
-            try:
-                texts = cache.decode_parts(data, self.claims[rel])
-                # only this file's two pages: an entry never names where kwdocs writes
-                if set(texts) != file_page_paths(config, rel):
-                    raise ValueError("its pages are not this file's")
-                self.found[rel] = texts
-            except ValueError as error:
-                cache.warn(f"{rel}: cache entry {key[:16]} ignored ({error}); rendered again")
-
-    def store(self) -> int:
-        from kwdocs.store import cache
-
-        if self.cache is None:
-            return 0
-        return self.cache.put_many({self.claims[rel]["key"]: cache.encode_parts(
-            self.claims[rel], {page: text.encode("utf-8") for page, text in texts.items()})
-            for rel, texts in self.made.items()})
+            claims[rel] = {"kind": "pages", "key": cache.entry_key("pages", rel, key, source), "path": rel,
+                           "render": key, "source": source}
+        super().__init__(config, claims, lambda rel: file_page_paths(config, rel))
 
 
 # ---------------------------------------------------------------- a whole tree's pages
@@ -1360,42 +1373,21 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     return counts | {"cache_stored": shared.store(), "cache_said": said()}
 
 
-class SharedFolders:
+class SharedFolders(_SharedPageSets):
     """Folders' pages in the shared cache, each by the key that decides whether they are made
     again (its units' summary rows, the counts of uses, its subfolders, templates, settings and
     code): fetched in one batch by a first build, and those made here stored in one batch.
     (A folder split into units then keeps no rendered rows of its units: an edit there renders
     that folder's rows once.)"""
 
+    what, ignored, redone = "folder", "of the folder's pages ignored", "made again"
+
     def __init__(self, config: Config, keys: dict[str, str]) -> None:
         from kwdocs.store import cache
 
-        self.cache = cache.shared_cache(config)
-        self.claims = {folder: {"kind": "folder", "key": cache.entry_key("folder", folder, key), "path": folder,
-                                "render": key} for folder, key in keys.items()}
-        self.found: dict[str, dict[str, bytes]] = {}
-        self.made: dict[str, dict[str, str]] = {}
-        by_key = {claims["key"]: folder for folder, claims in self.claims.items()}
-        assert self.cache is not None
-        for key, data in self.cache.get_many(list(by_key)).items():
-            folder = by_key[key]
-            try:
-                texts = cache.decode_parts(data, self.claims[folder])
-                if set(texts) != folder_page_paths(config, folder):     # never a page elsewhere
-                    raise ValueError("its pages are not this folder's")
-                self.found[folder] = texts
-            except ValueError as error:
-                cache.warn(f"{folder or '.'}: cache entry {key[:16]} of the folder's pages ignored ({error}); "
-                           "made again")
-
-    def store(self) -> int:
-        from kwdocs.store import cache
-
-        if self.cache is None:
-            return 0
-        return self.cache.put_many({self.claims[folder]["key"]: cache.encode_parts(
-            self.claims[folder], {page: text.encode("utf-8") for page, text in texts.items()})
-            for folder, texts in self.made.items()})
+        super().__init__(config, {folder: {"kind": "folder", "key": cache.entry_key("folder", folder, key),
+                                           "path": folder, "render": key} for folder, key in keys.items()},
+                         lambda folder: folder_page_paths(config, folder))
 
 
 def folder_page_paths(config: Config, folder: str) -> set[str]:
