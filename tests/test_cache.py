@@ -356,6 +356,20 @@ def outputs_entry(cache: Path) -> Path:
     return found[0]
 
 
+def test_a_warm_fresh_clone_keeps_the_trees_page_hashes_entry_and_mends_a_damaged_one(tmp_path, cold):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    entry = outputs_entry(cache)
+    good, written = entry.read_bytes(), entry.stat().st_mtime_ns
+    build(clone(tmp_path, "second"), "--cache", str(cache))
+    assert entry.stat().st_mtime_ns == written and entry.read_bytes() == good, "written again"
+    damaged = bytearray(good)
+    damaged[-5] ^= 0x01
+    entry.write_bytes(bytes(damaged))
+    build(clone(tmp_path, "third"), "--cache", str(cache))
+    assert outputs_entry(cache).read_bytes() == good
+
+
 @pytest.mark.parametrize("forgery", ["damaged", "other inputs", "other pages", "forged hash"])
 def test_a_forged_entry_of_the_pages_hashes_is_not_trusted(tmp_path, forgery):
     cache = tmp_path / "cache"
