@@ -658,22 +658,23 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     # an edit that relinks would add an entry the size of all links for each tree it links
     shared = SharedLinks(config, inputs, {unit: [new_digests[unit], new_definitions[unit]] for unit in units},
                          rules.fingerprint()) if config.cache and not digests else None
-    linked = shared.found if shared is not None else None
-    if linked is None:
+    if shared is not None and shared.found is not None:
+        bodies, anchored = shared.found, shared.anchored
+    else:
         linked = _link_all(config, inputs, rules)
+        bodies, anchored = _link_bodies(linked, units), linked["anchored"]
         if shared is not None:
-            shared.store(linked)
+            shared.store(bodies)
     rewritten = []
-    for unit in units:
-        files, importance, requested = linked["units"][unit]
-        if save_shard(config, LINKS, unit, {"files": files}):
+    for unit in units:      # the shards' bodies as ``save_shard`` makes them, sealed as they are written
+        if output.write_sealed(config.out, shard_path(config, LINKS, unit), bodies[f"{LINKS}/{unit}"]):
             rewritten.append(unit)
-        save_shard(config, IMPORTANCE, unit, {"files": importance})
-        save_shard(config, LINK_REQUESTS, unit, {"files": requested})
+        for kind in (IMPORTANCE, LINK_REQUESTS):
+            output.write_sealed(config.out, shard_path(config, kind, unit), bodies[f"{kind}/{unit}"])
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
         "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
-        "anchored": linked["anchored"],
+        "anchored": anchored,
         "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
         "rewritten": rewritten})
     if shared is None:
@@ -734,6 +735,19 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
                                           for rel, (owner, users) in sorted(anchored.items())}}
 
 
+ANCHORED_PART = "anchored"      # the part of a links entry that is the link meta's ``anchored``
+
+
+def _link_bodies(linked: dict, units: list[str]) -> dict[str, bytes]:
+    """Each unit's link shards' bodies (``kind/unit``), the bytes ``save_shard`` writes before its
+    seal, and the link meta's ``anchored``: what a links entry holds, written as they are."""
+    bodies = {ANCHORED_PART: output.compact_json(linked["anchored"], sort_keys=True)}
+    for unit in units:
+        for kind, files in zip((LINKS, IMPORTANCE, LINK_REQUESTS), linked["units"][unit]):
+            bodies[f"{kind}/{unit}"] = output.compact_json({"files": files, "unit": unit}, sort_keys=True)
+    return bodies
+
+
 class SharedLinks:
     """The whole tree's links in the shared cache, keyed by every unit's link inputs, the include
     roots, kwdocs' code and the rules: a fresh clone of a tree linked before links nothing."""
@@ -747,33 +761,30 @@ class SharedLinks:
         made_from = digest(self.units, [digests[unit] for unit in self.units], list(config.include_roots),
                            code_fingerprint(), rules)
         self.claims = {"kind": "links", "key": cache.entry_key("links", made_from), "inputs": made_from}
-        self.files = {unit: set(entry) for unit, entry in inputs.items()}
-        self.found: dict | None = None
+        # the parts a links entry of this tree names: each unit's three shards and ``anchored``
+        self.parts = {ANCHORED_PART} | {f"{kind}/{unit}" for unit in self.units
+                                        for kind in (LINKS, IMPORTANCE, LINK_REQUESTS)}
+        self.found: dict[str, bytes] | None = None
+        self.anchored: dict = {}
         assert self.cache is not None
         data = self.cache.get_many([self.claims["key"]]).get(self.claims["key"])
         if data is None:
             return
         try:
-            linked = cache.decode(data, self.claims)
-            if not isinstance(linked, dict) or not isinstance(linked.get("anchored"), dict) \
-                    or not isinstance(linked.get("units"), dict) or linked["units"].keys() != self.files.keys() \
-                    or not all(self._whole(unit, parts) for unit, parts in linked["units"].items()):
+            bodies = cache.decode_parts(data, self.claims)
+            anchored = orjson.loads(bodies.get(ANCHORED_PART, b""))    # a JSONDecodeError is a ValueError
+            if bodies.keys() != self.parts or not isinstance(anchored, dict):
                 raise ValueError("its links are not this tree's")
-            self.found = linked
+            self.found, self.anchored = bodies, anchored
         except ValueError as error:
             cache.warn(f"cache entry {self.claims['key'][:16]} of the tree's links ignored ({error}); linked again")
 
-    def _whole(self, unit: str, parts: object) -> bool:
-        """Whether a unit's part of an entry is its [links, importance, requests] of its files."""
-        return isinstance(parts, list) and len(parts) == 3 and all(isinstance(part, dict) for part in parts) \
-            and parts[0].keys() == parts[1].keys() == self.files[unit]
-
-    def store(self, linked: dict) -> int:
+    def store(self, bodies: dict[str, bytes]) -> int:
         from kwdocs.store import cache
 
         if self.cache is None:
             return 0
-        return self.cache.put_many({self.claims["key"]: cache.encode(self.claims, linked)})
+        return self.cache.put_many({self.claims["key"]: cache.encode_parts(self.claims, bodies)})
 
 
 def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str, dict]) -> list[str] | None:

@@ -250,7 +250,7 @@ def read_json(path: Path, default: Any = None, strict: bool = False) -> Any:
         return default
 
 
-def write_sealed(root: Path, path: Path, body: bytes) -> bool:
+def write_sealed(root: Path, path: Path | str, body: bytes) -> bool:
     """Write a state file (see ``sealed``) when it changed; True if written."""
     return write_if_changed(root, path, sealed(body))
 
