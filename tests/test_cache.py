@@ -413,3 +413,22 @@ def test_a_damaged_entry_of_the_trees_links_is_ignored_with_a_line_and_linked_ag
     assert "of the tree's links ignored" in result.stderr, result.stderr
     assert pages(again / "kwdocs-out") == cold
     assert found[0].read_bytes() == good, "not made again"
+
+
+def test_a_links_entry_naming_other_shards_is_ignored_and_linked_again(tmp_path, cold):
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    found = [path for path in cache.rglob("*") if path.is_file()
+             and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] == "links"]
+    assert len(found) == 1, found
+    header, _, body = found[0].read_bytes().partition(b"\n")
+    index, _, data = body.partition(b"\n")
+    parts = orjson.loads(index)
+    assert any(name.startswith("links/") for name, _ in parts), parts    # the shards, as they are written
+    dropped = parts[-1][1]      # one unit's shard fewer, under a hash that matches
+    forge(found[0], header, orjson.dumps(parts[:-1]) + b"\n" + data[:len(data) - dropped])
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    warnings = [line for line in result.stderr.splitlines() if "of the tree's links ignored" in line]
+    assert len(warnings) == 1 and "its links are not this tree's" in warnings[0], result.stderr
+    assert pages(again / "kwdocs-out") == cold
