@@ -25,7 +25,7 @@ import posixpath
 import stat
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -658,19 +658,25 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     # an edit that relinks would add an entry the size of all links for each tree it links
     shared = SharedLinks(config, inputs, {unit: [new_digests[unit], new_definitions[unit]] for unit in units},
                          rules.fingerprint()) if config.cache and not digests else None
+    made: Iterator[tuple[str, bytes]]
     if shared is not None and shared.found is not None:
         bodies, anchored = shared.found, shared.anchored
+        made = ((name, bodies[name]) for name in bodies if name != ANCHORED_PART)
     else:
         linked = _link_all(config, inputs, rules)
-        bodies, anchored = _link_bodies(linked, units), linked["anchored"]
-        if shared is not None:
-            shared.store(bodies)
+        anchored = linked["anchored"]
+        made = _link_bodies(linked, units)
+        bodies = {ANCHORED_PART: output.compact_json(anchored, sort_keys=True)} if shared is not None else {}
+    storing = shared is not None and shared.found is None
     rewritten = []
-    for unit in units:      # the shards' bodies as ``save_shard`` makes them, sealed as they are written
-        if output.write_sealed(config.out, shard_path(config, LINKS, unit), bodies[f"{LINKS}/{unit}"]):
+    for name, body in made:     # each written as it is made: all of them at once raised the step's peak
+        kind, _, unit = name.partition("/")
+        if output.write_sealed(config.out, shard_path(config, kind, unit), body) and kind == LINKS:
             rewritten.append(unit)
-        for kind in (IMPORTANCE, LINK_REQUESTS):
-            output.write_sealed(config.out, shard_path(config, kind, unit), bodies[f"{kind}/{unit}"])
+        if storing:
+            bodies[name] = body
+    if storing and shared is not None:
+        shared.store(bodies)
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
         "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
@@ -738,14 +744,12 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
 ANCHORED_PART = "anchored"      # the part of a links entry that is the link meta's ``anchored``
 
 
-def _link_bodies(linked: dict, units: list[str]) -> dict[str, bytes]:
-    """Each unit's link shards' bodies (``kind/unit``), the bytes ``save_shard`` writes before its
-    seal, and the link meta's ``anchored``: what a links entry holds, written as they are."""
-    bodies = {ANCHORED_PART: output.compact_json(linked["anchored"], sort_keys=True)}
+def _link_bodies(linked: dict, units: list[str]) -> Iterator[tuple[str, bytes]]:
+    """Each unit's link shards as (``kind/unit``, the bytes ``save_shard`` writes before its seal):
+    what a links entry holds beside the link meta's ``anchored``, written as they are."""
     for unit in units:
         for kind, files in zip((LINKS, IMPORTANCE, LINK_REQUESTS), linked["units"][unit]):
-            bodies[f"{kind}/{unit}"] = output.compact_json({"files": files, "unit": unit}, sort_keys=True)
-    return bodies
+            yield f"{kind}/{unit}", output.compact_json({"files": files, "unit": unit}, sort_keys=True)
 
 
 class SharedLinks:
