@@ -349,11 +349,16 @@ def test_check_on_a_fresh_clone_with_a_warm_cache_judges_by_stored_hashes_and_fi
     assert verdicts(check(built, "--cache", str(cache))) == verdicts(with_cache)
 
 
-def outputs_entry(cache: Path) -> Path:
+def only_entry(cache: Path, kind: str) -> Path:
+    """The cache's one entry of ``kind`` (a tree has one entry of its links, one of its pages' hashes)."""
     found = [path for path in cache.rglob("*") if path.is_file()
-             and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] == "outputs"]
+             and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] == kind]
     assert len(found) == 1, found
     return found[0]
+
+
+def outputs_entry(cache: Path) -> Path:
+    return only_entry(cache, "outputs")
 
 
 def test_a_warm_fresh_clone_keeps_the_trees_page_hashes_entry_and_mends_a_damaged_one(tmp_path, cold):
@@ -403,30 +408,26 @@ def test_a_forged_entry_of_the_pages_hashes_is_not_trusted(tmp_path, forgery):
 def test_a_damaged_entry_of_the_trees_links_is_ignored_with_a_line_and_linked_again(tmp_path, cold):
     cache = tmp_path / "cache"
     build(clone(tmp_path, "first"), "--cache", str(cache))
-    found = [path for path in cache.rglob("*") if path.is_file()
-             and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] == "links"]
-    assert len(found) == 1, found
-    good = found[0].read_bytes()
-    found[0].write_bytes(good[:-10] + b"0" * 10)
+    entry = only_entry(cache, "links")
+    good = entry.read_bytes()
+    entry.write_bytes(good[:-10] + b"0" * 10)
     again = clone(tmp_path, "again")
     result = build(again, "--cache", str(cache))
     assert "of the tree's links ignored" in result.stderr, result.stderr
     assert pages(again / "kwdocs-out") == cold
-    assert found[0].read_bytes() == good, "not made again"
+    assert entry.read_bytes() == good, "not made again"
 
 
 def test_a_links_entry_naming_other_shards_is_ignored_and_linked_again(tmp_path, cold):
     cache = tmp_path / "cache"
     build(clone(tmp_path, "first"), "--cache", str(cache))
-    found = [path for path in cache.rglob("*") if path.is_file()
-             and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] == "links"]
-    assert len(found) == 1, found
-    header, _, body = found[0].read_bytes().partition(b"\n")
+    entry = only_entry(cache, "links")
+    header, _, body = entry.read_bytes().partition(b"\n")
     index, _, data = body.partition(b"\n")
     parts = orjson.loads(index)
     assert any(name.startswith("links/") for name, _ in parts), parts    # the shards, as they are written
     dropped = parts[-1][1]      # one unit's shard fewer, under a hash that matches
-    forge(found[0], header, orjson.dumps(parts[:-1]) + b"\n" + data[:len(data) - dropped])
+    forge(entry, header, orjson.dumps(parts[:-1]) + b"\n" + data[:len(data) - dropped])
     again = clone(tmp_path, "again")
     result = build(again, "--cache", str(cache))
     warnings = [line for line in result.stderr.splitlines() if "of the tree's links ignored" in line]
