@@ -23,7 +23,10 @@ Scenarios (names for ``--only``): cold, cold-after-delete (one cold build
 started as soon as the last output is deleted), noop (with the floor it is
 compared with: a Python walk + ``os.stat`` of every source file, run
 interleaved with it), floor, noop-gitignore (no-op builds with a 300-pattern
-``.gitignore`` at the root that matches nothing in the corpus), edit-py, edit-header, edit-100, check, and with ``--large`` (or
+``.gitignore`` at the root that matches nothing in the corpus), edit-py, edit-header, edit-100, check,
+html-cold (Markdown-only and ``--html`` cold builds alternating, into outputs of their own: the
+site's cost as a ratio measured in one run, and its size beside the Markdown pages'), html-edit
+(one ``.py`` edited, then an ``--html`` build), and with ``--large`` (or
 named in ``--only``) large-cold and large-noop, on the corpus hard-linked 8
 times under ``copy1/`` ... ``copy8/``.  Edits append a new function (``.py``)
 or a ``#define`` and a declaration (``.h``) to a file not edited before, so
@@ -61,8 +64,11 @@ REPO = Path(__file__).resolve().parent.parent
 MAKE_CORPUS = REPO.parent / "shared" / "bench" / "make-corpus.sh"
 GNU_TIME = "/usr/bin/time"
 SCENARIOS = ("cold", "cold-after-delete", "floor", "noop", "noop-gitignore", "edit-py", "edit-header", "edit-100", "check",
-             "large-cold", "large-noop")
+             "html-cold", "html-edit", "large-cold", "large-noop")
 LARGE = ("large-cold", "large-noop")
+HTML = ("html-cold", "html-edit")
+HTML_RATIO = 1.5    # the site's cold build / the Markdown cold build, both measured in one run
+SITE_SIZE = 2.0     # the site's size / the Markdown pages' size
 LARGE_COPIES = 8
 STATE = ".kwdocs"  # kwdocs' state folder inside the output folder
 BOTH_CORES = 1.5  # CPU s / wall s at or above which a cold build counts as using both cores
@@ -431,6 +437,17 @@ def render_notes(rows: list[Row]) -> list[str]:
     return notes
 
 
+def folder_bytes(folder: Path) -> int:
+    """The size of the files under ``folder``."""
+    return sum(os.lstat(os.path.join(root, name)).st_size for root, _, names in os.walk(folder) for name in names)
+
+
+def markdown_bytes(out: Path) -> int:
+    """The size of the Markdown pages under an output folder (its state folder left out)."""
+    return sum(os.lstat(os.path.join(root, name)).st_size for root, dirs, names in os.walk(out)
+               for name in names if name.endswith(".md") and not os.path.relpath(root, out).split(os.sep)[0] == STATE)
+
+
 def pages_written(run: Measurement) -> int | None:
     """The pages-written count of kwdocs' summary line, when it printed one."""
     match = re.search(r"([\d,]+) pages written", run.stdout)
@@ -448,7 +465,8 @@ class Bench:
         self.out = work / "out"
         self.logs = work / "logs"
         self.rows: list[Row] = []
-        self.up_to_date: dict[Path, bool] = {}
+        self.up_to_date: dict[Path, bool] = {}     # per output folder: built since the last edit
+        self.html_out = work / "out-html"
         self.edited: set[Path] = set()
         self.edit_serial = 0
         self.random = random.Random(5)
@@ -492,7 +510,8 @@ class Bench:
         return run
 
     def build_command(self, src: Path, out: Path) -> list[str]:
-        return [*self.kwdocs, "build", "--src", str(src), "--out", str(out)]
+        return [*self.kwdocs, "build", "--src", str(src), "--out", str(out),
+                *(["--html"] if out == self.html_out else [])]
 
     def build(self, src: Path, out: Path, label: str, sample_tree: bool = False,
               watch_out: bool = False) -> Measurement:
@@ -500,7 +519,7 @@ class Bench:
         run = self.measure(self.build_command(src, out), label, sample_tree)
         if before is not None:
             run.out_changed = changed_files(before, file_states(out))
-        self.up_to_date[src] = run.ok
+        self.up_to_date[out] = run.ok
         if self.code_stamp is not None:
             stamp = source_stamp()
             run.code_changed = stamp != self.code_stamp
@@ -509,9 +528,9 @@ class Bench:
 
     def ensure_built(self, src: Path, out: Path, row: Row) -> bool:
         """Bring the tree up to date before a scenario that needs it, unmeasured."""
-        if self.up_to_date.get(src):
+        if self.up_to_date.get(out):
             return True
-        self.progress(f"  preparing: a build of {src.relative_to(self.work)} first")
+        self.progress(f"  preparing: a build of {src.relative_to(self.work)} into {out.relative_to(self.work)} first")
         run = self.build(src, out, "prepare")
         if not run.ok:
             row.error = f"the preparing build FAILED (exit {run.returncode}): {run.stderr_tail()}"
@@ -549,6 +568,8 @@ class Bench:
         self.edit_serial += 1
         add_keyword(path, f"bench_{scenario.replace('-', '_')}", self.edit_serial)
         self.edited.add(path)
+        for out in self.up_to_date:     # the other outputs of this tree are behind it now
+            self.up_to_date[out] = False
 
     # -- scenarios
 
@@ -665,13 +686,15 @@ class Bench:
         if any(run.pages_changed for run in row.runs):
             row.notes.append("ODD: the .gitignore changed pages, though it matches no file of the corpus")
 
-    def edit_scenario(self, name: str, title: str, limit: float, files_per_run) -> None:
-        """Per run: a complete build, then the edits, then the measured build."""
+    def edit_scenario(self, name: str, title: str, limit: float, files_per_run, out: Path | None = None) -> None:
+        """Per run: a complete build, then the edits, then the measured build (into ``out``, the
+        Markdown output by default)."""
+        out = out or self.out
         row = self.add(Row(title, f"< {limit:g} s wall", limit=limit))
         self.progress(title)
         edits = 0
         for number in range(self.args.runs):
-            if not self.ensure_built(self.src, self.out, row):
+            if not self.ensure_built(self.src, out, row):
                 break
             chosen = files_per_run(row)
             if not chosen:
@@ -679,7 +702,7 @@ class Bench:
             for path in chosen:
                 self.edit(path, name)
             edits += len(chosen)
-            row.runs.append(self.build(self.src, self.out, f"{name}-{number + 1}", watch_out=True))
+            row.runs.append(self.build(self.src, out, f"{name}-{number + 1}", watch_out=True))
         self.change_notes(row)
         if edits > len(row.runs):
             row.notes.append(f"{edits} files edited in all")
@@ -714,6 +737,35 @@ class Bench:
         chosen_folders = folders[::step][:folders_wanted]
         return [path for folder in chosen_folders
                 for path in sorted(self.random.sample(by_folder[folder], per_folder))]
+
+    def html_cold(self) -> None:
+        """Markdown-only and ``--html`` cold builds, alternating so both see the same machine; the
+        site's target is a ratio of the two (issue 20), and its size one of the outputs'."""
+        markdown = self.add(Row("Markdown-only cold build (beside the `--html` one)", "reference"))
+        site = self.add(Row("`--html` cold build (Markdown pages and the site)", "reference"))
+        ratio = self.add(Row("`--html` cold / Markdown cold (wall)", f"≤ {HTML_RATIO:g}×"))
+        size = self.add(Row("site size / Markdown pages' size", f"≤ {SITE_SIZE:g}×"))
+        self.progress("Markdown-only and --html cold builds, alternating")
+        for number in range(self.args.runs):
+            self.set_aside(self.out)
+            markdown.runs.append(self.build(self.src, self.out, f"markdown-cold-{number + 1}"))
+            self.set_aside(self.html_out)
+            site.runs.append(self.build(self.src, self.html_out, f"html-cold-{number + 1}"))
+        for row in (markdown, site):
+            self.change_notes(row)
+        if not (markdown.good and site.good) or markdown.failed or site.failed:
+            ratio.error = size.error = "a cold build FAILED"
+            return
+        walls = [html.wall / md.wall for md, html in zip(markdown.runs, site.runs)]
+        value = site.median("wall") / markdown.median("wall")
+        ratio.cells = (f"{value:.2f}×", f"{site.median('cpu') / markdown.median('cpu'):.2f}×", "")
+        ratio.met = value <= HTML_RATIO
+        ratio.notes.append("median wall / median wall; CPU column: the same of CPU; each pair: "
+                           + ", ".join(f"{wall:.2f}" for wall in walls))
+        pages, html = markdown_bytes(self.out), folder_bytes(self.html_out / "site")
+        size.cells = (f"{html / pages:.2f}×", "", "")
+        size.met = html / pages <= SITE_SIZE
+        size.notes.append(f"site/ {html / 1e6:.0f} MB, Markdown pages {pages / 1e6:.0f} MB (of the last builds)")
 
     def check(self) -> None:
         row = self.add(Row("`kwdocs check` on an up-to-date tree", "< 0.5 s wall", limit=0.5))
@@ -791,6 +843,10 @@ class Bench:
             ("edit-100" in chosen, lambda: self.edit_scenario(
                 "edit-100", "100 files edited across 20 folders, then build", 2, self.pick_spread)),
             ("check" in chosen, self.check),
+            ("html-cold" in chosen, self.html_cold),
+            ("html-edit" in chosen, lambda: self.edit_scenario(
+                "html-edit", "one `.py` file edited, then an `--html` build", 1, self.pick_one(".py"),
+                out=self.html_out)),
             (any(name in chosen for name in LARGE), self.large),
         ]
         try:
@@ -909,6 +965,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     kwdocs = shlex.split(args.kwdocs)
+    if os.sep in kwdocs[0]:     # a path: the runs start in the working folder
+        kwdocs[0] = os.path.abspath(kwdocs[0])
     if not shutil.which(kwdocs[0]):
         raise SystemExit(f"bench: {kwdocs[0]!r} not found on PATH; give --kwdocs CMD")
     if not os.access(GNU_TIME, os.X_OK):
