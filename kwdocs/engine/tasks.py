@@ -191,9 +191,10 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_search():
         """Bring the site's keyword and full-text search up to date with the extracted facts (html = true)."""
+        from kwdocs.site.html import STATIC_FOLDER, site_root
         from kwdocs.site.search import write_search
         return {
-            "actions": [(Guarded(write_search), [config, list(units)])],
+            "actions": [(Guarded(write_search), [config, list(units), site_root(config) / STATIC_FOLDER])],
             # extraction only: ready beside link and keywords, before any render task, so that on
             # several cores it runs beside them; it checks its inputs itself, so doit always runs it
             "task_dep": ["extract"],

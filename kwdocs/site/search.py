@@ -159,15 +159,13 @@ def write_site_data(config: Config, folders: list[str], folder: Path) -> int:
     return written
 
 
-def write_search(config: Config, units: list[str]) -> dict:
-    """The build's ``search`` step: bring the keyword and full-text indexes of the site up to date
-    with the shards extraction wrote for ``units`` (the tree's units: shards of gone units are
-    pruned later); returns counts.  It reads no page, so it runs beside the render step.  An edit
-    reads and writes the parts of the units it changed."""
+def write_search(config: Config, units: list[str], folder: Path) -> dict:
+    """The build's ``search`` step: bring the keyword and full-text indexes in the site's static
+    ``folder`` up to date with the shards extraction wrote for ``units`` (the tree's units: shards
+    of gone units are pruned later); returns counts.  It reads no page, so it runs beside the
+    render step.  An edit reads and writes the parts of the units it changed."""
     from kwdocs.engine.workers import collector_paused
-    from kwdocs.site.html import STATIC_FOLDER, site_root
 
-    folder = site_root(config) / STATIC_FOLDER
     written = 0
     try:
         with collector_paused():    # a large tree's words are millions of short-lived lists, none in a cycle
@@ -373,9 +371,9 @@ def write_keyword_index(config: Config, folder: Path, units: Iterable[str]) -> i
 
     @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's entries at a time
     def letters_of(unit: str) -> dict[str, list]:
-        letters = output.read_json(Path(shards[unit][0]), {})
-        letters = letters.get("letters") if isinstance(letters, dict) and letters.get("unit") == unit else None
-        if not keywords.valid_letters(letters):
+        stored = output.read_json(Path(shards[unit][0]), {})
+        letters = stored.get("letters") if isinstance(stored, dict) and stored.get("unit") == unit else None
+        if not isinstance(letters, dict) or not keywords.valid_letters(letters):
             raise output.StateDamaged(f"the keyword entries of {unit or '.'} are damaged")
         return letters
 
@@ -396,7 +394,7 @@ FULLTEXT_FOLDER = "fulltext"     # in the site's static folder: one script per w
 FULLTEXT_META = "meta.json"      # in the state's FULLTEXT folder
 BUCKETS_FILE = "buckets.js"      # in FULLTEXT_FOLDER: the list of buckets (no bucket has a longer name)
 MIN_WORD, MAX_WORD = 3, 40
-_WORD = re.compile(r"[a-z0-9]{%d,}" % MIN_WORD)     # runs too short to be a word are not even made
+_WORD = re.compile(rf"[a-z0-9]{{{MIN_WORD},}}")     # runs too short to be a word are not even made
 # words too common in documentation to tell one text from another
 STOP_WORDS = frozenset("""the and for are but not you all any can had her was one our out has his how its
 may new now old see two who did get let put say she too use this that with from have were they will
