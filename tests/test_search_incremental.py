@@ -250,3 +250,18 @@ def test_the_search_data_of_a_unit_whose_pages_are_up_to_date_is_made_again_when
     cold = tmp_path / "cold"
     _build(src, cold, "-j", "1")
     assert pages(out) == pages(cold)
+
+
+def test_a_lost_keyword_entries_shard_never_drops_a_units_keywords(tmp_path: Path) -> None:
+    """Each unit's keyword entries as extraction stored them are what the search step reads:
+    one deleted (of a unit no edit touches) is damage, made good, not a unit gone."""
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    _build(src, out, "-j", "2")
+    state = load_config(src, overrides={"output": str(out)}).state
+    (state / "keyword-entries" / state_name("beta")).unlink()
+    _edit(src / "alpha" / "mod.py", "def alpha_measure(", "def alpha_weigh(")
+    _build(src, out, "-j", "2")
+    assert {"beta_measure", "BetaBox", "alpha_weigh"} <= {row[0] for row in keyword_search(out / "site")}
+    cold = tmp_path / "cold"
+    _build(src, cold, "-j", "1")
+    assert pages(out) == pages(cold)

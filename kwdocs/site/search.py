@@ -351,22 +351,22 @@ def keyword_part(letters: dict[str, list]) -> dict:
     return {"kinds": list(kinds), "files": list(files), "keywords": rows}
 
 
-def unit_stamps(config: Config, kind: str, units: Iterable[str]) -> dict[str, tuple[str, list[int]]]:
-    """Each unit's shard of ``kind`` (its path, and its time stamp and size), for the units that
-    have one: a shard rewritten since the last build is read again, no other."""
-    stamps: dict[str, tuple[str, list[int]]] = {}
+def unit_stamps(config: Config, kind: str, units: Iterable[str]) -> dict[str, tuple[str, list[int] | None]]:
+    """Each unit's shard of ``kind``: its path, and its time stamp and size (None: there is none).
+    A shard rewritten since the last build is read again, no other."""
+    stamps: dict[str, tuple[str, list[int] | None]] = {}
     for unit in units:
         path = shard_path(config, kind, unit)
         stamp = output.stamp(path)
-        if stamp is not None:
-            stamps[unit] = (path, list(stamp))
+        stamps[unit] = (path, list(stamp) if stamp is not None else None)
     return stamps
 
 
 def write_keyword_index(config: Config, folder: Path, units: Iterable[str]) -> int:
     """Bring the keyword search (``folder/keywords/``) up to date with the keyword entries
     extraction stored for ``units``: a unit's part is made again only when its shard was
-    rewritten with other entries (the digests of its letters)."""
+    rewritten with other entries (the digests of its letters).  Extraction stores every unit's:
+    one missing or damaged is damaged state."""
     shards = unit_stamps(config, KEYWORD_ENTRIES, units)
 
     @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's entries at a time
@@ -463,9 +463,10 @@ def bucket_parts(texts: list[tuple]) -> dict[str, dict]:
     buckets: dict[str, tuple[dict[str, int], dict[int, int], list[list], dict[str, list[int]]]] = {}
     for index, (path, line, label, text) in enumerate(texts):
         for word in words_of(text):
-            bucket = buckets.get(bucket_of(word))
+            key = bucket_of(word)
+            bucket = buckets.get(key)
             if bucket is None:
-                bucket = buckets[bucket_of(word)] = ({}, {}, [], {})
+                bucket = buckets[key] = ({}, {}, [], {})
             files, numbers, docs, words = bucket
             number = numbers.get(index)
             if number is None:
@@ -492,8 +493,9 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
     size and time stamp), and only the buckets whose part from it changed are written."""
     from kwdocs.engine.steps import rules_for
 
-    # the parts are kept by the name of the unit's facts shard, in that order
-    shards = {posixpath.basename(path): (path, stamp) for path, stamp in unit_stamps(config, FACTS, units).values()}
+    # the parts are kept by the name of the unit's facts shard, in that order; a unit with no facts has no words
+    shards = {posixpath.basename(path): (path, stamp) for path, stamp in unit_stamps(config, FACTS, units).values()
+              if stamp is not None}
 
     @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's texts at a time
     def texts_of(name: str) -> list[tuple]:
