@@ -122,6 +122,20 @@ def keyword_search(site: Path) -> list[tuple]:
     return rows
 
 
+def fulltext_search(site: Path) -> set[tuple]:
+    """Every word of the site's full-text search as (word, file, line, label), read from the
+    buckets ``_kwdocs/fulltext/buckets.js`` lists."""
+    folder = site / "_kwdocs" / "fulltext"
+    found = set()
+    for bucket in _assigned(folder / "buckets.js"):
+        for part in _assigned(folder / f"{bucket}.js"):
+            for word, indices in part["words"].items():
+                for index in indices:
+                    file, line, label = part["docs"][index]
+                    found.add((word, part["files"][file], line, label))
+    return found
+
+
 def kwdocs_command(*args: str) -> list[str]:
     """The command line of a kwdocs run in its own process."""
     return [sys.executable, "-m", "kwdocs", *args]

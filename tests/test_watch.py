@@ -23,6 +23,7 @@ from kwdocs.store.lock import locked
 from kwdocs.engine.incremental import Changes
 from kwdocs.scan import scan, scan_folder
 from tests.conftest import run_kwdocs
+from tests.output_checks import fulltext_search, keyword_search
 
 STARTUP_SECONDS = 90
 SETTLE_SECONDS = 90
@@ -519,9 +520,12 @@ def test_watch_html_keeps_the_site_current(tmp_path):
         page = tree / OUT / "site" / "geometry" / "shapes" / "circle.py_docs.html"
         assert page.is_file() and "html_watched_function" not in page.read_text()
         with open(tree / "geometry" / "shapes" / "circle.py", "a") as handle:
-            handle.write("\n\ndef html_watched_function():\n    return 1\n")
+            handle.write('\n\ndef html_watched_function():\n    """Feed the watched wombats."""\n    return 1\n')
         watching.wait_for(r"geometry/shapes/circle\.py changed: .*pages written")
         assert "html_watched_function" in page.read_text()
+        # the search data too, made by its own step beside the render step
+        assert "html_watched_function" in {row[0] for row in keyword_search(tree / OUT / "site")}
+        assert "wombats" in {row[0] for row in fulltext_search(tree / OUT / "site")}
     finally:
         if watching.process.poll() is None:
             watching.stop()

@@ -87,10 +87,12 @@ def run_dry(config: Config, scanned: ScanResult) -> int:
     if not output.dry_blank() and state.doit_records_readable(config.state / state.DOIT_DB):
         records = config.state / state.DOIT_DB
     tasks = build_namespace(config, scanned, quiet=True, stream=io.StringIO())
-    tasks.pop("task_site", None)    # check judges the Markdown pages
+    site_steps = ("search", "site")     # check judges the pages, not the site's data
+    for name in site_steps:
+        tasks.pop(f"task_{name}", None)
     settings = tasks["DOIT_CONFIG"]
     tasks["DOIT_CONFIG"] = dict(settings, dep_file=":memory:",
-                                default_tasks=[name for name in settings["default_tasks"] if name != "site"])
+                                default_tasks=[name for name in settings["default_tasks"] if name not in site_steps])
     with _records_in_memory(records):
         return run_doit(tasks, 1)
 

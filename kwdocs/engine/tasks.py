@@ -30,8 +30,9 @@ from kwdocs.store.state import DOIT_DB, FACTS, LINKS, shard_path
 # steps first, so that on several cores they run beside the many render tasks rather than
 # after them; a rebuild after a save (watch mode, a few edits) renders the saved files' pages
 # first, since those are what its user waits for.
-BUILD_ORDER = ("extract", "link", "keywords", "assemble", "render", "prune")
-REBUILD_ORDER = ("extract", "link", "render", "keywords", "assemble", "prune")
+BUILD_ORDER = ("extract", "link", "keywords", "search", "assemble", "render", "prune")
+REBUILD_ORDER = ("extract", "link", "render", "keywords", "search", "assemble", "prune")
+HTML_ONLY = ("search",)     # steps of the site, in the namespace with html = true only
 
 
 class Mistake(TaskError):
@@ -72,7 +73,8 @@ def task_name(unit: str) -> str:
 
 def task_order(config: Config, rebuild: bool = False) -> list[str]:
     """doit's ``default_tasks`` for a build or a rebuild (see ``BUILD_ORDER``)."""
-    return list(REBUILD_ORDER if rebuild else BUILD_ORDER) + (["site"] if config.html else [])
+    order = [name for name in (REBUILD_ORDER if rebuild else BUILD_ORDER) if config.html or name not in HTML_ONLY]
+    return order + (["site"] if config.html else [])
 
 
 def doit_config(config: Config) -> dict:
@@ -187,6 +189,18 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             "verbosity": 0,
         }
 
+    def task_search():
+        """Bring the site's keyword and full-text search up to date with the extracted facts (html = true)."""
+        from kwdocs.site.html import STATIC_FOLDER, site_root
+        from kwdocs.site.search import write_search
+        return {
+            "actions": [(Guarded(write_search), [config, list(units), site_root(config) / STATIC_FOLDER])],
+            # extraction only: ready beside link and keywords, before any render task, so that on
+            # several cores it runs beside them; it checks its inputs itself, so doit always runs it
+            "task_dep": ["extract"],
+            "verbosity": 0,
+        }
+
     def task_site():
         """Bring the HTML site in <out>/site up to date with the Markdown pages (html = true)."""
         from kwdocs.site.html import build_site
@@ -196,7 +210,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             "verbosity": 0,
         }
 
-    creators = {"task_site": task_site} if config.html else {}
+    creators = {"task_search": task_search, "task_site": task_site} if config.html else {}
     return creators | {
         "DOIT_CONFIG": doit_config(config),
         "task_extract": task_extract,

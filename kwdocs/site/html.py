@@ -702,8 +702,9 @@ def build_site(config: Config) -> dict:
     Every page's HTML is made beside its Markdown, from the same models, by the step that
     makes it (``HtmlFormat``); here a folder or keyword page's HTML deleted by hand is made
     again from its Markdown, HTML of pages the build no longer writes is removed, and the
-    tree and search data are rewritten when their content changes.  What the state records of
-    the whole tree is read from records that changed only (``search.write_tree``).
+    folder tree is rewritten when its content changes (the search data is the ``search`` step's,
+    ``search.write_search``).  What the state records of the whole tree is read from records
+    that changed only (``search.write_tree``).
     """
     site = site_root(config)
     manifest_path = config.state / MANIFEST

@@ -17,9 +17,12 @@ assigns one global each, loaded with ``<script src>``:
 
 Both indexes are kept the same way (``update_index``): each unit adds a part to
 some buckets, the state keeps every bucket's parts by unit, and a build makes
-again only the parts of units whose input changed (keywords: the digests the
-keyword step recorded; full text: the unit's facts), and writes only the
-buckets whose parts changed.  Every file is rewritten only when its content changes.
+again only the parts of units whose input changed (the unit's keyword entries
+or facts, as extraction stored them), and writes only the buckets whose parts
+changed.  Every file is rewritten only when its content changes.  They are the
+build's ``search`` step (``write_search``), which needs extraction only, so it
+runs beside the render step; ``tree.js`` lists pages, so the ``site`` step writes
+it after them.
 """
 from __future__ import annotations
 
@@ -34,6 +37,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from kwdocs.config import Config
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
@@ -42,12 +47,11 @@ from kwdocs.store.state import (
     FOLDERS_META,
     FULLTEXT,
     KEYWORD_ENTRIES,
-    KEYWORDS_META,
     PAGES,
     SEARCH,
     SITE_TREE,
-    load_shard,
     mark_damaged,
+    shard_path,
 )
 
 TREE_FILE = "tree.js"
@@ -147,18 +151,29 @@ def file_identity(path: Path | str) -> list[int] | None:
 
 
 def write_site_data(config: Config, folders: list[str], folder: Path) -> int:
-    """Bring ``tree.js`` and the keyword and full-text indexes in ``folder`` up to date (``folders``:
-    ``folders_with_pages``); returns files written or removed.  An edit reads and writes the parts
-    of the units it changed."""
+    """Bring ``tree.js`` in ``folder`` up to date (``folders``: ``folders_with_pages``); returns
+    files written or removed.  The search indexes are the ``search`` step's (``write_search``)."""
     written = write_tree(config, folders, folder)
     for name in EARLIER_FILES:
         written += output.remove(config.out, folder / name)
+    return written
+
+
+def write_search(config: Config, units: list[str], folder: Path) -> dict:
+    """The build's ``search`` step: bring the keyword and full-text indexes in the site's static
+    ``folder`` up to date with the shards extraction wrote for ``units`` (the tree's units: shards
+    of gone units are pruned later); returns counts.  It reads no page, so it runs beside the
+    render step.  An edit reads and writes the parts of the units it changed."""
+    from kwdocs.engine.workers import collector_paused
+
+    written = 0
     try:
-        written += write_keyword_index(config, folder)
-        written += write_fulltext(config, folder)
+        with collector_paused():    # a large tree's words are millions of short-lived lists, none in a cycle
+            written += write_keyword_index(config, folder, units)
+            written += write_fulltext(config, folder, units)
     except output.StateDamaged as damage:   # the build starts the state over (see ``runner``)
         mark_damaged(config, str(damage))
-    return written
+    return {"assets_written": written}
 
 
 # ---------------------------------------------------------------- incremental indexes by bucket
@@ -311,7 +326,7 @@ def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, ob
 # ---------------------------------------------------------------- keyword search
 
 KEYWORD_INDEX = Index(state=SEARCH, scripts="keywords", data_global="KWDOCS_KEYWORDS",
-                      list_global="KWDOCS_KEYWORD_SHARDS", version=1)
+                      list_global="KWDOCS_KEYWORD_SHARDS", version=2)
 KEYWORD_SHARDS = 32     # few scripts for the browser to load, each small enough to write again on an edit
 
 
@@ -324,7 +339,7 @@ def keyword_part(letters: dict[str, list]) -> dict:
     """A unit's part of the keyword search: kinds and files once, keywords as rows of indices,
     [name, kind index, file index, line, anchor, shown name ("": the name)], by name, file and line.
     ``letters`` is the unit's entries as extraction stored them (``keywords.unit_letters``)."""
-    entries = [entry for _, _, text in letters.values() for entry in json.loads(text)]
+    entries = [entry for _, _, text in letters.values() for entry in orjson.loads(text)]
     entries.sort(key=lambda entry: (str(entry[0]).lower(), str(entry[2]), entry[3]))
     kinds: dict[str, int] = {}
     files: dict[str, int] = {}
@@ -336,22 +351,41 @@ def keyword_part(letters: dict[str, list]) -> dict:
     return {"kinds": list(kinds), "files": list(files), "keywords": rows}
 
 
-def write_keyword_index(config: Config, folder: Path) -> int:
-    """Bring the keyword search (``folder/keywords/``) up to date with the keyword step's record:
-    a unit's part is made again only when the digests of its entries there changed."""
-    meta = output.read_json(config.state / KEYWORDS_META, {}, strict=True) or {}
-    recorded: dict[str, dict[str, str]] = meta.get("units", {}) if isinstance(meta.get("units"), dict) else {}
-    inputs: dict[str, object] = {unit: digest(_json_text(letters, sort_keys=True))
-                                 for unit, letters in recorded.items()}
+def unit_stamps(config: Config, kind: str, units: Iterable[str]) -> dict[str, tuple[str, list[int] | None]]:
+    """Each unit's shard of ``kind``: its path, and its time stamp and size (None: there is none).
+    A shard rewritten since the last build is read again, no other."""
+    stamps: dict[str, tuple[str, list[int] | None]] = {}
+    for unit in units:
+        path = shard_path(config, kind, unit)
+        stamp = output.stamp(path)
+        stamps[unit] = (path, list(stamp) if stamp is not None else None)
+    return stamps
+
+
+def write_keyword_index(config: Config, folder: Path, units: Iterable[str]) -> int:
+    """Bring the keyword search (``folder/keywords/``) up to date with the keyword entries
+    extraction stored for ``units``: a unit's part is made again only when its shard was
+    rewritten with other entries (the digests of its letters).  Extraction stores every unit's:
+    one missing or damaged is damaged state."""
+    shards = unit_stamps(config, KEYWORD_ENTRIES, units)
+
+    @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's entries at a time
+    def letters_of(unit: str) -> dict[str, list]:
+        stored = output.read_json(Path(shards[unit][0]), {})
+        letters = stored.get("letters") if isinstance(stored, dict) and stored.get("unit") == unit else None
+        if not isinstance(letters, dict) or not keywords.valid_letters(letters):
+            raise output.StateDamaged(f"the keyword entries of {unit or '.'} are damaged")
+        return letters
+
+    def content_of(unit: str) -> str:
+        return digest(_json_text({letter: item[1] for letter, item in letters_of(unit).items()}, sort_keys=True))
 
     def parts_of(unit: str) -> dict[str, str]:
-        letters = load_shard(config, KEYWORD_ENTRIES, unit).get("letters")
-        if not isinstance(letters, dict) or not keywords.valid_letters(letters) or {
-                letter: item[1] for letter, item in letters.items()} != recorded[unit]:
-            raise output.StateDamaged(f"the keyword entries of {unit or '.'} are not what the keyword index holds")
+        letters = letters_of(unit)
         return {shard_of(unit): _json_text(keyword_part(letters))} if letters else {}
 
-    return update_index(config, KEYWORD_INDEX, folder, inputs, parts_of)
+    return update_index(config, KEYWORD_INDEX, folder, {unit: stamp for unit, (_, stamp) in shards.items()},
+                        parts_of, content_of)
 
 
 # ---------------------------------------------------------------- full-text search
@@ -360,7 +394,7 @@ FULLTEXT_FOLDER = "fulltext"     # in the site's static folder: one script per w
 FULLTEXT_META = "meta.json"      # in the state's FULLTEXT folder
 BUCKETS_FILE = "buckets.js"      # in FULLTEXT_FOLDER: the list of buckets (no bucket has a longer name)
 MIN_WORD, MAX_WORD = 3, 40
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(rf"[a-z0-9]{{{MIN_WORD},}}")     # runs too short to be a word are not even made
 # words too common in documentation to tell one text from another
 STOP_WORDS = frozenset("""the and for are but not you all any can had her was one our out has his how its
 may new now old see two who did get let put say she too use this that with from have were they will
@@ -373,7 +407,7 @@ def words_of(text: str) -> set[str]:
     """The words a text is found by: lower-case ASCII letters and digits, long enough, not too common."""
     words = set(_WORD.findall(text.lower()))    # each word once before the tests: texts repeat words
     words -= STOP_WORDS
-    return {word for word in words if MIN_WORD <= len(word) <= MAX_WORD and not word.isdigit()}
+    return {word for word in words if len(word) <= MAX_WORD and not word.isdigit()}
 
 
 def bucket_of(word: str) -> str:
@@ -424,46 +458,48 @@ def bucket_parts(texts: list[tuple]) -> dict[str, dict]:
     """What a unit adds to each word bucket: its texts that hold a word of the bucket
     (``docs``: [file index, line (0: the whole page), label], ``files``: their paths) and, per word,
     the indices of those texts."""
-    postings: dict[str, list[int]] = {}
-    for index, (*_, text) in enumerate(texts):
+    # one pass in text order: a bucket numbers its texts as it meets them, so each word's
+    # indices come out ascending with no renumbering afterwards
+    buckets: dict[str, tuple[dict[str, int], dict[int, int], list[list], dict[str, list[int]]]] = {}
+    for index, (path, line, label, text) in enumerate(texts):
         for word in words_of(text):
-            postings.setdefault(word, []).append(index)
-    buckets: dict[str, list[str]] = {}
-    for word in sorted(postings):
-        buckets.setdefault(bucket_of(word), []).append(word)
-    parts: dict[str, dict] = {}
-    for bucket, words in buckets.items():
-        used = sorted(set().union(*(postings[word] for word in words)))
-        renumber = {index: new for new, index in enumerate(used)}
-        files: dict[str, int] = {}
-        docs = [[files.setdefault(texts[index][0], len(files)), texts[index][1], texts[index][2]] for index in used]
-        parts[bucket] = {"files": list(files), "docs": docs,
-                         "words": {word: [renumber[index] for index in postings[word]] for word in words}}
-    return parts
+            key = bucket_of(word)
+            bucket = buckets.get(key)
+            if bucket is None:
+                bucket = buckets[key] = ({}, {}, [], {})
+            files, numbers, docs, words = bucket
+            number = numbers.get(index)
+            if number is None:
+                number = numbers[index] = len(docs)
+                docs.append([files.setdefault(path, len(files)), line, label])
+            postings = words.get(word)
+            if postings is None:
+                words[word] = [number]
+            else:
+                postings.append(number)
+    return {name: {"files": list(files), "docs": docs, "words": {word: words[word] for word in sorted(words)}}
+            for name, (files, _, docs, words) in sorted(buckets.items())}
 
 
 FULLTEXT_INDEX = Index(state=FULLTEXT, scripts="fulltext", data_global="KWDOCS_FULLTEXT",
                        list_global="KWDOCS_FULLTEXT_BUCKETS", version=2)
 
 
-def write_fulltext(config: Config, folder: Path) -> int:
+def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
     """Bring the full-text index (``folder/fulltext/<bucket>.js``, each assigning its part of
-    ``window.KWDOCS_FULLTEXT``) up to date with the facts; returns files written or removed.
+    ``window.KWDOCS_FULLTEXT``) up to date with the facts of ``units``; returns files written or removed.
 
     Each unit's facts shard is read again only when it changed since the last time (its
     size and time stamp), and only the buckets whose part from it changed are written."""
     from kwdocs.engine.steps import rules_for
 
-    facts_folder = config.state / FACTS
-    shards = {path.name: path for path in sorted(facts_folder.glob("*.json"))} if facts_folder.is_dir() else {}
-    inputs: dict[str, object] = {}
-    for name, path in shards.items():
-        stamp = output.stamp(path)
-        inputs[name] = list(stamp) if stamp is not None else None
+    # the parts are kept by the name of the unit's facts shard, in that order; a unit with no facts has no words
+    shards = {posixpath.basename(path): (path, stamp) for path, stamp in unit_stamps(config, FACTS, units).values()
+              if stamp is not None}
 
     @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's texts at a time
     def texts_of(name: str) -> list[tuple]:
-        data = output.read_json(shards[name], {})
+        data = output.read_json(Path(shards[name][0]), {})
         files = data.get("files") if isinstance(data, dict) else None
         if not isinstance(files, dict):
             return []
@@ -476,7 +512,8 @@ def write_fulltext(config: Config, folder: Path) -> int:
     def parts_of(name: str) -> dict[str, str]:
         return {bucket: _json_text(part) for bucket, part in bucket_parts(texts_of(name)).items()}
 
-    return update_index(config, FULLTEXT_INDEX, folder, inputs, parts_of, content_of)
+    return update_index(config, FULLTEXT_INDEX, folder, {name: stamp for name, (_, stamp) in sorted(shards.items())},
+                        parts_of, content_of)
 
 
 def _json_text(data: object, sort_keys: bool = False) -> str:
