@@ -88,7 +88,8 @@ def parses(monkeypatch) -> list[str]:
     """The fence infos the highlighter parsed a text as (not given the tokens extraction kept)."""
     seen: list[str] = []
     parse = highlight.source_tokens
-    monkeypatch.setattr(highlight, "source_tokens", lambda text, data, info: seen.append(info) or parse(text, data, info))
+    monkeypatch.setattr(highlight, "source_tokens",
+                        lambda text, data, info: seen.append(info) or parse(text, data, info))
     return seen
 
 

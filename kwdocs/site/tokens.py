@@ -3,7 +3,7 @@
 Extraction parses a C/C++/CUDA file (and a Go, Rust, Java, Lua, JavaScript/TypeScript or
 Make file) with tree-sitter already; the highlighter needs only the ranges its highlight
 query captures in such a tree.  In an HTML build, extraction runs the query on its own tree
-(``record``) and keeps the ranges in a per-unit shard (``state.TOKENS``): per file, the fence
+(``Recorder.record``) and keeps the ranges in a per-unit shard (``state.TOKENS``): per file, the fence
 info, the size and digest of the exact text tokenized, and the ranges packed (start and end as
 32-bit numbers, a byte per class).  The shard is sealed and names the code that made it (kwdocs,
 the grammars, their queries).  The render step offers the entries of the files it renders to
@@ -27,7 +27,6 @@ from kwdocs.extract import treesitter
 from kwdocs.site import highlight
 from kwdocs.store import writer as output
 
-
 FENCES = frozenset({"cpp", "cuda", "javascript", "typescript", "tsx", "go", "rust", "java", "lua", "makefile"})
 """The fence infos of the files extraction parses with tree-sitter (a Python file only when ``ast``
 fails: not worth a shard's room): tokens are kept of these alone."""
@@ -50,8 +49,6 @@ def text_digest(data: bytes) -> bytes:
 # ---------------------------------------------------------------- packing
 
 _SWAP = sys.byteorder != "little"     # the shard holds little-endian numbers
-
-
 _NAMES = tuple(name.encode() for name in sorted(highlight._RANK, key=highlight._RANK.__getitem__))
 _CODES = {name: code for code, name in enumerate(_NAMES)}     # a class by its rank
 
