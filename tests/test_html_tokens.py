@@ -192,3 +192,19 @@ def test_kept_tokens_are_used_only_for_their_own_text(tmp_path):
         assert highlight.highlighted("int b;\n", "cpp") == "<i class=nc>int</i> b;"     # same size, other text
         assert highlight.highlighted(text, "cuda") == "<i class=nc>int</i> a;"          # other grammar
     assert highlight.highlighted(text, "cpp") == "<i class=nc>int</i> a;"
+
+
+def test_a_source_its_page_shows_cut_keeps_no_tokens_and_is_parsed_as_shown(tmp_path, parses):
+    tree = make_tree(tmp_path)
+    out = tmp_path / "out"
+    build(tree, out, "--html", "--max-source-bytes", "300")      # the header is cut, the kernel is not
+    assert parses.count("cpp") == 1 and "cuda" not in parses
+    kept = b"".join(shard.read_bytes() for shard in token_shards(out))
+    assert b'"geo/kernel.cu"' in kept and b'"geo/shapes.h"' not in kept     # no tokens that could never serve
+    page = (out / "site" / "geo" / "shapes.h_docs.html").read_text(encoding="utf-8")
+    shown = unescape(re.sub(r"<[^>]+>", "", source_of(page)))
+    assert 0 < len(shown) < 300 and HEADER.startswith(shown)
+    later = tmp_path / "later"
+    build(tree, later, "--max-source-bytes", "300")
+    build(tree, later, "--html", "--max-source-bytes", "300")
+    assert source_pages(out) == source_pages(later)

@@ -402,7 +402,7 @@ def _recording_tokens(config: Config, redo: list[str]) -> contextlib.AbstractCon
     if not (config.html and redo):
         return contextlib.nullcontext()
     from kwdocs.site import tokens
-    return tokens.recording()
+    return tokens.recording(config.max_source_bytes)
 
 
 def _save_tokens(config: Config, unit: str, files: dict[str, Facts], recorded: dict) -> None:

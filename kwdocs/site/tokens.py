@@ -86,8 +86,9 @@ class Recorder:
     """The tokens of the files extracted while ``recording``: ``path`` names the file being
     extracted (its extraction's caller sets it), ``entries`` holds them by path."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int) -> None:
         self.path = ""
+        self.max_bytes = max_bytes
         self.entries: dict[str, Entry] = {}
 
     def record(self, text: str, root: Any, source: bytes, module: str, function: str, prepared: bool) -> None:
@@ -97,15 +98,18 @@ class Recorder:
         if not self.path or info not in FENCES:
             return
         data = text.encode("utf-8", "surrogatepass")
+        if len(data) > self.max_bytes:      # its page shows it cut: other text, parsed when rendered
+            return
         tokens = highlight.tree_tokens(info, root, text, data, source)
         if tokens is not None:
             self.entries[self.path] = Entry(info, len(data), text_digest(data), pack(tokens))
 
 
 @contextmanager
-def recording() -> Iterator[Recorder]:
-    """Record the highlight tokens of every tree extractors parse inside."""
-    recorder = Recorder()
+def recording(max_bytes: int) -> Iterator[Recorder]:
+    """Record the highlight tokens of every tree extractors parse inside, of texts up to
+    ``max_bytes`` (the largest a page shows whole)."""
+    recorder = Recorder(max_bytes)
     outer, treesitter.tree_parsed = treesitter.tree_parsed, recorder.record
     try:
         yield recorder
