@@ -258,10 +258,11 @@ def _moved(tokens: Tokens, text: str, source: bytes) -> Tokens:
             for start, end, cls in tokens]
 
 
-_kept: Callable[[str, bytes], Tokens | None] | None = None
+TokenLookup = Callable[[str, bytes], Tokens | None]
+_kept: TokenLookup | None = None
 
 
-def keep_tokens(lookup: Callable[[str, bytes], Tokens | None] | None) -> Callable[[str, bytes], Tokens | None] | None:
+def keep_tokens(lookup: TokenLookup | None) -> TokenLookup | None:
     """Take tokens from ``lookup(info, data)`` (those extraction made of exactly ``data``, see
     ``kwdocs.site.tokens``) before parsing, until called again; returns the lookup it replaces."""
     global _kept
