@@ -208,3 +208,16 @@ def test_a_source_its_page_shows_cut_keeps_no_tokens_and_is_parsed_as_shown(tmp_
     build(tree, later, "--max-source-bytes", "300")
     build(tree, later, "--html", "--max-source-bytes", "300")
     assert source_pages(out) == source_pages(later)
+
+
+def test_tokens_of_a_folder_that_went_away_go_with_it(tmp_path):
+    tree = make_tree(tmp_path)
+    (tree / "other").mkdir()
+    (tree / "other" / "more.h").write_text("int more();\n", encoding="utf-8")
+    out = tmp_path / "out"
+    build(tree, out, "--html")
+    assert len(token_shards(out)) == 2
+    (tree / "other" / "more.h").unlink()
+    (tree / "other").rmdir()
+    build(tree, out, "--html")
+    assert len(token_shards(out)) == 1 and b'"geo/shapes.h"' in token_shards(out)[0].read_bytes()
