@@ -18,6 +18,7 @@ writes it.  Each step returns counts for the build summary.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -63,12 +64,15 @@ from kwdocs.store.state import (  # noqa: F401  (re-exported: the steps' callers
     PRUNED,
     ROWS,
     SEEN,
+    TOKENS,
+    TOKENS_SUFFIX,
     keyword_rows,
     keyword_table,
     load_shard,
     mark_damaged,
     save_shard,
     shard_path,
+    tokens_shard,
     units_of,
     written_pages,
 )
@@ -359,17 +363,23 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     made_here = [rel for rel in (shared.misses if shared is not None else redo) if remote is None or rel not in remote]
     _prefetch_tags(config, made_here)
     extracted = 0
-    for rel in redo:
-        before = previous.get(rel)
-        settled = remote.settled(config, rel) if remote is not None else None
-        if settled is not None:     # made on the cluster from what the file holds now (its time stamp says so)
-            kept[rel], now_seen[rel] = settled
-        else:
-            read = shared.read.pop(rel, None) if shared is not None else None
-            kept[rel] = extract_settled(config, rel, before, now_seen, lookup, read)
-        extracted += kept[rel] is not before and (shared is None or rel not in shared.used)
+    # an HTML build keeps the highlight tokens of the trees parsed here: the render step then parses no file twice
+    with _recording_tokens(config, redo) as recorder:
+        for rel in redo:
+            if recorder is not None:
+                recorder.path = rel
+            before = previous.get(rel)
+            settled = remote.settled(config, rel) if remote is not None else None
+            if settled is not None:     # made on the cluster from what the file holds now (its time stamp says so)
+                kept[rel], now_seen[rel] = settled
+            else:
+                read = shared.read.pop(rel, None) if shared is not None else None
+                kept[rel] = extract_settled(config, rel, before, now_seen, lookup, read)
+            extracted += kept[rel] is not before and (shared is None or rel not in shared.used)
     files: dict[str, Facts] = {rel: kept[rel] for rel in rels}
     stored = shared.store(files, now_seen) if shared is not None else 0
+    if recorder is not None and recorder.entries:
+        _save_tokens(config, unit, files, recorder.entries)
     # what linking and folder pages need of the facts, made here where the work runs on every core
     # (the link and assemble steps, which see the whole tree, run alone); the facts shard goes last:
     # the later steps key on it
@@ -385,6 +395,40 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     from kwdocs.store.cache import said
     return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
             "cache_stored": stored, "cache_said": said(), "cluster_extracted": remote.used if remote else 0}
+
+
+def _recording_tokens(config: Config, redo: list[str]) -> contextlib.AbstractContextManager:
+    """``tokens.recording()`` in an HTML build with files to extract; else nothing (None)."""
+    if not (config.html and redo):
+        return contextlib.nullcontext()
+    from kwdocs.site import tokens
+    return tokens.recording(config.max_source_bytes)
+
+
+def _save_tokens(config: Config, unit: str, files: dict[str, Facts], recorded: dict) -> None:
+    """Keep the tokens just recorded of the unit's files that are highlighted as recorded (their
+    fence's), beside those kept of its other files (each proves itself by its text's digest)."""
+    from kwdocs.site import tokens as highlight_tokens
+    fresh = {rel: entry for rel, entry in recorded.items()
+             if rel in files and files[rel].get("fence") == entry.info}
+    if not fresh:
+        return
+    path = tokens_shard(config, unit)
+    kept = highlight_tokens.read(path, unit, code_fingerprint(), set(files) - fresh.keys())
+    highlight_tokens.write(config.out, path, unit, code_fingerprint(), kept | fresh)
+
+
+def _offering_tokens(config: Config, unit: str, facts: dict[str, Facts], todo: list[str]
+                     ) -> contextlib.AbstractContextManager:
+    """In an HTML build, the highlighter offered the kept tokens of the files to render that may
+    have some (``tokens.offered``); else nothing."""
+    if not config.html or not todo:
+        return contextlib.nullcontext()
+    from kwdocs.site import tokens as highlight_tokens
+    wanted = {rel for rel in todo if facts[rel].get("fence") in highlight_tokens.FENCES}
+    if not wanted:
+        return contextlib.nullcontext()
+    return highlight_tokens.offered(highlight_tokens.read(tokens_shard(config, unit), unit, code_fingerprint(), wanted))
 
 
 def _first_of(lookups: list[Lookup]) -> Lookup | None:
@@ -933,22 +977,23 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     todo = plan.todo
     remote = cluster_pages(config, unit) if todo else None
     shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
-    for rel in todo:
-        facts = facts_by_file[rel]
-        texts: Mapping[str, str | bytes] | None = remote.texts(config, rel, new_manifest[rel]) \
-            if remote is not None else None
-        if texts is None and shared is not None:
-            texts = shared.found.get(rel)
-        if texts is None:
-            data = page_source(config, facts)
-            view = pages.source_view(config, facts, data, mask)
-            texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view, formats)
-        if shared is not None and rel not in shared.found and facts.get("sha256"):
-            shared.made[rel] = cast(dict[str, str], texts)     # rendered here or on the cluster: text
-        for page, text in texts.items():
-            markdown, other = _write_page(config, page, text)
-            written += markdown
-            html_written += other
+    with _offering_tokens(config, unit, facts_by_file, todo):
+        for rel in todo:
+            facts = facts_by_file[rel]
+            texts: Mapping[str, str | bytes] | None = remote.texts(config, rel, new_manifest[rel]) \
+                if remote is not None else None
+            if texts is None and shared is not None:
+                texts = shared.found.get(rel)
+            if texts is None:
+                data = page_source(config, facts)
+                view = pages.source_view(config, facts, data, mask)
+                texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view, formats)
+            if shared is not None and rel not in shared.found and facts.get("sha256"):
+                shared.made[rel] = cast(dict[str, str], texts)     # rendered here or on the cluster: text
+            for page, text in texts.items():
+                markdown, other = _write_page(config, page, text)
+                written += markdown
+                html_written += other
     for rel in sorted(set(plan.manifest) - set(new_manifest)):
         gone = _remove_file_pages(config, rel)
         removed += gone[0]
@@ -1569,5 +1614,10 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
             if kind == PAGES:
                 for rel in sorted(rel for rel in data.get("files", {}) if not still_held(rel)):
                     removed += _remove_file_pages(config, rel)[0]
+            output.remove(config.out, path)
+    folder = config.state / TOKENS     # named by their unit: gone with it
+    live_tokens = {name.removesuffix(".json") + TOKENS_SUFFIX for name in live_names}
+    for path in sorted(folder.glob("*" + TOKENS_SUFFIX)) if folder.is_dir() else ():
+        if path.name not in live_tokens:
             output.remove(config.out, path)
     return removed

@@ -27,6 +27,8 @@ from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
 
+from kwdocs.extract import treesitter
+
 MAX_PARSE_BYTES = 4_000_000
 """Beyond this a file is scanned, not parsed: parse time grows with size."""
 MAX_PARSE_MARKS = 400_000
@@ -1350,6 +1352,8 @@ def extract(text: str, path: str) -> dict[str, Any]:
         result["parsed"] = False
         return _finish(result, symbols, imports)
     root = tree.root_node
+    if treesitter.tree_parsed is not None:    # an HTML build: its highlighting from this tree, not a second parse
+        treesitter.tree_parsed(text, root, source, "tree_sitter_cuda" if cuda else "tree_sitter_cpp", "language", True)
     walker = _Walker(source, _fields(cuda), docs)
     walker.walk(root)
     walker.finish()
@@ -1373,14 +1377,18 @@ def extract(text: str, path: str) -> dict[str, Any]:
 def _parse(parser: Parser, source: bytes) -> Tree | None:
     """The tree, or None when parsing runs past ``PARSE_SECONDS`` (some inputs
     make the parser's error recovery crawl)."""
-    view = memoryview(source)
     deadline = time.monotonic() + PARSE_SECONDS
+    # the tree keeps this reader for a node's text, which a highlight query's predicates read:
+    # bytes (a view made tree-sitter 0.26.1 crash there), large chunks while parsing, a name's worth after
+    chunk = [65536]
     try:
-        return parser.parse(lambda offset, _point: view[offset:offset + 65536],
+        return parser.parse(lambda offset, _point: source[offset:offset + chunk[0]],
                             progress_callback=lambda _offset, _error: time.monotonic() > deadline)
     except ValueError:  # cancelled
         parser.reset()
         return None
+    finally:
+        chunk[0] = 256
 
 
 def _is_directive(root: Node, line: int, column: int) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -33,7 +34,17 @@ def parse(text: str, module: str, function: str = "language") -> tuple[Tree, byt
     source = text.encode("utf-8", "surrogatepass")
     if len(source) > MAX_PARSE_BYTES:
         return None
-    return parser(module, function).parse(source), source
+    tree = parser(module, function).parse(source)
+    if tree_parsed is not None:
+        tree_parsed(text, tree.root_node, source, module, function, False)
+    return tree, source
+
+
+TreeHook = Callable[[str, Node, bytes, str, str, bool], None]
+tree_parsed: TreeHook | None = None
+"""Called, while an HTML build's extraction records highlight tokens (``kwdocs.site.tokens``), with
+each tree an extractor parsed: the text, the root, the bytes parsed (the text encoded, or prepared
+with macros blanked: then ``prepared`` is True), and the grammar (``module.function``)."""
 
 
 def too_large(text: str) -> dict[str, Any]:

@@ -18,7 +18,8 @@ from __future__ import annotations
 import importlib
 import io
 import re
-from collections.abc import Collection, Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Callable, Collection, Iterator, Mapping
 from functools import cache
 from html import escape
 from typing import Any
@@ -197,15 +198,87 @@ class _Source:
         out.append(self.piece(position, stop))
 
 
-def _tree_sitter(text: str, info: str, links: Mapping[str, str] | None) -> str | None:
+# fence info -> CUDA or not, for the languages whose text extraction parses with macros blanked
+# (``kwdocs.extract.cpp.prepare``): highlighted from the same text, the tree extraction made serves
+# the highlighting too (``kwdocs.site.tokens``), and the parser reads declarations past the macros
+PREPARED = {"cpp": False, "cuda": True}
+Tokens = list[tuple[int, int, bytes]]     # (start byte, end byte, class), as ``_tokens`` gives them
+
+
+def grammar_info(module: str, function: str, prepared: bool) -> str | None:
+    """The fence info whose highlighting parses text with the grammar ``module.function``, prepared
+    or as it is (what an extractor parsed so may serve the highlighting); None if none does."""
+    return next((info for info, (grammar, made_by, _) in GRAMMARS.items()
+                 if (grammar, made_by) == (module, function) and (info in PREPARED) == prepared), None)
+
+
+def source_tokens(text: str, data: bytes, info: str) -> Tokens | None:
+    """The highlighted ranges of ``text`` (``data``: it encoded) as ``info``; None when the highlighter
+    has no grammar for it or the text is too large to parse."""
     found = _query(info)
-    if found is None:
+    if found is None or len(data) > MAX_PARSE_BYTES:
         return None
-    module, function, query, classes = found
+    module, function, _, _ = found
+    cuda = PREPARED.get(info)
+    if cuda is None:
+        return tree_tokens(info, parser(module, function).parse(data).root_node, text, data, data)
+    from kwdocs.extract.cpp import prepare
+    source = prepare(text, cuda).encode("utf-8", "surrogatepass")
+    return tree_tokens(info, parser(module, function).parse(source).root_node, text, data, source)
+
+
+def tree_tokens(info: str, root: Any, text: str, data: bytes, source: bytes) -> Tokens | None:
+    """``_tokens`` of the tree ``root`` parsed from ``source`` (``data``, or the prepared text), as
+    ranges of ``data`` (``text`` encoded); None when ``source_tokens`` would give None."""
+    found = _query(info)
+    if found is None or len(data) > MAX_PARSE_BYTES:
+        return None
+    tokens = _tokens(found[2], root, found[3])
+    return tokens if len(source) == len(data) else _moved(tokens, text, source)
+
+
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _moved(tokens: Tokens, text: str, source: bytes) -> Tokens:
+    """Ranges of the prepared ``source`` as ranges of ``text``'s bytes: preparing blanks a character
+    with one space, so after a character of several bytes blanked the text's offsets run ahead."""
+    prepared = source.decode("utf-8", "surrogatepass")
+    after: list[int] = [0]      # offsets in source just past a blanked character, and how far the text runs ahead there
+    ahead: list[int] = [0]
+    at = last = 0
+    for match in _NOT_ASCII.finditer(text):
+        index = match.start()
+        if prepared[index] != text[index]:
+            at += len(prepared[last:index].encode("utf-8", "surrogatepass"))
+            last = index
+            after.append(at + 1)
+            ahead.append(ahead[-1] + len(match.group().encode("utf-8", "surrogatepass")) - 1)
+    return [(start + ahead[bisect_right(after, start) - 1], end + ahead[bisect_right(after, end) - 1], cls)
+            for start, end, cls in tokens]
+
+
+TokenLookup = Callable[[str, bytes], Tokens | None]
+_kept: TokenLookup | None = None
+
+
+def keep_tokens(lookup: TokenLookup | None) -> TokenLookup | None:
+    """Take tokens from ``lookup(info, data)`` (those extraction made of exactly ``data``, see
+    ``kwdocs.site.tokens``) before parsing, until called again; returns the lookup it replaces."""
+    global _kept
+    previous, _kept = _kept, lookup
+    return previous
+
+
+def _tree_sitter(text: str, info: str, links: Mapping[str, str] | None) -> str | None:
+    if _query(info) is None:
+        return None
     data = text.encode("utf-8", "surrogatepass")
-    if len(data) > MAX_PARSE_BYTES:
-        return None
-    tokens = _tokens(query, parser(module, function).parse(data).root_node, classes)
+    tokens = _kept(info, data) if _kept is not None else None
+    if tokens is None:
+        tokens = source_tokens(text, data, info)
+        if tokens is None:
+            return None
     source = _Source(data, links)
     hrefs, places, piece = source.hrefs, source.places, source.piece
     out: list[bytes] = []

@@ -28,6 +28,7 @@ IMPORTANCE = "importance"     # per unit: how many files use each file and each 
 LINK_REQUESTS = "link-requests"   # per unit: the names other files import that are looked for in its files
 FOLDER_PARTS = "folder-parts"   # per unit: its part of its folder's doc.md (see model.folder_part)
 SEEN = "seen"                 # per unit: each file's size, time stamp and SHA-256 when its facts were made
+TOKENS = "tokens"             # per unit, --html only: the highlight tokens extraction made (see kwdocs.site.tokens)
 KEYWORDS = "keywords"         # the keyword index's meta.json, letter tables and rendered rows
 KEYWORDS_META = "keywords/meta.json"
 FOLDERS_META = "folders.json"   # the folder pages' keys and what they were made from
@@ -91,6 +92,14 @@ def shard_path(config: Config, kind: str, unit: str) -> str:
 
 def shard(config: Config, kind: str, unit: str) -> Path:
     return Path(shard_path(config, kind, unit))
+
+
+TOKENS_SUFFIX = ".tokens"
+
+
+def tokens_shard(config: Config, unit: str) -> Path:
+    """Where a unit's highlight tokens live (binary, not JSON: see ``kwdocs.site.tokens``)."""
+    return config.state / TOKENS / (layout.state_name(unit).removesuffix(".json") + TOKENS_SUFFIX)
 
 
 def load_shard(config: Config, kind: str, unit: str, strict: bool = False) -> dict:
