@@ -371,6 +371,21 @@ def test_site_rendered_in_parallel_is_the_site_rendered_in_one_process(tmp_path)
     assert len(sites[0]) > site.PARALLEL_PAGES and sites[0] == sites[1]
 
 
+def test_the_site_turned_on_later_is_the_site_of_a_cold_html_build(golden_tree, tmp_path):
+    """Folder and keyword pages too: their HTML comes from their models either way, never from
+    their Markdown (which renders tables and code otherwise)."""
+    sites = []
+    for steps in (["--html"], [], ["--html"]):
+        out = tmp_path / ("later" if sites or not steps else "cold")
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q", *steps) == 0
+        if steps:
+            sites.append({path.relative_to(out / "site").as_posix(): path.read_bytes()
+                          for path in (out / "site").rglob("*") if path.is_file()})
+    cold, later = sites
+    assert any(name.startswith("keywords") for name in cold) and any(name.endswith("index.html") for name in cold)
+    assert sorted(name for name in cold if cold[name] != later.get(name)) == [] and cold.keys() == later.keys()
+
+
 def test_long_pages_have_contents_and_links_name_files_not_page_files(golden_tree):
     assert run_kwdocs("build", "--src", str(golden_tree), "-q", "--html") == 0
     site_folder = golden_tree / "kwdocs-out" / "site"

@@ -1021,6 +1021,17 @@ class RenderPlan(NamedTuple):
     todo: list[str]
 
 
+def keyword_pages_key(config: Config) -> str:
+    """What the keyword pages depend on besides the keyword entries: the other formats' keys
+    too, so that turning the site on renders every keyword page (not made from its Markdown)."""
+    return "".join([render_key(config, pages.KEYWORDS_TEMPLATE), *(each.key() for each in formats_for(config))])
+
+
+def folder_pages_keys(config: Config) -> list[str]:
+    """What every folder's pages depend on besides the folder's files (see ``keyword_pages_key``)."""
+    return [render_key(config, name) for name in pages.FOLDER_TEMPLATES] + [each.key() for each in formats_for(config)]
+
+
 def file_page_keys(config: Config) -> list[str]:
     """What every file page depends on besides its own inputs: templates, settings, code."""
     return [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)] + [
@@ -1246,8 +1257,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     """
     renderer = renderer_for(config)
     formats = formats_for(config)
-    # the other formats' keys too: turning the site on renders every keyword page
-    key = "".join([render_key(config, pages.KEYWORDS_TEMPLATE), *(each.key() for each in formats)])
+    key = keyword_pages_key(config)
     meta = output.read_json(config.state / KEYWORDS_META, {}, strict=True) or {}
     fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
     known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
@@ -1362,8 +1372,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     """
     renderer = renderer_for(config)
     formats = formats_for(config)
-    # the other formats' keys too: turning the site on renders every folder's pages
-    keys = [render_key(config, name) for name in pages.FOLDER_TEMPLATES] + [each.key() for each in formats]
+    keys = folder_pages_keys(config)
     meta_path = config.state / FOLDERS_META
     meta = output.read_json(meta_path, {}, strict=True) or {}
     fresh = meta.get("keys") != keys

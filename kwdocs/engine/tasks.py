@@ -21,7 +21,6 @@ from kwdocs.config import Config
 from kwdocs.engine import steps as build
 from kwdocs.engine.stat_checker import checker_for
 from kwdocs.mistakes import describe
-from kwdocs.pages import compose as pages
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.store.state import DOIT_DB, FACTS, LINKS, shard_path
@@ -161,8 +160,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         return {
             "actions": [(Guarded(build.index_keywords), [config, list(units)])],
             "file_dep": shards,
-            "uptodate": [config_changed({"units": list(units),
-                                         "key": build.render_key(config, pages.KEYWORDS_TEMPLATE)})],
+            # the formats' keys too: the site turned on must re-run the step (its pages' HTML comes from their models)
+            "uptodate": [config_changed({"units": list(units), "key": build.keyword_pages_key(config)})],
             "verbosity": 0,
         }
 
@@ -170,7 +169,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_assemble():
         """Write every folder's index.md and doc.md that changed."""
-        keys = [build.render_key(config, name) for name in pages.FOLDER_TEMPLATES]
+        keys = build.folder_pages_keys(config)
         return {
             "actions": [(Guarded(build.assemble), [config, unit_map, all_folders])],
             # linking's counts of uses rank Main Definitions
