@@ -194,9 +194,12 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         from kwdocs.site.search import write_search
         return {
             "actions": [(Guarded(write_search), [config, list(units), site_root(config) / STATIC_FOLDER])],
-            # extraction only: ready beside link and keywords, before any render task, so that on
-            # several cores it runs beside them; it checks its inputs itself, so doit always runs it
-            "task_dep": ["extract"],
+            # the facts shards, as link and keywords: ready with them, before any render task (which
+            # waits for link), so that it runs beside them (a task_dep on the extract group became ready
+            # after the group's own turn, at times behind every render task); it checks its inputs
+            # itself, so doit always runs it
+            "file_dep": shards,
+            "uptodate": [False],
             "verbosity": 0,
         }
 
