@@ -23,6 +23,7 @@ import functools
 import hashlib
 import html as html_lib
 import multiprocessing
+import operator
 import os
 import posixpath
 import re
@@ -319,10 +320,16 @@ def contents(body: str) -> list[dict]:
         if found is None:
             start = body.find(_SECTION_START, start + 1)
             continue
-        anchor, text = found.groups()
-        sections.append(dict(id=html_lib.unescape(anchor), label=html_lib.unescape(_TAG.sub("", text)).strip()))
+        anchor, label = _section_entry(*found.groups())
+        sections.append(dict(id=anchor, label=label))
         start = body.find(_SECTION_START, found.end())
     return sections if len(sections) >= TOC_MIN_SECTIONS else []
+
+
+@functools.lru_cache(maxsize=1024)     # pages share their sections' headings
+def _section_entry(anchor: str, text: str) -> tuple[str, str]:
+    """A section's id and plain text, from its heading's."""
+    return html_lib.unescape(anchor), html_lib.unescape(_TAG.sub("", text)).strip()
 
 
 # a link whose text names a page file: the site names what the page is about instead
@@ -463,9 +470,11 @@ def render_site_page(config: Config, md_page: str, markdown_text: str, subject: 
     return _page(config, md_page, name_links(markdown_to_html(markdown_text, md_page)), subject)
 
 
-def _page(config: Config, md_page: str, body: str, subject: str | None, sources: list[str] | None = None) -> str:
+def _page(config: Config, md_page: str, body: str, subject: str | None, sources: list[str] | None = None,
+          template: jinja2.Template | None = None) -> str:
     """The layout around a page's body: header, folder tree, breadcrumbs, tabs, contents; ``sources``:
-    the highlighted sources the body holds as ``_SOURCE_MARK``s, put in last."""
+    the highlighted sources the body holds as ``_SOURCE_MARK``s, put in last; ``template``: the
+    layout's (``PAGE_TEMPLATE``), when the caller has it."""
     page = html_page(md_page)
     kind, subject, title = describe(md_page, subject)
     tabs = []
@@ -474,7 +483,7 @@ def _page(config: Config, md_page: str, body: str, subject: str | None, sources:
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
-    text = _render(_template(config), dict(
+    text = _render(template or _template(config), dict(
         csp=Markup(CSP), title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
@@ -512,6 +521,14 @@ class HtmlFormat:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        self.templates: dict[str, jinja2.Template] = {}
+
+    def _template(self, name: str) -> jinja2.Template:
+        """``_template`` of this format's configuration, kept here: found once per page, by name."""
+        found = self.templates.get(name)
+        if found is None:
+            found = self.templates[name] = _template(self.config, name)
+        return found
 
     def page_path(self, md_page: str) -> str:
         return f"{SITE_FOLDER}/{html_page(md_page)}"
@@ -522,11 +539,12 @@ class HtmlFormat:
     def render(self, kind: str, model: dict, md_page: str) -> str:
         href = functools.partial(site_href, md_page)
         if kind in INDEX_TEMPLATES:
-            body = _render(_template(self.config, INDEX_TEMPLATES[kind]), model, {"href": href})
+            body = _render(self._template(INDEX_TEMPLATES[kind]), model, {"href": href})
             # a folder's pages name it as the build knows it (exact for an escaped folder name)
-            return _page(self.config, md_page, body, model.get("folder") if kind != "keywords" else None)
+            return _page(self.config, md_page, body, model.get("folder") if kind != "keywords" else None,
+                         template=self._template(PAGE_TEMPLATE))
         page = html_page(md_page)
-        template = _template(self.config, FILE_TEMPLATES[kind])
+        template = self._template(FILE_TEMPLATES[kind])
         sources: list[str] = []
         body = _render(template, model, dict(
             md_page=md_page, href=href, spans=functools.partial(_spans, href),
@@ -535,15 +553,20 @@ class HtmlFormat:
             keyword_items=functools.partial(_keyword_items, href), section_items=_section_items,
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page)))
-        return _page(self.config, md_page, body, model["path"], sources)
+        return _page(self.config, md_page, body, model["path"], sources, self._template(PAGE_TEMPLATE))
 
     def rows(self, kind: str, models: list[dict], md_page: str) -> list[Markup]:
         """Table rows of an index page (``kind``: a key of ``ROW_MACROS``), one per model, each
         model's keys the macro's arguments."""
         template, name = ROW_MACROS[kind]
-        macro = getattr(_template(self.config, template).module, name)
+        macro = getattr(self._template(template).module, name)
         href = functools.partial(site_href, md_page)
-        return [macro(**model, href=href) for model in models]
+        keys = [argument for argument in macro.arguments if argument != "href"]
+        if macro.arguments[-1:] != ("href",) or len(keys) < 2:
+            return [macro(**model, href=href) for model in models]
+        # positional arguments: Jinja matches keyword arguments to a macro's names on every call
+        values = operator.itemgetter(*keys)
+        return [macro(*values(model), href) for model in models]
 
     def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
         """A docs-page section that has a Markdown block but no HTML one (a section added through
@@ -591,6 +614,7 @@ def _source(sources: list[str], links: dict[str, str] | None, text: str, info: s
     return Markup(_SOURCE_MARK)
 
 
+@functools.lru_cache(maxsize=512)      # a docstring's example is often another's too (an overload's, say)
 def _code_block(text: str, info: str) -> Markup:
     """A code block of a docstring or doc comment, highlighted."""
     code = highlighted(text, info or "")
@@ -606,12 +630,19 @@ def _heading(level: int, anchor: str, text: str, code: str = "") -> Markup:
     return Markup(f'<h{level} id="{anchor}">{inner}</h{level}>')
 
 
+def _text(value: str) -> str:
+    """``html.escape(value, quote=False)``, looked for before replaced: most text has nothing to escape."""
+    if "&" in value or "<" in value or ">" in value:
+        return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return value
+
+
 def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
     """A docstring's spans (``kwdocs.pages.docstrings``): text, and code linked when it names a
     definition kwdocs knows."""
     out = []
     for span in items:
-        value = html_lib.escape(span["v"], quote=False)
+        value = _text(span["v"])
         if span["t"] != "code":
             out.append(value)
         elif span.get("link"):
