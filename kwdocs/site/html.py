@@ -362,7 +362,7 @@ def _output(value: Any) -> str:
         if "&" in value or "<" in value or ">" in value or "'" in value or '"' in value:
             return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
                     .replace("'", "&#39;").replace('"', "&#34;"))
-        return value        # most names and words: five searches cost half of five replacements
+        return value        # most names and words: looked for, not replaced
     if kind is int:
         return str(value)
     if kind is Markup:      # a helper's or macro's HTML: as it is (``escape`` would copy it into a new Markup)
@@ -424,17 +424,7 @@ def _environment_for(config: Config) -> jinja2.Environment:
 
 
 def _template(config: Config, name: str = PAGE_TEMPLATE) -> jinja2.Template:
-    templates = _templates(config)
-    if name not in templates:
-        templates[name] = _environment_for(config).get_template(name)
-    return templates[name]
-
-
-@per_config
-def _templates(config: Config) -> dict[str, jinja2.Template]:
-    """The templates a configuration's pages were rendered with, by name (Jinja's own cache
-    takes a lock and a few calls to find one, for each of a build's pages)."""
-    return {}
+    return _environment_for(config).get_template(name)
 
 
 @functools.lru_cache(maxsize=64)
@@ -524,7 +514,8 @@ class HtmlFormat:
         self.templates: dict[str, jinja2.Template] = {}
 
     def _template(self, name: str) -> jinja2.Template:
-        """``_template`` of this format's configuration, kept here: found once per page, by name."""
+        """``_template`` of this format's configuration, kept here (Jinja's own cache takes a lock
+        and a few calls to find one, and ``per_config`` hashes the configuration)."""
         found = self.templates.get(name)
         if found is None:
             found = self.templates[name] = _template(self.config, name)
@@ -676,8 +667,8 @@ def _definition(href: Callable[[str], str], md_page: str, item: dict) -> Markup:
 
 def _definitions(href: Callable[[str], str], md_page: str, items: list[dict]) -> Markup:
     """Code Structure's definitions, nested by depth (a method inside its class), each its entry
-    line (``_definition``) and its docstring's body (``_doc_body``): a page lists hundreds, and
-    a template macro per definition cost more than the page's other sections together."""
+    line (``_definition``) and its docstring's body (``_doc_body``): a page lists hundreds, one
+    Python call for them all rather than two template macros for each."""
     out: list[str] = []
     depth = -1
     for item in items:
