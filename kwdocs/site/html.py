@@ -540,6 +540,7 @@ class HtmlFormat:
         body = _render(template, model, dict(
             md_page=md_page, href=href, spans=functools.partial(_spans, href),
             source=functools.partial(_source, sources, _source_links(model, page)),
+            definition=functools.partial(_definition, href, md_page),     # one entry line, as templates had it
             definitions=functools.partial(_definitions, href, md_page),
             keyword_items=functools.partial(_keyword_items, href), section_items=_section_items,
             has_block=template.blocks.__contains__,
