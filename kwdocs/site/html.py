@@ -487,8 +487,8 @@ def _page(config: Config, md_page: str, body: str, subject: str | None, sources:
 
 # Where a page's highlighted source goes, until the page around it is made: the largest part of a
 # page is then copied once, and its table of contents is read from the rest.  Random per process,
-# so no text of a source can spell it.
-_SOURCE_MARK = f"\0kwdocs-source-{secrets.token_hex(16)}\0"
+# so no text of a source can spell it; digits and NULs, which a layout's case filters leave alone.
+_SOURCE_MARK = f"\0{secrets.randbits(128)}\0"
 
 
 # ---------------------------------------------------------------- the HTML format: pages from their models
