@@ -135,3 +135,46 @@ def test_an_edit_renders_again_only_the_keyword_rows_it_changes_and_the_page_is_
     assert b"added_later" in edited and b"name_29" in edited
     assert run_kwdocs("build", "--src", str(tree), "--out", str(tmp_path / "clean"), "-q", "--html") == 0
     assert (tmp_path / "clean" / "site" / "keywords.html").read_bytes() == edited
+
+
+def test_a_files_definitions_cost_its_site_page_no_template_macro_each(tmp_path, monkeypatch):
+    """A large file lists hundreds of definitions in Code Structure, each with its docstring: the
+    site writes them in one call, not a Jinja macro (its costliest call) per definition and per
+    docstring, so the page costs about what its Markdown does."""
+    import jinja2.runtime
+
+    from kwdocs.site import html
+
+    calls: list[str] = []
+    in_docs_page = []
+    call, render = jinja2.runtime.Macro.__call__, html.HtmlFormat.render
+
+    def counted(self, *args, **kwargs):
+        if in_docs_page:
+            calls.append(self.name)
+        return call(self, *args, **kwargs)
+
+    def docs_page(self, kind, model, md_page):
+        in_docs_page[:] = [True] if kind == "file_docs" else []
+        try:
+            return render(self, kind, model, md_page)
+        finally:
+            in_docs_page.clear()
+
+    monkeypatch.setattr(jinja2.runtime.Macro, "__call__", counted)
+    monkeypatch.setattr(html.HtmlFormat, "render", docs_page)
+
+    def macros_for(count: int) -> int:
+        tree = tmp_path / f"tree{count}"
+        tree.mkdir()
+        (tree / "defs.py").write_text("".join(
+            f'def f{n}(x):\n    """Double ``x``.\n\n    Args:\n        x: a number.\n    """\n    return 2 * x\n\n\n'
+            for n in range(count)))
+        calls.clear()
+        assert run_kwdocs("build", "--src", str(tree), "-q", "--html") == 0
+        page = (tree / "kwdocs-out" / "site" / "defs.py_docs.html").read_text()
+        assert all(f"<strong><code>f{n}</code></strong>" in page for n in range(count))
+        assert page.count("<li><code>x</code>: a number.</li>") == count      # each docstring's Args
+        return len(calls)
+
+    assert macros_for(40) == macros_for(2), calls

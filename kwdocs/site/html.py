@@ -23,9 +23,11 @@ import functools
 import hashlib
 import html as html_lib
 import multiprocessing
+import operator
 import os
 import posixpath
 import re
+import secrets
 import unicodedata
 from collections.abc import Callable, Mapping
 from importlib import metadata
@@ -49,7 +51,6 @@ from kwdocs.pages.render import (
     StateBytecodeCache,
     _ModelCodeGenerator,
     human_size,
-    render_template,
     short_size,
 )
 from kwdocs.site import highlight as highlighting, search
@@ -138,8 +139,11 @@ _SPACES = re.compile(r"[-\s]+")
 _CODE_BLOCK = re.compile(r'<pre(?: lang="([^"]*)")?><code>(.*?)</code></pre>', re.DOTALL)
 
 
+@functools.lru_cache(maxsize=1024)     # the same section titles on every page
 def _slug(text: str) -> str:
     """A heading's id as Python-Markdown's table of contents made it (links to sections keep working)."""
+    if text.isascii() and "&" not in text and "<" not in text:     # no entity, tag or accent to undo
+        return _SPACES.sub("-", _NOT_SLUG.sub("", text).strip().lower())
     text = unicodedata.normalize("NFKD", html_lib.unescape(_TAG.sub("", text)))
     text = _NOT_SLUG.sub("", text.encode("ascii", "ignore").decode()).strip().lower()
     return _SPACES.sub("-", text)
@@ -278,11 +282,7 @@ def describe(md_page: str, subject: str | None = None) -> tuple[str, str, str]:
 def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
     """Links from the root folder down to the page; the last crumb is the page itself."""
     folder = posixpath.dirname(subject) if kind in ("docs", "kw") else subject
-    crumbs = [dict(label=project, href=layout.link(page, "index.html"))]
-    parts = folder.split("/") if folder else []
-    for depth, part in enumerate(parts):
-        folder_page = html_page(layout.index_page("/".join(parts[: depth + 1])))
-        crumbs.append(dict(label=part, href=layout.link(page, folder_page)))
+    crumbs = [dict(label=label, href=href) for label, href in _folder_crumbs(page.rpartition("/")[0], folder, project)]
     if kind in ("docs", "kw"):
         crumbs.append(dict(label=posixpath.basename(subject), href=""))
     elif kind == "doc":
@@ -294,15 +294,42 @@ def breadcrumbs(page: str, kind: str, subject: str, project: str) -> list[dict]:
     return crumbs
 
 
+@functools.lru_cache(maxsize=1024)     # every page of a folder has the same way up
+def _folder_crumbs(page_folder: str, folder: str, project: str) -> tuple[tuple[str, str], ...]:
+    """(label, href) of the root and each folder down to ``folder``, from a page in ``page_folder``."""
+    base = page_folder + "/" if page_folder else ""     # ``layout.link`` reads only the page's folder
+    crumbs = [(project, layout.link(base, "index.html"))]
+    parts = folder.split("/") if folder else []
+    for depth, part in enumerate(parts):
+        crumbs.append((part, layout.link(base, html_page(layout.index_page("/".join(parts[: depth + 1]))))))
+    return tuple(crumbs)
+
+
 TOC_MIN_SECTIONS = 5       # a page with fewer sections needs no table of contents
 _SECTION = re.compile(r'<h2 id="([^"]+)">(.*?)</h2>', re.DOTALL)
+_SECTION_START = '<h2 id="'
 
 
 def contents(body: str) -> list[dict]:
     """The page's sections (id and plain text) for its table of contents; none on a short page."""
-    sections = [dict(id=html_lib.unescape(anchor), label=html_lib.unescape(_TAG.sub("", text)).strip())
-                for anchor, text in _SECTION.findall(body)]
+    sections = []
+    # ``_SECTION.findall``, its matches looked for where a heading starts (a fast substring search)
+    start = body.find(_SECTION_START)
+    while start >= 0:
+        found = _SECTION.match(body, start)
+        if found is None:
+            start = body.find(_SECTION_START, start + 1)
+            continue
+        anchor, label = _section_entry(*found.groups())
+        sections.append(dict(id=anchor, label=label))
+        start = body.find(_SECTION_START, found.end())
     return sections if len(sections) >= TOC_MIN_SECTIONS else []
+
+
+@functools.lru_cache(maxsize=1024)     # pages share their sections' headings
+def _section_entry(anchor: str, text: str) -> tuple[str, str]:
+    """A section's id and plain text, from its heading's."""
+    return html_lib.unescape(anchor), html_lib.unescape(_TAG.sub("", text)).strip()
 
 
 # a link whose text names a page file: the site names what the page is about instead
@@ -332,10 +359,14 @@ def _output(value: Any) -> str:
     making a ``Markup`` of each: the pages' text and numbers are most of what the templates write."""
     kind = type(value)
     if kind is str:
-        return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-                .replace("'", "&#39;").replace('"', "&#34;"))
+        if "&" in value or "<" in value or ">" in value or "'" in value or '"' in value:
+            return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+                    .replace("'", "&#39;").replace('"', "&#34;"))
+        return value        # most names and words: looked for, not replaced
     if kind is int:
         return str(value)
+    if kind is Markup:      # a helper's or macro's HTML: as it is (``escape`` would copy it into a new Markup)
+        return value
     return escape(value)
 
 
@@ -396,14 +427,44 @@ def _template(config: Config, name: str = PAGE_TEMPLATE) -> jinja2.Template:
     return _environment_for(config).get_template(name)
 
 
+@functools.lru_cache(maxsize=64)
+def _globals(template: jinja2.Template) -> dict[str, Any]:
+    """A template's globals as one dict: Jinja merges them into every page's context anew."""
+    return dict(template.globals)
+
+
+def _render(template: jinja2.Template, model: dict, extra: dict | None = None) -> str:
+    """``render_template`` of ``template`` for ``model`` and the names in ``extra``: the context's
+    one dict made at once, of the template's globals, the model and ``extra``; ``block(name)``
+    writes the block ``name`` (what ``self[name]()`` writes, without Jinja's call machinery)."""
+    values = {**_globals(template), **model, **(extra or {})}
+    context = template.new_context(values, shared=True)
+    values["block"] = functools.partial(_block, context)
+    try:
+        return "".join(template.root_render_func(context))
+    finally:
+        # a template's macros close over its context, which holds the model: a cycle that kept
+        # every page's model of a step alive until the collector ran
+        context.vars.clear()
+        values.clear()
+
+
+def _block(context: jinja2.runtime.Context, name: str) -> Markup:
+    """The block ``name`` of the page ``context`` renders, its own template's or the one it extends."""
+    return Markup("".join(context.blocks[name][0](context)))
+
+
 def render_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> str:
     """The whole HTML page for one Markdown page (``md_page`` relative to the output root; ``subject``:
     see ``describe``): the pages no format renders from their models yet (folder and keyword index pages)."""
     return _page(config, md_page, name_links(markdown_to_html(markdown_text, md_page)), subject)
 
 
-def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
-    """The layout around a page's body: header, folder tree, breadcrumbs, tabs, contents."""
+def _page(config: Config, md_page: str, body: str, subject: str | None, sources: list[str] | None = None,
+          template: jinja2.Template | None = None) -> str:
+    """The layout around a page's body: header, folder tree, breadcrumbs, tabs, contents; ``sources``:
+    the highlighted sources the body holds as ``_SOURCE_MARK``s, put in last; ``template``: the
+    layout's (``PAGE_TEMPLATE``), when the caller has it."""
     page = html_page(md_page)
     kind, subject, title = describe(md_page, subject)
     tabs = []
@@ -412,11 +473,22 @@ def _page(config: Config, md_page: str, body: str, subject: str | None) -> str:
                      current=kind == "docs"),
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
-    return render_template(_template(config), dict(
+    text = _render(template or _template(config), dict(
         csp=Markup(CSP), title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
         body=Markup(body), toc=contents(body)))
+    if not sources:
+        return text
+    parts = text.split(_SOURCE_MARK)
+    # each mark in the body's order (a layout of one's own may write the body twice, or not at all)
+    return "".join(part + sources[index % len(sources)] for index, part in enumerate(parts[:-1])) + parts[-1]
+
+
+# Where a page's highlighted source goes, until the page around it is made: the largest part of a
+# page is then copied once, and its table of contents is read from the rest.  Random per process,
+# so no text of a source can spell it; digits and NULs, which a layout's case filters leave alone.
+_SOURCE_MARK = f"\0{secrets.randbits(128)}\0"
 
 
 # ---------------------------------------------------------------- the HTML format: pages from their models
@@ -439,6 +511,15 @@ class HtmlFormat:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        self.templates: dict[str, jinja2.Template] = {}
+
+    def _template(self, name: str) -> jinja2.Template:
+        """``_template`` of this format's configuration, kept here (Jinja's own cache takes a lock
+        and a few calls to find one, and ``per_config`` hashes the configuration)."""
+        found = self.templates.get(name)
+        if found is None:
+            found = self.templates[name] = _template(self.config, name)
+        return found
 
     def page_path(self, md_page: str) -> str:
         return f"{SITE_FOLDER}/{html_page(md_page)}"
@@ -449,27 +530,35 @@ class HtmlFormat:
     def render(self, kind: str, model: dict, md_page: str) -> str:
         href = functools.partial(site_href, md_page)
         if kind in INDEX_TEMPLATES:
-            body = render_template(_template(self.config, INDEX_TEMPLATES[kind]), model | {"href": href})
+            body = _render(self._template(INDEX_TEMPLATES[kind]), model, {"href": href})
             # a folder's pages name it as the build knows it (exact for an escaped folder name)
-            return _page(self.config, md_page, body, model.get("folder") if kind != "keywords" else None)
+            return _page(self.config, md_page, body, model.get("folder") if kind != "keywords" else None,
+                         template=self._template(PAGE_TEMPLATE))
         page = html_page(md_page)
-        template = _template(self.config, FILE_TEMPLATES[kind])
-        body = render_template(template, model | dict(
+        template = self._template(FILE_TEMPLATES[kind])
+        sources: list[str] = []
+        body = _render(template, model, dict(
             md_page=md_page, href=href, spans=functools.partial(_spans, href),
-            source=functools.partial(_source, _source_links(model, page)),
-            definition=functools.partial(_definition, href, md_page),
+            source=functools.partial(_source, sources, _source_links(model, page)),
+            definition=functools.partial(_definition, href, md_page),     # one entry line, as templates had it
+            definitions=functools.partial(_definitions, href, md_page),
             keyword_items=functools.partial(_keyword_items, href), section_items=_section_items,
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page)))
-        return _page(self.config, md_page, body, model["path"])
+        return _page(self.config, md_page, body, model["path"], sources, self._template(PAGE_TEMPLATE))
 
     def rows(self, kind: str, models: list[dict], md_page: str) -> list[Markup]:
         """Table rows of an index page (``kind``: a key of ``ROW_MACROS``), one per model, each
         model's keys the macro's arguments."""
         template, name = ROW_MACROS[kind]
-        macro = getattr(_template(self.config, template).module, name)
+        macro = getattr(self._template(template).module, name)
         href = functools.partial(site_href, md_page)
-        return [macro(**model, href=href) for model in models]
+        keys = [argument for argument in macro.arguments if argument != "href"]
+        if macro.arguments[-1:] != ("href",) or len(keys) < 2:
+            return [macro(**model, href=href) for model in models]
+        # positional arguments: Jinja matches keyword arguments to a macro's names on every call
+        values = operator.itemgetter(*keys)
+        return [macro(*values(model), href) for model in models]
 
     def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
         """A docs-page section that has a Markdown block but no HTML one (a section added through
@@ -511,16 +600,20 @@ def _source_links(model: dict, page: str) -> dict[str, str] | None:
     return links
 
 
-def _source(links: dict[str, str] | None, text: str, info: str) -> Markup:
-    return Markup(source_block(text, info, links))
+def _source(sources: list[str], links: dict[str, str] | None, text: str, info: str) -> Markup:
+    """The highlighted source, kept in ``sources``; the page holds its mark until ``_page``."""
+    sources.append(source_block(text, info, links))
+    return Markup(_SOURCE_MARK)
 
 
+@functools.lru_cache(maxsize=512)      # a docstring's example is often another's too (an overload's, say)
 def _code_block(text: str, info: str) -> Markup:
     """A code block of a docstring or doc comment, highlighted."""
     code = highlighted(text, info or "")
     return Markup(f'<div class="codehilite"><pre><code>{code}\n</code></pre></div>')
 
 
+@functools.lru_cache(maxsize=1024)     # every page has the same section headings
 def _heading(level: int, anchor: str, text: str, code: str = "") -> Markup:
     """A heading with its id (the ids the Markdown pages' headings get in the site); the script adds
     its permalink."""
@@ -529,12 +622,19 @@ def _heading(level: int, anchor: str, text: str, code: str = "") -> Markup:
     return Markup(f'<h{level} id="{anchor}">{inner}</h{level}>')
 
 
+def _text(value: str) -> str:
+    """``html.escape(value, quote=False)``, looked for before replaced: most text has nothing to escape."""
+    if "&" in value or "<" in value or ">" in value:
+        return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return value
+
+
 def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
     """A docstring's spans (``kwdocs.pages.docstrings``): text, and code linked when it names a
     definition kwdocs knows."""
     out = []
     for span in items:
-        value = html_lib.escape(span["v"], quote=False)
+        value = _text(span["v"])
         if span["t"] != "code":
             out.append(value)
         elif span.get("link"):
@@ -564,6 +664,57 @@ def _definition(href: Callable[[str], str], md_page: str, item: dict) -> Markup:
         if item["more_uses"]:
             out.append(f" and {item['more_uses']:,} more")
     return Markup("".join(out))
+
+
+def _definitions(href: Callable[[str], str], md_page: str, items: list[dict]) -> Markup:
+    """Code Structure's definitions, nested by depth (a method inside its class), each its entry
+    line (``_definition``) and its docstring's body (``_doc_body``): a page lists hundreds, one
+    Python call for them all rather than two template macros for each."""
+    out: list[str] = []
+    depth = -1
+    for item in items:
+        if item["depth"] > depth:
+            out.append("<ul>\n<li>\n" * (item["depth"] - depth))
+        else:
+            out.append("</li>\n</ul>\n" * (depth - item["depth"]) + "</li>\n<li>\n")
+        depth = item["depth"]
+        out.append(_definition(href, md_page, item))
+        out.append("\n")
+        if item["doc"]:
+            _doc_body(href, item["doc"], out)
+            out.append("\n")
+    out.append("</li>\n</ul>\n" * (depth + 1))
+    return Markup("".join(out))
+
+
+def _doc_body(href: Callable[[str], str], doc: dict, out: list[str]) -> None:
+    """A definition's docstring (``kwdocs.pages.docstrings``' blocks) as HTML, onto ``out``."""
+    if doc["summary"]:
+        out.append(f"<p>{_spans(href, doc['summary'])}</p>\n")
+    for block in doc["blocks"]:
+        kind = block["t"]
+        if kind == "code":
+            out.append(_code_block(block["v"], block["lang"]) + "\n")
+        elif kind == "fields":
+            out.append(f"<p><em>{_output(block['title'])}:</em></p>\n<ul>\n")
+            for row in block["rows"]:
+                out.append("<li>")
+                if row["name"]:
+                    out.append(f"<code>{_output(row['name'])}</code>")
+                    if row["type"]:
+                        out.append(f" ({_spans(href, row['type'])})")
+                    if row["spans"]:
+                        out.append(": ")
+                elif row["type"]:
+                    out.append(_spans(href, row["type"]))
+                    if row["spans"]:
+                        out.append(": ")
+                out.append(f"{_spans(href, row['spans'])}</li>\n")
+            out.append("</ul>\n")
+        elif kind == "list":
+            out.append("<ul>\n" + "".join(f"<li>{_spans(href, item)}</li>\n" for item in block["items"]) + "</ul>\n")
+        else:
+            out.append(f"<p>{_spans(href, block['spans'])}</p>\n")
 
 
 def _keyword_items(href: Callable[[str], str], keywords: list[dict]) -> Markup:
@@ -611,12 +762,24 @@ def _plain_inline_html(text: str) -> str:
     return _inline_html(text, "")
 
 
+_FRAGMENT_OPTIONS: dict[str, Any] = dict(tags=FRAGMENT_TAGS, attributes={"a": {"href"}}, url_schemes=URL_SCHEMES,
+                                         strip_comments=True, link_rel=None)
+
+
+@functools.cache
+def _plain_cleaner() -> nh3.Cleaner:
+    """The sanitizer of a sentence with no link to point at the site: made once (``nh3.clean``
+    converts its options on every call, most of a sentence's time)."""
+    return nh3.Cleaner(**_FRAGMENT_OPTIONS, attribute_filter=_attribute_filter(""))
+
+
 def _inline_html(text: str, md_page: str) -> str:
     converted = cmarkgfm.markdown_to_html_with_extensions(text, extensions=["strikethrough"]).strip()
     if converted.startswith("<p>") and converted.endswith("</p>") and converted.count("<p>") == 1:
         converted = converted[3:-4]
-    return nh3.clean(converted, tags=FRAGMENT_TAGS, attributes={"a": {"href"}}, url_schemes=URL_SCHEMES,
-                     attribute_filter=_attribute_filter(md_page), strip_comments=True, link_rel=None)
+    if not md_page:
+        return _plain_cleaner().clean(converted)
+    return nh3.clean(converted, **_FRAGMENT_OPTIONS, attribute_filter=_attribute_filter(md_page))
 
 
 def write_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> bool:
