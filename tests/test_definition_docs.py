@@ -35,6 +35,7 @@ class Linear(Helper):
         ValueError: if the sizes do not match.
 
     .. versionadded:: 1.5
+    .. versionchanged:: 1.6 ``bias`` may be a tensor.
 
     Example::
 
@@ -195,6 +196,8 @@ def test_python_docstrings_are_under_their_definitions_with_sections_code_and_li
     assert "Run the layer." in forward and "- `x` (`Tensor`): the input." in forward   # NumPy style
     assert ">>> layer.forward(x)" in forward
     assert "\n  New in version 1.5.\n" in _definition(page, "Linear")   # a version directive alone
+    # the version, then what changed, on the directive's own line: its literal as code
+    assert "\n  Changed in version 1.6: `bias` may be a tensor.\n" in _definition(page, "Linear")
     bilinear = _definition(page, "Bilinear")
     assert "  - Input: `(*, H)`, where `*` means any dimensions.\n  - Output: `(*, H)`." in bilinear
     # a method's ``__init__`` is its own class's, not the first one of the file

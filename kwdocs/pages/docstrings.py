@@ -147,7 +147,8 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             label = _DIRECTIVE_LABELS.get(name) or name.replace("-", " ").capitalize()
             rest = directive.group("rest").strip()
             if name in _DIRECTIVE_LABELS and name != "seealso" and rest:   # the version, in the label
-                label, rest = f"{label} {rest}", ""
+                version, _, rest = rest.partition(" ")     # ``.. versionchanged:: 2.0 what changed``
+                label, rest = f"{label} {version}", rest.strip()
             words = " ".join(part for part in (rest, body) if part.strip())
             if words.strip():
                 blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}: "}]
