@@ -69,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
         return 2
     except KeyboardInterrupt:   # Ctrl-C: pages are whole (atomic writes); the next build goes on
-        print("kwdocs: interrupted", file=sys.stderr)
+        # to the process's own stderr: a Ctrl-C can land while doit holds sys.stderr swapped for
+        # its capture of a task's output (it swaps it just before an action's try block)
+        print("kwdocs: interrupted", file=sys.__stderr__ or sys.stderr)
         return INTERRUPTED
 
 
@@ -84,8 +86,9 @@ def entry() -> None:
     """
     code = main()
     if code == INTERRUPTED:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            if stream is not None:
+                stream.flush()
         os._exit(code)
     sys.exit(code)
 

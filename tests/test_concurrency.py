@@ -193,6 +193,26 @@ def test_ctrl_c_stops_a_parallel_build_cleanly_and_the_next_build_tidies_up(tmp_
     assert pages(clean) == pages(out)
 
 
+def test_ctrl_c_while_doit_holds_the_streams_still_says_interrupted(tmp_path, monkeypatch, capfd):
+    """doit swaps sys.stderr for its capture of a task's output just before an action runs: a
+    Ctrl-C landing there must still reach the terminal (seen in CI: exit 130 and no line)."""
+    import io
+    import sys
+
+    from kwdocs.cli import INTERRUPTED, main
+    from kwdocs.commands import build
+
+    def interrupted_while_captured(config, args):
+        sys.stderr = io.StringIO()      # as doit's ``PythonAction.execute`` leaves it
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "run", interrupted_while_captured)
+    monkeypatch.setattr(sys, "stderr", sys.stderr)      # put back after the test
+    (tmp_path / "src").mkdir()
+    assert main(["build", "--src", str(tmp_path / "src"), "--out", str(tmp_path / "out")]) == INTERRUPTED
+    assert capfd.readouterr().err == "kwdocs: interrupted\n"
+
+
 def test_ctrl_c_while_workers_start_leaves_no_worker_behind(tmp_path, monkeypatch):
     """Ctrl-C that lands while doit is still starting its workers (doit only terminates them once
     it waits for results): no worker may outlive the build, or Python's exit waits for it forever."""
