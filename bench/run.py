@@ -444,8 +444,8 @@ def folder_bytes(folder: Path) -> int:
 
 def markdown_bytes(out: Path) -> int:
     """The size of the Markdown pages under an output folder (its state folder left out)."""
-    return sum(os.lstat(os.path.join(root, name)).st_size for root, dirs, names in os.walk(out)
-               for name in names if name.endswith(".md") and not os.path.relpath(root, out).split(os.sep)[0] == STATE)
+    return sum(os.lstat(os.path.join(root, name)).st_size for root, _, names in os.walk(out)
+               for name in names if name.endswith(".md") and os.path.relpath(root, out).split(os.sep)[0] != STATE)
 
 
 def pages_written(run: Measurement) -> int | None:
@@ -756,16 +756,16 @@ class Bench:
         if not (markdown.good and site.good) or markdown.failed or site.failed:
             ratio.error = size.error = "a cold build FAILED"
             return
-        walls = [html.wall / md.wall for md, html in zip(markdown.runs, site.runs)]
+        walls = [html_run.wall / md_run.wall for md_run, html_run in zip(markdown.runs, site.runs)]
         value = site.median("wall") / markdown.median("wall")
         ratio.cells = (f"{value:.2f}×", f"{site.median('cpu') / markdown.median('cpu'):.2f}×", "")
         ratio.met = value <= HTML_RATIO
         ratio.notes.append("median wall / median wall; CPU column: the same of CPU; each pair: "
                            + ", ".join(f"{wall:.2f}" for wall in walls))
-        pages, html = markdown_bytes(self.out), folder_bytes(self.html_out / "site")
-        size.cells = (f"{html / pages:.2f}×", "", "")
-        size.met = html / pages <= SITE_SIZE
-        size.notes.append(f"site/ {html / 1e6:.0f} MB, Markdown pages {pages / 1e6:.0f} MB (of the last builds)")
+        pages, site_size = markdown_bytes(self.out), folder_bytes(self.html_out / "site")
+        size.cells = (f"{site_size / pages:.2f}×", "", "")
+        size.met = site_size / pages <= SITE_SIZE
+        size.notes.append(f"site/ {site_size / 1e6:.0f} MB, Markdown pages {pages / 1e6:.0f} MB (of the last builds)")
 
     def check(self) -> None:
         row = self.add(Row("`kwdocs check` on an up-to-date tree", "< 0.5 s wall", limit=0.5))

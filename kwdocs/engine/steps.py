@@ -1625,8 +1625,8 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
                     removed += _remove_file_pages(config, rel)[0]
             output.remove(config.out, path)
     folder = config.state / TOKENS     # named by their unit: gone with it
-    live_tokens = {name.removesuffix(".json") + TOKENS_SUFFIX for name in live_names}
+    live_tokens = {tokens_shard(config, unit) for unit in live_units}
     for path in sorted(folder.glob("*" + TOKENS_SUFFIX)) if folder.is_dir() else ():
-        if path.name not in live_tokens:
+        if path not in live_tokens:
             output.remove(config.out, path)
     return removed
