@@ -89,3 +89,85 @@ def test_languages_without_a_grammar_use_pygments_and_large_files_stay_plain(inf
     big = "def x\n  '<b>'\nend\n" * (hl.PYGMENTS_LIMIT // 10)
     lines = hl.highlight(big, info)
     assert "<span" not in "".join(lines) and lines[1] == "  '&lt;b&gt;'"
+
+
+# ---------------------------------------------------------------- Python's own lexer
+
+_TOKEN = re.compile(r"<i class=(\w+)>(.*?)</i>", re.DOTALL)
+_LINK = re.compile(r"</?a[^>]*>")
+
+
+def _tokens_at(body: str) -> list[tuple[int, int, str]]:
+    """(start, end, class) of each coloured token of ``body``, as offsets of its plain text."""
+    found, offset, at = [], 0, 0
+    for match in _TOKEN.finditer(body):
+        offset += len(unescape(_TAG.sub("", body[at:match.start()])))
+        size = len(unescape(_LINK.sub("", match.group(2))))
+        found.append((offset, offset + size, match.group(1)))
+        offset, at = offset + size, match.end()
+    return found
+
+
+@pytest.fixture(scope="module")
+def python_query():
+    """tree-sitter's Python highlight query as the highlighter compiled it before the lexer (built
+    apart from ``_query``'s cache, and kept alive for the module's tests)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(hl.GRAMMARS, "python", ("tree_sitter_python", "language", ("tree_sitter_python",)))
+        return hl._query.__wrapped__("python")
+
+
+def _tree_sitter_python(text: str, python_query) -> list[tuple[int, int, str]]:
+    """(start, end, class) of what tree-sitter's query coloured, as offsets of ``text``."""
+    from kwdocs.extract.treesitter import parser
+
+    module, function, query, classes = python_query
+    data = text.encode("utf-8")
+    char_at = [index for index, char in enumerate(text) for _ in char.encode("utf-8")] + [len(text)]
+    root = parser(module, function).parse(data).root_node
+    return [(char_at[start], char_at[end], cls.decode()) for start, end, cls in hl._tokens(query, root, classes)]
+
+
+def test_python_lexer_colours_what_the_grammar_coloured(python_query):
+    """On kwdocs' own sources, every keyword, constant, string, comment, number, defined function
+    and called builtin tree-sitter's query coloured is coloured the same by the lexer, and nothing
+    else is, decorators aside (tree-sitter coloured a whole decorator, arguments and all, as one
+    function name; the lexer colours ``@name.attr`` as Pygments does, and what follows as code)."""
+    from pathlib import Path
+
+    compared = {"k", "kc", "s", "c", "m", "nb", "nf"}
+    root = Path(hl.__file__).parents[1]
+    checked = 0
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        old = _tree_sitter_python(text, python_query)
+        new = _tokens_at(hl.highlighted(text, "python"))
+        decorators = [(start, end) for start, end, cls in old if cls == "nf" and text[start] == "@"]
+        old = {token for token in old if token[2] in compared and token[:2] not in decorators}
+        new = {token for token in new if token[2] in compared
+               and not any(start <= token[0] < end for start, end in decorators)}
+        assert new == old, (path, sorted(new - old)[:5], sorted(old - new)[:5])
+        checked += len(old)
+    assert checked > 10_000
+
+
+def test_python_lexer_colours_names_by_where_they_stand():
+    source = ("@dataclass(frozen=True)\nclass Box(Base):\n    size: int = 0\n    items: dict[str, Any] = {}\n"
+              "    def lt(self, other: Box, *rest: int) -> Optional[Box]:\n"
+              "        d = {key: value, other: lt}\n        match d:\n            case {}: return len(d) if 0x1F &lt; 2 else torch.max(d)\n"
+              "        match = re.match(f'{d}')\n        return x < lt\n")
+    lines = hl.highlight(source, "python", {"dataclass": "dc.html", "Box": "#box", "lt": "#lt", "torch": "t.html"})
+    assert lines[0] == '<i class=nd>@<a href="dc.html">dataclass</a></i>(frozen=<i class=kc>True</i>)'
+    assert lines[1] == '<i class=k>class</i> <i class=nc><a href="#box">Box</a></i>(Base):'
+    assert lines[2] == "    size: <i class=nc>int</i> = <i class=m>0</i>"                     # an annotation
+    assert lines[3] == "    items: dict[<i class=nc>str</i>, <i class=nc>Any</i>] = {}"       # types inside a generic
+    assert lines[4] == ('    <i class=k>def</i> <i class=nf><a href="#lt">lt</a></i>(self, other: '
+                        '<i class=nc><a href="#box">Box</a></i>, *rest: <i class=nc>int</i>) -&gt; '
+                        'Optional[<i class=nc><a href="#box">Box</a></i>]:')
+    assert lines[5] == '        d = {key: value, other: <a href="#lt">lt</a>}'            # a dict's values are no types
+    assert lines[6] == "        <i class=k>match</i> d:"
+    assert lines[7] == ('            <i class=k>case</i> {}: <i class=k>return</i> <i class=nb>len</i>(d) '
+                        '<i class=k>if</i> <i class=m>0x1F</i> &amp;<a href="#lt">lt</a>; <i class=m>2</i> '
+                        '<i class=k>else</i> <a href="t.html">torch</a>.max(d)')    # not a builtin after a dot
+    assert lines[8] == "        match = re.match(<i class=s>f'{d}'</i>)"                  # soft keywords as names
+    assert lines[9] == '        <i class=k>return</i> x &lt; <a href="#lt">lt</a>'        # the name, not the entity

@@ -31,7 +31,6 @@ from kwdocs.extract.treesitter import MAX_PARSE_BYTES, parser
 # fence info string -> (grammar module, its language function, modules whose queries apply, in order):
 # C++ and CUDA grammars extend C's, and C++'s own query only adds to C's
 GRAMMARS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "python": ("tree_sitter_python", "language", ("tree_sitter_python",)),
     "c": ("tree_sitter_c", "language", ("tree_sitter_c",)),
     "cpp": ("tree_sitter_cpp", "language", ("tree_sitter_c", "tree_sitter_cpp")),
     "cuda": ("tree_sitter_cuda", "language", ("tree_sitter_c", "tree_sitter_cpp")),
@@ -156,6 +155,12 @@ def _tokens(query: Query, root: Any, classes: Mapping[str, tuple[int, bytes]]) -
     return kept
 
 
+def _hrefs(links: Mapping[str, str] | None) -> dict[bytes, bytes]:
+    """Each linked name (as bytes) -> the opening tag of its link."""
+    return {name.encode("utf-8", "surrogatepass"): f'<a href="{escape(href)}">'.encode()
+            for name, href in (links or {}).items()}
+
+
 class _Source:
     """A source's bytes put out escaped, piece by piece in order: only a piece holding one of
     ``&<>`` is escaped (found by one search per such piece, not a test per piece), and the
@@ -163,8 +168,7 @@ class _Source:
 
     def __init__(self, data: bytes, links: Mapping[str, str] | None) -> None:
         self.data = data
-        self.hrefs = {name.encode("utf-8", "surrogatepass"): f'<a href="{escape(href)}">'.encode()
-                      for name, href in (links or {}).items()}
+        self.hrefs = _hrefs(links)
         names = [name.encode("utf-8", "surrogatepass") for name in links or () if _IDENTIFIER.fullmatch(name)]
         self.places = _places(data, names) if names else []
         self.next_place = 0         # the first place not yet passed
@@ -304,6 +308,206 @@ def _tree_sitter(text: str, info: str, links: Mapping[str, str] | None) -> str |
     return b"".join(out).decode("utf-8", "surrogatepass")
 
 
+# ---------------------------------------------------------------- Python, by a lexer of its own
+
+# Python's highlighting is lexical: a parse with tree-sitter and its query cost four times one
+# pass of this pattern (Python's facts come from ``ast``, so no tree is left over to reuse).  It
+# runs over the escaped text, where ``<>&`` stand as ``&lt;`` ``&gt;`` ``&amp;``, none of them a
+# quote or ``#``; every branch starts with a known byte, which lets the regex engine skip between.
+_NAME_PATTERN = rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*"
+_PYTHON = re.compile(rb"""
+  (?P<c>\#[^\r\n]*)
+| (?P<s>(?:[rRbBuUfFtT]|[rR][bBfFtT]|[bBfFtT][rR])?
+    (?:'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'''|\Z)
+     |\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:\"\"\"|\Z)
+     |'[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*'?
+     |"[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*"?))
+| (?P<n>NAME)
+| (?P<m>0[xXoObB]\w*|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJlL]?)
+| (?P<colon>:)(?=[ \t]*[A-Za-z_\x80-\xff])
+| (?P<arrow>-&gt;)
+| (?P<d>@)
+""".replace(b"NAME", _NAME_PATTERN), re.X | re.S)
+
+_PYTHON_KEYWORDS = frozenset(
+    b"as assert async await break class continue def del elif else except finally for from global if"
+    b" import lambda nonlocal pass raise return try while with yield".split())
+_PYTHON_BUILTINS = frozenset(
+    b"abs all any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex"
+    b" delattr dict dir divmod enumerate eval exec filter float format frozenset getattr globals hasattr"
+    b" hash help hex id input int isinstance issubclass iter len list locals map max memoryview min next"
+    b" object oct open ord pow print property range repr reversed round set setattr slice sorted"
+    b" staticmethod str sum super tuple type vars zip __import__".split())
+# a name's class by the name alone; "nb" only when called, "soft" and "entity" after a look around it
+_PYTHON_WORDS: dict[bytes, bytes] = {
+    **{word: b"k" for word in _PYTHON_KEYWORDS}, **{word: b"kc" for word in (b"None", b"True", b"False")},
+    **{word: b"nb" for word in _PYTHON_BUILTINS},
+    b"match": b"soft", b"case": b"soft", b"lt": b"entity", b"gt": b"entity", b"amp": b"entity"}
+_LEXICAL = {"c": b"c", "s": b"s", "m": b"m"}
+_CALLED = re.compile(rb"[ \t]*\(")
+_DECORATOR = re.compile(rb"@[ \t]*NAME(?:[ \t]*\.[ \t]*NAME)*".replace(b"NAME", _NAME_PATTERN))
+# ``match x:`` / ``case [a, b]:`` at a statement's start (or a pattern going on over lines), not
+# ``match = ...`` or ``match(x)``
+_SOFT_KEYWORD = re.compile(rb"[ \t]+[^\s=.,:;)\]}](?:[^\r\n]*:|[^\r\n]*[(\[{\\][ \t]*(?:\r?\n|\Z))")
+_STATEMENT_START = re.compile(rb"[ \t]*")
+# a parameter's name before its annotation's ``:`` (in a ``def`` header), and ``self.size:`` at a
+# statement's start (an annotated assignment)
+_PARAMETER = re.compile(rb"[(,][ \t\r\n]*(?:\*{1,2}[ \t]*)?NAME[ \t]*\Z".replace(b"NAME", _NAME_PATTERN))
+_ANNOTATED = re.compile(rb"[ \t]*(?:NAME[ \t]*\.[ \t]*)*(NAME)[ \t]*".replace(b"NAME", _NAME_PATTERN))
+_BRACKETS = re.compile(rb"[()\[\]{}:]")
+_ANNOTATION_MARKS = re.compile(rb"[()\[\]{},=:\r\n#]")
+# a type named whole in an annotation: ``int``, both names of ``dict[str, Any]``, not ``torch.Tensor``
+_TYPE_NAME = re.compile(rb"(?:\A|[\[,|])[ \t\r\n]*(NAME)(?=[ \t\r\n]*(?:[,\]|]|\Z))".replace(b"NAME", _NAME_PATTERN))
+_LOOK = 4096        # how far a ``def`` header or an annotation is looked for
+
+
+def _header_end(text: bytes, start: int) -> int:
+    """Where the ``def`` header from ``start`` ends: its ``:`` outside brackets."""
+    depth = 0
+    for found in _BRACKETS.finditer(text, start, start + _LOOK):
+        mark = found.group()
+        if mark == b":":
+            if depth <= 0:
+                return found.start()
+        elif mark in b"([{":
+            depth += 1
+        else:
+            depth -= 1
+    return start
+
+
+def _annotation_end(text: bytes, start: int) -> int:
+    """Where the annotation from ``start`` ends: at a ``,`` ``)`` ``=`` ``:`` or line end outside its brackets."""
+    depth = 0
+    for found in _ANNOTATION_MARKS.finditer(text, start, start + _LOOK):
+        mark = found.group()
+        if mark in b"([{":
+            depth += 1
+        elif mark in b")]}":
+            depth -= 1
+            if depth < 0:
+                return found.start()
+        elif depth == 0 or mark == b"#":
+            return found.start()
+    return min(len(text), start + _LOOK)
+
+
+def _annotation(text: bytes, colon: int, header: tuple[int, int]) -> bool:
+    """Whether the ``:`` at ``colon`` opens an annotation: of a parameter in the ``def`` header
+    spanning ``header``, or of a name at a statement's start (``size: int = 0``, not a dict's
+    ``key: value,`` on a line of its own, nor ``else:``)."""
+    if header[0] < colon < header[1]:
+        return _PARAMETER.search(text, max(0, colon - 200), colon) is not None
+    line = text.rfind(b"\n", 0, colon) + 1
+    named = _ANNOTATED.fullmatch(text, line, colon)
+    if named is None or named.group(1) in _PYTHON_KEYWORDS:
+        return False
+    end = _annotation_end(text, colon + 1)
+    return text[end:end + 1] in (b"=", b"\n", b"\r", b"#", b"")
+
+
+def _types(text: bytes, start: int) -> set[int]:
+    """Where the types named whole in the annotation from ``start`` begin."""
+    end = _annotation_end(text, start)
+    segment = text[start:end]
+    return {start + found.start(1) for found in _TYPE_NAME.finditer(segment)}
+
+
+def _at_statement_start(text: bytes, start: int) -> bool:
+    line = text.rfind(b"\n", 0, start) + 1
+    return _STATEMENT_START.fullmatch(text, line, start) is not None
+
+
+def _python(data: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
+    """Python source as highlighted, escaped HTML by one regular expression: the classes tree-sitter's
+    query gave (keywords, strings, comments, numbers, constants, the name a ``def`` defines, builtins
+    called, types named whole in annotations), and a class's name and decorators as Pygments colours
+    them; names in ``hrefs`` (``_hrefs``) linked, outside strings and comments."""
+    text = _escape(data)
+    out: list[bytes] = []
+    position = skip = 0
+    defines = None              # the class of the next name, after ``def`` or ``class``
+    header = (0, 0)             # the last ``def`` header's span
+    types: set[int] = set()     # where the type names of annotations begin
+    words, get_href = _PYTHON_WORDS, hrefs.get
+    for match in _PYTHON.finditer(text):
+        start = match.start()
+        if start < skip:        # inside a decorator already put out
+            continue
+        kind = match.lastgroup
+        if kind == "n":
+            end = match.end()
+            word = text[start:end]
+            cls = words.get(word)
+            if cls == b"soft":
+                cls = b"k" if _SOFT_KEYWORD.match(text, end) and _at_statement_start(text, start) else None
+            elif cls == b"entity":
+                if start and text[start - 1] == 0x26:      # the ``lt`` of ``&lt;``
+                    continue
+                cls = None
+            if start in types:
+                href = None
+                if cls != b"k" and cls != b"kc":
+                    cls, href = b"nc", get_href(word)
+            elif cls is None or cls == b"nb":
+                href = get_href(word)
+                if defines is not None:
+                    cls, defines = defines, None
+                elif cls is None or not _CALLED.match(text, end) or (start and text[start - 1] == 0x2E):
+                    if href is None:
+                        continue
+                    cls = None
+            else:
+                href = None
+                if word == b"def":
+                    defines = b"nf"
+                    header = (end, _header_end(text, end))
+                elif word == b"class":
+                    defines = b"nc"
+        elif kind == "colon" or kind == "arrow":
+            if kind == "arrow" or _annotation(text, start, header):
+                types = _types(text, match.end())
+            continue
+        elif kind == "d":
+            decorator = _DECORATOR.match(text, start)
+            if decorator is None or not _at_statement_start(text, start):
+                continue
+            skip = decorator.end()
+            out += (text[position:start], b"<i class=nd>", _linked(decorator.group(), hrefs), b"</i>")
+            position = skip
+            continue
+        else:       # comments, strings, numbers
+            end = match.end()
+            href = None
+            cls = _LEXICAL[kind or ""]
+            word = text[start:end]
+        out.append(text[position:start])
+        if cls is None:
+            out += (href or b"", word, b"</a>")
+        elif href is None:
+            out += (b"<i class=", cls, b">", word, b"</i>")
+        else:
+            out += (b"<i class=", cls, b">", href, word, b"</a></i>")
+        position = end
+    out.append(text[position:])
+    return b"".join(out)
+
+
+_NAME = re.compile(_NAME_PATTERN)
+
+
+def _linked(text: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
+    """``text`` with the names ``hrefs`` knows linked."""
+    if not hrefs:
+        return text
+    return _NAME.sub(lambda found: hrefs[found.group()] + found.group() + b"</a>"
+                     if found.group() in hrefs else found.group(), text)
+
+
+# fence info -> a lexer of its own, taken before any grammar: (source bytes, ``_hrefs``) -> HTML
+LEXERS: dict[str, Callable[[bytes, Mapping[bytes, bytes]], bytes]] = {"python": _python}
+
+
 # ---------------------------------------------------------------- Pygments, for the rest
 
 def _pygments_tokens(text: str, info: str) -> Iterator[tuple[Any, str]]:
@@ -339,7 +543,9 @@ def highlighted(text: str, info: str, links: Mapping[str, str] | None = None) ->
     """``text`` as escaped, highlighted HTML: ``highlight``'s lines joined, made without splitting."""
     if not text:
         return ""
-    body = _tree_sitter(text, info, links)
+    lexer = LEXERS.get(info)
+    body = (lexer(text.encode("utf-8", "surrogatepass"), _hrefs(links)).decode("utf-8", "surrogatepass")
+            if lexer is not None else _tree_sitter(text, info, links))
     if body is None:
         body = _pygments(text, info) if len(text) <= PYGMENTS_LIMIT else escape(text, quote=False)
     return body[:-1] if body.endswith("\n") else body
