@@ -79,6 +79,49 @@ def test_a_finishing_worker_finds_its_next_task_already_queued(tmp_path, monkeyp
     assert sorted(handed_out) == sorted([f"part:{name}" for name in INDEPENDENT] + ["part", "whole"])   # "part": the group
 
 
+def steps_namespace(tmp_path: Path, order: list[str]) -> dict:
+    """A build's shape: facts first, then three one-task steps that need them, then render tasks
+    that need one of those ("link"); doit's ``default_tasks`` in ``order``."""
+    log = str(tmp_path / "log")
+
+    def one(name: str, needs: str) -> dict:
+        return {"actions": [(_append, [log, name])], "task_dep": [needs], "verbosity": 0}
+
+    def task_facts():
+        for name in ("a", "b"):
+            yield {"name": name, "actions": [(_append, [log, name])], "verbosity": 0}
+
+    def task_render():
+        for name in ("x", "y", "z"):
+            yield {"name": name, **one(name, "link")}
+
+    return {"DOIT_CONFIG": {"dep_file": str(tmp_path / "doit.sqlite3"), "backend": "sqlite3",
+                            "default_tasks": order, "verbosity": 0, "reporter": "zero"},
+            "task_facts": task_facts, "task_render": task_render,
+            **{f"task_{name}": (lambda name=name: one(name, "facts")) for name in ("link", "keywords", "search")}}
+
+
+@pytest.mark.parametrize("steps", [["link", "keywords", "search"], ["search", "keywords", "link"],
+                                   ["keywords", "link", "search"]])
+def test_tasks_that_become_ready_together_are_handed_out_in_the_order_of_their_steps(tmp_path, monkeypatch, steps):
+    """doit keeps the tasks waiting for a task in a set: without an order of its own, the link step
+    every render task waits for was at times handed out after the keyword and search steps."""
+    handed_out: list[str] = []
+    get_next_job = dispatch.LookaheadRunner.get_next_job
+
+    def counting(self, completed):
+        job = get_next_job(self, completed)
+        if job is not None and job.type is not dispatch.JobHold.type:
+            handed_out.append(job.name)
+        return job
+
+    monkeypatch.setattr(dispatch.LookaheadRunner, "get_next_job", counting)
+    assert run_doit(steps_namespace(tmp_path, ["facts", *steps, "render"]), 2) == 0
+    assert [name for name in handed_out if name in steps] == steps
+    renders = [index for index, name in enumerate(handed_out) if name.startswith("render:")]
+    assert len(renders) == 3 and min(renders) > handed_out.index("link")
+
+
 def test_doit_gets_its_own_runner_back_after_a_run(tmp_path):
     from doit import cmd_run
     from doit.runner import MRunner

@@ -3,7 +3,8 @@
 doit hands a worker its next task only once the worker's last result has
 reached the parent and the parent has checked that task, so workers sit idle
 between tasks.  ``LookaheadRunner`` keeps one ready task queued beyond the
-workers, so a worker that finishes takes up the next at once.
+workers, so a worker that finishes takes up the next at once, and takes up the
+tasks that become ready in the order of their steps (``tasks.BUILD_ORDER``).
 
 Imported only when a build starts worker processes: doit is not imported by a
 no-op build at all.
@@ -32,6 +33,7 @@ class LookaheadRunner(MRunner):
     def run_tasks(self, task_dispatcher) -> None:
         result_q, job_q = self.Queue(), self.Queue()
         self._run_tasks_init(task_dispatcher)
+        _ready_in_step_order(task_dispatcher)
         processes = self._run_start_processes(job_q, result_q)   # one task each, as doit does
         in_flight = len(processes) - self.free_proc               # the rest got doit's "hold on"
         self.free_proc = 0
@@ -78,6 +80,28 @@ class LookaheadRunner(MRunner):
         while not result_q.empty():     # teardown reports, sent once the workers stop
             result = result_q.get()
             getattr(self.reporter, result["reporter"])(task_dispatcher.tasks[result["name"]])
+
+
+def _ready_in_step_order(dispatcher) -> None:
+    """Queue the tasks that become ready in the order of their steps among the tasks asked for
+    (doit's ``default_tasks``), not in the order of the set doit keeps a task's dependents in: once
+    the facts are extracted, the link step, which every render task waits for, goes before the
+    keyword and search steps, which nothing waits for, rather than after them with a core idle."""
+    rank = {name: index for index, name in enumerate(dispatcher.selected_tasks)}
+    ready, update = dispatcher.ready, dispatcher._update_waiting
+
+    def step_rank(node) -> int:
+        return rank.get(node.task.name.partition(":")[0], len(rank))
+
+    def update_in_order(processed) -> None:
+        before = len(ready)
+        update(processed)
+        if len(ready) > max(before, 1):     # some became ready: a stable sort keeps a step's tasks in order
+            ordered = sorted(ready, key=step_rank)
+            ready.clear()
+            ready.extend(ordered)
+
+    dispatcher._update_waiting = update_in_order
 
 
 @contextmanager
