@@ -444,31 +444,36 @@ def _python(data: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
             end = match.end()
             word = text[start:end]
             cls = words.get(word)
-            if cls == b"soft":
-                cls = b"k" if _SOFT_KEYWORD.match(text, end) and _at_statement_start(text, start) else None
-            elif cls == b"entity":
-                if start and text[start - 1] == 0x26:      # the ``lt`` of ``&lt;``
-                    continue
-                cls = None
-            if start in types:
-                href = None
-                if cls != b"k" and cls != b"kc":
-                    cls, href = b"nc", get_href(word)
-            elif cls is None or cls == b"nb":
+            if cls is None and defines is None and start not in types:     # most names: plain text, or a link
                 href = get_href(word)
-                if defines is not None:
-                    cls, defines = defines, None
-                elif cls is None or not _CALLED.match(text, end) or (start and text[start - 1] == 0x2E):
-                    if href is None:
+                if href is None:
+                    continue
+            else:
+                if cls == b"soft":
+                    cls = b"k" if _SOFT_KEYWORD.match(text, end) and _at_statement_start(text, start) else None
+                elif cls == b"entity":
+                    if start and text[start - 1] == 0x26:      # the ``lt`` of ``&lt;``
                         continue
                     cls = None
-            else:
-                href = None
-                if word == b"def":
-                    defines = b"nf"
-                    header = (end, _header_end(text, end))
-                elif word == b"class":
-                    defines = b"nc"
+                if start in types:
+                    href = None
+                    if cls != b"k" and cls != b"kc":
+                        cls, href = b"nc", get_href(word)
+                elif cls is None or cls == b"nb":
+                    href = get_href(word)
+                    if defines is not None:
+                        cls, defines = defines, None
+                    elif cls is None or not _CALLED.match(text, end) or (start and text[start - 1] == 0x2E):
+                        if href is None:
+                            continue
+                        cls = None
+                else:
+                    href = None
+                    if word == b"def":
+                        defines = b"nf"
+                        header = (end, _header_end(text, end))
+                    elif word == b"class":
+                        defines = b"nc"
         elif kind == "colon" or kind == "arrow":
             if kind == "arrow" or _annotation(text, start, header):
                 types = _types(text, match.end())
