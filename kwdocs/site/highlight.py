@@ -363,6 +363,7 @@ _BRACKETS = re.compile(rb"[()\[\]{}:]")
 _ANNOTATION_MARKS = re.compile(rb"[()\[\]{},=:\r\n#]")
 # a type named whole in an annotation: ``int``, both names of ``dict[str, Any]``, not ``torch.Tensor``
 _TYPE_NAME = re.compile(rb"(?:\A|[\[,|])[ \t\r\n]*(NAME)(?=[ \t\r\n]*(?:[,\]|]|\Z))".replace(b"NAME", _NAME_PATTERN))
+_SINGLE_TYPE = re.compile(rb"[ \t]*(NAME)[ \t]*(?:[,)=:\r\n#]|\Z)".replace(b"NAME", _NAME_PATTERN))
 _LOOK = 4096        # how far a ``def`` header or an annotation is looked for
 
 
@@ -413,6 +414,9 @@ def _annotation(text: bytes, colon: int, header: tuple[int, int]) -> bool:
 
 def _types(text: bytes, start: int) -> set[int]:
     """Where the types named whole in the annotation from ``start`` begin."""
+    single = _SINGLE_TYPE.match(text, start)     # half of them: ``x: int``, ``-> Tensor:``
+    if single is not None:
+        return {single.start(1)}
     end = _annotation_end(text, start)
     segment = text[start:end]
     return {start + found.start(1) for found in _TYPE_NAME.finditer(segment)}

@@ -55,13 +55,13 @@ _CODES = {name: code for code, name in enumerate(_NAMES)}     # a class by its r
 
 def pack(tokens: highlight.Tokens) -> bytes:
     """The ranges as bytes: a count, every start and end, then a class code per range."""
-    bounds = array("I", [len(tokens)])
-    for start, end, _ in tokens:
-        bounds.append(start)
-        bounds.append(end)
+    starts, ends, classes = zip(*tokens) if tokens else ((), (), ())
+    flat = [len(tokens)] * (2 * len(tokens) + 1)      # the count, then start and end by turns
+    flat[1::2], flat[2::2] = starts, ends
+    bounds = array("I", flat)
     if _SWAP:
         bounds.byteswap()
-    return bounds.tobytes() + bytes(_CODES[cls] for _, _, cls in tokens)
+    return bounds.tobytes() + bytes(map(_CODES.__getitem__, classes))
 
 
 def unpack(packed: bytes) -> highlight.Tokens | None:
