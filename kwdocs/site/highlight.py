@@ -310,29 +310,30 @@ def _tree_sitter(text: str, info: str, links: Mapping[str, str] | None) -> str |
 
 # ---------------------------------------------------------------- Python, by a lexer of its own
 
-# Python's highlighting is lexical: a parse with tree-sitter and its query cost four times one
+# Python's highlighting is lexical: a parse with tree-sitter and its query cost seven times one
 # pass of this pattern (Python's facts come from ``ast``, so no tree is left over to reuse).  It
 # runs over the escaped text, where ``<>&`` stand as ``&lt;`` ``&gt;`` ``&amp;``, none of them a
-# quote or ``#``; every branch starts with a known byte, which lets the regex engine skip between.
+# quote or ``#``.  The first byte is matched by one set, and each branch checks it by looking
+# behind: a pattern that starts with a set lets the regex engine skip in C to the next byte that
+# can start a token, where branches that each start with a group were tried at every byte (three
+# times slower).
 _NAME_PATTERN = rb"[A-Za-z_\x80-\xff][\w\x80-\xff]*"
-_QUOTED = (rb"""(?:'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'''|\Z)|\"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:\"\"\"|\Z)"""
-           rb"""|'[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*'?|"[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*"?)""")
-# The first byte is matched by one set, and each branch checks it by looking behind: a pattern that
-# starts with a set lets the regex engine skip in C to the next byte that can start a token, where
-# branches that each start with a group were tried at every byte (three times slower).
+# a string's rest after its opening quote: triple-quoted to its end (or the file's), else to the line's
+_AFTER_QUOTE = {quote: (rb"QQ[^Q\\]*(?:(?:\\.|Q(?!QQ))[^Q\\]*)*(?:QQQ|\Z)|[^Q\\\r\n]*(?:\\(?:\r\n|.)[^Q\\\r\n]*)*Q?"
+                        .replace(b"Q", quote)) for quote in (b"'", b'"')}
 _PYTHON = re.compile(rb"""[#'"A-Za-z_\x80-\xff0-9.:@-]
 (?:
   (?<=[A-Za-z_\x80-\xff])(?P<n>[\w\x80-\xff]*+)(?!['"])
 | (?<=\#)(?P<c>[^\r\n]*)
-| (?<=')(?P<s>''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'''|\Z)|[^'\\\r\n]*(?:\\(?:\r\n|.)[^'\\\r\n]*)*'?)
-| (?<=")(?P<q>""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:\"\"\"|\Z)|[^"\\\r\n]*(?:\\(?:\r\n|.)[^"\\\r\n]*)*"?)
-| (?<=[rRbBuUfFtT])(?P<p>[rRbBfFtT]?(?=['"])QUOTED)
+| (?<=')(?P<s>SINGLE)
+| (?<=")(?P<q>DOUBLE)
+| (?<=[rRbBuUfFtT])(?P<p>[rRbBfFtT]?(?:'(?:SINGLE)|"(?:DOUBLE)))
 | (?<=\d)(?P<m>[xXoObB]\w*|[\d_]*(?:\.[\d_]*)?(?:[eE][+-]?\d[\d_]*)?[jJlL]?)
 | (?<=\.)(?P<f>\d[\d_]*(?:[eE][+-]?\d[\d_]*)?[jJ]?)
 | (?<=:)(?P<colon>)(?=[ \t]*[A-Za-z_\x80-\xff])
 | (?<=-)(?P<arrow>&gt;)
 | (?<=@)(?P<d>)
-)""".replace(b"QUOTED", _QUOTED), re.X | re.S)
+)""".replace(b"SINGLE", _AFTER_QUOTE[b"'"]).replace(b"DOUBLE", _AFTER_QUOTE[b'"']), re.X | re.S)
 
 _PYTHON_KEYWORDS = frozenset(
     b"as assert async await break class continue def del elif else except finally for from global if"
