@@ -125,7 +125,7 @@ def _tree_sitter_python(text: str, python_query) -> list[tuple[int, int, str]]:
     data = text.encode("utf-8")
     char_at = [index for index, char in enumerate(text) for _ in char.encode("utf-8")] + [len(text)]
     root = parser(module, function).parse(data).root_node
-    return [(char_at[start], char_at[end], cls.decode()) for start, end, cls in hl._tokens(query, root, classes)]
+    return [(char_at[start], char_at[end], cls.decode()) for start, end, cls in hl._tokens(query, root, classes, data)]
 
 
 def test_python_lexer_colours_what_the_grammar_coloured(python_query):
@@ -171,3 +171,16 @@ def test_python_lexer_colours_names_by_where_they_stand():
                         '<i class=k>else</i> <a href="t.html">torch</a>.max(d)')    # not a builtin after a dot
     assert lines[8] == "        match = re.match(<i class=s>f'{d}'</i>)"                  # soft keywords as names
     assert lines[9] == '        <i class=k>return</i> x &lt; <a href="#lt">lt</a>'        # the name, not the entity
+
+
+def test_a_capture_tested_by_its_text_is_coloured_only_when_the_text_passes():
+    """``#match?`` tests on a pattern's one capture are done on the captured text by the highlighter
+    (tree-sitter's bindings ran them through Python for every node found): the same colours."""
+    cpp = "".join(hl.highlight("Eigen::Matrix m;\nstd::vector<int> v;\n", "cpp"))
+    assert "<i class=nc>Eigen</i>" in cpp and "<i class=nc>std</i>" not in cpp     # namespaces named like types
+    go = "".join(hl.highlight("package main\n\nfunc f() { s := make([]int, 1); g(s) }\n", "go"))
+    assert "<i class=nb>make</i>" in go and "<i class=nb>g</i>" not in go and ">g</i>" not in go
+    _, _, query, classes = hl._query("cpp")
+    tested = [name for name, (_, _, test) in classes.items() if test is not None]
+    assert tested and all(test.search(b"Eigen") and not test.search(b"std")
+                          for name, (_, _, test) in classes.items() if name in tested)

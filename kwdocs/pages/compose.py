@@ -190,10 +190,11 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
     if sum(counts.values()) <= keywords.SPLIT_THRESHOLD:
         page = layout.keywords_page()
         grouped = keywords.by_name([entry for letter in all_letters for entry in entries_of(letter)])
-        rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page))
+        models: dict[str, dict] = {}
+        rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page), models)
         page_model = keywords.letter_model(None, rows, project=config.project_name, all_letters=[], counts=counts)
         yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
-        yield from _keyword_formats(formats, page, page_model, grouped, cached_rows, kept)
+        yield from _keyword_formats(formats, page, page_model, grouped, cached_rows, kept, models)
         return
     page = layout.keywords_page()
     page_model = keywords.bar_model(project=config.project_name, all_letters=all_letters, counts=counts)
@@ -203,20 +204,23 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
         if letter in letters_to_render:
             page = layout.keywords_page(letter)
             grouped = keywords.by_name(entries_of(letter))
-            rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page))
+            models = {}
+            rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page), models)
             page_model = keywords.letter_model(letter, rows, project=config.project_name, all_letters=all_letters,
                                                counts=counts)
             yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
-            yield from _keyword_formats(formats, page, page_model, grouped, cached_rows, kept)
+            yield from _keyword_formats(formats, page, page_model, grouped, cached_rows, kept, models)
 
 
 def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, grouped: list[tuple[str, list[list]]],
-                     cached_rows: Callable[[str], RowCache], markdown_rows: RowCache | None = None
-                     ) -> Iterator[tuple[str, str, RowCache | None]]:
+                     cached_rows: Callable[[str], RowCache], markdown_rows: RowCache | None = None,
+                     models: dict[str, dict] | None = None) -> Iterator[tuple[str, str, RowCache | None]]:
     """A keyword page in each of ``formats``, from its Markdown page's model, and its rows to
     keep (those in ``cached_rows`` of its path used again while their places are unchanged).
     ``markdown_rows``: the Markdown page's rows to keep, whose inputs (its places' digest) each
-    format's row has too: a letter's thousands of names are digested once."""
+    format's row has too: a letter's thousands of names are digested once; ``models``: the row
+    models the Markdown page's rows were rendered from (``keyword_rows``), made once."""
+    models = models or {}
     for output_format in formats:
         format_page = output_format.page_path(page)
         cached = cached_rows(format_page) if grouped else {}
@@ -232,8 +236,8 @@ def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, gro
                 missing.append((name, places))
         docs_links: dict[str, str] = {}
         # one call for every row missing: a row at a time cost more than its rendering
-        fresh = output_format.rows("keyword_row", [keywords.row_model(page, name, places, docs_links)
-                                                   for name, places in missing], page)
+        fresh = output_format.rows("keyword_row", [
+            models.get(name) or keywords.row_model(page, name, places, docs_links) for name, places in missing], page)
         for (name, _), row in zip(missing, fresh):
             kept[name] = [*kept[name], str(row)]
         rows = [Markup(entry[-1]) for entry in kept.values()]    # rows this format rendered (kept as text)
@@ -241,18 +245,20 @@ def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, gro
         yield format_page, text, kept if grouped else None
 
 
-def keyword_rows(renderer: Renderer, page: str, grouped: list[tuple[str, list[list]]], cached: RowCache
-                 ) -> tuple[list[str], RowCache]:
+def keyword_rows(renderer: Renderer, page: str, grouped: list[tuple[str, list[list]]], cached: RowCache,
+                 models: dict[str, dict] | None = None) -> tuple[list[str], RowCache]:
     """A keyword page's table rows, through the template's ``row`` macro, and the rows to keep,
     each checked against a digest of its places: a letter of a large tree lists
     thousands of places, and an edit changes a few names.  ``grouped``: the page's entries
-    by name (``keywords.by_name``).
+    by name (``keywords.by_name``); ``models`` keeps the model of each row rendered, for the
+    page's other formats.
     """
     row = renderer.macro(KEYWORD_ROW_TEMPLATE, "row")
     docs_links: dict[str, str] = {}
+    models = {} if models is None else models
 
     def render(name: str, places: list[list]) -> str:
-        model = keywords.row_model(page, name, places, docs_links)
+        model = models[name] = keywords.row_model(page, name, places, docs_links)
         return row(model["name"], model["places"])   # arguments, not a dict: 75,000 calls
 
     kept: RowCache = {}
