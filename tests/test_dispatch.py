@@ -54,25 +54,32 @@ def test_a_failed_task_fails_the_run_and_what_needs_it_never_runs(tmp_path):
     assert len(names) == len(set(names))
 
 
-def test_a_finishing_worker_finds_its_next_task_already_queued(tmp_path, monkeypatch):
-    """Before the parent has seen any result, both workers have a task and one more waits."""
-    handed_out: list[str] = []
-    before_first_result: list[int] = []
+@pytest.fixture
+def handed_out(monkeypatch) -> list[str]:
+    """The names of the tasks the runner hands to its workers, in order."""
+    names: list[str] = []
     get_next_job = dispatch.LookaheadRunner.get_next_job
-    process_result = dispatch.LookaheadRunner._process_result
 
     def counting(self, completed):
         job = get_next_job(self, completed)
         if job is not None and job.type is not dispatch.JobHold.type:
-            handed_out.append(job.name)
+            names.append(job.name)
         return job
+
+    monkeypatch.setattr(dispatch.LookaheadRunner, "get_next_job", counting)
+    return names
+
+
+def test_a_finishing_worker_finds_its_next_task_already_queued(tmp_path, monkeypatch, handed_out):
+    """Before the parent has seen any result, both workers have a task and one more waits."""
+    before_first_result: list[int] = []
+    process_result = dispatch.LookaheadRunner._process_result
 
     def noting(self, node, task, result):
         if not before_first_result:
             before_first_result.append(len(handed_out))
         return process_result(self, node, task, result)
 
-    monkeypatch.setattr(dispatch.LookaheadRunner, "get_next_job", counting)
     monkeypatch.setattr(dispatch.LookaheadRunner, "_process_result", noting)
     assert run_doit(namespace(tmp_path), 2) == 0
     assert before_first_result == [3]      # doit alone: 2
@@ -103,19 +110,9 @@ def steps_namespace(tmp_path: Path, order: list[str]) -> dict:
 
 @pytest.mark.parametrize("steps", [["link", "keywords", "search"], ["search", "keywords", "link"],
                                    ["keywords", "link", "search"]])
-def test_tasks_that_become_ready_together_are_handed_out_in_the_order_of_their_steps(tmp_path, monkeypatch, steps):
+def test_tasks_that_become_ready_together_are_handed_out_in_the_order_of_their_steps(tmp_path, handed_out, steps):
     """doit keeps the tasks waiting for a task in a set: without an order of its own, the link step
     every render task waits for was at times handed out after the keyword and search steps."""
-    handed_out: list[str] = []
-    get_next_job = dispatch.LookaheadRunner.get_next_job
-
-    def counting(self, completed):
-        job = get_next_job(self, completed)
-        if job is not None and job.type is not dispatch.JobHold.type:
-            handed_out.append(job.name)
-        return job
-
-    monkeypatch.setattr(dispatch.LookaheadRunner, "get_next_job", counting)
     assert run_doit(steps_namespace(tmp_path, ["facts", *steps, "render"]), 2) == 0
     assert [name for name in handed_out if name in steps] == steps
     renders = [index for index, name in enumerate(handed_out) if name.startswith("render:")]
