@@ -38,6 +38,15 @@ class Served:
                 return line
         raise AssertionError(f"kwdocs serve printed no line matching {pattern!r} within {timeout} s")
 
+    def printed(self) -> str:
+        """What the server printed and no ``wait_for_line`` took (for a failure's message)."""
+        taken = []
+        while True:
+            try:
+                taken.append(self.lines.get_nowait())
+            except queue.Empty:
+                return "".join(taken)
+
     def stop(self) -> int:
         self.process.terminate()
         try:
@@ -71,6 +80,8 @@ def served(golden_tree):
 def test_a_saved_source_updates_the_open_page_without_a_reload(served):
     assert served.url.startswith("http://127.0.0.1:")
     with chromium() as browser:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout  # installed: chromium() gave a browser
+
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         watched = watch(page)
         page.goto(served.url + "geometry/shapes/circle.py_docs.html")
@@ -82,8 +93,12 @@ def test_a_saved_source_updates_the_open_page_without_a_reload(served):
         started = time.monotonic()
         circle.write_text(circle.read_text() + "\n    def perimeter(self) -> float:\n"
                                                "        return 2 * math.pi * self.radius\n")
-        page.wait_for_function("() => document.querySelector('article').innerText.includes('perimeter')",
-                               timeout=15000)
+        try:
+            page.wait_for_function("() => document.querySelector('article').innerText.includes('perimeter')",
+                                   timeout=15000)
+        except PlaywrightTimeout:
+            raise AssertionError("the page never showed the saved method; kwdocs serve printed:\n"
+                                 + served.printed()) from None
         elapsed = time.monotonic() - started
         print(f"edit to updated page: {elapsed:.2f} s")
         assert elapsed < 5
