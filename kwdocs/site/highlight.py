@@ -130,8 +130,7 @@ def _query(info: str) -> tuple[str, str, Query, dict[str, Capture]] | None:
             query.disable_capture(name)
         else:
             classes[name] = (_RANK[cls], cls.encode(), tests.get(name))
-    for index in range(query.pattern_count):
-        text = source[query.start_byte_for_pattern(index):query.end_byte_for_pattern(index)]
+    for index, text in enumerate(patterns):
         names = _CAPTURE.findall(text)
         # patterns that would capture only those (less matching), and calls: as in Pygments' output,
         # a definition's name is coloured, not every use of it (a span for each doubled the pages)
