@@ -28,8 +28,9 @@ from kwdocs.site import highlight
 from kwdocs.store import writer as output
 
 FENCES = frozenset({"cpp", "cuda", "javascript", "typescript", "tsx", "go", "rust", "java", "lua", "makefile"})
-"""The fence infos of the files extraction parses with tree-sitter (a Python file only when ``ast``
-fails: not worth a shard's room): tokens are kept of these alone."""
+"""The fence infos of the files extraction parses with tree-sitter and the highlighter parses the
+same way (Python, parsed with tree-sitter only when ``ast`` fails, has a lexer of its own:
+``highlight.LEXERS``): tokens are kept of these alone."""
 
 
 class Entry(NamedTuple):
