@@ -8,6 +8,7 @@ and its summary line, which says how many files the cluster extracted and render
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -280,7 +281,7 @@ def test_workers_that_cannot_run_kwdocs_leave_the_work_to_the_build(tmp_path):
 def test_ctrl_c_cancels_the_cluster_work_and_the_next_build_ends_where_a_clean_one_does(tmp_path):
     src, out = tmp_path / "src", tmp_path / "out"
     make_tree(src, folders=60, files=10)
-    for _ in range(3):
+    for _ in range(3):      # Ctrl-Cs were lost in one build of six (see the test below)
         shutil.rmtree(out, ignore_errors=True)
         process = subprocess.Popen(kwdocs_command("build", "--src", str(src), "--out", str(out),
                                                   "--scheduler", "local", "-j", "2"),
@@ -292,13 +293,24 @@ def test_ctrl_c_cancels_the_cluster_work_and_the_next_build_ends_where_a_clean_o
             assert process.poll() is None and time.monotonic() < deadline, "the build ended before Ctrl-C"
             time.sleep(0.005)
         process.send_signal(signal.SIGINT)
-        code, _, stderr = finish(process)
-        # a build whose pages were all written before the signal landed (this process waited out the
-        # build's last second for the machine; or the signal came while the cluster shut down) ends
-        # as it would have: nothing was interrupted, so it proves nothing here
-        if (code, stderr) != (0, ""):
-            break
-    assert (code, stderr) == (130, "kwdocs: interrupted\n")
+        assert finish(process)[::2] == (130, "kwdocs: interrupted\n")
     assert run_build(src, out, "--scheduler", "local", "-j", "2", "-q").returncode == 0
     assert run_build(src, tmp_path / "clean", "-q").returncode == 0
     assert pages(out) == pages(tmp_path / "clean")
+
+
+def test_a_local_cluster_leaves_no_garbage_collection_callback_in_the_building_process(tmp_path):
+    """Python drops a KeyboardInterrupt raised in a gc callback, and a Ctrl-C landing during a full
+    collection is raised in the first Python code after it: Dask's scheduler, which a local
+    cluster runs in the building process, times every full collection in one (the build went on
+    to its end after a Ctrl-C in 7 builds of 44 on this machine)."""
+    from kwdocs.config import load_config
+    from kwdocs.engine import cluster
+
+    src = tmp_path / "src"
+    make_tree(src, folders=1, files=1)
+    config = load_config(str(src), None, {"output": str(tmp_path / "out"), "scheduler": "local", "jobs": 1})
+    before = list(gc.callbacks)
+    with cluster.connected(config) as session:
+        assert session.client.submit(sum, [1, 2]).result(timeout=60) == 3   # the scheduler and a worker are up
+        assert gc.callbacks == before

@@ -258,6 +258,7 @@ def connected(config: Config) -> Iterator[Session]:
         try:
             if config.scheduler == "local":
                 import dask
+                from distributed.gc import disable_gc_diagnosis
                 settings.enter_context(dask.config.set(LOCAL_SETTINGS))     # also for workers started later
                 # no dashboard, and Dask's other pages on a port of the system's choosing: another
                 # cluster on this machine has Dask's own (which it would say, here)
@@ -269,6 +270,10 @@ def connected(config: Config) -> Iterator[Session]:
                 # the workers start while this process sends them work (the client first: starting
                 # them holds up the scheduler until the fork server has imported what they need)
                 cluster.scale(config.jobs)
+                # the scheduler here times each full garbage collection for log lines the build
+                # silences, in a gc callback, where Python drops a KeyboardInterrupt: a Ctrl-C
+                # landing during a collection was lost and the build went on to its end
+                disable_gc_diagnosis(force=True)
             else:
                 client = Client(config.scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError, TypeError) as error:
