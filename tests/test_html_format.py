@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import cmarkgfm
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from tests.conftest import run_kwdocs
+from kwdocs.site import html
+
+from tests.conftest import REPOSITORY, run_kwdocs
 
 SHAPES = ('import os\n\n\nclass Shape:\n    """A <b>shape</b> & its `area`."""\n\n'
           '    def area(self, r: int) -> float:\n        """Area of ``r``.\n\n        Example::\n\n'
@@ -178,3 +183,46 @@ def test_a_files_definitions_cost_its_site_page_no_template_macro_each(tmp_path,
         return len(calls)
 
     assert macros_for(40) == macros_for(2), calls
+
+
+# the Markdown of the pages' sentences, and what would break a shortcut around cmark and nh3
+_SENTENCE_PIECES = st.sampled_from(["Uses", "word", "x", "1", "2.", "1)", " ", "  ", "\t", "\n", "`", "``", "**", "*",
+                                    "_", "__", "\\", "\\_", "\\*", "\\`", "\\<", "&", "&lt;", "&gt;", "&amp;",
+                                    "&quot;", "&#39;", "&nbsp;", "<", ">", "<b>", "[", "]", "](x)", "!", "~", "~~",
+                                    "#", "-", "+", "=", "(", ")", ".", ",", ":", '"', "'", "é", "\u00a0", "\u3000",
+                                    "\x00", "\x0c", "\r", "line 4", "C++", "__init__"])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_SENTENCE_PIECES, max_size=16).map("".join))
+@example("Uses **type hints** (`__init__` at line 119, `_done` at line 167 and 37 more).")
+@example("Defines **`nn.Module` subclasses** (`FakeRootModule` at line 351).")
+@example("Lists its public API in **`__all__`**.")
+@example("Defines `group_norm`; `group_norm`: aten::group\\_norm(Tensor? bias=None) -&gt; Tensor")
+@example("**Caches** results (`_step_logger` at line 325).")
+@example("Uses **C++ templates** (`template` at line 48).")
+@example("**`a``b`**")
+@example("`` a ``")
+def test_a_sentence_reads_the_same_whether_or_not_cmark_and_nh3_convert_it(text):
+    simple = html._simple_inline_html(text)
+    if simple is not None:
+        assert simple == html._inline_html(text, "")
+
+
+def test_most_sentences_of_kwdocs_own_pages_skip_cmark_and_nh3(tmp_path, monkeypatch):
+    """The shortcut is taken, not only right when taken: the sentences of the pages of kwdocs' own package."""
+    shortcut = html._simple_inline_html
+    tried: dict[str, str | None] = {}
+
+    def recorded(text):
+        tried[text] = shortcut(text)
+        return tried[text]
+
+    monkeypatch.setattr(html, "_simple_inline_html", recorded)
+    html._plain_inline_html.cache_clear()
+    src = tmp_path / "src"
+    shutil.copytree(REPOSITORY / "kwdocs", src / "kwdocs")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q", "--html") == 0
+    taken = {text: made for text, made in tried.items() if made is not None}
+    assert len(taken) > 0.9 * len(tried) > 100, [text for text, made in tried.items() if made is None]
+    assert all(made == html._inline_html(text, "") for text, made in taken.items())
