@@ -5,11 +5,9 @@ import re
 import shutil
 
 import cmarkgfm
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from kwdocs.site import html
-
 from tests.conftest import REPOSITORY, run_kwdocs
 
 SHAPES = ('import os\n\n\nclass Shape:\n    """A <b>shape</b> & its `area`."""\n\n'

@@ -770,14 +770,14 @@ _ODD = r"\x00-\x08\x0a-\x1f\x7f\xa0"     # characters cmark or nh3 replace: line
 _SAFE = rf"[^\\*_&<\[\]~`{_ODD}]"
 _CODE = r"(?<!`)`{}`(?!`)"     # one backtick each side, no space just inside them
 _CODE_TEXT = rf"[^` {_ODD}](?:[^`{_ODD}]*[^` {_ODD}])?"
+_BOLD_CODE = _CODE.format(_CODE_TEXT)
 _SIMPLE_TOKEN = re.compile(
     _CODE.format(rf"(?P<code>{_CODE_TEXT})")
     + r"|\\(?P<escaped>[!-/:-@\[-`{-~])"
     + r"|&(?P<entity>lt|gt|amp|quot);"
     # flanking as CommonMark has it: opened after a space, "(" or the start, closed before a space,
     # punctuation that cannot continue a word, or the end
-    + r"|(?<![^ (])\*\*(?P<bold>(?=[A-Za-z0-9`])(?:{}|{})*?(?<=[A-Za-z0-9+`]))\*\*(?=[ .,;:)]|\Z)".format(
-        _CODE.format(_CODE_TEXT), _SAFE)
+    + rf"|(?<![^ (])\*\*(?P<bold>(?=[A-Za-z0-9`])(?:{_BOLD_CODE}|{_SAFE})*?(?<=[A-Za-z0-9+`]))\*\*(?=[ .,;:)]|\Z)"
     + rf"|(?P<text>{_SAFE}+)")
 _BOLD_PART = re.compile(_CODE.format(f"({_CODE_TEXT})") + rf"|({_SAFE}+)")
 _BLOCK_START = re.compile(r"[\s#>\-+=]|\*[ \t]|\*\Z|\d{1,9}[.)]")
@@ -795,7 +795,7 @@ def _simple_inline_html(text: str) -> str | None:
         token = _SIMPLE_TOKEN.match(text, position)
         if token is None:
             return None
-        kind = token.lastgroup
+        kind = token.lastgroup or ""     # each branch is one named group
         value = token[kind]
         if kind == "code":
             out.append(f"<code>{html_lib.escape(value, quote=False)}</code>")
