@@ -67,6 +67,9 @@ def assert_harmless(fragment: str) -> None:
     # links to the repository's files leave the Markdown tree: one more level up from the site
     ("a/b/c.py_kw.md", "../../../a/b/c.py", "../../../../a/b/c.py"),
     ("README.md_kw.md", "../README.md", "../../README.md"),
+    ("a/b/c.py_docs.md", "../../../a/b/my file.mdx", "../../../../a/b/my file.mdx"),
+    ("a/c.py_docs.md", "mailto:someone@example.org", "mailto:someone@example.org"),
+    ("a/c.py_docs.md", "?q=x", "?q=x"),
 ])
 def test_links_between_pages_point_at_html_pages(page, href, expected):
     assert site.site_href(page, href) == expected

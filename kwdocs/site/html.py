@@ -109,6 +109,10 @@ def site_href(md_page: str, href: str) -> str:
     return _site_path(md_page, path) + hash_mark + anchor
 
 
+# a relative path that ``urlsplit`` reads as a path whole: no scheme, query or characters it strips
+_PLAIN_PATH = re.compile(r"[^\x00-\x20/:?][^:?\t\r\n]*(?<!\.md)")
+
+
 @functools.lru_cache(maxsize=8192)     # a page links a few pages many times (each definition's anchor)
 def _site_path(md_page: str, path: str) -> str:
     """``site_href`` of a link without its anchor."""
@@ -121,6 +125,8 @@ def _site_path(md_page: str, path: str) -> str:
         if (ups or rest.startswith("./")) and ups <= md_page.count("/") and "./" not in rest[2:] \
                 and "/." not in rest:
             return path[:-3] + ".html"
+    elif _PLAIN_PATH.fullmatch(path):    # what the parse below makes of a relative path to a source
+        return "../" + path
     parts = urlsplit(path)
     if parts.scheme or parts.netloc or not parts.path:
         return path
