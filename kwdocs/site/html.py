@@ -804,17 +804,16 @@ def _simple_inline_html(text: str) -> str | None:
         kind = token.lastgroup or ""     # each branch is one named group
         value = token[kind]
         if kind == "code":
-            out.append(f"<code>{html_lib.escape(value, quote=False)}</code>")
+            out.append(f"<code>{_text(value)}</code>")
         elif kind == "entity":
             out.append(_ENTITIES[value])
         elif kind == "bold":
             out.append("<strong>")
             for code, plain in _BOLD_PART.findall(value):
-                out.append(f"<code>{html_lib.escape(code, quote=False)}</code>" if code
-                           else html_lib.escape(plain, quote=False))
+                out.append(f"<code>{_text(code)}</code>" if code else _text(plain))
             out.append("</strong>")
         else:
-            out.append(html_lib.escape(value, quote=False))
+            out.append(_text(value))
         position = token.end()
     return "".join(out)
 
