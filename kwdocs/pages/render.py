@@ -53,7 +53,10 @@ def fenced(text: str, info: str = "") -> str:
 def escape_md(text: object) -> str:
     """Plain text that Markdown shows as written, and HTML cannot be smuggled through."""
     text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+    text = _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+    # python-markdown's attr_list (MkDocs') reads ``{...}`` right after a code span or a link as
+    # that element's attributes, ``onclick`` too: text, which may follow one, starts with no brace
+    return "\\" + text if text.startswith("{") else text
 
 
 # reST's inline literal: ``text`` with no blank just inside, no `` within, and the marks set off
