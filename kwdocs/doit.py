@@ -21,12 +21,17 @@ and the summary line of ``kwdocs build``::
 """
 from __future__ import annotations
 
+import functools
+import os
 import sys
+import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from doit import create_after
+from doit.tools import config_changed
 
 if TYPE_CHECKING:
     from kwdocs.config import Config
@@ -44,7 +49,7 @@ class _RuleSet:
         self.settings = settings
         self.config: Config | None = None
         self.scanned: ScanResult | None = None
-        self.reporter: Any = None
+        self.generation = ""
 
     def load(self) -> Config:
         """The configuration (a bad one is doit's ``InvalidTask``: one message, no traceback)."""
@@ -59,17 +64,34 @@ class _RuleSet:
         return self.config
 
     def prepare(self) -> tuple[Config, ScanResult]:
-        """The state folder made and locked until the process ends, and the tree scanned (once)."""
+        """As ``kwdocs build`` before doit runs, once: the state folder made and locked until the
+        process ends, the tree scanned, no file of the user's where a page would go, and a state
+        that a step found damaged (or that is incomplete) started over."""
+        if self.config is not None and self.scanned is not None:
+            return self.config, self.scanned
         from kwdocs.scan import scan
-        from kwdocs.store import lock, snapshot, state
+        from kwdocs.store import lock, snapshot, state, writer as output
 
         config = self.load()
-        if self.scanned is None:
+        with _one_line():
+            scanned = None
+            if not os.path.lexists(config.state):   # as ``kwdocs build``: refused, it makes nothing at all
+                scanned = _checked(config, scan(config))
             lock.hold_for_process(config.state)
-            snapshot.forget(config)     # as ``kwdocs build``: until this build succeeds nothing vouches for it
+            if scanned is None:
+                scanned = _checked(config, scan(config))
+            state.check_complete(config)
+            damage = state.damaged(config)
+            if damage is not None:      # the next run of kwdocs' tasks builds it again: all of them run
+                sys.stderr.write(f"kwdocs: {damage}; building the state again\n")
+                state.start_over(config)
+            snapshot.forget(config)     # until this build succeeds no snapshot vouches for the output
             state.mark_format(config)
-            self.scanned = scan(config)
-        return config, self.scanned
+            if output.read_state(config.state / state.GENERATION) is None:
+                output.write_if_changed(config.out, config.state / state.GENERATION, f"{uuid.uuid4().hex}\n")
+            self.generation = (output.read_state(config.state / state.GENERATION) or b"").decode()
+        self.scanned = scanned
+        return config, scanned
 
     def tasks(self) -> Iterator[dict]:
         """doit's task dicts: the build's namespace renamed into ``kwdocs:<step>``."""
@@ -78,24 +100,63 @@ class _RuleSet:
         config, scanned = self.prepare()
         creators = namespace(config, scanned)
         steps = task_order(config)
+        renamed = functools.partial(_renamed, generation=_SameState(self.generation))
         for step in steps:
             made = creators[f"task_{step}"]()
             if isinstance(made, dict):
-                yield _renamed(made, f"{BASENAME}:{step}")
+                yield renamed(made, f"{BASENAME}:{step}")
                 continue
-            subtasks = [_renamed(subtask, f"{BASENAME}:{step}") for subtask in made]
+            subtasks = [renamed(subtask, f"{BASENAME}:{step}") for subtask in made]
             # a step with no unit at all (an empty tree) is still a task the others can wait for
             yield from subtasks or [{"basename": f"{BASENAME}:{step}", "name": None}]
         yield {"basename": BASENAME, "name": None, "doc": _creator_doc,
                "task_dep": [f"{BASENAME}:{step}" for step in steps]}
 
 
-def _renamed(task: dict, basename: str) -> dict:
-    """A task dict of the build's namespace under ``basename``, its task_dep renamed alike."""
-    renamed = dict(task, basename=basename)
+class _SameState(config_changed):
+    """doit's ``config_changed`` for the state's generation, saved under a key of its own (doit's
+    saves every ``config_changed`` of a task under one key: two would each see the other's)."""
+
+    KEY = "_kwdocs_state"
+
+    def configure_task(self, task: Any) -> None:
+        task.value_savers.append(lambda: {self.KEY: self.config_digest})
+
+    def __call__(self, task: Any, values: dict) -> bool:
+        self.config_digest = self._calc_digest()
+        return values.get(self.KEY) == self.config_digest
+
+
+def _renamed(task: dict, basename: str, generation: Any) -> dict:
+    """A task dict of the build's namespace under ``basename``, its task_dep renamed alike; up to
+    date only in the state's ``generation`` (see ``state.GENERATION``)."""
+    renamed = dict(task, basename=basename, uptodate=[*task.get("uptodate", ()), generation])
     if "task_dep" in renamed:
         renamed["task_dep"] = [f"{BASENAME}:{name}" for name in renamed["task_dep"]]
     return renamed
+
+
+def _checked(config: Config, scanned: ScanResult) -> ScanResult:
+    """``scanned``, once no page of it would replace a file kwdocs did not write (``owned.check_tree``)."""
+    from kwdocs.store import owned
+
+    owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
+    return scanned
+
+
+@contextmanager
+def _one_line() -> Iterator[None]:
+    """The user's mistakes (``kwdocs.mistakes``) as doit's ``InvalidTask``: their line, no traceback."""
+    from doit.exceptions import InvalidTask
+
+    from kwdocs.mistakes import describe
+    try:
+        yield
+    except Exception as error:
+        line = describe(error)
+        if line is None:
+            raise
+        raise InvalidTask(line) from None
 
 
 _creator_doc = "kwdocs: the documentation and keyword pages of the tree (kwdocs-out/ by default)"

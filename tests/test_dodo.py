@@ -114,6 +114,30 @@ def test_a_bad_setting_is_one_message(project):
     assert not (project / "kwdocs-out").exists()
 
 
+def test_pages_come_back_after_kwdocs_clean(project):
+    """doit keeps the tasks' records with the project's: a state removed (``kwdocs clean``,
+    ``rm -rf kwdocs-out``) must not leave them saying the pages are up to date."""
+    (project / "dodo.py").write_text(readme_dodo_lines())
+    assert doit(project, "kwdocs").returncode == 0
+    written = pages(project / "kwdocs-out")
+    assert run(project, sys.executable, "-m", "kwdocs", "clean").returncode == 0
+    assert not (project / "kwdocs-out").exists()
+    again = doit(project, "kwdocs")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert pages(project / "kwdocs-out") == written
+
+
+def test_a_file_of_the_users_where_a_page_goes_stops_it(project):
+    (project / "dodo.py").write_text(readme_dodo_lines())
+    (project / "kwdocs-out").mkdir()
+    (project / "kwdocs-out/README.md_docs.md").write_text("my own notes\n")
+    refused = doit(project, "kwdocs")
+    assert refused.returncode != 0
+    assert "README.md_docs.md: not written by kwdocs" in refused.stdout + refused.stderr
+    assert [path.name for path in (project / "kwdocs-out").iterdir()] == ["README.md_docs.md"]
+    assert (project / "kwdocs-out/README.md_docs.md").read_text() == "my own notes\n"
+
+
 def kwdocs_init(cwd: Path) -> subprocess.CompletedProcess:
     return run(cwd, sys.executable, "-m", "kwdocs", "init")
 
