@@ -203,6 +203,9 @@ def test_init_leaves_a_configuration_it_cannot_add_to(project):
     assert refused.stderr.count("\n") == 1 and ".pre-commit-config.yaml" in refused.stderr
     assert (project / ".pre-commit-config.yaml").read_text() == "repos: [{repo: local, hooks: []}]\n"
     assert not (project / "dodo.py").exists()
+    flag = run(project, sys.executable, "-m", "kwdocs", "init", "--out", "docs")    # a setting it would not keep
+    assert flag.returncode == 2 and "--out" in flag.stderr and flag.stderr.count("\n") == 1
+    assert not (project / "dodo.py").exists()
 
 
 def test_the_root_dodo_py(tmp_path):

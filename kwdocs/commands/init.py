@@ -50,7 +50,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     pass
 
 
+# the common flags that are settings: init writes none of them anywhere
+SETTINGS_FLAGS = {"out": "--out", "config": "--config", "project_name": "--project-name", "include": "--include",
+                  "exclude": "--exclude", "max_source_bytes": "--max-source-bytes", "templates": "--templates",
+                  "jobs": "--jobs"}
+
+
 def run(config: Config, args: argparse.Namespace) -> int:
+    given = [flag for name, flag in SETTINGS_FLAGS.items() if getattr(args, name, None) is not None]
+    if given:
+        raise ConfigError([f"init takes no {given[0]}: settings go in [tool.kwdocs] of pyproject.toml, "
+                           "or as arguments of kwdocs_tasks(...) in dodo.py"])
     project = config.src
     # both made before either is written: a file it cannot add to changes nothing
     changes = ((DODO, _with_tasks(project / DODO), "kwdocs' tasks"),
@@ -94,6 +104,7 @@ def _with_hooks(path: Path) -> str | None:
         return None
     lines = text.splitlines(keepends=True)
     start = next((index for index, line in enumerate(lines) if re.match(r"repos:\s*(#.*)?$", line)), None)
+    repos = [] if repos is None and start is not None else repos     # `repos:` with nothing under it yet
     if start is None or not isinstance(repos, list):
         raise ConfigError([f"{path}: no block list 'repos:' to add kwdocs' hooks to; add them by hand "
                            "(README: \"Pre-commit hook and CI check\")"])
