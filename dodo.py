@@ -1,14 +1,13 @@
 """`doit` at the repository root: kwdocs documents its own repository.
 
-The same rule set as `kwdocs build --src .`, loaded as a dodo module; the
-output folder is `kwdocs-out/` (settings in `[tool.kwdocs]` of pyproject.toml).
+The rule set any project's dodo.py gets from `kwdocs.doit` (README: "In your own
+dodo.py"), here with kwdocs' own doit settings and summary line, since kwdocs'
+tasks are the only ones; the output folder is `kwdocs-out/` (settings in
+`[tool.kwdocs]` of pyproject.toml).
 """
 from pathlib import Path
 
-from kwdocs.config import load_config
-from kwdocs.store.lock import hold_for_process
-from kwdocs.engine.runner import build_namespace
+from kwdocs.doit import kwdocs_doit_config, kwdocs_tasks
 
-_config = load_config(Path(__file__).resolve().parent)
-hold_for_process(_config.state)
-globals().update(build_namespace(_config))
+task_kwdocs = kwdocs_tasks(Path(__file__).resolve().parent)
+DOIT_CONFIG = kwdocs_doit_config(task_kwdocs)

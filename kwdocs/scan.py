@@ -108,9 +108,12 @@ class GlobSet:
 
 
 # Editors' swap, backup and save-by-rename files (vim, JetBrains, Emacs, Kate, gedit ...): never
-# sources, not even for the moment they exist while ``kwdocs watch`` looks.
+# sources, not even for the moment they exist while ``kwdocs watch`` looks.  doit's records in a
+# project that runs kwdocs' tasks from its dodo.py (its default dep_file, with dbm's suffixes) are
+# no sources either: every doit run rewrites them, so a page of theirs would never be up to date.
 EDITOR_TEMP_FILES = GlobSet(("*~", ".*.swp", ".*.swo", ".*.swx", "4913", "*___jb_tmp___", "*___jb_old___",
-                             ".#*", "#*#", "*.tmp", ".*.kate-swp", ".goutputstream-*", "*.crswap"))
+                             ".#*", "#*#", "*.tmp", ".*.kate-swp", ".goutputstream-*", "*.crswap",
+                             ".doit.db", ".doit.db.*"))
 
 
 class _Rules:

@@ -109,3 +109,29 @@ def test_a_real_commit_with_the_hooks_installed(hooks, project):
     assert ci.returncode == 1, ci.stdout + ci.stderr
     assert "stale: geometry/shapes/circle.py_kw.md" in ci.stdout
     assert {path: path.read_bytes() for path in (project / "kwdocs-out").rglob("*.md")} == pages_before
+
+
+def readme_hooks() -> str:
+    """The configuration the README's "Pre-commit hook and CI check" gives, word for word."""
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## Pre-commit hook and CI check"):]
+    return section[section.index("```yaml\n") + len("```yaml\n"):section.index("```\n", section.index("```yaml"))]
+
+
+def test_the_readme_snippet_works_word_for_word(project, tmp_path):
+    """Pasted into a fresh project, with the installed kwdocs on the PATH and nothing else."""
+    env = {"PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    (project / ".pre-commit-config.yaml").write_text(readme_hooks())
+    assert pre_commit(project, env, "install").returncode == 0
+    git(project, "add", ".pre-commit-config.yaml")
+    refused = run(project, "git", "commit", "-m", "kwdocs set up", env=env)
+    assert refused.returncode != 0, refused.stdout + refused.stderr
+    assert "pages written" in refused.stdout + refused.stderr
+    assert "def area" in (project / "kwdocs-out/geometry/shapes/circle.py_docs.md").read_text()
+    git(project, "add", "-A")
+    accepted = run(project, "git", "commit", "-m", "kwdocs set up", env=env)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "kwdocs-out/index.md" in git(project, "ls-files", "kwdocs-out")
+    ci = pre_commit(project, env, "run", "kwdocs-check", "--all-files", "--hook-stage", "manual")
+    assert ci.returncode == 0, ci.stdout + ci.stderr

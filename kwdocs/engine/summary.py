@@ -116,10 +116,11 @@ class _Counting(_Reporter):
                 self.cache_said.add(line)
                 self._clear()
                 sys.stderr.write(f"{line}\n")
-        if task.name.startswith("extract:"):
+        step = task.name.removeprefix("kwdocs:")     # a dodo.py's ``kwdocs_tasks`` (kwdocs.doit)
+        if step.startswith("extract:"):
             self.files_done += int(values.get("files", 0) or 0)
             self._draw()
-        elif task.name.startswith("render:"):    # the pages, the site's too with --html
+        elif step.startswith("render:"):    # the pages, the site's too with --html
             self.files_rendered += int(values.get("files", 0) or 0)
             self._draw("pages of", self.files_rendered, self.render_started)
 

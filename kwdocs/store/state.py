@@ -35,6 +35,9 @@ FOLDERS_META = "folders.json"   # the folder pages' keys and what they were made
 PROBLEMS = "problems.json"    # the build's problems, for the summary
 PRUNED = "pruned.json"        # the units of the last prune
 DOIT_DB = "doit.sqlite3"      # doit's records: what to schedule, never what is true
+# made afresh with the state: the tasks of a project's dodo.py (kwdocs.doit) keep their records in
+# the project's doit database, and name this in them, so that a state started over runs them all
+GENERATION = "generation"
 SNAPSHOT = "snapshot.json"    # the no-op fast path's hash (see kwdocs.store.snapshot)
 SCANNED = "scanned.json"      # the file list the snapshot vouches for
 KEYWORD_TABLES = "letter-*.jsonl"   # in KEYWORDS: a letter's entries by unit
