@@ -579,8 +579,8 @@ _SIGNS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 
 
 _Source = Callable[[ast.expr], str]
-# an f-string or t-string in source text: ``f"``, ``rf'``, ``T"``...
-_FORMATTED_STRING = re.compile(r"""(?<![\w'"])(?:[rRbB]?[fFtT]|[fFtT][rR])['"]""")
+# f-strings (and 3.14's t-strings) as Python's parser and ``_Rewrite.restored`` give them
+_FORMATTED = tuple(getattr(ast, name) for name in ("JoinedStr", "TemplateStr") if hasattr(ast, name))
 
 
 def _unparse(node: ast.expr, source: _Source | None = None) -> str:
@@ -593,10 +593,8 @@ def _unparse(node: ast.expr, source: _Source | None = None) -> str:
     text = _plain_text(node)
     if text is not None:
         return text
-    if source is not None:
-        written = source(node)
-        if _FORMATTED_STRING.search(written):
-            return written
+    if source is not None and any(isinstance(inner, _FORMATTED) for inner in ast.walk(node)):
+        return _collapse(source(node))
     return ast.unparse(node)
 
 
@@ -799,30 +797,71 @@ def _read_newer_syntax(text: str, path: str) -> dict | None:
     older = _older_syntax(text)
     if older is None:
         return None
-    rewritten, generics, aliases = older
     reader = _AstReader(path)
     try:
-        if _too_heavy(rewritten):
-            trees = (_restored(tree, generics, aliases) for tree in _parsed_parts(rewritten, path))
-            return reader.read_parts(trees, text)
-        tree = _restored(ast.parse(rewritten, filename=path), generics, aliases)
+        if _too_heavy(older.text):
+            return reader.read_parts((older.restored(tree) for tree in _parsed_parts(older.text, path)), text)
+        tree = older.restored(ast.parse(older.text, filename=path))
         return reader.read(tree, text)   # the source as written: a call's arguments are cut from it
     except (SyntaxError, ValueError, RecursionError, MemoryError, _TooLarge):
         return None   # not (only) newer syntax: the fallback reports the error
 
 
-Place = tuple[int, int]   # (line, UTF-8 column) where a statement starts, as ``ast`` gives it
+Place = tuple[int, int]   # (line, UTF-8 column) where a node starts, as ``ast`` gives it
 
 
-def _older_syntax(text: str) -> tuple[str, dict[Place, list[_Param]], dict[Place, list[_Param]]] | None:
+class _Rewrite(NamedTuple):
+    """A source in older syntax (``_older_syntax``) and what it holds that the syntax lost."""
+
+    text: str
+    generics: dict[Place, list[_Param]]   # the type parameters of defs and classes, by where they start
+    aliases: dict[Place, list[_Param]]    # those of type aliases (assignments in ``text``)
+    strings: set[Place]                   # where f-strings rewritten as tuples start
+
+    def restored(self, tree: ast.Module) -> ast.Module:
+        """The tree of ``text`` with what was rewritten put back: each def's and class's
+        ``type_params``, each alias an ``_Alias``, each f-string a ``JoinedStr`` of its
+        expressions (the node Python's own parser makes, read the same by the rest)."""
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            for field, value in ast.iter_fields(node):
+                if isinstance(value, list):
+                    for index, item in enumerate(value):
+                        if isinstance(item, ast.AST):
+                            value[index] = item = self._put_back(item)
+                            stack.append(item)
+                elif isinstance(value, ast.AST):
+                    value = self._put_back(value)
+                    setattr(node, field, value)
+                    stack.append(value)
+        return tree
+
+    def _put_back(self, node: ast.AST) -> ast.AST:
+        place = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if place in self.generics and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            setattr(node, "type_params", self.generics[place])   # noqa: B010 - no field before 3.12
+        elif place in self.aliases and isinstance(node, ast.Assign):
+            alias = _Alias()
+            alias.name, alias.value = cast(ast.Name, node.targets[0]), node.value
+            alias.type_params = self.aliases[place]
+            return ast.copy_location(alias, node)
+        elif place in self.strings and isinstance(node, ast.Tuple):
+            values: list[ast.expr] = [ast.FormattedValue(value=element, conversion=-1, format_spec=None)
+                                      for element in node.elts]
+            return ast.copy_location(ast.JoinedStr(values=values), node)
+        return node
+
+
+def _older_syntax(text: str) -> _Rewrite | None:
     """``text`` with the syntax of Python 3.12 to 3.14 rewritten into that of 3.8, each line
-    kept where it is; with the type parameters of the defs and classes, and those of the type
-    aliases, by where their statements start.  None without tree-sitter or when nothing is new.
+    kept where it is, with what that loses.  None without tree-sitter or when nothing is new.
 
     - ``def f[T](...)``, ``class C[T]``: the brackets become blanks;
-    - ``type X[T] = v``: ``X = v``, turned back into an alias by ``_restored``;
+    - ``type X[T] = v``: ``X = v``, turned back into an alias by ``_Rewrite.restored``;
     - an f-string (or 3.14 t-string) the running Python refuses (quotes, comments, line breaks
-      inside its braces): the tuple of its expressions, in place, so calls in it are still read;
+      inside its braces), with the strings it is concatenated to: the tuple of its expressions,
+      in place, so calls in it are still read;
     - ``except A, B:``: ``except (A, B):``.
 
     Blanks keep every column but in ``except`` lines; a line break inside blanked brackets is
@@ -835,6 +874,7 @@ def _older_syntax(text: str) -> tuple[str, dict[Place, list[_Param]], dict[Place
     inserts: list[tuple[int, bytes]] = []      # (offset in source, text put there): ``except`` only
     generics: dict[Place, list[_Param]] = {}
     aliases: dict[Place, list[_Param]] = {}
+    strings: set[Place] = set()
     # tree-sitter-python 0.25 knows no type parameter defaults (3.13): a starred one
     # (``*Ts = *tuple[int]``) wrecks the statement around it, so the grammar is shown a blank
     # for that star (the rest recovers); the parameters are read from ``source`` as written
@@ -842,10 +882,11 @@ def _older_syntax(text: str) -> tuple[str, dict[Place, list[_Param]], dict[Place
     while stack:
         node = stack.pop()
         kind = node.type
-        if kind == "string":
-            if _refused_string(source, node):
-                kept = _string_to_tuple(source, out, node)
-                stack.extend(kept)   # an f-string inside may be refused too
+        if kind == "string" or kind == "concatenated_string":
+            parts = [node] if kind == "string" else [child for child in node.children if child.type == "string"]
+            if any(_refused_string(source, part) for part in parts):
+                strings.add(_place(node))
+                stack.extend(_string_to_tuple(source, out, node, parts))   # an f-string inside may be refused too
             continue   # a string that parses parses with all it holds
         children = node.children
         if kind in ("function_definition", "class_definition"):
@@ -873,7 +914,7 @@ def _older_syntax(text: str) -> tuple[str, dict[Place, list[_Param]], dict[Place
         return None
     for offset, piece in sorted(inserts, reverse=True):
         out[offset:offset] = piece
-    return out.decode("utf-8", "surrogatepass"), generics, aliases
+    return _Rewrite(out.decode("utf-8", "surrogatepass"), generics, aliases, strings)
 
 
 _STARRED_VALUE = re.compile(rb"(?<![=!<>:])=([ \t]*)\*(?![*=])")
@@ -928,11 +969,12 @@ def _refused_string(source: bytes, node: Any) -> bool:
     return False
 
 
-def _string_to_tuple(source: bytes, out: bytearray, node: Any) -> list[Any]:
-    """Rewrites the f-string ``node`` in ``out`` as the tuple of its expressions (those of its
-    format specifications too), each where it was and followed by a comma; returns them."""
+def _string_to_tuple(source: bytes, out: bytearray, node: Any, parts: list[Any]) -> list[Any]:
+    """Rewrites the string ``node`` (its ``parts`` concatenated) in ``out`` as the tuple of their
+    expressions (those of format specifications too), each where it was and followed by a comma;
+    returns them."""
     kept = []
-    stack = [node]
+    stack = list(reversed(parts))
     while stack:
         holder = stack.pop()
         for child in holder.children:
@@ -1028,30 +1070,6 @@ def _parenthesized_exceptions(source: bytes, out: bytearray, children: list[Any]
     else:
         inserts.append((last, b")"))
     return inserts
-
-
-def _restored(tree: ast.Module, generics: dict[Place, list[_Param]],
-              aliases: dict[Place, list[_Param]]) -> ast.Module:
-    """The tree of ``_older_syntax``'s text with what it rewrote put back: each def's and
-    class's ``type_params``, and each alias (an assignment there) as an ``_Alias``."""
-    if not generics and not aliases:
-        return tree
-    for node in ast.walk(tree):
-        for field in ("body", "orelse", "finalbody"):   # handlers and cases are walked as nodes
-            block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
-            for index, statement in enumerate(block):
-                place = (statement.lineno, statement.col_offset)
-                if place in generics and isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                ast.ClassDef)):
-                    setattr(statement, "type_params", generics[place])   # noqa: B010 - not a field before 3.12
-                elif place in aliases and isinstance(statement, ast.Assign):
-                    alias = _Alias()
-                    alias.name, alias.value = cast(ast.Name, statement.targets[0]), statement.value
-                    alias.type_params = aliases[place]
-                    block[index] = ast.copy_location(alias, statement)
-    return tree
 
 
 # ---------------------------------------------------------------------------
