@@ -277,6 +277,17 @@ def test_pathological_code_is_a_problem_not_a_crash(text):
     assert "after" in by_name(facts, "function")
 
 
+@pytest.mark.parametrize("text", [
+    "type Table[, V = list[K]] = dict[K, V]\ndef after(): pass\n",        # no type parameter to read
+    "type Tab[le[K, V = list[K]] = dict[K, V]\ndef after(): pass\n",      # brackets that do not pair
+    "def after[T](x):\n    return f'{x[\"k\"]\n",                      # an f-string left open
+])
+def test_broken_newer_syntax_is_a_problem_not_a_crash(text):
+    facts = extract(text, "m.py")
+    assert facts["parsed"] is False and facts["problems"]
+    assert "after" in by_name(facts, "function")
+
+
 def test_latin1_file_through_extract_bytes():
     data = (FIXTURES / "latin1.py").read_bytes()
     facts, text, _ = extract_bytes("pkg/latin1.py", data)
