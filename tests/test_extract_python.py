@@ -288,6 +288,14 @@ def test_broken_newer_syntax_is_a_problem_not_a_crash(text):
     assert "after" in by_name(facts, "function")
 
 
+@pytest.mark.parametrize("line", [
+    'x = f"{}"', 'x = f"{x["a"]!z}"', "def f[](): pass", "try: pass\nexcept A, B as e: pass",
+])
+def test_code_no_python_accepts_is_still_a_syntax_error(line):
+    facts = extract(line + "\n", "m.py")
+    assert facts["parsed"] is False and facts["problems"][0]["message"].startswith("syntax error")
+
+
 def test_latin1_file_through_extract_bytes():
     data = (FIXTURES / "latin1.py").read_bytes()
     facts, text, _ = extract_bytes("pkg/latin1.py", data)

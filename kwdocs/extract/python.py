@@ -841,6 +841,7 @@ class _Rewrite(NamedTuple):
         return tree
 
     def _put_back(self, node: ast.AST) -> ast.AST:
+        """``node``, or what stands for it in newer syntax."""
         place = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
         if place in self.generics and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             setattr(node, "type_params", self.generics[place])   # noqa: B010 - no field before 3.12
@@ -976,6 +977,8 @@ def _string_to_tuple(source: bytes, out: bytearray, node: Any, parts: list[Any])
     """Rewrites the string ``node`` (its ``parts`` concatenated) in ``out`` as the tuple of their
     expressions (those of format specifications too), each where it was and followed by a comma;
     returns them."""
+    if node.has_error:
+        raise SyntaxError("a broken f-string")
     kept = []
     stack = list(reversed(parts))
     while stack:
@@ -983,8 +986,11 @@ def _string_to_tuple(source: bytes, out: bytearray, node: Any, parts: list[Any])
         for child in holder.children:
             if child.type in ("interpolation", "format_expression"):
                 expression = child.child_by_field_name("expression")
-                if expression is not None:
-                    kept.append(expression)
+                conversion = next((sub for sub in child.children if sub.type == "type_conversion"), None)
+                written = source[conversion.start_byte:conversion.end_byte] if conversion is not None else b"!r"
+                if expression is None or written not in (b"!r", b"!s", b"!a"):
+                    raise SyntaxError("an f-string's braces hold no expression or an unknown conversion")
+                kept.append(expression)
                 stack.extend(sub for sub in child.children if sub.type == "format_specifier")
     start, end = node.start_byte, node.end_byte
     out[start:end] = bytes(byte if byte in b"\r\n" else 32 for byte in source[start:end])
@@ -1006,7 +1012,7 @@ def _params(source: bytes, brackets: Any) -> list[_Param]:
     They are split by the text, not by the tree: tree-sitter-python 0.25 knows no defaults (3.13),
     and the error nodes it makes of them may swallow the commas."""
     inside = source[brackets.start_byte + 1:brackets.end_byte - 1].decode("utf-8", "surrogatepass")
-    params = []
+    params: list[_Param] = []
     for written in _top_level_items(inside):
         match = re.match(r"(\*{0,2})\s*([^\W\d]\w*)\s*", written)
         if match is None:
@@ -1022,6 +1028,8 @@ def _params(source: bytes, brackets: Any) -> list[_Param]:
         if starred and default is not None:
             default = ast.Starred(value=default, ctx=ast.Load())
         params.append(_Param(prefix, name, bound, default))
+    if not params:
+        raise SyntaxError("type parameter brackets hold none")
     return params
 
 
