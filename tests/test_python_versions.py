@@ -1,10 +1,10 @@
 """The pages do not depend on the Python that runs kwdocs: files with the syntax of Python 3.12
 to 3.14 give the same bytes under every interpreter at hand, and no problem line.
 
-The interpreters are ``python3.11`` to ``python3.14`` on PATH, or those named in
-``KWDOCS_TEST_PYTHONS`` (paths, separated as in PATH), each able to import kwdocs and its
-dependencies (a virtual environment per version with ``pip install -e .``); a version without
-one is skipped.
+The interpreters are those named in ``KWDOCS_TEST_PYTHONS`` (paths, separated as in PATH),
+``.venv312/bin/python`` and the like in this repository (a virtual environment per version with
+``pip install -e .``), or ``python3.12`` and the like on PATH, each able to import kwdocs and
+its dependencies; a version without one is skipped.
 """
 from __future__ import annotations
 
@@ -35,8 +35,9 @@ def interpreters() -> dict[str, str]:
     """Version -> an interpreter that runs this checkout's kwdocs."""
     named = [path for path in os.environ.get("KWDOCS_TEST_PYTHONS", "").split(os.pathsep) if path]
     found: dict[str, str] = {}
-    for candidate in named + [shutil.which(f"python{version}") or "" for version in VERSIONS]:
-        if not candidate:
+    venvs = [str(REPOSITORY / f".venv{version.replace('.', '')}" / "bin" / "python") for version in VERSIONS]
+    for candidate in named + venvs + [shutil.which(f"python{version}") or "" for version in VERSIONS]:
+        if not candidate or not Path(candidate).exists():
             continue
         probe = subprocess.run(
             [candidate, "-c", "import sys, kwdocs.cli, tree_sitter_python; print('%d.%d' % sys.version_info[:2])"],
