@@ -235,7 +235,8 @@ def test_syntax_of_python_3_12_to_3_14_is_read_fully_on_any_python():
         ("class", "Cache", 17, "", "[K, V = str](dict[K, V], metaclass=type)"),
         ("type", "Entry", 20, "Cache", "= tuple[K, V]"),
         ("method", "describe", 22, "Cache", "[**P](self, key: K, *args: P.args) -> str"),
-        ("method", "load", 26, "Cache", "(self, text: str) -> None")]
+        ("method", "load", 26, "Cache", "(self, text: str) -> None"),
+        ("function", "pairs", 35, "", "[K, V: (int, str) = int](table: Table[K, V]) -> list[Pair[K]]")]
     assert by_name(facts, "class")["Cache"]["doc"] == "Shapes by name."
     calls = {(c["name"], c["line"]): c for c in facts["calls"]}
     assert calls[("json.dumps", 24)]["args"] == ['row["size"]']   # inside an f-string of the same quotes
