@@ -75,8 +75,16 @@ _CPP_BASES = re.compile(r"(?<!:):(?!:)")
 
 
 def python_bases(signature: str) -> list[str]:
-    """Base class names from a Python class signature ``(A, b.B[T], metaclass=M)``."""
+    """Base class names from a Python class signature ``(A, b.B[T], metaclass=M)``, after the
+    type parameters of one written ``[T: int](A)`` (3.12)."""
     signature = signature.strip()
+    if signature.startswith("["):
+        depth = 0
+        for index, char in enumerate(signature):
+            depth += (char in "[(") - (char in "])")
+            if depth == 0:
+                signature = signature[index + 1:]
+                break
     if not signature.startswith("("):
         return []
     return _base_list(signature[1: signature.rfind(")") if ")" in signature else len(signature)])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -180,8 +181,18 @@ def test_licence_header_is_not_the_overview():
         "docstring"] == "Helpers for tensor layouts."
 
 
-def test_syntax_error_falls_back_and_still_lists_definitions():
+def test_a_local_generic_function_of_python_3_12_is_read_by_the_parser():
     facts = extract_fixture("torch/testing/_internal/py312_intrinsics.py")
+    assert facts["parsed"] is True and "problems" not in facts
+    local = next(s for s in facts["symbols"] if s["name"] == "f")
+    assert (local["kind"], local["line"], local["parent"], local["signature"], local["doc"]) == (
+        "function", 11, "Foo._default_update.<locals>", "[T](a: 'This is a new annotation')", "This is a test")
+
+
+def test_syntax_error_falls_back_and_still_lists_definitions():
+    text = (FIXTURES / "torch/testing/_internal/py312_intrinsics.py").read_text(encoding="utf-8")
+    broken = text.replace("def f[T](a", "def f[T](a, oops oops", 1)   # line 11, in any Python
+    facts = extract(broken, "torch/testing/_internal/py312_intrinsics.py")
     assert facts["parsed"] is False
     assert facts["problems"][0]["line"] == 11
     assert facts["problems"][0]["message"].startswith("syntax error at line 11:")
@@ -193,14 +204,15 @@ def test_syntax_error_falls_back_and_still_lists_definitions():
     assert compile_call["kwargs"] == {"backend": '"eager"', "fullgraph": "True"}
 
 
-def test_pep695_file_through_the_tolerant_parser():
+def test_pep695_file_is_read_fully_on_any_python():
     facts = extract_fixture("pep695.py", "geometry/pep695.py")
-    assert facts["parsed"] is False
+    assert facts["parsed"] is True and "problems" not in facts
     symbols = {(s["kind"], s["name"]): s for s in facts["symbols"]}
-    assert symbols[("type", "Point")]["line"] == 5
+    assert symbols[("type", "Point")] == {"name": "Point", "kind": "type", "line": 5,
+                                          "signature": "= tuple[float, float]"}
     assert symbols[("constant", "ORIGIN")]["line"] == 6
-    assert symbols[("function", "midpoint")]["signature"] == "(a: T, b: T) -> T"
-    assert symbols[("class", "Box")] == {"name": "Box", "kind": "class", "line": 14, "signature": "(Shape)",
+    assert symbols[("function", "midpoint")]["signature"] == "[T](a: T, b: T) -> T"
+    assert symbols[("class", "Box")] == {"name": "Box", "kind": "class", "line": 14, "signature": "[T](Shape)",
                                          "decorators": ["dataclass"]}
     area = symbols[("method", "area")]
     assert (area["parent"], area["detail"], area["signature"]) == (
@@ -210,9 +222,42 @@ def test_pep695_file_through_the_tolerant_parser():
     assert any(c["name"] == "eval" for c in facts["calls"])
 
 
+def test_syntax_of_python_3_12_to_3_14_is_read_fully_on_any_python():
+    facts = extract_fixture("py314.py", "shapes/py314.py")
+    assert facts["parsed"] is True and "problems" not in facts
+    assert [(s["kind"], s["name"], s["line"], s.get("parent", ""), s.get("signature", ""))
+            for s in facts["symbols"] if s["kind"] != "import"] == [
+        ("type", "Point", 6, "", "= tuple[float, float]"),
+        ("type", "Pair", 7, "", "[T] = tuple[T, T]"),
+        ("type", "Table", 8, "", "[K, V = list[K]] = dict[K, V]"),
+        ("type", "Hooks", 9, "", "[*Ts = *tuple[int, str], **P = [int]] = Callable[P, tuple[*Ts,]]"),
+        ("function", "midpoint", 12, "", """[T: (int, float)](a: Pair[T], label: str = f"{'mid'}") -> T"""),
+        ("class", "Cache", 17, "", "[K, V = str](dict[K, V], metaclass=type)"),
+        ("type", "Entry", 20, "Cache", "= tuple[K, V]"),
+        ("method", "describe", 22, "Cache", "[**P](self, key: K, *args: P.args) -> str"),
+        ("method", "load", 26, "Cache", "(self, text: str) -> None"),
+        ("function", "pairs", 35, "", "[K, V: (int, str) = int](table: Table[K, V]) -> list[Pair[K]]")]
+    assert by_name(facts, "class")["Cache"]["doc"] == "Shapes by name."
+    calls = {(c["name"], c["line"]): c for c in facts["calls"]}
+    assert calls[("json.dumps", 24)]["args"] == ['row["size"]']   # inside an f-string of the same quotes
+    assert calls[("json.dumps", 24)]["kwargs"] == {"indent": 'f"{" " * 2}"'}
+    assert ("json.loads", 28) in calls and ("print", 30) in calls   # in the try of ``except A, B:``
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="Python's own parser knows type parameters from 3.12")
+@pytest.mark.parametrize("relative", ["pep695.py", "torch/testing/_internal/py312_intrinsics.py"])
+def test_the_rewrite_for_older_pythons_reads_as_pythons_own_parser(relative):
+    """What an older Python reads through ``_older_syntax`` is what a newer one reads itself."""
+    text = (FIXTURES / relative).read_text(encoding="utf-8")
+    native = extract(text, relative)
+    assert native["parsed"] is True
+    assert python_extractor._read_newer_syntax(text, relative) == native
+
+
 def test_line_regex_when_tree_sitter_is_unusable(monkeypatch):
     monkeypatch.setattr(python_extractor, "_tree_sitter_parser", lambda: None)
-    facts = extract_fixture("pep695.py", "geometry/pep695.py")
+    text = (FIXTURES / "pep695.py").read_text(encoding="utf-8") + "unclosed = (\n"   # broken in any Python
+    facts = extract(text, "geometry/pep695.py")
     assert facts["parsed"] is False
     assert definitions_extracted(facts) == {
         ("function", "midpoint", 9, ""), ("class", "Box", 14, ""), ("method", "area", 17, "Box")}
@@ -233,6 +278,25 @@ def test_pathological_code_is_a_problem_not_a_crash(text):
     assert "after" in by_name(facts, "function")
 
 
+@pytest.mark.parametrize("text", [
+    "type Table[, V = list[K]] = dict[K, V]\ndef after(): pass\n",        # no type parameter to read
+    "type Tab[le[K, V = list[K]] = dict[K, V]\ndef after(): pass\n",      # brackets that do not pair
+    "def after[T](x):\n    return f'{x[\"k\"]\n",                      # an f-string left open
+])
+def test_broken_newer_syntax_is_a_problem_not_a_crash(text):
+    facts = extract(text, "m.py")
+    assert facts["parsed"] is False and facts["problems"]
+    assert "after" in by_name(facts, "function")
+
+
+@pytest.mark.parametrize("line", [
+    'x = f"{}"', 'x = f"{x["a"]!z}"', "def f[](): pass", "try: pass\nexcept A, B as e: pass",
+])
+def test_code_no_python_accepts_is_still_a_syntax_error(line):
+    facts = extract(line + "\n", "m.py")
+    assert facts["parsed"] is False and facts["problems"][0]["message"].startswith("syntax error")
+
+
 def test_latin1_file_through_extract_bytes():
     data = (FIXTURES / "latin1.py").read_bytes()
     facts, text, _ = extract_bytes("pkg/latin1.py", data)
@@ -243,7 +307,7 @@ def test_latin1_file_through_extract_bytes():
     assert by_name(facts, "function")["café"]["signature"] == "(crème: str) -> str"
 
 
-@pytest.mark.parametrize("relative", REAL_FILES + ["features.py", "pep695.py",
+@pytest.mark.parametrize("relative", REAL_FILES + ["features.py", "pep695.py", "py314.py",
                                                    "torch/testing/_internal/py312_intrinsics.py"])
 def test_symbols_are_on_their_lines_sorted_and_unique(relative):
     text = (FIXTURES / relative).read_text(encoding="utf-8")

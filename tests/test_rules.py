@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kwdocs.extract.python import extract
 from kwdocs.rules.ruleset import RuleError, RuleSet, mask_secrets
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
@@ -668,3 +669,11 @@ def test_text_requires_finds_every_line_holding_a_word_whatever_its_case_and_nei
     found = rules.evaluate(facts_for("conf.py"), text, [])["security"]
     assert [(finding["line"], finding["message"]) for finding in found] == [
         (2, "Names a key (`my_apikey`)."), (4, "Names a key (`MONKEY`)."), (5, "Names an API (`APIKEY`).")]
+
+
+def test_a_generic_class_is_matched_by_its_bases(rules):
+    """``class Color[T](enum.Enum)`` (3.12): its signature starts with the type parameters."""
+    text = "import enum\n\n\nclass Color[T](enum.Enum):\n    RED = 1\n"
+    facts = extract(text, "acme/colors.py")
+    found = sections(rules, "acme/colors.py", text=text, symbols=facts["symbols"], imports=facts["imports"])
+    assert "Defines **enumerations** (`Color` at line 4)." in found["patterns"]

@@ -1,9 +1,12 @@
 """Python: classes, functions, methods, constants, imports and calls.
 
-The standard library's ``ast`` is the parser: it is exact and fast enough.  Code it cannot parse (newer syntax
-than the running Python, a broken file) still gets a keyword page: the
-tolerant tree-sitter-python grammar takes over, and a line regex if even that
-is unavailable; ``parsed`` is then False and the problem says why.
+The standard library's ``ast`` is the parser: it is exact and fast enough.  Syntax newer than
+the running Python (up to 3.14: type parameters and ``type`` aliases, f-strings nesting the
+same quotes, ``except A, B:``) is rewritten, where tree-sitter-python finds it, into older
+syntax on the same lines and parsed again, so that a file gives the same facts on every
+Python that runs kwdocs (see ``_older_syntax``).  Code that still does not parse (a broken
+file) gets a keyword page all the same: the tolerant tree-sitter-python grammar takes over,
+and a line regex if even that is unavailable; ``parsed`` is then False and the problem says why.
 
 What is listed: module-level classes and functions, classes nested in classes,
 and methods (kind ``method``, ``parent`` the dotted class path), including
@@ -31,7 +34,7 @@ import string
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import attrgetter, itemgetter
 from pathlib import PurePosixPath
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from kwdocs.extract.text import leading_comment
 
@@ -59,6 +62,9 @@ def extract(text: str, path: str) -> dict:
             return _AstReader(path).read_parts(_parsed_parts(text, path), text)
         tree = ast.parse(text, filename=path)
     except SyntaxError as error:  # also IndentationError, TabError
+        newer = _read_newer_syntax(text, path)
+        if newer is not None:
+            return newer
         where = f" at line {error.lineno}" if error.lineno else ""
         problem: dict[str, int | str] = {"message": f"syntax error{where}: {error.msg}"}
         if error.lineno:
@@ -345,18 +351,20 @@ def _sorted_unique(symbols: list[dict]) -> list[dict]:
 class _AstReader:
     def __init__(self, path: str) -> None:
         self.found = _Collector(path)
+        self.source: _Source | None = None   # the text of a node as written, once the file is known
 
     def read(self, tree: ast.Module, text: str) -> dict:
         calls, imports = _calls_and_imports(tree)
         self._imports(imports)
+        self.source = _SourceSlicer(text).of
         self._body(tree.body, (), "module")
-        self.found.ast_calls(calls, _SourceSlicer(text).of)  # after the imports, so aliases resolve
+        self.found.ast_calls(calls, self.source)  # after the imports, so aliases resolve
         docstring = _docstring(tree) or leading_comment(text)
         return {**self.found.facts(docstring), "parsed": True}
 
     def read_parts(self, trees: Iterable[ast.Module], text: str) -> dict:
         """``read`` over a file parsed in parts (``_parsed_parts``), one part's tree held at a time."""
-        text_of = _SourceSlicer(text).of
+        text_of = self.source = _SourceSlicer(text).of
         docstring = None
         for tree in trees:
             calls, imports = _calls_and_imports(tree)
@@ -387,19 +395,24 @@ class _AstReader:
             if kind is ast.ClassDef:
                 cdef = cast(ast.ClassDef, node)
                 self.found.definition(cdef.name, "class", cdef.lineno, parents=parents,
-                                      signature=_class_signature(cdef),
-                                      decorators=_decorators(cdef), doc=_docstring(cdef))
+                                      signature=_type_parameters(cdef) + _class_signature(cdef, self.source),
+                                      decorators=_decorators(cdef, self.source), doc=_docstring(cdef))
                 self._body(cdef.body, parents + (cdef.name,), "class")
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 fdef = cast("ast.FunctionDef | ast.AsyncFunctionDef", node)
                 self.found.definition(fdef.name, "method" if scope == "class" else "function",
                                       fdef.lineno, parents=parents,
-                                      signature=_function_signature(fdef),
-                                      decorators=_decorators(fdef) if fdef.decorator_list else None,
+                                      signature=_type_parameters(fdef) + _function_signature(fdef, self.source),
+                                      decorators=_decorators(fdef, self.source) if fdef.decorator_list else None,
                                       is_async=kind is ast.AsyncFunctionDef, doc=_docstring(fdef))
                 self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(cast("ast.Assign | ast.AnnAssign", node))
+            elif kind is _TYPE_ALIAS or kind is _Alias:   # ``type X[T] = ...``: a definition, like a class
+                alias: Any = node
+                value = _cut(_unparse(alias.value, self.source))
+                self.found.definition(alias.name.id, "type", alias.lineno, parents=parents,
+                                      signature=f"{_type_parameters(alias)} = {value}".lstrip())
             else:
                 fields = _BLOCK_FIELDS.get(kind)   # only these hold statements: most of a function body does not
                 if fields is not None:
@@ -468,62 +481,121 @@ def _is_type_definition(node: ast.Assign | ast.AnnAssign) -> bool:
             and (_dotted_name(value.func) or "").rpartition(".")[2] in _TYPE_FACTORIES)
 
 
-def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    signature = f"({_format_arguments(node.args)})"
+def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef, source: _Source | None = None) -> str:
+    signature = f"({_format_arguments(node.args, source)})"
     if node.returns is not None:
-        signature += f" -> {_unparse(node.returns)}"
+        signature += f" -> {_unparse(node.returns, source)}"
     return signature
 
 
-def _format_arguments(arguments: ast.arguments) -> str:
+def _format_arguments(arguments: ast.arguments, source: _Source | None = None) -> str:
     """Parameters as PEP 8 writes them (``x: int = 1`` but ``x=1``)."""
     posonly = arguments.posonlyargs
     positional = posonly + arguments.args if posonly else arguments.args
     defaults = arguments.defaults
     plain = len(positional) - len(defaults)   # the first ones have no default
     # most parameters are a bare name: written without a call
-    parts = [argument.arg if argument.annotation is None else _format_parameter(argument, None)
+    parts = [argument.arg if argument.annotation is None else _format_parameter(argument, None, source)
              for argument in (positional[:plain] if defaults else positional)]
     if defaults:
-        parts += [_format_parameter(argument, default) for argument, default in zip(positional[plain:], defaults)]
+        parts += [_format_parameter(argument, default, source)
+                  for argument, default in zip(positional[plain:], defaults)]
     if posonly:
         parts.insert(len(posonly), "/")
     if arguments.vararg:
-        parts.append("*" + _format_parameter(arguments.vararg, None))
+        parts.append("*" + _format_parameter(arguments.vararg, None, source))
     elif arguments.kwonlyargs:
         parts.append("*")
     for argument, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
-        parts.append(_format_parameter(argument, default))
+        parts.append(_format_parameter(argument, default, source))
     if arguments.kwarg:
-        parts.append("**" + _format_parameter(arguments.kwarg, None))
+        parts.append("**" + _format_parameter(arguments.kwarg, None, source))
     return ", ".join(parts)
 
 
-def _format_parameter(argument: ast.arg, default: ast.expr | None) -> str:
+def _format_parameter(argument: ast.arg, default: ast.expr | None, source: _Source | None = None) -> str:
     text = argument.arg
     if argument.annotation is not None:
-        text += f": {_unparse(argument.annotation)}"
+        text += f": {_unparse(argument.annotation, source)}"
     if default is not None:
-        text += (" = " if argument.annotation is not None else "=") + _unparse(default)
+        text += (" = " if argument.annotation is not None else "=") + _unparse(default, source)
     return text
 
 
-def _class_signature(node: ast.ClassDef) -> str:
-    parts = [_unparse(base) for base in node.bases]
-    parts += [f"{keyword.arg}={_unparse(keyword.value)}" if keyword.arg
-              else f"**{_unparse(keyword.value)}" for keyword in node.keywords]
+def _class_signature(node: ast.ClassDef, source: _Source | None = None) -> str:
+    parts = [_unparse(base, source) for base in node.bases]
+    parts += [f"{keyword.arg}={_unparse(keyword.value, source)}" if keyword.arg
+              else f"**{_unparse(keyword.value, source)}" for keyword in node.keywords]
     return f"({', '.join(parts)})" if parts else ""
+
+
+class _Param(NamedTuple):
+    """One type parameter (``T: int = str``, ``*Ts``, ``**P``), whichever parser read it."""
+
+    prefix: str                # "", "*" (a TypeVarTuple) or "**" (a ParamSpec)
+    name: str
+    bound: ast.expr | None
+    default: ast.expr | None
+
+
+_PARAM_PREFIXES = {"TypeVarTuple": "*", "ParamSpec": "**"}
+
+
+class _Alias(ast.stmt):
+    """``type name[params] = value`` as read through ``_older_syntax`` (``ast.TypeAlias`` needs 3.12)."""
+
+    _fields = ("name", "type_params", "value")
+    name: ast.Name
+    type_params: list[_Param]
+    value: ast.expr
+
+
+_TYPE_ALIAS: type = getattr(ast, "TypeAlias", _Alias)
+
+
+def _type_parameters(node: Any) -> str:
+    """``[T: int = str, *Ts, **P]`` of a def, class or type alias; "" without any.
+
+    The same text whether Python's parser read them (3.12 and later) or ``_older_syntax``."""
+    params = getattr(node, "type_params", None)
+    if not params:
+        return ""
+    texts = []
+    for param in params:
+        if not isinstance(param, _Param):
+            param = _Param(_PARAM_PREFIXES.get(type(param).__name__, ""), param.name,
+                           getattr(param, "bound", None), getattr(param, "default_value", None))
+        text = param.prefix + param.name
+        if param.bound is not None:
+            text += f": {_unparse(param.bound)}"
+        if param.default is not None:
+            text += f" = {_unparse(param.default)}"
+        texts.append(text)
+    return f"[{', '.join(texts)}]"
 
 
 _REPR_CONSTANTS = (str, bytes, int, type(None))  # bool is an int
 _SIGNS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
 
 
-def _unparse(node: ast.expr) -> str:
+_Source = Callable[[ast.expr], str]
+# f-strings (and 3.14's t-strings) as Python's parser and ``_Rewrite.restored`` give them
+_FORMATTED = tuple(getattr(ast, name) for name in ("JoinedStr", "TemplateStr") if hasattr(ast, name))
+
+
+def _unparse(node: ast.expr, source: _Source | None = None) -> str:
     """``ast.unparse``, without building its visitor for the shapes most annotations,
-    defaults, bases and decorators have (see ``_plain_text``)."""
+    defaults, bases and decorators have (see ``_plain_text``).
+
+    With ``source``, an expression holding an f-string is its source text: ``ast.unparse``
+    quotes f-strings differently from one Python to the next (3.12 nests the same quotes),
+    and those an older Python refuses reach this as ``_older_syntax``'s tuples."""
     text = _plain_text(node)
-    return ast.unparse(node) if text is None else text
+    if text is not None:
+        return text
+    if source is not None and any(isinstance(inner, _FORMATTED) for inner in ast.walk(node)):
+        return _collapse(source(node))
+    return ast.unparse(node)
 
 
 def _plain_text(node: ast.expr) -> str | None:
@@ -645,15 +717,19 @@ class _SourceSlicer:
         return _cut(" ".join(piece.split()))
 
 
-def _decorators(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
-    return [_cut(_unparse(decorator)) for decorator in node.decorator_list]
+def _decorators(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+                source: _Source | None = None) -> list[str]:
+    return [_cut(_unparse(decorator, source)) for decorator in node.decorator_list]
 
 
 # Fields that never hold child nodes, and nodes without children: skipping them
 # makes this walk about three times faster than ``ast.walk``.
 _NOT_CHILDREN = frozenset(
     "ctx op ops name id attr arg module level names kind type_comment kwd_attrs conversion"
-    " is_async simple asname rest tag".split())
+    " is_async simple asname rest tag"
+    # a type parameter's bound or default is not walked for calls: the rewrite of ``_older_syntax``
+    # keeps no tree of it, and the facts must be the same on every Python
+    " type_params".split())
 _LEAVES = (ast.Name, ast.Constant, ast.MatchSingleton, ast.expr_context, ast.operator, ast.unaryop,
            ast.cmpop, ast.boolop, ast.Pass, ast.Break, ast.Continue, ast.alias)
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -707,6 +783,304 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
 
 def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+# ---------------------------------------------------------------------------
+# Syntax newer than the running Python
+
+
+def _read_newer_syntax(text: str, path: str) -> dict | None:
+    """The facts of a file that the running Python's parser refused, read through
+    ``_older_syntax``; None when that changes nothing or the result does not parse either."""
+    if len(text) > TOLERANT_LIMIT:   # the tolerant parser's bound, for its memory
+        return None
+    try:
+        older = _older_syntax(text)
+    except Exception:  # noqa: BLE001 - broken code in a shape the rewrite did not foresee: the fallback's
+        return None
+    if older is None:
+        return None
+    reader = _AstReader(path)
+    try:
+        if _too_heavy(older.text):
+            return reader.read_parts((older.restored(tree) for tree in _parsed_parts(older.text, path)), text)
+        tree = older.restored(ast.parse(older.text, filename=path))
+        return reader.read(tree, text)   # the source as written: a call's arguments are cut from it
+    except (SyntaxError, ValueError, RecursionError, MemoryError, _TooLarge):
+        return None   # not (only) newer syntax: the fallback reports the error
+
+
+Place = tuple[int, int]   # (line, UTF-8 column) where a node starts, as ``ast`` gives it
+
+
+class _Rewrite(NamedTuple):
+    """A source in older syntax (``_older_syntax``) and what it holds that the syntax lost."""
+
+    text: str
+    generics: dict[Place, list[_Param]]   # the type parameters of defs and classes, by where they start
+    aliases: dict[Place, list[_Param]]    # those of type aliases (assignments in ``text``)
+    strings: set[Place]                   # where f-strings rewritten as tuples start
+
+    def restored(self, tree: ast.Module) -> ast.Module:
+        """The tree of ``text`` with what was rewritten put back: each def's and class's
+        ``type_params``, each alias an ``_Alias``, each f-string a ``JoinedStr`` of its
+        expressions (the node Python's own parser makes, read the same by the rest)."""
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            for field, value in ast.iter_fields(node):
+                if isinstance(value, list):
+                    for index, item in enumerate(value):
+                        if isinstance(item, ast.AST):
+                            value[index] = item = self._put_back(item)
+                            stack.append(item)
+                elif isinstance(value, ast.AST):
+                    value = self._put_back(value)
+                    setattr(node, field, value)
+                    stack.append(value)
+        return tree
+
+    def _put_back(self, node: ast.AST) -> ast.AST:
+        """``node``, or what stands for it in newer syntax."""
+        place = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if place in self.generics and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            setattr(node, "type_params", self.generics[place])   # noqa: B010 - no field before 3.12
+        elif place in self.aliases and isinstance(node, ast.Assign):
+            alias = _Alias()
+            alias.name, alias.value = cast(ast.Name, node.targets[0]), node.value
+            alias.type_params = self.aliases[place]
+            return ast.copy_location(alias, node)
+        elif place in self.strings and isinstance(node, ast.Tuple):
+            values: list[ast.expr] = [ast.FormattedValue(value=element, conversion=-1, format_spec=None)
+                                      for element in node.elts]
+            return ast.copy_location(ast.JoinedStr(values=values), node)
+        return node
+
+
+def _older_syntax(text: str) -> _Rewrite | None:
+    """``text`` with the syntax of Python 3.12 to 3.14 rewritten into that of 3.8, each line
+    kept where it is, with what that loses.  None without tree-sitter or when nothing is new.
+
+    - ``def f[T](...)``, ``class C[T]``: the brackets become blanks;
+    - ``type X[T] = v``: ``X = v``, turned back into an alias by ``_Rewrite.restored``;
+    - an f-string (or 3.14 t-string) the running Python refuses (quotes, comments, line breaks
+      inside its braces), with the strings it is concatenated to: the tuple of its expressions,
+      in place, so calls in it are still read;
+    - ``except A, B:``: ``except (A, B):``.
+
+    Blanks keep every column but in ``except`` lines; a line break inside blanked brackets is
+    preceded by a backslash, which joins the lines as the brackets did."""
+    parser = _tree_sitter_parser()
+    if parser is None:
+        return None
+    source = text.encode("utf-8", "surrogatepass")
+    out = bytearray(source)
+    inserts: list[tuple[int, bytes]] = []      # (offset in source, text put there): ``except`` only
+    generics: dict[Place, list[_Param]] = {}
+    aliases: dict[Place, list[_Param]] = {}
+    strings: set[Place] = set()
+    # tree-sitter-python 0.25 knows no type parameter defaults (3.13): a starred one
+    # (``*Ts = *tuple[int]``) wrecks the statement around it, so the grammar is shown a blank
+    # for that star (the rest recovers); the parameters are read from ``source`` as written
+    stack = [parser.parse(_STARRED_VALUE.sub(rb"=\1 ", source)).root_node]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind == "string" or kind == "concatenated_string":
+            parts = [node] if kind == "string" else [child for child in node.children if child.type == "string"]
+            if any(_refused_string(source, part) for part in parts):
+                strings.add(_place(node))
+                stack.extend(_string_to_tuple(source, out, node, parts))   # an f-string inside may be refused too
+            continue   # a string that parses parses with all it holds
+        children = node.children
+        if kind in ("function_definition", "class_definition"):
+            brackets = node.child_by_field_name("type_parameters")
+            if brackets is not None:
+                generics[_place(node)] = _params(source, brackets)
+                _blank(out, brackets.start_byte, brackets.end_byte)
+                children = [child for child in children if child != brackets]
+        elif kind == "type_alias_statement":
+            head = node.child_by_field_name("left")
+            name = _first_identifier(head)
+            equals = next((child for child in children if child.type == "="), None)
+            if name is None or equals is None:
+                continue
+            brackets = next((child for child in _descendants(head) if child.type == "type_parameter"), None)
+            aliases[_place(node)] = _params(source, brackets) if brackets is not None else []
+            _blank(out, node.start_byte, equals.start_byte)
+            out[node.start_byte:node.start_byte + name.end_byte - name.start_byte] = \
+                source[name.start_byte:name.end_byte]
+            children = [child for child in children if child.start_byte >= equals.end_byte]
+        elif kind in ("except_clause", "except_group_clause") and any(c.type == "," for c in children):
+            inserts += _parenthesized_exceptions(source, out, children)
+        stack.extend(reversed(children))
+    if out == source and not inserts:
+        return None
+    for offset, piece in sorted(inserts, reverse=True):
+        out[offset:offset] = piece
+    return _Rewrite(out.decode("utf-8", "surrogatepass"), generics, aliases, strings)
+
+
+_STARRED_VALUE = re.compile(rb"(?<![=!<>:])=([ \t]*)\*(?![*=])")
+
+
+def _place(node: Any) -> Place:
+    return node.start_point[0] + 1, node.start_point[1]
+
+
+def _descendants(node: Any) -> Iterator[Any]:
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
+
+
+def _first_identifier(node: Any) -> Any:
+    return next((child for child in _descendants(node) if child.type == "identifier"), None) if node else None
+
+
+def _blank(out: bytearray, start: int, end: int) -> None:
+    """Blanks over ``out[start:end]`` but its line breaks, each after a backslash that joins
+    the line to the next (``start`` is never a line break here: it is a bracket or a keyword)."""
+    piece = out[start:end]
+    lines = piece.split(b"\n")
+    blanked = bytearray(b"\n".join(b" " * len(line) for line in lines))
+    for index in range(len(blanked)):
+        if blanked[index] == ord("\n"):
+            before = index - 1 if index >= 2 and piece[index - 1] == ord("\r") else index
+            blanked[before - 1] = ord("\\")
+            if before != index:
+                blanked[index - 1] = ord("\r")
+    out[start:end] = blanked
+
+
+_STRING_PREFIX = re.compile(rb"[A-Za-z]*")
+
+
+def _refused_string(source: bytes, node: Any) -> bool:
+    """Whether the running Python refuses this f-string or t-string (a plain string is
+    the same in every version; one with no braces too)."""
+    prefix = _STRING_PREFIX.match(source, node.start_byte)
+    if prefix is None or not any(letter in prefix.group().lower() for letter in b"ft"):
+        return False
+    if not any(child.type == "interpolation" for child in node.children):
+        return False
+    try:
+        ast.parse(source[node.start_byte:node.end_byte], mode="eval")
+    except SyntaxError:
+        return True
+    return False
+
+
+def _string_to_tuple(source: bytes, out: bytearray, node: Any, parts: list[Any]) -> list[Any]:
+    """Rewrites the string ``node`` (its ``parts`` concatenated) in ``out`` as the tuple of their
+    expressions (those of format specifications too), each where it was and followed by a comma;
+    returns them."""
+    if node.has_error:
+        raise SyntaxError("a broken f-string")
+    kept = []
+    stack = list(reversed(parts))
+    while stack:
+        holder = stack.pop()
+        for child in holder.children:
+            if child.type in ("interpolation", "format_expression"):
+                expression = child.child_by_field_name("expression")
+                conversion = next((sub for sub in child.children if sub.type == "type_conversion"), None)
+                written = source[conversion.start_byte:conversion.end_byte] if conversion is not None else b"!r"
+                if expression is None or written not in (b"!r", b"!s", b"!a"):
+                    raise SyntaxError("an f-string's braces hold no expression or an unknown conversion")
+                kept.append(expression)
+                stack.extend(sub for sub in child.children if sub.type == "format_specifier")
+    start, end = node.start_byte, node.end_byte
+    out[start:end] = bytes(byte if byte in b"\r\n" else 32 for byte in source[start:end])
+    out[start] = ord("(")
+    out[end - 1] = ord(")")
+    for expression in kept:
+        out[expression.start_byte:expression.end_byte] = source[expression.start_byte:expression.end_byte]
+        after = expression.end_byte   # a brace, ``!``, ``:``, ``=`` or blanks follow it: now blanks
+        while out[after] in b"\r\n":
+            after += 1
+        out[after] = ord(",")
+    return kept
+
+
+def _params(source: bytes, brackets: Any) -> list[_Param]:
+    """The type parameters of ``[...]``, each parsed as a parameter of a def: its bound as an
+    annotation, its default as a default.  Raises SyntaxError for what is none.
+
+    They are split by the text, not by the tree: tree-sitter-python 0.25 knows no defaults (3.13),
+    and the error nodes it makes of them may swallow the commas."""
+    inside = source[brackets.start_byte + 1:brackets.end_byte - 1].decode("utf-8", "surrogatepass")
+    params: list[_Param] = []
+    for written in _top_level_items(inside):
+        match = re.match(r"(\*{0,2})\s*([^\W\d]\w*)\s*", written)
+        if match is None:
+            raise SyntaxError(f"not a type parameter: {written}")
+        prefix, name, rest = match.group(1), match.group(2), written[match.end():]
+        starred = prefix == "*" and re.match(r"=\s*\*", rest) is not None   # ``*Ts = *tuple[int]``
+        if starred:
+            rest = "=" + rest.lstrip("=").lstrip()[1:]
+        function = ast.parse(f"def _({name}{rest}): pass").body[0]
+        arguments = cast(ast.FunctionDef, function).args
+        bound = arguments.args[0].annotation if arguments.args else None
+        default = arguments.defaults[0] if arguments.defaults else None
+        if starred and default is not None:
+            default = ast.Starred(value=default, ctx=ast.Load())
+        params.append(_Param(prefix, name, bound, default))
+    if not params:
+        raise SyntaxError("type parameter brackets hold none")
+    return params
+
+
+# brackets, commas, comments and strings (whose brackets and commas do not count)
+_ITEM_TOKENS = re.compile(r"[\[({]|[\])}]|,|#[^\n]*"
+                          r"|'''(?:\\.|[^\\])*?'''|" + '"' * 3 + r"(?:\\.|[^\\])*?" + '"' * 3
+                          + r"|'(?:\\.|[^'\\\n])*'" + r'|"(?:\\.|[^"\\\n])*"')
+
+
+def _top_level_items(text: str) -> list[str]:
+    """The comma-separated items of ``text`` outside brackets, strings and comments, stripped,
+    comments blanked; an empty last item (a trailing comma) left out."""
+    items: list[str] = []
+    depth = start = 0
+    blanked = text
+    for match in _ITEM_TOKENS.finditer(text):
+        token = match.group()
+        if token in "[({":
+            depth += 1
+        elif token in "])}":
+            depth -= 1
+        elif token == "," and depth == 0:
+            items.append(blanked[start:match.start()])
+            start = match.end()
+        elif token.startswith("#"):
+            blanked = blanked[:match.start()] + " " * len(token) + blanked[match.end():]
+    items.append(blanked[start:])
+    items = [item.strip() for item in items]
+    return items[:-1] if items and not items[-1] else items
+
+
+def _parenthesized_exceptions(source: bytes, out: bytearray, children: list[Any]) -> list[tuple[int, bytes]]:
+    """``except A, B:`` (3.14) as ``except(A, B):``: a blank before ``A`` and one after ``B``
+    (or after the colon) become the brackets where there are, else they are inserted."""
+    named = [child for child in children if child.type not in ("except", "*", ",", ":", "block", "comment")]
+    colon = next((child for child in children if child.type == ":"), None)
+    if not named or colon is None or any(child.type == "as" for child in children):
+        return []
+    inserts = []
+    first, last = named[0].start_byte, named[-1].end_byte
+    if source[first - 1:first] in (b" ", b"\t"):
+        out[first - 1] = ord("(")
+    else:
+        inserts.append((first, b"("))
+    if source[last:last + 1] in (b" ", b"\t"):
+        out[last] = ord(")")
+    elif last == colon.start_byte and source[last + 1:last + 2] in (b" ", b"\t"):
+        out[last:last + 2] = b"):"
+    else:
+        inserts.append((last, b")"))
+    return inserts
 
 
 # ---------------------------------------------------------------------------
@@ -818,8 +1192,7 @@ class _TreeSitterReader:
                               decorators=decorators, is_async=node.children[0].type == "async")
 
     def _type_alias(self, node: Any) -> None:
-        left = node.child_by_field_name("left")
-        name = left.named_children[0] if left is not None and left.named_children else left
+        name = _first_identifier(node.child_by_field_name("left"))   # ``X`` of ``X[T]`` too
         if name is not None:
             self.found.definition(self.text_of(name), "type", name.start_point[0] + 1)
 
