@@ -301,6 +301,22 @@ NOT_SECRETS = {
                            'HEADER = "-----BEGIN PRIVATE KEY-----"\n'
                            'CONFIG = f\'api_token: "{SECRETS["token"]}"\\npassword = "{SECRETS["pw"]}"\\n\'\n\n\n'
                            'def keys():\n    return KEY, HEADER, CONFIG\n'),
+    # near the rules of issue 31: headers, connection strings, exports, `_pass` and secret key names
+    "app/http.py": ('import requests\n\n\ndef get(url, token, user, password, host):\n'
+                    '    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}\n'
+                    '    auth = {"Authorization": "Bearer " + token}\n'
+                    '    dsn = f"host={host} user={user} password={password} sslmode=require"\n'
+                    '    conn = connect(host=host, user=user, password=password)\n'
+                    '    fusion_pass = "constant_folding"\n    secret_key = "SECRET_KEY"\n'
+                    '    client_secret = "client_secret"\n    kind = "key-value"\n'
+                    '    return requests.get(url, headers=headers), auth, dsn, conn, fusion_pass, kind\n'),
+    "docs/api.md": ("# API\n\nSend `Authorization: Bearer <token>` with every request, or `Authorization: Basic`"
+                    " with your credentials.\nThe password \"must be 8 characters or more\"; a wrong password"
+                    " gives `401`.\n\n```sh\ncurl -u \"$USER:$PASSWORD\" https://api.example.com/v1/items\n"
+                    "curl --user admin https://api.example.com/v1/items\nexport API_TOKEN=$(cat /run/secrets/token)\n"
+                    "export SECRET_KEY=${SECRET_KEY}\nexport API_KEY=your_api_key_here\n```\n\n"
+                    "Sentry reads `SENTRY_DSN`; a store's `AccountKey=` comes from the portal.\n"),
+    "deploy/passes.yaml": "passes:\n  fusion_pass: constant_folding\n  bypass: true\n  first_pass: fold\n",
 }
 
 
