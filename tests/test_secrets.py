@@ -315,7 +315,8 @@ NOT_SECRETS = {
                     " gives `401`.\n\n```sh\ncurl -u \"$USER:$PASSWORD\" https://api.example.com/v1/items\n"
                     "curl --user admin https://api.example.com/v1/items\nexport API_TOKEN=$(cat /run/secrets/token)\n"
                     "export SECRET_KEY=${SECRET_KEY}\nexport API_KEY=your_api_key_here\n```\n\n"
-                    "Sentry reads `SENTRY_DSN`; a store's `AccountKey=` comes from the portal.\n"),
+                    "Sentry reads `SENTRY_DSN`; a store's `AccountKey=` comes from the portal.\n\n"
+                    "    Access-Control-Allow-Headers: Authorization, Content-Type\n"),
     "deploy/passes.yaml": "passes:\n  fusion_pass: constant_folding\n  bypass: true\n  first_pass: fold\n",
 }
 
@@ -366,6 +367,8 @@ LEAKS_31 = [
      "Cu-" + made_up("curl", 14), "https://api.example.com/v1/items"),
     ("libpq password", "app/db.py", 'DSN = "host=db.internal port=5432 dbname=app user=app password={} sslmode=require"\n',
      made_up("libpq", 18), "sslmode=require"),
+    ("libpq password first", "app/replica.py", 'REPLICA = "password={} host=replica.internal dbname=app"\n',
+     made_up("libpq first", 18), "REPLICA = "),
     ("jdbc password", "conf/app.properties",
      "spring.datasource.url=jdbc:mysql://db.internal:3306/app?user=app&password={}&useSSL=true\n",
      made_up("jdbc", 18), "useSSL=true"),
