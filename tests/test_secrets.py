@@ -15,8 +15,10 @@ import string
 from pathlib import Path
 
 import pytest
+import yaml
 
 from kwdocs.config import DEFAULT_SECRET_FILES
+from kwdocs.rules.ruleset import RuleSet, mask_secrets
 from kwdocs.scan import GlobSet
 from tests.conftest import run_kwdocs
 from tests.output_checks import pages, run_build
@@ -299,6 +301,23 @@ NOT_SECRETS = {
                            'HEADER = "-----BEGIN PRIVATE KEY-----"\n'
                            'CONFIG = f\'api_token: "{SECRETS["token"]}"\\npassword = "{SECRETS["pw"]}"\\n\'\n\n\n'
                            'def keys():\n    return KEY, HEADER, CONFIG\n'),
+    # near the rules of issue 31: headers, connection strings, exports, `_pass` and secret key names
+    "app/http.py": ('import requests\n\n\ndef get(url, token, user, password, host):\n'
+                    '    headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}\n'
+                    '    auth = {"Authorization": "Bearer " + token}\n'
+                    '    dsn = f"host={host} user={user} password={password} sslmode=require"\n'
+                    '    conn = connect(host=host, user=user, password=password)\n'
+                    '    fusion_pass = "constant_folding"\n    secret_key = "SECRET_KEY"\n'
+                    '    client_secret = "client_secret"\n    kind = "key-value"\n'
+                    '    return requests.get(url, headers=headers), auth, dsn, conn, fusion_pass, kind\n'),
+    "docs/api.md": ("# API\n\nSend `Authorization: Bearer <token>` with every request, or `Authorization: Basic`"
+                    " with your credentials.\nThe password \"must be 8 characters or more\"; a wrong password"
+                    " gives `401`.\n\n```sh\ncurl -u \"$USER:$PASSWORD\" https://api.example.com/v1/items\n"
+                    "curl --user admin https://api.example.com/v1/items\nexport API_TOKEN=$(cat /run/secrets/token)\n"
+                    "export SECRET_KEY=${SECRET_KEY}\nexport API_KEY=your_api_key_here\n```\n\n"
+                    "Sentry reads `SENTRY_DSN`; a store's `AccountKey=` comes from the portal.\n\n"
+                    "    Access-Control-Allow-Headers: Authorization, Content-Type\n"),
+    "deploy/passes.yaml": "passes:\n  fusion_pass: constant_folding\n  bypass: true\n  first_pass: fold\n",
 }
 
 
@@ -315,3 +334,113 @@ def test_ordinary_words_and_names_are_not_secrets(tmp_path):
         for line in text.splitlines():
             assert line in page, f"{rel}: the source is altered: {line!r}"
         assert "syntax error" not in page, rel     # the extractor read the source as written
+
+
+# ---------------------------------------------------------------- the leaks of issue 31
+# Secrets in common formats: provider tokens, headers, connection strings, DSNs, shell and YAML
+# settings, prose.  (case, file, its text with {} where the secret goes, the secret, a line the
+# page still shows.)  Every one is made up, and the rest of its file shares nothing with it.
+HEX = "0123456789abcdef"
+BASE64 = string.ascii_letters + string.digits + "+/"
+URL_SAFE = string.ascii_letters + string.digits + "_-"
+SSH_KEY_LINES = ["b3BlbnNzaC1rZXktdjEAAAAA" + made_up("ssh key 1", 46), made_up("ssh key 2", 70),
+                 made_up("ssh key 3", 34) + "=="]
+SSH_KEY_YAML = ("deploy:\n  host: build.example.com\n  ssh_key: |\n    -----BEGIN OPENSSH PRIVATE KEY-----\n"
+                + "".join(f"    {line}\n" for line in SSH_KEY_LINES)
+                + "    -----END OPENSSH PRIVATE KEY-----\n  user: deploy\n")
+LEAKS_31 = [
+    ("sendgrid key", "app/mail.py", 'client = SendGridAPIClient("{}")\n',
+     "SG." + made_up("sendgrid id", 22, URL_SAFE) + "." + made_up("sendgrid secret", 43, URL_SAFE),
+     "client = SendGridAPIClient("),
+    ("azure account key", "conf/storage.json",
+     '{{"storage": "DefaultEndpointsProtocol=https;AccountName=kwdocs;AccountKey={};EndpointSuffix=core.windows.net"}}\n',
+     made_up("azure", 86, BASE64) + "==", "AccountName=kwdocs"),
+    ("basic auth header", "docs/api.http", "GET /v1/items HTTP/1.1\nHost: api.example.com\nAuthorization: Basic {}\n",
+     made_up("basic auth", 27, BASE64) + "=", "Host: api.example.com"),
+    ("bearer header", "app/client.py", 'HEADERS = {{"Accept": "text/plain", "Authorization": "Bearer {}"}}\n',
+     made_up("bearer", 40, URL_SAFE + "."), '"Accept": "text/plain"'),
+    ("mailgun key", "app/mailer.js", 'const mg = mailgun.client({{username: "api", key: "{}"}});\n',
+     "key-" + made_up("mailgun", 32, HEX), "mailgun.client("),
+    ("discord webhook", "deploy/notify.py", 'WEBHOOK = "https://discord.com/api/webhooks/112233445566778899/{}"\n',
+     made_up("discord", 68, URL_SAFE), "WEBHOOK = "),
+    ("curl -u", "docs/usage.md", "# Usage\n\n```sh\ncurl -u admin:{} https://api.example.com/v1/items\n```\n",
+     "Cu-" + made_up("curl", 14), "https://api.example.com/v1/items"),
+    ("libpq password", "app/db.py", 'DSN = "host=db.internal port=5432 dbname=app user=app password={} sslmode=require"\n',
+     made_up("libpq", 18), "sslmode=require"),
+    ("libpq password first", "app/replica.py", 'REPLICA = "password={} host=replica.internal dbname=app"\n',
+     made_up("libpq first", 18), "REPLICA = "),
+    ("jdbc password", "conf/app.properties",
+     "spring.datasource.url=jdbc:mysql://db.internal:3306/app?user=app&password={}&useSSL=true\n",
+     made_up("jdbc", 18), "useSSL=true"),
+    ("sentry dsn", "app/monitoring.py", 'sentry_sdk.init(dsn="https://{}@o123456.ingest.sentry.io/4504")\n',
+     made_up("sentry", 32, HEX), "ingest.sentry.io"),
+    ("gcp private_key_id", "deploy/service-account.json",
+     '{{"type": "service_account", "project_id": "kwdocs", "private_key_id": "{}"}}\n',
+     made_up("gcp", 40, HEX), '"project_id": "kwdocs"'),
+    ("yaml smtp_pass", "deploy/mail.yaml", "smtp:\n  host: smtp.example.com\n  smtp_user: app\n  smtp_pass: {}\n",
+     "Sm-" + made_up("smtp", 14), "smtp_user: app"),
+    ("export API_KEY", "deploy/setup.sh", "#!/bin/sh\nexport API_KEY={}\n",
+     "ak_" + made_up("api key", 24, string.ascii_lowercase + string.digits), "export API_KEY="),
+    ("export API_TOKEN", "docs/deploy.md", "# Deploy\n\n```\nexport API_TOKEN={}\n```\n",
+     "tok_" + made_up("api token", 24, string.ascii_lowercase + string.digits), "export API_TOKEN="),
+    ("password in a docstring", "app/auth.py",
+     'def login():\n    """Log in as admin with the password "{}" (rotate it)."""\n', "Dq-" + made_up("docstring", 12),
+     "def login():"),
+    ("short secret_key", "app/config.py", 'DEBUG = False\nsecret_key = "{}"\n', "shrt", "DEBUG = False"),
+    ("ssh key in a yaml block scalar", "deploy/keys.yaml", SSH_KEY_YAML.replace(SSH_KEY_LINES[1], "{}"),
+     SSH_KEY_LINES[1], "user: deploy"),
+]
+
+
+@pytest.fixture(scope="module")
+def leak31_build(tmp_path_factory) -> tuple[bytes, Path]:
+    """Every case of issue 31, of issue 17 (LEAKS) and of SECRETS in one tree, documented as
+    Markdown, HTML and search data, with a shared cache: what the build and the cache hold."""
+    root = tmp_path_factory.mktemp("leaks31")
+    src, out, cache = root / "src", root / "out", root / "cache"
+    src.mkdir()
+    plant(src)
+    for _, rel, text, secret, _ in LEAKS + LEAKS_31:
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        with open(src / rel, "a", encoding="utf-8") as file:
+            file.write(text.format(secret))
+    (src / "pyproject.toml").write_text("[tool.kwdocs]\nskip_secret_files = false\n")
+    result = run_build(src, out, "--html", "--cache", str(cache))
+    assert result.returncode == 0, result.stderr
+    assert (out / "site/_kwdocs/keywords/buckets.js").is_file() and (out / ".kwdocs").is_dir()
+    assert any(cache.rglob("*")), "the cache holds entries"
+    return everything_written(out) + everything_written(cache) + (result.stdout + result.stderr).encode(), out
+
+
+@pytest.mark.parametrize("case", [leak[0] for leak in LEAKS_31])
+def test_every_leak_of_issue_31_is_masked_in_every_output(leak31_build, case):
+    written, out = leak31_build
+    _, rel, _, secret, shown = next(leak for leak in LEAKS_31 if leak[0] == case)
+    page = (out / f"{rel}_docs.md").read_text(encoding="utf-8")
+    assert shown in page, "the file is documented, the rest of its source shown"
+    assert "Secrets that look hard-coded were masked" in page
+    assert (out / "site" / f"{rel}_docs.html").is_file()
+    assert secret.encode() not in written, f"the {case} secret is in the output or the cache"
+    assert hidden_part(secret).encode() not in written, f"the {case} secret is in the output or the cache"
+
+
+@pytest.mark.parametrize("secret", [leak[3] for leak in LEAKS] + sorted(SECRETS.values()))
+def test_the_earlier_cases_stay_masked_in_the_cache_too(leak31_build, secret):
+    written, _ = leak31_build
+    assert hidden_part(secret).encode() not in written
+
+
+def test_a_masked_key_in_a_yaml_block_scalar_keeps_the_yaml_valid(leak31_build):
+    """The key's lines keep their indentation: the file parses to the same structure."""
+    _, out = leak31_build
+    original = yaml.safe_load(SSH_KEY_YAML)
+    for fill in ("*", "x"):     # as pages show it, as the extractor reads it
+        masked, lines = mask_secrets(SSH_KEY_YAML, language="yaml") if fill == "*" else \
+            RuleSet.load().mask_secrets(SSH_KEY_YAML, "yaml", fill)
+        assert lines and SSH_KEY_LINES[1] not in masked
+        parsed = yaml.safe_load(masked)
+        assert parsed["deploy"].keys() == original["deploy"].keys()
+        assert parsed["deploy"]["user"] == "deploy" and parsed["deploy"]["host"] == original["deploy"]["host"]
+        assert parsed["deploy"]["ssh_key"].splitlines()[0] == "-----BEGIN OPENSSH PRIVATE KEY-----"
+    page = (out / "deploy/keys.yaml_docs.md").read_text(encoding="utf-8")
+    assert "parse error" not in page and "Secrets that look hard-coded were masked" in page

@@ -38,7 +38,7 @@ from kwdocs.languages import by_id, known_ids
 
 SECTIONS: tuple[str, ...] = ("purpose", "role", "patterns", "performance", "security")
 
-ENGINE_VERSION = "2"
+ENGINE_VERSION = "3"
 """Bumped when evaluation changes meaning, so cached findings are recomputed."""
 
 LABEL_LIMIT = 5
@@ -771,10 +771,16 @@ class RuleSet:
         return "".join(pieces), sorted({scanned.line_of(span.start) for span in spans})
 
 
+_HIDDEN = re.compile(r"(\r?\n[ \t]*)|[^\r\n]+")
+"""What masking hides: all but line breaks and the indentation after them (group 1)."""
+
+
 def _mask(secret: str, keep: int, fill: str = "*") -> str:
-    """Keep at most a quarter of the secret; stars for the rest, newlines kept so lines stay put."""
+    """Keep at most a quarter of the secret; stars for the rest.  Line breaks and the indentation
+    that follows them are kept, so lines stay put and a key in a YAML block scalar (or any
+    indented block) keeps the file's structure."""
     keep = min(keep, len(secret) // 4)
-    return secret[:keep] + re.sub(r"[^\n]", fill, secret[keep:])
+    return secret[:keep] + _HIDDEN.sub(lambda match: match.group(1) or fill * len(match.group()), secret[keep:])
 
 
 _DEFINED_KINDS = frozenset({"function", "method", "class"})
