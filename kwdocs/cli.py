@@ -50,6 +50,7 @@ def overrides(args: argparse.Namespace) -> dict:
             "templates": absolute(args.templates), "jobs": args.jobs,
             "html": True if getattr(args, "html", False) else None,
             "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None),
+            "cache_key_file": absolute(getattr(args, "cache_key_file", None)),
             "scheduler": getattr(args, "scheduler", None)}
 
 

@@ -59,6 +59,7 @@ class Config:
     cache: str = ""                 # a URL fsspec reaches, or a folder path; "" without a shared cache
     cache_mode: str = "readwrite"
     cache_max_mb: int = DEFAULT_CACHE_MB
+    cache_key_file: Path | None = None  # the file holding the key entries are signed with (never the key)
     empty_sections: str = "omit"
     scheduler: str = ""             # a Dask scheduler's address, or "local"; "" to build on this machine
     config_file: Path | None = field(default=None, compare=False)
@@ -73,7 +74,7 @@ class Config:
         """The settings that shape page content (not where pages go)."""
         data = asdict(self)
         for key in ("src", "out", "jobs", "html", "config_file", "cache", "cache_mode", "cache_max_mb",
-                    "scheduler"):
+                    "cache_key_file", "scheduler"):
             data.pop(key)
         data["templates"] = str(self.templates) if self.templates else None
         data["rules"] = [str(path) for path in self.rules]
@@ -98,6 +99,7 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "cache": (str, "a URL (file:///folder, s3://bucket/prefix) or a folder path"),
     "cache_mode": (str, "'read' or 'readwrite'"),
     "cache_max_mb": (int, "a whole number of MiB, 0 or more"),
+    "cache_key_file": (str, "the path of a file holding the key that signs cache entries"),
     "scheduler": (str, "a Dask scheduler's address (tcp://HOST:PORT) or \"local\""),
     "empty_sections": (str, '"omit" (leave out a section with nothing to say) or "keep" (the full layout)'),
 }
@@ -284,6 +286,11 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
     cache = _cache_url(values.get("cache", ""), None if typed else base)
     if cache and not re.fullmatch(r"([A-Za-z][A-Za-z0-9+.-]*://)?.+", cache):
         problems.append(f"{where}: 'cache' must be {_KEYS['cache'][1]}, not {cache!r}")
+    key_file = None
+    if values.get("cache_key_file"):    # relative to the configuration file's folder (a flag's is made absolute)
+        key_file = (base / Path(values["cache_key_file"]).expanduser()).resolve()
+        if not key_file.is_file():
+            problems.append(f"{where}: 'cache_key_file' not found: {key_file}")
     if problems:
         raise ConfigError(problems)
 
@@ -307,6 +314,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         cache=cache,
         cache_mode=values.get("cache_mode", "readwrite"),
         cache_max_mb=values.get("cache_max_mb", DEFAULT_CACHE_MB),
+        cache_key_file=key_file,
         empty_sections=values.get("empty_sections", "omit"),
         scheduler=values.get("scheduler", "").strip(),
         config_file=origin,

@@ -2,11 +2,12 @@
 
 ``kwdocs.cli`` turns every error ``describe`` knows into its line.  Inside a
 doit run, exceptions never reach it: doit catches a task's and prints its
-traceback, and prints one when saving its own database fails.  So each task
+traceback, and prints one when its own database fails.  So each task
 action runs through ``kwdocs.engine.tasks.Guarded``, which returns such an error
 as a ``Mistake`` (a doit task failure that the reporter keeps instead of
-printing), and ``doit_database_kept`` holds back a failure of doit's final
-save; ``raise_kept`` then raises either as ``UserMistake`` once doit is done.
+printing), and ``doit_database_kept`` holds back a failure of doit's database:
+opening it, removing a failed task's record, its final save; ``raise_kept`` then
+raises either as ``UserMistake`` once doit is done.
 """
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ class UserMistake(Exception):
     """An error of the user's set-up, already worded as its line (one per file it names)."""
 
 
+class DoitStopped(BaseException):
+    """doit's database could not be opened (its line is kept): a BaseException, which doit's
+    own handler, printing a traceback for any Exception, lets through to the runner."""
+
+
 def describe(error: BaseException) -> str | None:
     """The one line for an error of the user's set-up; None for anything else (a bug: traceback)."""
     if isinstance(error, UserMistake):
@@ -49,25 +55,63 @@ _kept: list[str] = []
 
 @contextmanager
 def doit_database_kept() -> Iterator[None]:
-    """While doit runs, a failure of its final save of its database is kept, not printed."""
-    from doit.dependency import SqliteDB
+    """While doit runs, a failure of its database (a full disk) is kept, not printed: opening
+    it stops doit (``DoitStopped``); removing a failed task's record (which doit does before it
+    reports the failure) leaves the database unsaved, so no record of a partial run is kept
+    (the next build does that work again); the final save is given up."""
+    from doit.dependency import DatabaseException, SqliteDB
 
-    dump = SqliteDB.dump
+    dump, remove, remove_all, connect = SqliteDB.dump, SqliteDB.remove, SqliteDB.remove_all, SqliteDB._sqlite3
+
+    def kept(error: BaseException) -> bool:
+        line = describe(error)
+        if line is None and isinstance(error, DatabaseException) and error.__context__ is not None:
+            line = describe(error.__context__)     # doit's wording around sqlite's error
+        if line is None:
+            return False
+        _kept.append(line)
+        return True
+
+    def kept_connect(self, name: str):
+        try:
+            return connect(self, name)
+        except Exception as error:
+            if not kept(error):
+                raise
+            raise DoitStopped from error
+
+    def kept_remove(self, task_id: str) -> None:
+        try:
+            remove(self, task_id)
+        except Exception as error:
+            if not kept(error):
+                raise
+            self.kwdocs_unsaved = True
+
+    def kept_remove_all(self) -> None:
+        try:
+            remove_all(self)
+        except Exception as error:
+            if not kept(error):
+                raise
+            self.kwdocs_unsaved = True
 
     def kept_dump(self) -> None:
+        if getattr(self, "kwdocs_unsaved", False):
+            self._conn.close()      # uncommitted: the file keeps the records of the last whole save
+            return
         try:
             dump(self)
         except Exception as error:
-            line = describe(error)
-            if line is None:
+            if not kept(error):
                 raise
-            _kept.append(line)
 
-    SqliteDB.dump = kept_dump
+    SqliteDB.dump, SqliteDB.remove, SqliteDB.remove_all = kept_dump, kept_remove, kept_remove_all
+    SqliteDB._sqlite3 = kept_connect
     try:
         yield
     finally:
-        SqliteDB.dump = dump
+        SqliteDB.dump, SqliteDB.remove, SqliteDB.remove_all, SqliteDB._sqlite3 = dump, remove, remove_all, connect
 
 
 def raise_kept(reporter_mistakes: list[str]) -> None:

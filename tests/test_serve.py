@@ -269,3 +269,66 @@ def test_a_silent_connection_is_dropped_and_a_crowd_of_them_is_bounded(tmp_path)
     finally:
         server.shutdown()
         server.server_close()
+
+
+SLOW_CLIENTS = 32
+
+
+def test_slow_clients_trickling_their_headers_never_lock_out_a_quick_request(tmp_path):
+    """32 clients sending a byte every 3 s held every thread and every waiting place: the
+    server closed any other connection at once (each byte reset the silence timeout)."""
+    from kwdocs.site.webserver import LiveVersion, make_server
+
+    (tmp_path / "index.html").write_text("<p>hello</p>\n")
+    server = make_server(tmp_path, "127.0.0.1", 0, LiveVersion())
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    slow = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(SLOW_CLIENTS)]
+    try:
+        for step in range(3):       # a byte from each at 0 s, 3 s and 6 s: always short of whole headers
+            for connection in slow:
+                connection.sendall(b"GET / HTTP/1.1\r\n"[step:step + 1])
+            time.sleep(0.5)
+            started = time.monotonic()
+            assert request(port, "/index.html")[0] == 200
+            assert time.monotonic() - started < 2.0
+            time.sleep(2.5)
+    finally:
+        for connection in slow:
+            connection.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_client_that_never_finishes_its_headers_is_closed_at_the_deadline(tmp_path, monkeypatch):
+    from kwdocs.site import webserver
+
+    monkeypatch.setattr(webserver, "HEADER_DEADLINE", 1.0)
+    (tmp_path / "index.html").write_text("<p>hello</p>\n")
+    server = webserver.make_server(tmp_path, "127.0.0.1", 0, webserver.LiveVersion(), timeout=0.5)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+            started = time.monotonic()
+            closed = False
+            for byte in b"GET /index.html HTTP/1.1\r\nHost: x\r\n" * 4:      # never the blank line
+                try:
+                    connection.sendall(bytes([byte]))       # faster than the silence timeout
+                except OSError:     # reset: the server closed it
+                    closed = True
+                    break
+                time.sleep(0.2)
+                if time.monotonic() - started > 5.0:
+                    break
+            if not closed:
+                connection.settimeout(2.0)
+                try:
+                    closed = connection.recv(1) == b""
+                except OSError:
+                    closed = True
+            assert closed and time.monotonic() - started < 3.0, "kept open past the headers' deadline"
+        assert request(port, "/index.html")[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()

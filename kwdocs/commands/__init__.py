@@ -12,3 +12,7 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-mode", choices=("read", "readwrite"),
                         help="'read' uses the cache without adding to it, for untrusted jobs "
                              "(default: readwrite; config key: cache_mode)")
+    parser.add_argument("--cache-key-file", metavar="FILE",
+                        help="a file holding a secret key: entries are signed with it, and entries not signed "
+                             "with it are ignored and made again (the variable KWDOCS_CACHE_KEY, when set, is "
+                             "the key instead; config key: cache_key_file)")

@@ -34,6 +34,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import logging
+import os
 import tempfile
 import time
 import warnings
@@ -307,12 +308,26 @@ LOCAL_SETTINGS = {
 
 def _start_forkserver() -> None:
     """Start the server that forks a local cluster's workers, with kwdocs' steps and Dask
-    imported once there (every worker would import them again before its first task)."""
+    imported once there (every worker would import them again before its first task).
+
+    The server is started as ``python -c``, which puts the current folder first on its path
+    (Python 3.11's forkserver does not take this process's path): a ``kwdocs`` folder there
+    (a tree's own, unrelated) would be imported in place of this kwdocs, and every worker
+    would fail.  So it starts with ``PYTHONSAFEPATH``, unless this kwdocs is the current
+    folder's (run from a checkout)."""
     import multiprocessing
     import multiprocessing.forkserver
 
     multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", __name__])
-    multiprocessing.forkserver.ensure_running()
+    package_parent = Path(__file__).resolve().parents[2]
+    safe = package_parent != Path.cwd().resolve() and "PYTHONSAFEPATH" not in os.environ
+    if safe:
+        os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        if safe:
+            os.environ.pop("PYTHONSAFEPATH", None)
 
 
 def run_doit(tasks: dict, config: Config, run: Callable[[dict, int, Config], int]) -> int:

@@ -137,7 +137,10 @@ def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
     with workers.dying_with_builder(), looking_ahead(), mistakes.doit_database_kept():
         # no config_filenames: the shell's folder's pyproject.toml or doit.cfg is no business of this build
-        code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
+        try:
+            code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
+        except mistakes.DoitStopped:
+            code = 3    # doit's code for an error of its own; the line is kept, raised below
     if config is not None and code in (0, 1):     # doit saved its records: they are whole
         state.doit_records_verified(config)
     mistakes.raise_kept(getattr(tasks["DOIT_CONFIG"].get("reporter"), "mistakes", []))

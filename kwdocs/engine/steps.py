@@ -392,9 +392,9 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
     if shared is None and not config.scheduler:
         return {"files": len(rels), "extracted": extracted}
-    from kwdocs.store.cache import said
+    from kwdocs.store.cache import report
     return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
-            "cache_stored": stored, "cache_said": said(), "cluster_extracted": remote.used if remote else 0}
+            "cache_stored": stored, **report(), "cluster_extracted": remote.used if remote else 0}
 
 
 def _recording_tokens(config: Config, redo: list[str]) -> contextlib.AbstractContextManager:
@@ -506,12 +506,12 @@ class SharedFacts:
         for key, data in self.cache.get_many(list(keys)).items():
             rel = keys[key]
             try:
-                facts = as_facts(cache.decode(data, self.claims(key, rel)))
+                facts = as_facts(cache.decode(data, self.claims(key, rel), self.cache.key))
                 if facts is None or facts.get("path") != rel or facts.get("sha256") != self.hashes[rel]:
                     raise ValueError("its facts are of another file")
                 self.found[rel] = facts
             except ValueError as error:
-                cache.warn(f"{rel}: cache entry {key[:16]} ignored ({error}); extracted again")
+                cache.ignored(error, f"{rel}: cache entry {key[:16]} ignored ({error}); extracted again")
         self.misses = [rel for rel in rels if rel not in self.found]
 
     def claims(self, key: str, rel: str) -> dict[str, str]:
@@ -530,14 +530,16 @@ class SharedFacts:
         """Store the facts extracted here of files that held still while read (``seen``)."""
         from kwdocs.store import cache
 
+        if self.cache is None:
+            return 0
         entries = {}
         for rel, sha256 in self.hashes.items():
             facts = files.get(rel)
             if rel in self.used or facts is None or facts.get("sha256") != sha256 or rel not in seen:
                 continue
             key = cache.entry_key("facts", rel, sha256, self.key)
-            entries[key] = cache.encode(self.claims(key, rel), facts)
-        return self.cache.put_many(entries) if self.cache is not None else 0
+            entries[key] = cache.encode(self.claims(key, rel), facts, self.cache.key)
+        return self.cache.put_many(entries)
 
 
 def _prefetch_tags(config: Config, rels: list[str]) -> None:
@@ -729,8 +731,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         "rewritten": rewritten})
     if shared is None:
         return {"link_shards": len(rewritten)}
-    from kwdocs.store.cache import said
-    return {"link_shards": len(rewritten), "cache_said": said()}
+    from kwdocs.store.cache import report
+    return {"link_shards": len(rewritten), **report()}
 
 
 def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
@@ -819,20 +821,21 @@ class SharedLinks:
         if data is None:
             return
         try:
-            bodies = cache.decode_parts(data, self.claims)
+            bodies = cache.decode_parts(data, self.claims, self.cache.key)
             anchored = orjson.loads(bodies.get(ANCHORED_PART, b""))    # a JSONDecodeError is a ValueError
             if bodies.keys() != self.parts or not isinstance(anchored, dict):
                 raise ValueError("its links are not this tree's")
             self.found, self.anchored = bodies, anchored
         except ValueError as error:
-            cache.warn(f"cache entry {self.claims['key'][:16]} of the tree's links ignored ({error}); linked again")
+            cache.ignored(error, f"cache entry {self.claims['key'][:16]} of the tree's links ignored ({error}); "
+                                 "linked again")
 
     def store(self, bodies: dict[str, bytes]) -> int:
         from kwdocs.store import cache
 
         if self.cache is None:
             return 0
-        return self.cache.put_many({self.claims["key"]: cache.encode_parts(self.claims, bodies)})
+        return self.cache.put_many({self.claims["key"]: cache.encode_parts(self.claims, bodies, self.cache.key)})
 
 
 def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str, dict]) -> list[str] | None:
@@ -1003,8 +1006,8 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
               "files": len(facts_by_file)}
     if shared is None and not config.scheduler:
         return counts
-    from kwdocs.store.cache import said
-    return counts | {"cache_stored": shared.store() if shared else 0, "cache_said": said(),
+    from kwdocs.store.cache import report
+    return counts | {"cache_stored": shared.store() if shared else 0, **report(),
                      "cluster_rendered": remote.used if remote else 0}
 
 
@@ -1116,12 +1119,12 @@ class _SharedPageSets:
         for key, data in self.cache.get_many(list(by_key)).items():
             owner = by_key[key]
             try:
-                texts = cache.decode_parts(data, claims[owner])
+                texts = cache.decode_parts(data, claims[owner], self.cache.key)
                 if set(texts) != expected(owner):       # an entry never names a page elsewhere
                     raise ValueError(f"its pages are not this {self.what}'s")
                 self.found[owner] = texts
             except ValueError as error:
-                cache.warn(f"{owner or '.'}: cache entry {key[:16]} {self.ignored} ({error}); {self.redone}")
+                cache.ignored(error, f"{owner or '.'}: cache entry {key[:16]} {self.ignored} ({error}); {self.redone}")
 
     def store(self) -> int:
         from kwdocs.store import cache
@@ -1129,7 +1132,7 @@ class _SharedPageSets:
         if self.cache is None:
             return 0
         return self.cache.put_many({self.claims[owner]["key"]: cache.encode_parts(
-            self.claims[owner], {page: text.encode("utf-8") for page, text in texts.items()})
+            self.claims[owner], {page: text.encode("utf-8") for page, text in texts.items()}, self.cache.key)
             for owner, texts in self.made.items()})
 
 
@@ -1195,7 +1198,7 @@ def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: l
     stored = shared.get_many([claims["key"]]).get(claims["key"])
     if stored is not None:
         try:        # a fresh clone of a tree built before: the same inputs, so the same pages
-            cache.decode(stored, claims)
+            cache.decode(stored, claims, shared.key)
             return 0
         except ValueError:
             pass    # damaged: made again below
@@ -1203,7 +1206,8 @@ def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: l
     expected = written_pages(config)
     if not expected or not all(page in entries for page in expected):
         return 0
-    return shared.put_many({claims["key"]: cache.encode(claims, {page: entries[page][0] for page in expected})})
+    return shared.put_many({claims["key"]: cache.encode(claims, {page: entries[page][0] for page in expected},
+                                                        shared.key)})
 
 
 def expected_outputs(config: Config, scanned_files: list[str], folders: list[str], problems: list,
@@ -1221,7 +1225,7 @@ def expected_outputs(config: Config, scanned_files: list[str], folders: list[str
     if found is None:
         return None
     try:
-        digests = cache.decode(found, claims)
+        digests = cache.decode(found, claims, shared.key)
         if not isinstance(digests, dict) or not all(
                 isinstance(value, str) and len(value) == SHA256_HEX for value in digests.values()):
             raise ValueError("it holds no page hashes")
@@ -1232,7 +1236,8 @@ def expected_outputs(config: Config, scanned_files: list[str], folders: list[str
             raise ValueError("its pages are not this tree's")
         return digests
     except ValueError as error:
-        cache.warn(f"cache entry {claims['key'][:16]} of the tree's pages ignored ({error}); building to compare")
+        cache.ignored(error, f"cache entry {claims['key'][:16]} of the tree's pages ignored ({error}); "
+                             "building to compare")
         return None
 
 
@@ -1445,8 +1450,8 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
     if shared is None:
         return counts
-    from kwdocs.store.cache import said
-    return counts | {"cache_stored": shared.store(), "cache_said": said()}
+    from kwdocs.store.cache import report
+    return counts | {"cache_stored": shared.store(), **report()}
 
 
 class SharedFolders(_SharedPageSets):

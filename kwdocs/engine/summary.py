@@ -88,7 +88,8 @@ class _Counting(_Reporter):
         self.scanned = scanned
         self.quiet = quiet
         self.counts = {"written": 0, "removed": 0, "extracted": 0, "cache_hits": 0, "cache_stored": 0,
-                       "html_written": 0, "html_removed": 0, "cluster_extracted": 0, "cluster_rendered": 0}
+                       "html_written": 0, "html_removed": 0, "cluster_extracted": 0, "cluster_rendered": 0,
+                       "cache_unsigned": 0}
         self.files_total = len(scanned.files)
         self.files_done = 0
         self.files_rendered = 0
@@ -165,6 +166,9 @@ class _Counting(_Reporter):
             return      # the build starts the state over and runs again: its summary will tell
         if self.tidy is not None and not self.failed:
             self.counts["removed"] += self.tidy()
+        if self.counts["cache_unsigned"]:     # one line for all of them, from every task and worker
+            from kwdocs.store.cache import unsigned_line
+            sys.stderr.write(unsigned_line(self.config.cache, self.counts["cache_unsigned"]) + "\n")
         report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
                time.monotonic() - self.started, self.quiet, self.counts)
         if self.config.cache and self.counts["cache_stored"]:

@@ -80,7 +80,7 @@ def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
     """With a shared cache: the pages judged by the hashes a full build of this very tree stored
     there (``steps.expected_outputs``), without building; None when it has none."""
     from kwdocs.engine import steps
-    from kwdocs.store.cache import check_store, said
+    from kwdocs.store.cache import check_store, report, unsigned_line
 
     check_store(config)
     rels = [source.rel for source in scanned.files]
@@ -89,8 +89,11 @@ def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
         return None     # an unreadable file: its page says why, which only building tells
     digests = steps.expected_outputs(config, rels, scanned.folders(), scanned.problems,
                                      {rel: hashes[steps.source_path(config, rel)] or "" for rel in rels})
-    for line in said():
+    said = report()
+    for line in said["cache_said"]:
         sys.stderr.write(line + "\n")
+    if said["cache_unsigned"]:
+        sys.stderr.write(unsigned_line(config.cache, said["cache_unsigned"]) + "\n")
     if digests is None:
         return None
     entries = ledger.load(config)

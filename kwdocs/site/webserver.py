@@ -2,8 +2,9 @@
 
 Three small parts:
 
-- ``make_server``: an HTTP server with a bounded pool of threads and
-  per-connection timeouts that serves the site folder and nothing else: no
+- ``make_server``: an HTTP server with a bounded pool of threads, one thread that reads every
+  connection's request headers under a deadline (so slow clients hold no worker), and
+  per-connection timeouts, that serves the site folder and nothing else: no
   directory listings, no path that resolves outside it
   (``..``, encoded or not, symbolic links), only Host headers that name this
   server when bound to loopback (so a web page cannot reach it through DNS
@@ -24,6 +25,7 @@ from __future__ import annotations
 import io
 import os
 import queue
+import selectors
 import socket
 import sys
 import threading
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
 
 VERSION_PATH = "/__kwdocs_version"
 CONNECTION_TIMEOUT = 10.0   # seconds a connection may stay silent before the server drops it
+HEADER_DEADLINE = 10.0      # seconds a client has to send a request's headers, however it trickles them
+HEADER_LIMIT = 64 * 1024    # bytes of headers read at most (the request line and headers' own limits are less)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -123,6 +127,12 @@ class SiteHandler(SimpleHTTPRequestHandler):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, directory=self.site, **kwargs)
+
+    def setup(self) -> None:
+        super().setup()
+        head = getattr(self.server, "heads", {}).pop(self.request, None)
+        if head is not None:    # the headers were read before a worker took the connection
+            self.rfile = io.BytesIO(head)
 
     def do_GET(self) -> None:
         self._answer(head=False)
@@ -210,24 +220,119 @@ class SiteHandler(SimpleHTTPRequestHandler):
 class _Server(HTTPServer):
     """An HTTP server whose connections a fixed pool of ``WORKERS`` threads answers.
 
-    At most ``WORKERS`` more wait for a thread; further ones are closed at once, and an idle
-    connection is dropped after the handler's ``timeout``: idle or slow clients can hold
-    neither threads nor sockets for ever.  A client that goes away mid-answer is not an
+    One thread reads the request headers of up to ``PENDING`` connections at once, without
+    blocking on any: a connection is handed to a worker only once its headers are whole, and
+    is closed when they are not within ``HEADER_DEADLINE`` seconds or it stays silent for the
+    handler's ``timeout``; when ``PENDING`` connections are waiting, a new one pushes out the
+    oldest.  So clients trickling their headers a byte at a time hold no worker, and a crowd
+    of them cannot keep a quick request waiting.  At most ``WORKERS`` whole requests wait for
+    a worker; further ones are closed at once.  A client that goes away mid-answer is not an
     error worth a traceback.
     """
 
     WORKERS = 16
+    PENDING = 64
 
     def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+        self.heads: dict[socket.socket, bytes] = {}     # each ready connection's headers, for its handler
         self._waiting: queue.Queue = queue.Queue(maxsize=self.WORKERS)
+        self._arrived: queue.SimpleQueue = queue.SimpleQueue()
+        # the accepting thread wakes the reader through this pair; closing it stops the reader
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._reader: threading.Thread | None = None
+        super().__init__(*args, **kwargs)       # binds: a busy port raises here (and closes the server)
         for number in range(self.WORKERS):
             threading.Thread(target=self._work, name=f"kwdocs-http-{number}", daemon=True).start()
+        self._reader = threading.Thread(target=self._read_heads, name="kwdocs-http-headers", daemon=True)
+        self._reader.start()
 
     def process_request(self, request, client_address) -> None:
+        self._arrived.put((request, client_address))
+        try:
+            self._wake_w.send(b"\0")
+        except OSError:
+            pass    # the reader is already woken (its wake-up socket is full)
+
+    def _read_heads(self) -> None:
+        """Read every new connection's headers as they come; hand the whole ones to the workers."""
+        timeout = getattr(self.RequestHandlerClass, "timeout", None) or CONNECTION_TIMEOUT
+        selector = selectors.DefaultSelector()
+        selector.register(self._wake_r, selectors.EVENT_READ)
+        # socket -> [address, bytes so far, when its headers are due, when it last spoke]
+        pending: dict[socket.socket, list] = {}
+        while True:
+            now = time.monotonic()
+            due = min((min(entry[2], entry[3] + timeout) for entry in pending.values()), default=now + 60)
+            events = selector.select(max(0.0, due - now))
+            now = time.monotonic()
+            for selected, _ in events:
+                connection = selected.fileobj
+                if connection is self._wake_r:
+                    if not self._take_arrivals(selector, pending, now):     # the server is closed
+                        for left in list(pending):
+                            self._drop(selector, pending, left)
+                        selector.close()
+                        self._wake_r.close()
+                        return
+                    continue
+                assert isinstance(connection, socket.socket)
+                entry = pending[connection]
+                try:
+                    data = connection.recv(4096)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:        # the client left before asking anything
+                    self._drop(selector, pending, connection)
+                    continue
+                entry[1] += data
+                entry[3] = now
+                if b"\r\n\r\n" in entry[1] or b"\n\n" in entry[1] or len(entry[1]) >= HEADER_LIMIT:
+                    selector.unregister(connection)
+                    del pending[connection]
+                    self._hand_over(connection, entry[0], bytes(entry[1]))
+            for connection, entry in list(pending.items()):
+                if now >= entry[2] or now >= entry[3] + timeout:   # too slow, or silent
+                    self._drop(selector, pending, connection)
+
+    def _take_arrivals(self, selector: selectors.BaseSelector, pending: dict[socket.socket, list],
+                       now: float) -> bool:
+        """The connections accepted since the last call, now read; False once the server is closed."""
+        try:
+            while True:
+                if not self._wake_r.recv(4096):
+                    return False
+        except BlockingIOError:
+            pass
+        except OSError:
+            return False
+        while True:
+            try:
+                request, client_address = self._arrived.get_nowait()
+            except queue.Empty:
+                return True
+            if len(pending) >= self.PENDING:     # the oldest makes room: a new client is never refused
+                self._drop(selector, pending, min(pending, key=lambda connection: pending[connection][2]))
+            request.setblocking(False)
+            selector.register(request, selectors.EVENT_READ)
+            pending[request] = [client_address, bytearray(), now + HEADER_DEADLINE, now]
+
+    def _drop(self, selector: selectors.BaseSelector, pending: dict[socket.socket, list],
+              connection: socket.socket) -> None:
+        selector.unregister(connection)
+        del pending[connection]
+        self.shutdown_request(connection)
+
+    def _hand_over(self, request: socket.socket, client_address, head: bytes) -> None:
+        request.setblocking(True)
+        self.heads[request] = head
         try:
             self._waiting.put_nowait((request, client_address))
         except queue.Full:
+            self.heads.pop(request, None)
             self.shutdown_request(request)
 
     def _work(self) -> None:
@@ -238,7 +343,14 @@ class _Server(HTTPServer):
             except Exception:   # noqa: BLE001 - as socketserver's threads do: report, go on
                 self.handle_error(request, client_address)
             finally:
+                self.heads.pop(request, None)
                 self.shutdown_request(request)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._wake_w.close()
+        if self._reader is None:    # never started (the port was busy): nothing else closes it
+            self._wake_r.close()
 
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):   # closed, reset, idle

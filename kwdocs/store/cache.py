@@ -16,13 +16,18 @@ Safe to share:
   into place, an object store's by one PUT of the whole object;
 - a store that fails or does not answer within ``TIMEOUT`` seconds is not asked
   again by this process: the build goes on without it (the circuit breaker);
-- facts are made from masked text (secrets never reach them), so entries hold none.
+- facts are made from masked text (secrets never reach them), so entries hold none;
+- with a key (``KWDOCS_CACHE_KEY``, or the file ``cache_key_file`` names), an entry's header
+  is signed (HMAC-SHA256): entries made by anyone without the key are ignored, counted in
+  one line per build, and made again.  The key itself is held in memory only.
 
 fsspec is imported only when a cache is configured.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
+import hmac
 import os
 import queue
 import threading
@@ -34,16 +39,25 @@ from typing import Any, TypeVar
 import orjson
 
 from kwdocs.config import Config, ConfigError
+from kwdocs.store.writer import write_all
 
 FORMAT = 2              # 2: pages entries hold their pages' bytes, not JSON
 TIMEOUT = 10.0          # seconds a batch of requests may take before the store counts as down
 FAN_OUT = 2             # entries live under <root>/v1/<key[:2]>/<key>
 RENEW_NS = 3600 * 10**9  # a folder entry used that is older than this gets a new time (its use, for eviction)
+KEY_VARIABLE = "KWDOCS_CACHE_KEY"
+SIGNATURE = "hmac_sha256"   # the header field holding an entry's signature
+# a failed write that says the store as a whole cannot take entries (not only this one)
+STORE_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
 T = TypeVar("T")
 
 
 class StoreDown(Exception):
     """The store failed or did not answer in time."""
+
+
+class Unsigned(ValueError):
+    """An entry without a signature by this build's key (counted, not named one by one)."""
 
 
 def entry_key(kind: str, *inputs: str) -> str:
@@ -52,40 +66,51 @@ def entry_key(kind: str, *inputs: str) -> str:
     return hashlib.sha256(orjson.dumps(["kwdocs", kind, FORMAT, *inputs])).hexdigest()
 
 
-def encode(claims: dict[str, str], value: Any) -> bytes:
+def encode(claims: dict[str, str], value: Any, key: bytes | None = None) -> bytes:
     """An entry: a header line naming what it holds (``claims``: its key and inputs) and how to
-    check it, then ``value`` as JSON."""
-    return encode_body(claims, orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+    check it, then ``value`` as JSON; signed with ``key`` when given."""
+    return encode_body(claims, orjson.dumps(value, option=orjson.OPT_SORT_KEYS), key)
 
 
-def encode_body(claims: dict[str, str], body: bytes) -> bytes:
-    """An entry holding ``body``, under a header of ``claims`` and the body's size and hash."""
-    header = {**claims, "format": FORMAT, "size": len(body), "body_sha256": hashlib.sha256(body).hexdigest()}
+def encode_body(claims: dict[str, str], body: bytes, key: bytes | None = None) -> bytes:
+    """An entry holding ``body``, under a header of ``claims`` and the body's size and hash,
+    and with ``key`` the header's signature (which the body's hash ties the body to)."""
+    header: dict[str, Any] = {**claims, "format": FORMAT, "size": len(body),
+                              "body_sha256": hashlib.sha256(body).hexdigest()}
+    if key is not None:
+        header[SIGNATURE] = _signature(key, header)
     return orjson.dumps(header, option=orjson.OPT_SORT_KEYS) + b"\n" + body
 
 
-def decode(data: bytes, claims: dict[str, str]) -> Any:
-    """The value an entry holds, once its header claims exactly ``claims`` and its body is whole
-    and what the header says; ValueError says what is wrong."""
-    body = _checked(data, claims)
+def _signature(key: bytes, header: dict[str, Any]) -> str:
+    """The HMAC-SHA256 of a header without its signature, in one canonical form."""
+    signed = {name: value for name, value in header.items() if name != SIGNATURE}
+    return hmac.new(key, orjson.dumps(signed, option=orjson.OPT_SORT_KEYS), hashlib.sha256).hexdigest()
+
+
+def decode(data: bytes, claims: dict[str, str], key: bytes | None = None) -> Any:
+    """The value an entry holds, once its header claims exactly ``claims``, is signed with
+    ``key`` (if given) and its body is whole and what the header says; ValueError says what is
+    wrong (``Unsigned`` for a signature that is missing or not by ``key``)."""
+    body = _checked(data, claims, key)
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as error:
         raise ValueError("its content is not JSON") from error
 
 
-def encode_parts(claims: dict[str, str], parts: dict[str, bytes]) -> bytes:
+def encode_parts(claims: dict[str, str], parts: dict[str, bytes], key: bytes | None = None) -> bytes:
     """An entry of named byte strings (pages, as written): its body is a line naming each part
     and its size, then the parts one after another, all under the body's hash; no JSON to parse
     and no text to encode again on the way to the page."""
     index = orjson.dumps([[name, len(data)] for name, data in parts.items()])
-    return encode_body(claims, b"".join([index, b"\n", *parts.values()]))
+    return encode_body(claims, b"".join([index, b"\n", *parts.values()]), key)
 
 
-def decode_parts(data: bytes, claims: dict[str, str]) -> dict[str, bytes]:
+def decode_parts(data: bytes, claims: dict[str, str], key: bytes | None = None) -> dict[str, bytes]:
     """The parts an ``encode_parts`` entry holds, checked as ``decode`` checks an entry, and
     their sizes against its content; ValueError says what is wrong."""
-    index, newline, body = _checked(data, claims).partition(b"\n")
+    index, newline, body = _checked(data, claims, key).partition(b"\n")
     try:
         parts = orjson.loads(index) if newline else None
     except orjson.JSONDecodeError:
@@ -105,9 +130,9 @@ def decode_parts(data: bytes, claims: dict[str, str]) -> dict[str, bytes]:
     return found
 
 
-def _checked(data: bytes, claims: dict[str, str]) -> bytes:
-    """An entry's body, once its header claims exactly ``claims`` and its body is whole and
-    what the header says; ValueError says what is wrong."""
+def _checked(data: bytes, claims: dict[str, str], key: bytes | None) -> bytes:
+    """An entry's body, once its header claims exactly ``claims``, is signed with ``key`` (if
+    given) and its body is whole and what the header says; ValueError says what is wrong."""
     head, newline, body = data.partition(b"\n")
     if not newline:
         raise ValueError("no header")
@@ -117,6 +142,10 @@ def _checked(data: bytes, claims: dict[str, str]) -> bytes:
         raise ValueError("its header is not JSON") from error
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise ValueError("not an entry of this format")
+    if key is not None:     # before anything else is believed: whoever forged it chose the rest
+        signature = header.get(SIGNATURE)
+        if not isinstance(signature, str) or not hmac.compare_digest(signature, _signature(key, header)):
+            raise Unsigned("not signed with this build's key")
     if any(header.get(name) != value for name, value in claims.items()):
         raise ValueError("it claims other inputs than its key's")
     if header.get("size") != len(body):
@@ -127,6 +156,7 @@ def _checked(data: bytes, claims: dict[str, str]) -> bytes:
 
 
 _said: list[str] = []
+_unsigned = [0]
 
 
 def warn(line: str) -> None:
@@ -134,11 +164,33 @@ def warn(line: str) -> None:
     _said.append(f"kwdocs: {line}")
 
 
+def ignored(error: ValueError, line: str) -> None:
+    """An entry that failed its checks: ``line`` kept for the summary, or, not signed with the
+    key, only counted (a cache written without the key would say so once per entry)."""
+    if isinstance(error, Unsigned):
+        _unsigned[0] += 1
+    else:
+        warn(line)
+
+
 def said() -> list[str]:
     """The lines kept since the last call."""
     lines = _said[:]
     _said.clear()
     return lines
+
+
+def report() -> dict[str, Any]:
+    """A task's values about the cache since the last call: the lines kept (``cache_said``)
+    and how many entries were not signed with the key (``cache_unsigned``)."""
+    unsigned, _unsigned[0] = _unsigned[0], 0
+    return {"cache_said": said(), "cache_unsigned": unsigned}
+
+
+def unsigned_line(url: str, count: int) -> str:
+    """The one line a build says about the entries it ignored for their signature."""
+    return (f"kwdocs: cache {url}: {count:,} entr{'y' if count == 1 else 'ies'} not signed with this "
+            f"build's key ignored and made again")
 
 
 class _Requests:
@@ -177,8 +229,9 @@ class _Requests:
 class SharedCache:
     """One process's handle on the store at ``url``."""
 
-    def __init__(self, url: str, writable: bool, max_bytes: int) -> None:
+    def __init__(self, url: str, writable: bool, max_bytes: int, key: bytes | None = None) -> None:
         self.url = url
+        self.key = key      # entries are signed with it, and only entries signed with it are used
         self.writable = writable
         self.max_bytes = max_bytes
         self.down = False
@@ -225,7 +278,13 @@ class SharedCache:
             if isinstance(value, bytes):
                 if key is not None:
                     entries[key] = value
-            elif not isinstance(value, FileNotFoundError):
+            elif isinstance(value, FileNotFoundError):
+                continue
+            elif isinstance(value, OSError) and not isinstance(value, (ConnectionError, TimeoutError)):
+                # one entry that cannot be read (a folder in its place, no permission): that
+                # entry is a miss, the store's other entries are still good
+                warn(f"cache entry {(key or path)[:16]} cannot be read ({type(value).__name__}); made again")
+            else:
                 self._trip(value)
                 return {}
         return entries
@@ -237,23 +296,38 @@ class SharedCache:
         fs, _ = self._filesystem()
         try:
             if self.local:
-                self._requests.run(lambda: self._put_local(fs, entries), TIMEOUT)
-            else:       # one PUT of a whole object is atomic
-                self._requests.run(lambda: fs.pipe({self.path(key): data for key, data in entries.items()}), TIMEOUT)
+                return self._requests.run(lambda: self._put_local(entries), TIMEOUT)
+            # one PUT of a whole object is atomic
+            self._requests.run(lambda: fs.pipe({self.path(key): data for key, data in entries.items()}), TIMEOUT)
         except Exception as error:  # noqa: BLE001  (a store that fails never fails the build)
             self._trip(error)
             return 0
         return len(entries)
 
-    def _put_local(self, fs: Any, entries: dict[str, bytes]) -> None:
+    def _put_local(self, entries: dict[str, bytes]) -> int:
         """Written under a name of this process's own, then moved into place: a reader sees a
-        whole entry or none, and two builds writing the same entry write the same bytes."""
+        whole entry or none, and two builds writing the same entry write the same bytes.  A
+        write that fails leaves no temporary file; one entry that cannot be replaced (a folder
+        in its place) is skipped, a full or read-only store raises.  The number stored."""
+        stored = 0
         for key, data in entries.items():
             final = self.path(key)
             temporary = f"{final}.{uuid.uuid4().hex}.tmp"
-            fs.makedirs(fs._parent(final), exist_ok=True)
-            fs.pipe_file(temporary, data)
-            os.replace(temporary, final)
+            try:
+                os.makedirs(os.path.dirname(final), exist_ok=True)
+                _write_new(temporary, data)
+                try:
+                    os.replace(temporary, final)
+                except OSError:
+                    _remove(temporary)
+                    raise
+            except OSError as error:
+                if error.errno in STORE_FULL:
+                    raise
+                warn(f"cache entry {key[:16]} cannot be stored ({type(error).__name__}: {error.strerror})")
+                continue
+            stored += 1
+        return stored
 
     def evict(self) -> int:
         """A folder cache over ``max_bytes`` loses its least recently used entries (by mtime, which
@@ -316,6 +390,25 @@ def _read_local(paths: list[str]) -> dict[str, bytes | Exception]:
     return found
 
 
+def _write_new(path: str, data: bytes) -> None:
+    """``data`` as the new file ``path``, or no file at all when writing it fails (a full disk)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        write_all(fd, data)
+    except BaseException:
+        os.close(fd)
+        _remove(path)
+        raise
+    os.close(fd)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass    # never written, or already gone: nothing of ours is left either way
+
+
 def _scandir(path: str) -> list[os.DirEntry]:
     try:
         with os.scandir(path) as found:
@@ -339,7 +432,26 @@ def storage_options(url: str) -> dict[str, Any]:
     return {}
 
 
-_caches: dict[tuple[str, bool, int, int], SharedCache] = {}
+_caches: dict[tuple[str, bool, int, int, bytes | None], SharedCache] = {}
+
+
+def signing_key(config: Config) -> bytes | None:
+    """The key entries are signed with: ``KWDOCS_CACHE_KEY`` when set, else the content of the
+    file ``cache_key_file`` names (surrounding whitespace left out), else None (entries are
+    not signed).  A key file that cannot be read, or an empty one, is the user's mistake."""
+    value = os.environ.get(KEY_VARIABLE, "")
+    if value:
+        return value.encode("utf-8", "surrogateescape")
+    path = config.cache_key_file
+    if path is None:
+        return None
+    try:
+        key = path.read_bytes().strip()
+    except OSError as error:
+        raise ConfigError([f"'cache_key_file' ({path}): {error.strerror or error}"]) from None
+    if not key:
+        raise ConfigError([f"'cache_key_file' ({path}): the file is empty"])
+    return key
 
 
 def shared_cache(config: Config) -> SharedCache | None:
@@ -347,9 +459,10 @@ def shared_cache(config: Config) -> SharedCache | None:
     worker forked from the build does not share its parent's connections)."""
     if not config.cache:
         return None
-    ident = (config.cache, config.cache_mode == "readwrite", config.cache_max_mb, os.getpid())
+    key = signing_key(config)
+    ident = (config.cache, config.cache_mode == "readwrite", config.cache_max_mb, os.getpid(), key)
     if ident not in _caches:
-        _caches[ident] = SharedCache(config.cache, ident[1], config.cache_max_mb * 1024 * 1024)
+        _caches[ident] = SharedCache(config.cache, ident[1], config.cache_max_mb * 1024 * 1024, key)
     return _caches[ident]
 
 
@@ -359,6 +472,7 @@ def check_store(config: Config) -> None:
     never imports fsspec."""
     if not config.cache:
         return
+    signing_key(config)     # a key file that cannot be read: said before anything is built
     import fsspec
     protocol = fsspec.core.split_protocol(config.cache)[0] or "file"
     try:

@@ -76,7 +76,7 @@ def write_if_changed(root: Path, path: Path | str, content: str | bytes) -> bool
     fd, tmp = _temporary(os.path.dirname(target))
     try:
         try:
-            _write_all(fd, data)
+            write_all(fd, data)
             info = os.fstat(fd)     # a rename keeps size and modification time
         finally:
             os.close(fd)
@@ -95,7 +95,7 @@ def _in_state(root: Path, target: str) -> bool:
     return target.startswith(os.path.join(os.fspath(root), STATE_FOLDER) + os.sep)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
     """``os.write`` until all is written: a file object around the descriptor cost three more
     system calls per page (size, terminal and position checks)."""
     view = memoryview(data)
