@@ -41,6 +41,15 @@ def rest(x):
         x (int): the *amount*, wrapped
             onto two lines.
     """
+
+
+def example():
+    """Make a checkpointer.
+
+    Example:
+        # Simplest usage - default config
+        checkpointer = example()
+    """
 '''
 
 PARSER = '''/// Parse the command line into a [`Command`] and its matches,
@@ -111,6 +120,8 @@ def test_a_markdown_docstring_shows_its_emphasis_lists_links_and_code_as_markdow
     # a reStructuredText docstring reads as before: its stars are text
     assert "Add \\*x\\* to the \\*\\*total\\*\\*, see `print` and `x * 2`." in _entry(page, "rest")
     assert "- `x` (`int`): the \\*amount\\*, wrapped onto two lines." in _entry(page, "rest")
+    # nor is a Google-style docstring whose example holds a comment: it has no Markdown heading
+    assert "\\# Simplest usage - default config" in _entry(page, "example") and "##" not in _entry(page, "example")
 
 
 def test_a_rustdoc_comment_reads_as_rustdoc_shows_it(tmp_path):

@@ -304,9 +304,10 @@ def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
 # ---------------------------------------------------------------- Markdown doc comments
 
 # A docstring is read as Markdown when it has Markdown's marks (a fence, ``**strong**``, a
-# ``[link](...)``, a ``# heading``) and none of reStructuredText's (a role, ````literal````, a
-# directive, a ``::`` block, a title's underline): both styles' ``*emphasis*`` look alike
-_MARKDOWN_MARKS = re.compile(r"^[ \t]*(?:```|~~~|#{1,6}[ \t]+\S)|\*\*[^\s*](?:[^*\n]*[^\s*])?\*\*|\]\(",
+# ``[link](...)``) and none of reStructuredText's (a role, ````literal````, a directive, a ``::``
+# block, a title's underline): both styles' ``*emphasis*`` look alike.  A ``# heading`` is no
+# mark: most are comments of the examples of Google-style docstrings
+_MARKDOWN_MARKS = re.compile(r"^[ \t]*(?:```|~~~)|\*\*[^\s*](?:[^*\n]*[^\s*])?\*\*|\]\(",
                              re.MULTILINE)
 _REST_MARKS = re.compile(r"(?<!`)``(?!`)|:[\w.+-]+:`|^[ \t]*\.\.[ \t]+\S|::[ \t]*$|`_"
                          r"|^[ \t]*(?:[-=^\"'+*#]{3,})[ \t]*$", re.MULTILINE)
@@ -314,6 +315,7 @@ _HEADING = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _REFERENCE_DEFINITION = re.compile(r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<target>[^\s>]+)>?[ \t]*$",
                                    re.MULTILINE)
 HEADING_DEMOTION = 3   # a doc's ``#`` sits below the page's ``#``, ``##`` and ``###``
+_BLANKS = re.compile(r"[ \t]{2,}")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 # what a link's address may not hold as written: a Markdown page's ``(`` ``)`` ``<`` ``>`` end
@@ -430,8 +432,8 @@ def markdown_spans(text: str, resolve: Resolver = _no_resolver, *, rust: bool = 
     references = references or {}
 
     def flush() -> None:
-        if plain:
-            pieces.append({"t": "text", "v": "".join(plain)})
+        if plain:   # blanks in a row show as one (code spans keep theirs)
+            pieces.append({"t": "text", "v": _BLANKS.sub(" ", "".join(plain))})
             plain.clear()
 
     index = 0
