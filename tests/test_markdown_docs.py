@@ -77,6 +77,16 @@ pub fn parse(args: &[&str]) -> Command {
 
 /// A command.
 pub struct Command {}
+
+impl Command {
+    /// Make one: see [`Self::run`] and [`Command::run`], not [`super::run`].
+    pub fn make() -> Command {
+        Command {}
+    }
+
+    /// Run it.
+    pub fn run(&self) {}
+}
 '''
 
 
@@ -142,3 +152,8 @@ def test_a_rustdoc_comment_reads_as_rustdoc_shows_it(tmp_path):
     assert "```text\n# shown: not Rust\n```" in parse
     html = _html(parse)
     assert "<h4>Examples</h4>" in html
+    # a path to a method of this file is linked to its anchor, one to another module is not
+    run = re.search(r'<a id="(l\d+-method-run)"></a>', page)
+    assert run, page
+    assert (f"Make one: see [`Self::run`](#{run.group(1)}) and [`Command::run`](#{run.group(1)}), "
+            "not `super::run`." in _entry(page, "make")), _entry(page, "make")

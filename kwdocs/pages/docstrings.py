@@ -351,10 +351,9 @@ def _cross_reference(target: str, resolve: Resolver, rust: bool) -> str | None:
         match = _RUST_PATH.fullmatch(target)
         if not match:
             return None
-        path = match.group("path")
-        path = path.removeprefix("self::").removeprefix("Self::")
-        # ``crate::x::Y`` and ``super::Y`` name a place kwdocs does not map: no link rather than a wrong one
-        return "" if "::" in path else _link(path, resolve)
+        path = match.group("path").removeprefix("self::").removeprefix("Self::")
+        # ``crate::x::Y`` and ``super::Y`` name places kwdocs does not map: never one of this file's names
+        return "" if path.startswith(("crate::", "super::")) else _link(path.replace("::", "."), resolve)
     return _link(target, resolve) if _PYTHON_PATH.fullmatch(target) else None
 
 
