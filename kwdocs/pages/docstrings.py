@@ -1,18 +1,23 @@
 """A definition's own documentation as a page shows it: a summary and blocks.
 
 Python docstrings are parsed by griffe's docstring parsers (Google, NumPy and
-Sphinx styles, told apart by griffe's heuristics); Doxygen comments by their
+Sphinx styles, told apart by griffe's heuristics), their prose read as Markdown when
+the docstring is written in Markdown (``is_markdown``), else as reStructuredText;
+Rust's doc comments are Markdown (``rust_doc``); Doxygen comments are read by their
 commands (``\\brief``, ``@param``, ``@return``, ``\\code``, ``\\rst`` ...); any
 other comment is prose.  The result is plain data for the templates:
 
 - ``summary``: spans (see below), the first paragraph or ``\\brief``;
 - ``blocks``: ``{"t": "text", "spans": [...]}``, ``{"t": "code", "v": text, "lang": "python"}``,
-  ``{"t": "list", "items": [spans, ...]}`` and
+  ``{"t": "list", "items": [spans, ...]}``, ``{"t": "heading", "level": 4, "spans": [...]}`` and
   ``{"t": "fields", "title": "Parameters", "rows": [{"name", "type", "spans"}]}``.
 
 A span is ``{"t": "text", "v": ...}`` or ``{"t": "code", "v": ..., "link": ...}``: reST roles
 (``:class:`~torch.nn.Module```), literals and backticked names become code, linked when
-``resolve`` knows the name.  Nothing here escapes: the templates' filters do.
+``resolve`` knows the name.  Markdown adds ``{"t": "link", "v": words, "link": address}`` (a
+web address made safe, or a definition's anchor) and the marks of emphasis around spans,
+``{"t": "em" or "strong", "v": "", "end": False or True}``, always paired and nested.
+Nothing here escapes: the templates' filters do.
 """
 from __future__ import annotations
 
