@@ -16,7 +16,8 @@ def _through_griffe(text: str, resolve) -> dict:
     """What ``python_doc`` shows when every docstring goes through griffe's parsers."""
     plain = docstrings._ROLE_PREFIX.sub("`", text)
     sections = griffe.parse_auto(griffe.Docstring(plain), per_style_options=docstrings._STYLE_OPTIONS)
-    blocks = [block for section in sections for block in docstrings._section_blocks(section, resolve)]
+    markdown = docstrings.is_markdown(text)
+    blocks = [block for section in sections for block in docstrings._section_blocks(section, resolve, markdown)]
     summary, body = docstrings._summary(blocks)
     return {"summary": summary, "blocks": docstrings._capped(body)}
 
@@ -35,6 +36,7 @@ _PIECES = st.sampled_from(["Args", "Returns", "Note", "Example", "Parameters", "
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PIECES, max_size=30).map("".join))
 @example("Sum two numbers.")
+@example("**Sum** two\nnumbers.\n\n* **x** - a\nnumber.\n")   # Markdown, read as Markdown both ways
 @example("Sum.\n\n    Args:\n        x: a number.\n    ")
 @example("Sum.\n\nArgumentſ:\n    x: a")           # long s: griffe's patterns ignore case, Unicode's way
 @example("Sum.\n\n\u212aeyword args:\n    x: a")   # the Kelvin sign is a k too

@@ -79,6 +79,28 @@ def blocks():
     """
 
 
+def styled():
+    """A **Markdown** docstring <img src=x onerror=alert('pymd-summary')>.
+
+    # Heading <script>alert('pymd-heading')</script>
+
+    **strong**{: onclick="alert('pymd-attr-strong')" } and *em*{: onclick="alert('pymd-attr-em')" },
+    [web](https://example.org){: onclick="alert('pymd-attr-link')" }, [js](javascript:alert('pymd-link')),
+    [case](JaVaScRiPt:alert('pymd-link-case')), [`code`](javascript:alert('pymd-code-link')),
+    [quote](https://example.org/"onmouseover="alert('pymd-quote')), <javascript:alert('pymd-autolink')>,
+    [ref][evil], ![image](https://example.org/x.png){: onerror="alert('pymd-image')" }
+
+    * **item** <img src=x onerror=alert('pymd-item')> wrapped
+    onto <script>alert('pymd-item-lazy')</script> a second line
+
+    ```html
+    <img src=x onerror=alert('pymd-fence')>
+    ```
+
+    [evil]: javascript:alert('pymd-reference')
+    """
+
+
 class Widget:
     """A widget <img src=x onerror=alert('py-class')>.
 
@@ -165,6 +187,18 @@ pub fn render(text: &str) -> String {
     text.to_string()
 }
 
+/// **Bold <img src=x onerror=alert('rs-strong')>**{: onclick="alert('rs-attr-strong')" },
+/// [web](https://example.org){: onclick="alert('rs-attr-link')" }, [js](javascript:alert('rs-link')),
+/// [`Widget`][crate::Widget]{: onclick="alert('rs-attr-ref')" } and [`Widget`]{: onclick="alert('rs-attr-own')" }.
+///
+/// ## Heading <img src=x onerror=alert('rs-heading')>
+///
+/// ```
+/// # use evil::<img src=x onerror=alert('rs-hidden')>;
+/// let shown = "<script>alert('rs-shown')</script>";
+/// ```
+pub fn styled() {}
+
 pub struct Widget;
 
 impl Widget {
@@ -240,12 +274,18 @@ FOREIGN_ELEMENTS = ("img", "script", "svg", "iframe", "object", "embed", "form",
 # the code of docstrings' examples and code blocks, which each renderer must show as code under
 # Detailed Analysis (the source above holds the same words); Go's indented example is prose to kwdocs
 CODE = {"evil/render.py_docs.md": ["alert('py-doctest')", "alert('py-doctest-continued')", "alert('py-code-block')",
-                                   "alert('py-literal')", "alert('py-fence')", "alert('py-method-example')"],
+                                   "alert('py-literal')", "alert('py-fence')", "alert('py-method-example')",
+                                   "alert('pymd-fence')"],
         "evil/render.cpp_docs.md": ["alert('cpp-code')", "alert('cpp-verbatim')", "alert('cpp-method-code')"],
         "evil/render.js_docs.md": ["alert('js-example')"], "evil/widget.ts_docs.md": ["alert('ts-example')"],
-        "evil/render.rs_docs.md": ["alert('rs-example')", "alert('rs-method')"]}
-# text after a code span, which python-markdown's attr_list would have made the span's attributes
-TEXT = {"evil/render.py_docs.md": ["{: onclick=\"alert('py-attr-list')\" }"],
+        "evil/render.rs_docs.md": ["alert('rs-example')", "alert('rs-method')", "alert('rs-shown')"]}
+# text after a code span, emphasis or link, which python-markdown's attr_list would make its attributes
+TEXT = {"evil/render.py_docs.md": ["{: onclick=\"alert('py-attr-list')\" }",
+                                   "{: onclick=\"alert('pymd-attr-strong')\" }",
+                                   "{: onclick=\"alert('pymd-attr-em')\" }",
+                                   "{: onclick=\"alert('pymd-attr-link')\" }"],
+        "evil/render.rs_docs.md": ["{: onclick=\"alert('rs-attr-strong')\" }", "{: onclick=\"alert('rs-attr-link')\" }",
+                                   "{: onclick=\"alert('rs-attr-ref')\" }", "{: onclick=\"alert('rs-attr-own')\" }"],
         "evil/render.go_docs.md": ["alert('go-example')", "{: onclick=\"alert('go-attr')\" }"]}
 
 

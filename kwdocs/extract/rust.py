@@ -95,7 +95,7 @@ def _anchor(node):
 
 def _inner_doc(source: bytes, root) -> str:
     """The crate's or module's ``//!`` comment, else the opening comment."""
-    lines = [ts.text_of(source, child) for child in root.children
+    lines = [ts.text_of(source, child).rstrip("\r\n") for child in root.children
              if "comment" in child.type and ts.text_of(source, child).startswith(("//!", "/*!"))]
     return ts.clean_comment("\n".join(lines).split("\n")) if lines else ts.leading_doc(source, root)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import textwrap
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -94,7 +95,8 @@ def doc_comment(source: bytes, node: Node) -> str:
     while sibling is not None and "comment" in sibling.type and sibling.end_point[0] >= expected - 1:
         if source.startswith((b"//!", b"/*!", b"#!"), sibling.start_byte):
             break  # a file's or module's own comment, not this declaration's
-        lines[:0] = text_of(source, sibling).split("\n")
+        # a Rust line comment's node holds its line's end: no blank line between its lines
+        lines[:0] = text_of(source, sibling).rstrip("\r\n").split("\n")
         expected = sibling.start_point[0]
         sibling = sibling.prev_sibling
     doc = clean_comment(lines)
@@ -108,12 +110,13 @@ def clean_comment(lines: list[str]) -> str:
         line = _COMMENT_END.sub("", _COMMENT_MARK.sub("", line, count=1)).rstrip()
         if _DIRECTIVE.match(line.strip()):
             continue
-        kept.append(line.strip())
-    while kept and not kept[0]:
+        kept.append(line)
+    while kept and not kept[0].strip():
         kept.pop(0)
-    while kept and not kept[-1]:
+    while kept and not kept[-1].strip():
         kept.pop()
-    doc = "\n".join(kept)
+    # indentation the lines share is the comment's, not its text's: a code block keeps its own
+    doc = textwrap.dedent("\n".join(kept))
     if len(doc) > MAX_DOC:
         doc = doc[:MAX_DOC].rsplit(" ", 1)[0] + " …"
     return doc

@@ -1,18 +1,23 @@
 """A definition's own documentation as a page shows it: a summary and blocks.
 
 Python docstrings are parsed by griffe's docstring parsers (Google, NumPy and
-Sphinx styles, told apart by griffe's heuristics); Doxygen comments by their
+Sphinx styles, told apart by griffe's heuristics), their prose read as Markdown when
+the docstring is written in Markdown (``is_markdown``), else as reStructuredText;
+Rust's doc comments are Markdown (``rust_doc``); Doxygen comments are read by their
 commands (``\\brief``, ``@param``, ``@return``, ``\\code``, ``\\rst`` ...); any
 other comment is prose.  The result is plain data for the templates:
 
 - ``summary``: spans (see below), the first paragraph or ``\\brief``;
 - ``blocks``: ``{"t": "text", "spans": [...]}``, ``{"t": "code", "v": text, "lang": "python"}``,
-  ``{"t": "list", "items": [spans, ...]}`` and
+  ``{"t": "list", "items": [spans, ...]}``, ``{"t": "heading", "level": 4, "spans": [...]}`` and
   ``{"t": "fields", "title": "Parameters", "rows": [{"name", "type", "spans"}]}``.
 
 A span is ``{"t": "text", "v": ...}`` or ``{"t": "code", "v": ..., "link": ...}``: reST roles
 (``:class:`~torch.nn.Module```), literals and backticked names become code, linked when
-``resolve`` knows the name.  Nothing here escapes: the templates' filters do.
+``resolve`` knows the name.  Markdown adds ``{"t": "link", "v": words, "link": address}`` (a
+web address made safe, or a definition's anchor) and the marks of emphasis around spans,
+``{"t": "em" or "strong", "v": "", "end": False or True}``, always paired and nested.
+Nothing here escapes: the templates' filters do.
 """
 from __future__ import annotations
 
@@ -233,7 +238,7 @@ def _capped(blocks: list[dict]) -> list[dict]:
     used = 0
     for block in blocks:
         kind = block["t"]
-        if kind == "text":
+        if kind == "text" or kind == "heading":
             size = sum(len(span["v"]) for span in block["spans"])
         elif kind == "code":
             size = len(block["v"])
@@ -301,6 +306,410 @@ def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
     return pieces
 
 
+# ---------------------------------------------------------------- Markdown doc comments
+
+# A docstring is read as Markdown when it has Markdown's marks (a fence, ``**strong**``, a
+# ``[link](...)``) and none of reStructuredText's (a role, ````literal````, a directive, a ``::``
+# block, a title's underline): both styles' ``*emphasis*`` look alike.  A ``# heading`` is no
+# mark: most are comments of the examples of Google-style docstrings
+_MARKDOWN_MARKS = re.compile(r"^[ \t]*(?:```|~~~)|\*\*[^\s*](?:[^*\n]*[^\s*])?\*\*|\]\(",
+                             re.MULTILINE)
+_REST_MARKS = re.compile(r"(?<!`)``(?!`)|:[\w.+-]+:`|^[ \t]*\.\.[ \t]+\S|::[ \t]*$|`_"
+                         r"|^[ \t]*(?:[-=^\"'+*#]{3,})[ \t]*$", re.MULTILINE)
+_HEADING = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+_REFERENCE_DEFINITION = re.compile(r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<target>[^\s>]+)>?[ \t]*$",
+                                   re.MULTILINE)
+HEADING_DEMOTION = 3   # a doc's ``#`` sits below the page's ``#``, ``##`` and ``###``
+_BLANKS = re.compile(r"[ \t]{2,}")
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_SAFE_SCHEMES = ("http://", "https://", "mailto:")
+# what a link's address may not hold as written: a Markdown page's ``(`` ``)`` ``<`` ``>`` end
+# or open it, blanks end it, ``{`` opens python-markdown's attribute lists
+_URL_UNSAFE = re.compile(r"[\x00-\x20\x7f()<>{}\"'`\\|^]")
+# a Rust path rustdoc resolves: ``Parser``, ``crate::Parser``, ``Self::new``, ``fn@run``, ``vec!``, ``f()``
+_RUST_PATH = re.compile(r"(?:(?:struct|enum|trait|union|mod|module|const|constant|fn|function|method|derive|"
+                        r"type|value|macro|prim|primitive|tymethod|field|variant)@)?"
+                        r"(?P<path>[A-Za-z_][\w]*(?:::[A-Za-z_][\w]*)*)(?:!|\(\))?")
+_AUTOLINK = re.compile(r"<((?:https?://|mailto:)[^\s<>]*)>", re.IGNORECASE)
+_PYTHON_PATH = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
+_RUST_CODE = frozenset({"", "rust", "no_run", "ignore", "should_panic", "compile_fail", "test_harness",
+                        "edition2015", "edition2018", "edition2021", "edition2024"})
+
+
+def is_markdown(text: str) -> bool:
+    """Whether a docstring is written in Markdown rather than reStructuredText."""
+    return bool(_MARKDOWN_MARKS.search(text)) and not _REST_MARKS.search(text)
+
+
+def safe_url(url: str) -> str:
+    """A link's address as a page may hold it: web and mail addresses only (no ``javascript:``,
+    no paths that lead nowhere on the pages), percent-encoding what would end or open Markdown."""
+    if not url.lower().startswith(_SAFE_SCHEMES):
+        return ""
+    return _URL_UNSAFE.sub(lambda match: f"%{ord(match.group(0)):02X}", url)
+
+
+def _cross_reference(target: str, resolve: Resolver, rust: bool) -> str | None:
+    """A link's target read as a name (rustdoc's intra-doc links, mkdocstrings' cross-references):
+    the name's link, "" when kwdocs knows no definition of it, None when it is not a name."""
+    if rust:
+        match = _RUST_PATH.fullmatch(target)
+        if not match:
+            return None
+        path = match.group("path").removeprefix("self::").removeprefix("Self::")
+        # ``crate::x::Y`` and ``super::Y`` name places kwdocs does not map: never one of this file's names
+        return "" if path.startswith(("crate::", "super::")) else _link(path.replace("::", "."), resolve)
+    return _link(target, resolve) if _PYTHON_PATH.fullmatch(target) else None
+
+
+def _code_text(text: str) -> str:
+    """A code span's text as CommonMark reads it: line ends as blanks, one blank each side dropped."""
+    text = text.replace("\n", " ")
+    if len(text) > 2 and text.startswith(" ") and text.endswith(" ") and text.strip():
+        text = text[1:-1]
+    return text
+
+
+def _run(text: str, start: int, char: str) -> int:
+    """How many ``char`` follow one another from ``start``."""
+    end = start
+    while end < len(text) and text[end] == char:
+        end += 1
+    return end - start
+
+
+def _closing_parenthesis(text: str, start: int) -> int:
+    """Where the ``)`` closing the ``(`` at ``start`` is (parentheses nested), or -1."""
+    depth = 0
+    for index in range(start, len(text)):
+        if text[index] == "(":
+            depth += 1
+        elif text[index] == ")":
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
+
+
+def _closing_ticks(text: str, start: int, run: int) -> int:
+    """Where the run of exactly ``run`` backticks closing a code span opened before ``start`` is, or -1."""
+    for match in re.finditer(r"`+", text[start:]):
+        if len(match.group(0)) == run:
+            return start + match.start()
+    return -1
+
+
+def _closing_bracket(text: str, start: int) -> int:
+    """Where the ``]`` closing the ``[`` at ``start`` is (brackets nested, code spans skipped), or -1."""
+    depth = 0
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        if char == "`":
+            run = _run(text, index, "`")
+            end = _closing_ticks(text, index + run, run)
+            if end >= 0:
+                index = end + run
+                continue
+            index += run
+            continue
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return -1
+
+
+def markdown_spans(text: str, resolve: Resolver = _no_resolver, *, rust: bool = False,
+                   references: dict[str, str] | None = None) -> list[dict]:
+    """Markdown inline text as spans: code spans, links (web addresses, or names kwdocs links:
+    ``[`Parser`]``, ``[text][crate::Parser]``), and ``*emphasis*``/``**strong**`` as the
+    marks ``{"t": "em"|"strong", "v": "", "end": bool}`` around text; anything else is text."""
+    pieces: list[dict] = []   # spans, and delimiter runs {"t": "delim", "char", "n", "open", "close"}
+    plain: list[str] = []
+    references = references or {}
+
+    def flush() -> None:
+        if plain:   # blanks in a row show as one (code spans keep theirs)
+            pieces.append({"t": "text", "v": _BLANKS.sub(" ", "".join(plain))})
+            plain.clear()
+
+    index = 0
+    length = len(text)
+    while index < length:
+        char = text[index]
+        if char == "\\" and index + 1 < length and text[index + 1] in _PUNCTUATION:
+            plain.append(text[index + 1])
+            index += 2
+        elif char == "`":
+            run = _run(text, index, "`")
+            end = index + run
+            close = _closing_ticks(text, end, run)
+            if close < 0:
+                plain.append("`" * run)
+                index = end
+                continue
+            flush()
+            shown = _code_text(text[end:close])
+            pieces.append({"t": "code", "v": shown, "link": _link(shown, resolve)})
+            index = close + run
+        elif char == "[" or (char == "!" and text.startswith("[", index + 1)):
+            image = char == "!"
+            opening = index + 1 if image else index
+            closing = _closing_bracket(text, opening)
+            if closing < 0:
+                plain.append(text[index:opening + 1])
+                index = opening + 1
+                continue
+            label = text[opening + 1:closing]
+            after = closing + 1
+            target: str | None = None
+            if text.startswith("(", after):
+                end = _closing_parenthesis(text, after)
+                if end >= 0:
+                    target = text[after + 1:end].strip().split(" ", 1)[0].strip("<>")
+                    after = end + 1
+            elif text.startswith("[", after):
+                end = text.find("]", after)
+                if end >= 0:
+                    name = text[after + 1:end] or label
+                    target = references.get(name.lower(), name.strip("`"))
+                    after = end + 1
+            elif label.lower() in references:
+                target = references[label.lower()]
+            elif label.startswith("`") and label.endswith("`") and len(label) > 2:
+                target = label.strip("`")    # ``[`Parser`]``: a name, a link when kwdocs knows it
+            if target is None:
+                plain.append(text[index:opening + 1])
+                index = opening + 1
+                continue
+            flush()
+            code = label.startswith("`") and label.endswith("`") and len(label) > 2
+            shown = _code_text(label.strip("`")) if code else "".join(
+                span["v"] for span in markdown_spans(label, rust=rust))
+            name_link = _cross_reference(target.split("#", 1)[0], resolve, rust) if not image else None
+            if name_link is not None and code:   # a name: code, linked where kwdocs knows it
+                pieces.append({"t": "code", "v": shown, "link": name_link})
+            elif name_link is not None:          # ``[the parser][crate::Parser]``: its words
+                pieces.append({"t": "link", "v": shown, "link": name_link} if name_link and shown
+                              else {"t": "text", "v": shown})
+            elif code:
+                pieces.append({"t": "code", "v": shown, "link": "" if image else safe_url(target)})
+            else:
+                url = "" if image else safe_url(target)
+                pieces.append({"t": "link", "v": shown, "link": url} if url and shown else {"t": "text", "v": shown})
+            index = after
+        elif char == "<" and _AUTOLINK.match(text, index):
+            autolink = _AUTOLINK.match(text, index)
+            assert autolink is not None
+            flush()
+            pieces.append({"t": "link", "v": autolink.group(1), "link": safe_url(autolink.group(1))})
+            index = autolink.end()
+        elif char in "*_":
+            run = _run(text, index, char)
+            before = text[index - 1] if index else " "
+            after_char = text[index + run] if index + run < length else " "
+            left = not after_char.isspace() and (after_char not in _PUNCTUATION or before.isspace()
+                                                 or before in _PUNCTUATION)
+            right = not before.isspace() and (before not in _PUNCTUATION or after_char.isspace()
+                                              or after_char in _PUNCTUATION)
+            if char == "_":   # no emphasis inside words: ``snake_case_name``
+                left, right = left and (not right or before in _PUNCTUATION), right and (
+                    not left or after_char in _PUNCTUATION)
+            flush()
+            pieces.append({"t": "delim", "char": char, "n": run, "open": left, "close": right})
+            index += run
+        else:
+            plain.append(char)
+            index += 1
+    flush()
+    return _emphasis(pieces)
+
+
+def _emphasis(pieces: list[dict]) -> list[dict]:
+    """Delimiter runs matched into emphasis marks (CommonMark's rule, nearest opener first);
+    the rest of each run is text."""
+    opened: dict[int, list[dict]] = {}   # a closer's index -> marks opened before it at its opener
+    closed: dict[int, list[dict]] = {}
+    for position, piece in enumerate(pieces):
+        if piece["t"] != "delim" or not piece["close"]:
+            continue
+        while piece["n"]:
+            for back in range(position - 1, -1, -1):
+                opener = pieces[back]
+                if opener["t"] == "delim" and opener["open"] and opener["n"] and opener["char"] == piece["char"] \
+                        and not ((opener["close"] or piece["open"]) and (opener["n"] + piece["n"]) % 3 == 0
+                                 and not (opener["n"] % 3 == 0 and piece["n"] % 3 == 0)):
+                    break
+            else:
+                break
+            size = 2 if opener["n"] >= 2 and piece["n"] >= 2 else 1
+            kind = "strong" if size == 2 else "em"
+            opener["n"] -= size
+            piece["n"] -= size
+            # marks opened later close first: the opener's newest mark is innermost
+            opened.setdefault(back, []).append({"t": kind, "v": "", "end": False})
+            closed.setdefault(position, []).append({"t": kind, "v": "", "end": True})
+            # delimiters between the two are text now
+            for middle in range(back + 1, position):
+                if pieces[middle]["t"] == "delim":
+                    pieces[middle]["open"] = pieces[middle]["close"] = False
+    result: list[dict] = []
+    for position, piece in enumerate(pieces):
+        if piece["t"] != "delim":
+            if piece["t"] == "text" and result and result[-1]["t"] == "text":
+                result[-1] = {"t": "text", "v": result[-1]["v"] + piece["v"]}
+            else:
+                result.append(piece)
+            continue
+        marks_closed = closed.get(position, [])
+        marks_opened = list(reversed(opened.get(position, [])))
+        left_over = piece["char"] * piece["n"]
+        result.extend(marks_closed)
+        if left_over:
+            if result and result[-1]["t"] == "text":
+                result[-1] = {"t": "text", "v": result[-1]["v"] + left_over}
+            else:
+                result.append({"t": "text", "v": left_over})
+        result.extend(marks_opened)
+    return result
+
+
+def _rust_code(body: str) -> str:
+    """A Rust example as rustdoc shows it: without its hidden lines (``# `` at the line's start,
+    or ``#`` alone), ``##`` read as ``#``."""
+    shown = []
+    for line in body.split("\n"):
+        stripped = line.lstrip()
+        if stripped == "#" or stripped.startswith("# "):
+            continue
+        shown.append(line.replace("##", "#", 1) if stripped.startswith("##") else line)
+    return "\n".join(shown).strip("\n")
+
+
+def _fence_language(info: str, rust: bool) -> tuple[str, bool]:
+    """A fence's language as a page writes it, and whether it is Rust (rustdoc's default)."""
+    words = [word.strip() for word in info.replace(",", " ").split()]
+    if rust and all(word in _RUST_CODE or word.startswith("edition") for word in words):
+        return "rust", True
+    return (_language(words[0]) if words else ""), False
+
+
+def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool = False) -> list[dict]:
+    """Markdown (a Markdown docstring, a rustdoc comment) as blocks: paragraphs with their
+    wrapped lines joined, lists whose items keep their continuation lines, headings (demoted
+    below the page's), fenced and indented code (a Rust example without its hidden lines)."""
+    references: dict[str, str] = {}
+    if "]:" in text:
+        def keep(match: re.Match) -> str:
+            references.setdefault(match.group("label").lower(), match.group("target"))
+            return ""
+        text = _REFERENCE_DEFINITION.sub(keep, text)
+
+    def inline(words: str) -> list[dict]:
+        return markdown_spans(words, resolve, rust=rust, references=references)
+
+    lines = text.expandtabs().split("\n")
+    blocks: list[dict] = []
+    index = 0
+    after_blank = True
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.strip()
+        if not stripped:
+            index += 1
+            after_blank = True
+            continue
+        fence = _FENCE.match(line)
+        if fence:
+            marks = fence.group(1)
+            info = line.strip()[len(marks):]
+            end = index + 1
+            while end < len(lines) and not (lines[end].strip().startswith(marks)
+                                            and not lines[end].strip().strip(marks[0])):
+                end += 1
+            body = textwrap.dedent("\n".join(lines[index + 1:end])).strip("\n")
+            language, is_rust = _fence_language(info, rust)
+            if is_rust:
+                body = _rust_code(body)
+            if body.strip():
+                blocks.append({"t": "code", "v": body, "lang": language})
+            index, after_blank = end + 1, True
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            blocks.append({"t": "heading", "level": min(6, len(heading.group(1)) + HEADING_DEMOTION),
+                           "spans": inline(heading.group(2))})
+            index, after_blank = index + 1, True
+            continue
+        if after_blank and _indent(line) >= 4 and (not blocks or blocks[-1]["t"] != "list"):
+            body, index = _indented(lines, index, 3)
+            blocks.append({"t": "code", "v": _rust_code(body) if rust else body,
+                           "lang": "rust" if rust else ("python" if body.startswith(">>>") else "")})
+            after_blank = True
+            continue
+        if not rust and stripped.startswith(">>>"):
+            end = index
+            while end < len(lines) and lines[end].strip():
+                end += 1
+            blocks.append({"t": "code", "v": textwrap.dedent("\n".join(lines[index:end])), "lang": "python"})
+            index, after_blank = end, True
+            continue
+        if _BULLET.match(line):
+            items, index = _markdown_items(lines, index)
+            blocks.append({"t": "list", "items": [inline(item) for item in items]})
+            after_blank = True
+            continue
+        end = index + 1
+        while end < len(lines) and lines[end].strip() and not _FENCE.match(lines[end]) \
+                and not _HEADING.match(lines[end]) and not _BULLET.match(lines[end]):
+            end += 1
+        blocks.append({"t": "text", "spans": inline(" ".join(part.strip() for part in lines[index:end]))})
+        index, after_blank = end, False
+    return blocks
+
+
+def _markdown_items(lines: list[str], index: int) -> tuple[list[str], int]:
+    """A Markdown list from ``lines[index]``: its items' text (a bullet's wrapped lines, lazy
+    or indented, and its indented paragraphs joined to it; a nested bullet an item of its own),
+    and where the list ends."""
+    base = _indent(lines[index])
+    items: list[list[str]] = []
+    blank = False
+    while index < len(lines):
+        line = lines[index]
+        if not line.strip():
+            blank = True
+            index += 1
+            continue
+        bullet = _BULLET.match(line)
+        if _FENCE.match(line) or _HEADING.match(line) or _indent(line) < base:
+            break
+        if bullet:
+            items.append([line[bullet.end():].strip()])
+        elif blank and _indent(line) <= base:
+            break   # a paragraph after the list
+        else:
+            items[-1].append(line.strip())
+        blank = False
+        index += 1
+    while index > 0 and not lines[index - 1].strip():
+        index -= 1
+    return [" ".join(item) for item in items], index
+
+
+def rust_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
+    """A rustdoc comment (``///``, ``//!``), which is Markdown, as summary and blocks."""
+    summary, body = _summary(markdown_blocks(text, resolve, rust=True))
+    return {"summary": summary, "blocks": _capped(body)}
+
+
 # ---------------------------------------------------------------- Python
 
 def _griffe():
@@ -323,10 +732,11 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
     # (every role ends in ":`": most docstrings have none to find)
     plain = _ROLE_PREFIX.sub("`", text) if ":`" in text else text
+    markdown = is_markdown(text)
     if not _MAY_HAVE_SECTIONS.search(plain):
         # one text section, as griffe gives it, without importing and running the parser
         value = inspect.cleandoc(plain.rstrip())   # what griffe.Docstring holds
-        blocks = prose_blocks(value, resolve) if value else []
+        blocks = _prose(value, resolve, markdown) if value else []
     else:
         if _parser is None:
             _parser = _griffe()
@@ -336,9 +746,9 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
         except Exception:  # noqa: BLE001 - a parser bug on one odd docstring: show it as prose
             sections = None
         if sections is None:
-            blocks = prose_blocks(text, resolve)
+            blocks = _prose(text, resolve, markdown)
         else:
-            blocks = [block for section in sections for block in _section_blocks(section, resolve)]
+            blocks = [block for section in sections for block in _section_blocks(section, resolve, markdown)]
     summary, body = _summary(blocks)
     return {"summary": summary, "blocks": _capped(body)}
 
@@ -346,11 +756,17 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
 _REST_ESCAPE = re.compile(r"\\(.)")
 
 
-def _section_blocks(section, resolve: Resolver) -> list[dict]:
+def _prose(text: str, resolve: Resolver, markdown: bool) -> list[dict]:
+    """A docstring's prose as blocks, read as Markdown or as reStructuredText."""
+    return markdown_blocks(text, resolve) if markdown else prose_blocks(text, resolve)
+
+
+def _section_blocks(section, resolve: Resolver, markdown: bool = False) -> list[dict]:
     kind = section.kind.value
     value = section.value
+    words = markdown_spans if markdown else spans
     if kind == "text":
-        return prose_blocks(value, resolve)
+        return _prose(value, resolve, markdown)
     if kind in _FIELD_TITLES:
         rows = []
         after: list[dict] = []   # ``.. versionchanged::`` in a field's text: a note after the list
@@ -368,7 +784,7 @@ def _section_blocks(section, resolve: Resolver) -> list[dict]:
             # ``:param \\*\\*kwargs:``: reST's escapes are not part of the name (nor of a code span)
             name = _REST_ESCAPE.sub(r"\1", name)
             rows.append({"name": name, "type": spans(f"`{annotation}`", resolve) if annotation else [],
-                         "spans": spans(" ".join(description.split()), resolve)})
+                         "spans": words(" ".join(description.split()), resolve)})
         fields = [{"t": "fields", "title": section.title or _FIELD_TITLES[kind], "rows": rows}] if rows else []
         return fields + after
     if kind == "examples":
@@ -377,11 +793,11 @@ def _section_blocks(section, resolve: Resolver) -> list[dict]:
             if getattr(part_kind, "value", part_kind) == "examples":
                 blocks.append({"t": "code", "v": part, "lang": "python"})
             else:
-                blocks.extend(prose_blocks(part, resolve))
+                blocks.extend(_prose(part, resolve, markdown))
         return blocks
     if kind == "admonition":
         title = section.title or str(getattr(value, "kind", "")).capitalize()
-        inner = prose_blocks(getattr(value, "contents", "") or "", resolve)
+        inner = _prose(getattr(value, "contents", "") or "", resolve, markdown)
         if inner and inner[0]["t"] == "text":
             inner[0] = {"t": "text", "spans": [{"t": "text", "v": f"{title}: "}] + inner[0]["spans"]}
             return inner
@@ -389,7 +805,7 @@ def _section_blocks(section, resolve: Resolver) -> list[dict]:
     if kind == "deprecated":
         version = getattr(value, "version", "")
         return [{"t": "text", "spans": [{"t": "text", "v": f"Deprecated since {version}: "}]
-                 + spans(getattr(value, "description", "") or "", resolve)}]
+                 + words(getattr(value, "description", "") or "", resolve)}]
     return []
 
 

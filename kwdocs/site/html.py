@@ -641,7 +641,12 @@ def _spans(href: Callable[[str], str], items: list[dict]) -> Markup:
     out = []
     for span in items:
         value = _text(span["v"])
-        if span["t"] != "code":
+        kind = span["t"]
+        if kind == "strong" or kind == "em":   # a mark of Markdown emphasis (``docstrings.markdown_spans``)
+            out.append(f"</{kind}>" if span["end"] else f"<{kind}>")
+        elif kind == "link":   # a web address, made safe by ``docstrings.safe_url``
+            out.append(f'<a href="{html_lib.escape(span["link"])}">{value}</a>')
+        elif kind != "code":
             out.append(value)
         elif span.get("link"):
             out.append(f'<a href="{html_lib.escape(href(span["link"]))}"><code>{value}</code></a>')
@@ -717,6 +722,8 @@ def _doc_body(href: Callable[[str], str], doc: dict, out: list[str]) -> None:
                         out.append(": ")
                 out.append(f"{_spans(href, row['spans'])}</li>\n")
             out.append("</ul>\n")
+        elif kind == "heading":
+            out.append(f"<h{block['level']}>{_spans(href, block['spans'])}</h{block['level']}>\n")
         elif kind == "list":
             out.append("<ul>\n" + "".join(f"<li>{_spans(href, item)}</li>\n" for item in block["items"]) + "</ul>\n")
         else:

@@ -1,0 +1,159 @@
+"""Doc comments written in Markdown read as Markdown: a Markdown docstring (pdoc's reading) and
+rustdoc's ``///`` comments keep their emphasis, lists, links, headings and code."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import cmarkgfm
+
+from tests.conftest import run_kwdocs
+
+CLIENT = '''class Client:
+    """
+    An HTTP client, with connection pooling, HTTP/2, redirects, cookie persistence, etc.
+
+    It can be shared between threads.
+
+    Usage:
+
+    ```python
+    >>> client = Client()
+    >>> response = client.get('https://example.org')
+    ```
+
+    **Parameters:**
+
+    * **auth** - *(optional)* An authentication class to use when sending
+    requests.
+    * **verify** - *(optional)* Either `True` to use an SSL context with the
+    default CA bundle, or an instance of `ssl.SSLContext`; see
+    [the docs](https://www.python-httpx.org/advanced/ssl/) and [this](javascript:alert(1)).
+    * **max_redirects** - *(optional)* Counts `*args` and **kwargs-like
+      values.
+    """
+
+
+def rest(x):
+    """Add *x* to the **total**, see :func:`print` and ``x * 2``.
+
+    Args:
+        x (int): the *amount*, wrapped
+            onto two lines.
+    """
+
+
+def example():
+    """Make a checkpointer.
+
+    Example:
+        # Simplest usage - default config
+        checkpointer = example()
+    """
+'''
+
+PARSER = '''/// Parse the command line into a [`Command`] and its matches,
+/// reading each argument once.
+///
+/// When deriving a [`Parser`][crate::Parser], use
+/// [`Command::new`](crate::Command::new) instead of <b>this</b>.
+///
+/// # Examples
+///
+/// ```
+/// # use clap::Command;
+/// # fn main() {
+/// let m = parse(&["prog", "-v"]);
+/// ## not hidden: a comment of the example
+/// # }
+/// ```
+///
+/// ```text
+/// # shown: not Rust
+/// ```
+pub fn parse(args: &[&str]) -> Command {
+    Command {}
+}
+
+/// A command.
+pub struct Command {}
+
+impl Command {
+    /// Make one: see [`Self::run`] and [`Command::run`], not [`super::run`].
+    pub fn make() -> Command {
+        Command {}
+    }
+
+    /// Run it.
+    pub fn run(&self) {}
+}
+'''
+
+
+def _build(tmp_path: Path, files: dict[str, str]) -> Path:
+    src = tmp_path / "src"
+    for name, text in files.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text, encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    return tmp_path / "out"
+
+
+def _entry(page: str, name: str) -> str:
+    """The Code Structure entry of ``name`` and its documentation, up to the next entry."""
+    start = page.index(f"**`{name}`**")
+    following = re.compile(r"^\s*- <a id=", re.MULTILINE)
+    after = following.search(page, start)
+    return page[start:after.start() if after else page.index("\n## ", start)]
+
+
+def _html(markdown: str) -> str:
+    return cmarkgfm.github_flavored_markdown_to_html(markdown)
+
+
+def test_a_markdown_docstring_shows_its_emphasis_lists_links_and_code_as_markdown(tmp_path):
+    page = (_build(tmp_path, {"client.py": CLIENT}) / "client.py_docs.md").read_text(encoding="utf-8")
+    client = _entry(page, "Client")
+    assert "\n  **Parameters:**\n" in client, client
+    # each bullet whole, its wrapped lines joined into it, lazy or indented
+    assert "  - **auth** - *(optional)* An authentication class to use when sending requests.\n" in client
+    assert ("  - **verify** - *(optional)* Either `True` to use an SSL context with the default CA bundle, or an "
+            "instance of `ssl.SSLContext`; see [the docs](https://www.python-httpx.org/advanced/ssl/) and this.\n"
+            in client), client
+    assert "  - **max\\_redirects** - *(optional)* Counts `*args` and \\*\\*kwargs-like values.\n" in client
+    assert "javascript" not in client
+    assert "```python\n>>> client = Client()\n" in client
+    html = _html(client)
+    assert "<strong>Parameters:</strong>" in html and "<em>(optional)</em>" in html
+    assert html.count("<li>") == 3 and "<p>requests.</p>" not in html
+    assert '<a href="https://www.python-httpx.org/advanced/ssl/">the docs</a>' in html
+    # a reStructuredText docstring reads as before: its stars are text
+    assert "Add \\*x\\* to the \\*\\*total\\*\\*, see `print` and `x * 2`." in _entry(page, "rest")
+    assert "- `x` (`int`): the \\*amount\\*, wrapped onto two lines." in _entry(page, "rest")
+    # nor is a Google-style docstring whose example holds a comment: it has no Markdown heading
+    assert "\\# Simplest usage - default config" in _entry(page, "example") and "##" not in _entry(page, "example")
+
+
+def test_a_rustdoc_comment_reads_as_rustdoc_shows_it(tmp_path):
+    page = (_build(tmp_path, {"src/lib.rs": PARSER}) / "src/lib.rs_docs.md").read_text(encoding="utf-8")
+    parse = _entry(page, "parse")
+    command = re.search(r'<a id="(l\d+-class-command)"></a>', page)
+    assert command, page
+    # wrapped lines are one paragraph; an intra-doc link kwdocs resolves is linked to its anchor,
+    # one it does not (``crate::``) is code
+    assert (f"  Parse the command line into a [`Command`](#{command.group(1)}) and its matches, reading each "
+            "argument once.\n" in parse), parse
+    assert "  When deriving a `Parser`, use `Command::new` instead of &lt;b&gt;this&lt;/b&gt;.\n" in parse
+    assert "crate::" not in parse and "<b>" not in parse
+    # ``# Examples`` a heading below the page's own, the example without rustdoc's hidden lines
+    assert "  #### Examples\n" in parse
+    assert "```rust\nlet m = parse(&[\"prog\", \"-v\"]);\n# not hidden: a comment of the example\n```" in parse
+    assert "use clap::Command" not in parse and "fn main" not in parse
+    assert "```text\n# shown: not Rust\n```" in parse
+    html = _html(parse)
+    assert "<h4>Examples</h4>" in html
+    # a path to a method of this file is linked to its anchor, one to another module is not
+    run = re.search(r'<a id="(l\d+-method-run)"></a>', page)
+    assert run, page
+    assert (f"Make one: see [`Self::run`](#{run.group(1)}) and [`Command::run`](#{run.group(1)}), "
+            "not `super::run`." in _entry(page, "make")), _entry(page, "make")
