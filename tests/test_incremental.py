@@ -342,6 +342,47 @@ def test_keyword_step_dying_after_its_tables_leaves_no_stale_rows(golden_tree, t
     assert pages(out) == pages(cold)
 
 
+@pytest.mark.parametrize("meanwhile", ["other content", "deleted"])
+def test_a_source_changed_between_extracting_and_rendering_never_leaves_a_stale_page(golden_tree, tmp_path,
+                                                                                    monkeypatch, meanwhile):
+    """Issue 31: a checkout while a build runs, between its extract step and its render step (link
+    runs between them), then back to the content extracted: the page must not keep the other
+    content, and ``check`` must say so the same with and without the state."""
+    from kwdocs.engine import steps
+
+    out = tmp_path / "inc"
+
+    def build() -> int:
+        return run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q")
+
+    assert build() == 0
+    circle = golden_tree / "geometry" / "shapes" / "circle.py"
+    master = circle.read_text()
+    branch = master + "\n\ndef only_on_the_branch():\n    return 3\n"
+    circle.write_text(branch)
+    link = steps.link_tree
+
+    @functools.wraps(link)      # doit passes ``changed`` by the signature
+    def checkout_while_linking(*args, **kwargs):
+        if meanwhile == "deleted":
+            circle.unlink()
+        else:
+            circle.write_text(master + "\n\ndef only_on_master():\n    return 2\n")
+        return link(*args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(steps, "link_tree", checkout_while_linking)
+        assert build() == 0
+    circle.write_text(branch)       # back to the content the build extracted
+    assert build() == 0
+    cold = tmp_path / "cold"
+    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
+    assert run_kwdocs("check", "--src", str(golden_tree), "--out", str(out)) == 0
+    shutil.rmtree(out / ".kwdocs")
+    assert run_kwdocs("check", "--src", str(golden_tree), "--out", str(out)) == 0
+
+
 def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, tmp_path, monkeypatch):
     """A folder split into units keeps its index's rendered file rows, unit by unit: an edit
     renders again the rows of the files it changed and reads no other unit's summary rows,

@@ -436,8 +436,7 @@ def dispatch(config: Config, units: list[list]) -> dict:
         if session.shared:
             tasks.add(unit, (folder_names, rels, todo), len(todo))
             continue
-        items = [(plan.facts[rel], plan.links.get(rel), plan.related[rel],
-                  steps.page_source(config, plan.facts[rel])) for rel in todo]
+        items = _render_inputs(config, plan.facts, plan.links, plan.related, todo)
         tasks.add(unit, items, len(items), sum(len(item[3] or b"") for item in items))
     tasks.send()
     return {}
@@ -632,9 +631,22 @@ def render_shared(config: Config, settings: dict[str, Any], payload: Payload
             except steps.StateDamaged:
                 continue
             todo = plan.todo if only is None else sorted(set(plan.todo).intersection(only))
-            found[unit] = _rendered(config, [(facts[rel], plan.links.get(rel), plan.related[rel],
-                                              steps.page_source(config, facts[rel])) for rel in todo])
+            found[unit] = _rendered(config, _render_inputs(config, facts, plan.links, plan.related, todo))
     return steps.file_page_keys(config), found
+
+
+def _render_inputs(config: Config, facts: dict[str, Facts], links: dict[str, dict], related: dict[str, dict],
+                   todo: list[str]) -> list[tuple[Facts, dict | None, dict, bytes | None]]:
+    """What rendering each file in ``todo`` takes, of the files that still hold the bytes their
+    facts were made from (``render_unit`` leaves the others' pages to the next build)."""
+    items = []
+    for rel in todo:
+        try:
+            data = steps.page_source(config, facts[rel])
+        except steps.ChangedSinceExtracted:
+            continue
+        items.append((facts[rel], links.get(rel), related[rel], data))
+    return items
 
 
 def render_remote(config: Config, settings: dict[str, Any], payload: Payload

@@ -978,6 +978,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     mask = rules_for(config).mask_secrets
     written = removed = html_written = html_removed = 0
     todo = plan.todo
+    unsettled: list[str] = []      # changed since extracted: their pages are left as they are
     remote = cluster_pages(config, unit) if todo else None
     shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
     with _offering_tokens(config, unit, facts_by_file, todo):
@@ -988,7 +989,11 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
             if texts is None and shared is not None:
                 texts = shared.found.get(rel)
             if texts is None:
-                data = page_source(config, facts)
+                try:
+                    data = page_source(config, facts)
+                except ChangedSinceExtracted:
+                    unsettled.append(rel)
+                    continue
                 view = pages.source_view(config, facts, data, mask)
                 texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view, formats)
             if shared is not None and rel not in shared.found and facts.get("sha256"):
@@ -1001,14 +1006,25 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
         gone = _remove_file_pages(config, rel)
         removed += gone[0]
         html_removed += gone[1]
-    save_shard(config, PAGES, unit, {"files": new_manifest})
+    # the manifest names the key each file's pages on disk were rendered from: an unsettled file
+    # keeps the key of its pages of before, if any (the tasks' ``rendered_all`` runs it again)
+    recorded = dict(new_manifest)
+    for rel in unsettled:
+        if rel in plan.manifest:
+            recorded[rel] = plan.manifest[rel]
+        else:
+            del recorded[rel]
+    save_shard(config, PAGES, unit, {"files": recorded})
     counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed,
-              "files": len(facts_by_file)}
+              "files": len(facts_by_file), UNSETTLED: len(unsettled)}
     if shared is None and not config.scheduler:
         return counts
     from kwdocs.store.cache import report
     return counts | {"cache_stored": shared.store() if shared else 0, **report(),
                      "cluster_rendered": remote.used if remote else 0}
+
+
+UNSETTLED = "unsettled"     # render_unit's count of files whose pages wait for their next extraction
 
 
 class RenderPlan(NamedTuple):
@@ -1065,14 +1081,27 @@ def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[s
     return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo)
 
 
+class ChangedSinceExtracted(Exception):
+    """A source that no longer holds the bytes its facts were made from (a checkout, a save
+    between the extract and render steps): its pages wait for the build that extracts it again."""
+
+
 def page_source(config: Config, facts: Facts) -> bytes | None:
-    """As much of a file as its page shows; None for a binary or unreadable one."""
+    """As much of a file as its page shows, of the very content its facts describe; None for a
+    binary or unreadable one.  Raises ``ChangedSinceExtracted`` when the file now holds other
+    bytes or is gone: a page rendered from them beside those facts would be recorded as the
+    page of the facts' content, and stay when the file goes back to it (issue 31)."""
     if not facts.get("sha256") or facts.get("binary"):
         return None
-    try:
-        return read_source(source_path(config, facts["path"]), pages.source_bytes_shown(config))
-    except OSError:
-        return None
+    try:    # the whole file, hashed: the facts' hash is of the whole file
+        source = read_head(source_path(config, facts["path"]), pages.source_bytes_shown(config))
+    except PermissionError:
+        return None     # readable when extracted: its page says it is unreadable, as before
+    except OSError as error:
+        raise ChangedSinceExtracted(facts["path"]) from error
+    if source.sha256 != facts["sha256"]:
+        raise ChangedSinceExtracted(facts["path"])
+    return source.head
 
 
 def cluster_pages(config: Config, unit: str):

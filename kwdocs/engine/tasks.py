@@ -70,6 +70,14 @@ def task_name(unit: str) -> str:
                                     else f"%u{ord(match.group()):04X}", unit)
 
 
+def rendered_all(task, values: dict) -> bool:
+    """doit's ``uptodate`` of a render task: not after a run that left pages unwritten because
+    their sources changed after extraction (``steps.UNSETTLED``), whose facts shard may be the
+    same once a file is back to the content extracted.  doit passes ``task`` and ``values``
+    by these names."""
+    return not values.get(build.UNSETTLED)
+
+
 def task_order(config: Config, rebuild: bool = False) -> list[str]:
     """doit's ``default_tasks`` for a build or a rebuild (see ``BUILD_ORDER``)."""
     order = [name for name in (REBUILD_ORDER if rebuild else BUILD_ORDER) if config.html or name not in HTML_ONLY]
@@ -151,7 +159,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
                 # siblings decide each page's Related Files: a file added next door re-checks the unit
                 "uptodate": [config_changed({"templates": keys,
                                              "siblings": hashlib.sha1("\0".join(names).encode(
-                                                 "utf-8", "surrogateescape")).hexdigest()})],
+                                                 "utf-8", "surrogateescape")).hexdigest()}), rendered_all],
                 "verbosity": 0,
             }
 
