@@ -3,7 +3,9 @@
 A page is *stale* when it exists with other content, *missing* when it does
 not exist, and *orphaned* when kwdocs would not write it at all (the page of
 a deleted file, left behind or committed).  Content decides: pre-commit
-stashes files and a checkout rewrites them.
+stashes files and a checkout rewrites them.  Every format the output holds is
+judged: when it has the HTML site (``owned.site_built``), whatever the settings
+say, its pages, search scripts, ``tree.js`` and assets are pages too.
 
 How, without writing anything (no page, no state, no lock file):
 
@@ -32,6 +34,7 @@ them and commits again.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -118,7 +121,7 @@ def _findings(config: Config, verdicts: dict[str, str], removed: set[str], expec
             findings.missing.add(page)
     entries = ledger.load(config)
     # a file kwdocs did not write is the user's: never an orphan, whatever its name
-    findings.orphaned = {page for page in owned.pages_on_disk(config) - expected
+    findings.orphaned = {page for page in owned.pages_on_disk(config, site=config.html) - expected
                          if owned.is_ours(config, page, entries)}
     findings.orphaned |= removed
     users = owned.foreign(config, findings.stale, entries)
@@ -129,10 +132,19 @@ def _findings(config: Config, verdicts: dict[str, str], removed: set[str], expec
 
 # ---------------------------------------------------------------- the command
 
+def with_formats(config: Config) -> Config:
+    """``config`` with every format the output holds: the site is checked (and fixed) when the
+    output has one, whatever the settings say (``owned.site_built``)."""
+    if config.html or not owned.site_built(config):
+        return config
+    return dataclasses.replace(config, html=True)
+
+
 def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream=None) -> int:
     """``kwdocs check`` (exit 1 when a page is out of date) and ``--fix`` (exit 1 when it changed any)."""
     stream = stream or sys.stdout
     started = time.monotonic()
+    config = with_formats(config)
     if fix:
         return _fix(config, jobs, stream, started)
     with shared(config.state):
