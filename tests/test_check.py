@@ -234,3 +234,77 @@ def test_a_page_deleted_by_hand_comes_back_when_a_source_changed_too(built, caps
     assert "1 pages written again" in capsys.readouterr().out
     assert page.read_bytes() == before
     assert check(tree, capsys)[0] == 0
+
+
+# ---------------------------------------------------------------- the site, whatever the settings say
+
+def site_files(out: Path) -> dict[str, bytes]:
+    """Every file of the site (``out/site``), with its bytes."""
+    return {path.relative_to(out).as_posix(): path.read_bytes()
+            for path in sorted((out / "site").rglob("*")) if path.is_file()}
+
+
+def test_after_build_html_check_judges_the_site_and_fix_restores_it(golden_tree, tmp_path, capsys):
+    """After ``kwdocs build --html`` (no ``html = true`` in the settings), a site page, a search
+    script and the folder tree edited by hand are stale for ``check``, with or without the state
+    folder, and ``check --fix`` gives back the site of a clean build, byte for byte."""
+    tree, out = golden_tree, golden_tree / "kwdocs-out"
+    assert run_kwdocs("build", "--src", str(tree), "--html", "-q") == 0
+    clean = site_files(out)
+    code, text = check(tree, capsys)
+    assert code == 0, text
+    edited = {"site/geometry/shapes/circle.py_docs.html", "site/index.html", "site/_kwdocs/tree.js",
+              "site/_kwdocs/keywords/buckets.js"}
+    edited.add(next(page for page in sorted(clean) if page.startswith("site/_kwdocs/fulltext/")
+                    and not page.endswith("buckets.js")))
+    edited.add(next(page for page in sorted(clean) if page.startswith("site/_kwdocs/keywords/")
+                    and not page.endswith("buckets.js")))
+    for page in edited:
+        with open(out / page, "ab") as handle:
+            handle.write(b"\n// edited by hand\n")
+    (out / "site/geometry/shapes/square.py_kw.html").unlink()
+    before = everything(tree)
+    code, text = check(tree, capsys)
+    assert code == 1, text
+    assert listed(text, "stale") == edited
+    assert listed(text, "missing") == {"site/geometry/shapes/square.py_kw.html"}
+    assert everything(tree) == before
+    (out / ".kwdocs").rename(tmp_path / "state")     # the pages' links name the output folder: same place
+    code, without_state = check(tree, capsys)
+    (tmp_path / "state").rename(out / ".kwdocs")
+    assert code == 1
+    assert [listed(without_state, label) for label in ("stale", "missing", "orphaned")] == \
+        [edited, {"site/geometry/shapes/square.py_kw.html"}, set()]
+    code, text = check(tree, capsys, "--fix")
+    assert code == 1, text
+    assert listed(text, "restored") == edited | {"site/geometry/shapes/square.py_kw.html"}
+    assert site_files(out) == clean
+    code, text = check(tree, capsys)
+    assert code == 0, text
+
+
+def test_the_site_of_a_deleted_source_is_an_orphan_for_check(golden_tree, capsys):
+    """A site page kwdocs wrote but would not write now, left behind: check names it, --fix removes it."""
+    tree, out = golden_tree, golden_tree / "kwdocs-out"
+    assert run_kwdocs("build", "--src", str(tree), "--html", "-q") == 0
+    left = out / "site/geometry/shapes/gone.py_docs.html"
+    left.write_bytes((out / "site/geometry/shapes/circle.py_docs.html").read_bytes())
+    code, text = check(tree, capsys)
+    assert code == 1, text
+    assert listed(text, "orphaned") == {"site/geometry/shapes/gone.py_docs.html"}
+    code, text = check(tree, capsys, "--fix")
+    assert code == 1 and not left.exists(), text
+    assert check(tree, capsys)[0] == 0
+
+
+def test_the_site_names_check_knows_are_the_sites_own():
+    """``owned`` names the site's files without importing the site (heavy): the same names."""
+    from kwdocs.site import html, search
+    from kwdocs.store import owned, state
+
+    assert set(owned.SITE_OWN_FILES) == {*html.STATIC_FILES, html.PYGMENTS_CSS, search.TREE_FILE}
+    assert owned.SITE_ASSETS == f"{html.SITE_FOLDER}/{html.STATIC_FOLDER}/"
+    assert set(owned.SITE_INDEXES) == {(index.state, index.scripts) for index in
+                                       (search.KEYWORD_INDEX, search.FULLTEXT_INDEX)}
+    assert (owned.SITE_INDEX_META, owned.SITE_INDEX_LIST) == (search.META_FILE, search.BUCKETS_FILE)
+    assert {state.SEARCH, state.FULLTEXT} == {folder for folder, _ in owned.SITE_INDEXES}

@@ -37,12 +37,13 @@ def stateless_verdict(src: Path, out: Path, scratch: Path) -> tuple[int, list[st
     return verdict(check(src, scratch))
 
 
-def assert_like_a_clean_build(src: Path, out: Path, tmp: Path) -> None:
-    """``out`` holds exactly what a clean build writes, and check says so with and without state."""
+def assert_like_a_clean_build(src: Path, out: Path, tmp: Path, *args: str) -> None:
+    """``out`` holds exactly what a clean build (with ``args``) writes, and check says so with and
+    without state."""
     clean = tmp / "clean-compare"
     if clean.exists():
         shutil.rmtree(clean)
-    result = run_build(src, clean, "-q")
+    result = run_build(src, clean, "-q", *args)
     assert result.returncode == 0, result.stderr
     expected, actual = pages(clean), pages(out)
     assert sorted(actual) == sorted(expected), sorted(set(actual) ^ set(expected))[:10]
@@ -201,6 +202,66 @@ def test_random_bytes_in_random_state_files(tmp_path_factory, picks):
     assert verdict(check(src, out)) == stateless_verdict(src, out, tmp / "stateless")
     build(src, out)
     assert_like_a_clean_build(src, out, tmp)
+
+
+# ---------------------------------------------------------------- damage, with the site
+
+def _swap_facts(state: Path) -> None:
+    first, second = state_files(state, "facts/*.json")[:2]
+    one, other = first.read_bytes(), second.read_bytes()
+    first.write_bytes(other)
+    second.write_bytes(one)
+
+
+SITE_DAMAGE = {     # issues 31 and 34: after each, the site stayed unlike a clean build's
+    "two facts shards swapped": _swap_facts,
+    "doit.sqlite3 garbage": DAMAGE["doit.sqlite3 garbage"],
+    "journals garbage": DAMAGE["journals garbage"],
+    "state rolled back": None,     # the state of the build before, over the pages of the last one, its edit undone
+    "every JSON file garbage": DAMAGE["every JSON file garbage"],
+    "search records deleted": lambda s: [shutil.rmtree(s / name) for name in ("search", "fulltext")],
+}
+
+
+def documented_edit(src: Path) -> None:
+    """New words in documentation and a new definition: the search data and the tree change."""
+    with open(src / "pkg/util.py", "a") as handle:
+        handle.write('\n\ndef zebra():\n    """Quokka words only this edit brings."""\n')
+    (src / "pkg/sub/f.py").write_text('"""Yak module."""\n')
+
+
+@pytest.mark.parametrize("kind", SITE_DAMAGE)
+def test_damaged_state_gives_the_site_of_a_clean_build(tmp_path, kind):
+    """After each kind of damage, the next ``build --html`` writes the site (pages, search data,
+    ``tree.js``) of a clean ``build --html`` byte for byte, and check (no ``html`` setting) says
+    what it says without state, before and after."""
+    src, out = tmp_path / "t", tmp_path / "o"
+    small_tree(src)
+    build(src, out, "--html")
+    if SITE_DAMAGE[kind] is None:
+        original = (src / "pkg/util.py").read_bytes()
+        shutil.copytree(out / ".kwdocs", tmp_path / "earlier")
+        documented_edit(src)
+        build(src, out, "--html")
+        shutil.rmtree(out / ".kwdocs")
+        shutil.copytree(tmp_path / "earlier", out / ".kwdocs")
+        # the sources as the state knows them: the edit's pages and site are what is left to judge
+        (src / "pkg/util.py").write_bytes(original)
+        (src / "pkg/sub/f.py").unlink()
+    else:
+        documented_edit(src)
+        SITE_DAMAGE[kind](out / ".kwdocs")
+    damaged = verdict(check(src, out))
+    assert damaged == stateless_verdict(src, out, tmp_path / "stateless"), kind
+    assert damaged[0] == 1 and "stale: site/_kwdocs/tree.js" in damaged[1], damaged   # a file came or went
+    assert {"stale: site/pkg/util.py_docs.html", f"{'orphaned' if SITE_DAMAGE[kind] is None else 'missing'}: "
+            "site/pkg/sub/f.py_docs.html"} <= set(damaged[1]), damaged
+    build(src, out, "--html")
+    assert_like_a_clean_build(src, out, tmp_path, "--html")
+    assert verdict(check(src, out)) == stateless_verdict(src, out, tmp_path / "stateless") == (0, [])
+    everyday_edit(src)
+    build(src, out, "--html")
+    assert_like_a_clean_build(src, out, tmp_path, "--html")
 
 
 # ---------------------------------------------------------------- kills at random moments, edits between

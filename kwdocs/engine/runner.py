@@ -16,7 +16,7 @@ from kwdocs import mistakes
 from kwdocs.config import Config
 from kwdocs.engine import workers
 from kwdocs.scan import ScanResult, scan
-from kwdocs.store import journal as ledger, snapshot, state, writer as output
+from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 
 def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bool = False,
@@ -71,7 +71,10 @@ def _run_tasks(tasks: dict, jobs: int, config: Config) -> int:
 def _remove_unlisted(config: Config, written_before: set[str]) -> int:
     """After the state started over: the pages kwdocs wrote before that it no longer writes
     (their records were lost with the state), if they still hold what kwdocs wrote."""
-    gone = written_before - state.written_pages(config)
+    now = state.written_pages(config)
+    # the site's files by the pages they are of: a search script's record went with the state
+    gone = {page for page in written_before if not owned.is_site_file(page)} - now
+    gone |= owned.site_pages(config, gone)
     vouched, _ = ledger.vouched(config, gone, ledger.load(config))
     return sum(output.remove(config.out, config.out / page) for page in sorted(vouched))
 
@@ -87,12 +90,8 @@ def run_dry(config: Config, scanned: ScanResult) -> int:
     if not output.dry_blank() and state.doit_records_readable(config.state / state.DOIT_DB):
         records = config.state / state.DOIT_DB
     tasks = build_namespace(config, scanned, quiet=True, stream=io.StringIO())
-    site_steps = ("search", "site")     # check judges the pages, not the site's data
-    for name in site_steps:
-        tasks.pop(f"task_{name}", None)
-    settings = tasks["DOIT_CONFIG"]
-    tasks["DOIT_CONFIG"] = dict(settings, dep_file=":memory:",
-                                default_tasks=[name for name in settings["default_tasks"] if name not in site_steps])
+    # every step, the site's search data and tree too (html = true): check judges every file a build writes
+    tasks["DOIT_CONFIG"] = dict(tasks["DOIT_CONFIG"], dep_file=":memory:")
     with _records_in_memory(records):
         return run_doit(tasks, 1)
 

@@ -3,7 +3,9 @@
 A page is *stale* when it exists with other content, *missing* when it does
 not exist, and *orphaned* when kwdocs would not write it at all (the page of
 a deleted file, left behind or committed).  Content decides: pre-commit
-stashes files and a checkout rewrites them.
+stashes files and a checkout rewrites them.  Every format the output holds is
+judged: when it has the HTML site (``owned.site_built``), whatever the settings
+say, its pages, search scripts, ``tree.js`` and assets are pages too.
 
 How, without writing anything (no page, no state, no lock file):
 
@@ -32,6 +34,7 @@ them and commits again.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -59,9 +62,10 @@ def examine(config: Config) -> Findings:
             if state.damaged(config) is None:
                 expected = expected_pages(config, dry)
                 compared = {path.relative_to(config.out).as_posix() for path in dry.pages}
-                _, doubtful = ledger.vouched(config, expected - compared, ledger.load(config))
+                entries = ledger.load(config)    # a dry run journals nothing: read once (50,000 entries with a site)
+                _, doubtful = ledger.vouched(config, expected - compared, entries)
                 if not doubtful:
-                    return _dry_findings(config, dry, expected)
+                    return _dry_findings(config, dry, expected, entries)
         except output.StateDamaged:
             pass
     with output.dry_run(config.state, blank=True) as dry:     # judge by the sources alone
@@ -69,11 +73,12 @@ def examine(config: Config) -> Findings:
         return _dry_findings(config, dry, expected_pages(config, dry))
 
 
-def _dry_findings(config: Config, dry: output.DryRun, expected: set[str]) -> Findings:
+def _dry_findings(config: Config, dry: output.DryRun, expected: set[str],
+                  entries: dict[str, ledger.Entry] | None = None) -> Findings:
     def page(path) -> str:
         return path.relative_to(config.out).as_posix()
     return _findings(config, {page(path): verdict for path, verdict in dry.pages.items()},
-                     {page(path) for path in dry.removed}, expected)
+                     {page(path) for path in dry.removed}, expected, entries)
 
 
 def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
@@ -110,18 +115,19 @@ def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
     return findings
 
 
-def _findings(config: Config, verdicts: dict[str, str], removed: set[str], expected: set[str]) -> Findings:
+def _findings(config: Config, verdicts: dict[str, str], removed: set[str], expected: set[str],
+              entries: dict[str, ledger.Entry] | None = None) -> Findings:
     """Findings from each page's verdict (``output.DryRun``'s), the pages a build would remove,
-    and the pages it writes."""
+    and the pages it writes (``entries``: the ledger, when already loaded)."""
     findings = Findings(expected=len(expected))
     for page, verdict in verdicts.items():
         if verdict == output.DryRun.DIFFERENT:
             findings.stale.add(page)
         elif verdict == output.DryRun.ABSENT:
             findings.missing.add(page)
-    entries = ledger.load(config)
+    entries = ledger.load(config) if entries is None else entries
     # a file kwdocs did not write is the user's: never an orphan, whatever its name
-    findings.orphaned = {page for page in owned.pages_on_disk(config) - expected
+    findings.orphaned = {page for page in owned.pages_on_disk(config, site=config.html) - expected
                          if owned.is_ours(config, page, entries)}
     findings.orphaned |= removed
     users = owned.foreign(config, findings.stale, entries)
@@ -132,10 +138,19 @@ def _findings(config: Config, verdicts: dict[str, str], removed: set[str], expec
 
 # ---------------------------------------------------------------- the command
 
+def with_formats(config: Config) -> Config:
+    """``config`` with every format the output holds: the site is checked (and fixed) when the
+    output has one, whatever the settings say (``owned.site_built``)."""
+    if config.html or not owned.site_built(config):
+        return config
+    return dataclasses.replace(config, html=True)
+
+
 def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream=None) -> int:
     """``kwdocs check`` (exit 1 when a page is out of date) and ``--fix`` (exit 1 when it changed any)."""
     stream = stream or sys.stdout
     started = time.monotonic()
+    config = with_formats(config)
     if fix:
         return _fix(config, jobs, stream, started)
     with shared(config.state):

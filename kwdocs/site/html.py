@@ -913,7 +913,8 @@ def _render_all(config: Config, todo: list[tuple[str, str | None]]) -> int:
     """Render ``todo``, in ``config.jobs`` forked processes when there are many: highlighting
     the sources is most of the site's time, and pages are independent of each other."""
     jobs = min(config.jobs, len(todo) // (PARALLEL_PAGES // 2))
-    if jobs < 2 or len(todo) < PARALLEL_PAGES or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs < 2 or len(todo) < PARALLEL_PAGES or "fork" not in multiprocessing.get_all_start_methods() \
+            or output.dry_running():     # a forked process's would-be writes never reach the dry run's record
         return _render_pages(config, todo)
     # large pages first, then dealt round-robin: the shares take about as long as each other
     todo = sorted(todo, key=lambda item: -(output.stamp(config.out / item[0]) or (0, 0))[0])

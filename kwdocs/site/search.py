@@ -105,10 +105,8 @@ def write_tree(config: Config, folders: list[str], folder: Path) -> int:
         record = {}
     known: dict = record["units"] if isinstance(record.get("units"), dict) else {}
     pages_folder = os.path.join(config.state, PAGES)
-    try:
-        names = sorted(name for name in os.listdir(pages_folder) if name.endswith(".json") and not name.startswith("."))
-    except OSError:
-        names = []
+    # as the build or a dry run (``kwdocs check``) left them
+    names = [name for name in output.state_names(pages_folder) if name.endswith(".json") and not name.startswith(".")]
 
     def listed(name: str) -> list[str]:
         data = output.read_json(Path(pages_folder, name), {})
@@ -118,7 +116,7 @@ def write_tree(config: Config, folders: list[str], folder: Path) -> int:
     units: dict[str, list] = {}
     lists: dict[str, list[str]] = {}
     for name in names:
-        info = file_identity(os.path.join(pages_folder, name))
+        info = _state_identity(os.path.join(pages_folder, name))
         if info is None:
             continue
         entry = known.get(name)
@@ -139,6 +137,15 @@ def write_tree(config: Config, folders: list[str], folder: Path) -> int:
     output.write_json(config.out, record_path, {"version": TREE_VERSION, "units": units, "made_from": made_from,
                                                 "script": file_identity(script)})
     return int(written)
+
+
+def _state_identity(path: str) -> list[int] | None:
+    """``file_identity`` of a state file as the build or dry run left it (``output.state_stamp``)."""
+    if output.dry_running():
+        stamp = output.state_stamp(path)
+        if stamp is None or stamp[0] < 0:
+            return None if stamp is None else [-1, *stamp]
+    return file_identity(path)
 
 
 def file_identity(path: Path | str) -> list[int] | None:
@@ -357,7 +364,7 @@ def unit_stamps(config: Config, kind: str, units: Iterable[str]) -> dict[str, tu
     stamps: dict[str, tuple[str, list[int] | None]] = {}
     for unit in units:
         path = shard_path(config, kind, unit)
-        stamp = output.stamp(path)
+        stamp = output.state_stamp(path)    # a dry run's own shards too (``kwdocs check``)
         stamps[unit] = (path, list(stamp) if stamp is not None else None)
     return stamps
 
@@ -494,12 +501,16 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
     from kwdocs.engine.steps import rules_for
 
     # the parts are kept by the name of the unit's facts shard, in that order; a unit with no facts has no words
-    shards = {posixpath.basename(path): (path, stamp) for path, stamp in unit_stamps(config, FACTS, units).values()
-              if stamp is not None}
+    shards = {posixpath.basename(path): (path, stamp, unit)
+              for unit, (path, stamp) in unit_stamps(config, FACTS, units).items() if stamp is not None}
 
     @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's texts at a time
     def texts_of(name: str) -> list[tuple]:
-        data = output.read_json(Path(shards[name][0]), {})
+        path, _, unit = shards[name]
+        data = output.read_json(Path(path), {})
+        if isinstance(data, dict) and data and data.get("unit") != unit:
+            # another unit's shard in its place (shards swapped or copied): never its words under this unit
+            raise output.StateDamaged(f"{path} holds the facts of another unit")
         files = data.get("files") if isinstance(data, dict) else None
         if not isinstance(files, dict):
             return []
@@ -512,7 +523,7 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
     def parts_of(name: str) -> dict[str, str]:
         return {bucket: _json_text(part) for bucket, part in bucket_parts(texts_of(name)).items()}
 
-    return update_index(config, FULLTEXT_INDEX, folder, {name: stamp for name, (_, stamp) in sorted(shards.items())},
+    return update_index(config, FULLTEXT_INDEX, folder, {name: stamp for name, (_, stamp, _) in sorted(shards.items())},
                         parts_of, content_of)
 
 

@@ -27,6 +27,11 @@ HTML_MARKER = b'<meta name="kwdocs-page"'  # in the head of every HTML page of t
 KEYWORD_PAGE = re.compile(r"keywords(?:-(?:[A-Z]|other))?\.md")   # at the top of the output only
 PAGE_NAME = re.compile(r".+_docs\.md|.+_kw\.md|index\.md|doc\.md")   # in any folder
 SITE_FOLDER, SITE_ASSETS = "site", "site/_kwdocs/"    # as kwdocs.site.html names them (heavy to import)
+# the files every site build writes in its asset folder (kwdocs.site.html's STATIC_FILES and
+# PYGMENTS_CSS, kwdocs.site.search's TREE_FILE), and its search indexes: (state folder, scripts folder)
+SITE_OWN_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg", "pygments.css", "tree.js")
+SITE_INDEXES = (("search", "keywords"), ("fulltext", "fulltext"))   # kwdocs.site.search's Index records
+SITE_INDEX_META, SITE_INDEX_LIST = "meta.json", "buckets.js"
 STATE_GITIGNORE = "# kwdocs' own state: never commit it\n*\n"   # in every state folder (see kwdocs.store.lock)
 _TAIL = 512
 
@@ -110,6 +115,43 @@ def site_pages(config: Config, pages: Iterable[str]) -> set[str]:
     return {f"{SITE_FOLDER}/{layout.html_page(page)}" for page in pages}
 
 
+def site_built(config: Config) -> bool:
+    """Whether the output holds kwdocs' site: a file the site's every build writes in the folder
+    that holds only the site's own files.  The output says it, not the state or the settings, so
+    that ``check`` covers the site after ``build --html`` whatever the configuration, and answers
+    the same without the state folder."""
+    root = os.path.join(config.out, SITE_ASSETS)
+    return any(os.path.isfile(root + name) for name in SITE_OWN_FILES)
+
+
+def is_site_file(page: str) -> bool:
+    """Whether ``page`` (relative to the output folder) is a file of the site, not a Markdown page
+    (a source folder named ``site`` has Markdown pages there too)."""
+    return page.startswith(SITE_FOLDER + "/") and not page.endswith(".md")
+
+
+def site_files(config: Config, md_pages: Iterable[str], strict: bool = False) -> set[str]:
+    """Every file of the site kwdocs writes beside these Markdown pages: their HTML, the site's own
+    files, and the search scripts the state's records of the indexes list (read as the build or
+    dry run left them; ``strict``: a record missing or damaged raises ``StateDamaged``, else its
+    scripts are left out)."""
+    from kwdocs.store import writer as output
+
+    files = {f"{SITE_FOLDER}/{layout.html_page(page)}" for page in md_pages}
+    files.update(SITE_ASSETS + name for name in SITE_OWN_FILES)
+    for state_folder, scripts in SITE_INDEXES:
+        meta = output.read_json(config.state / state_folder / SITE_INDEX_META, None, strict)
+        units = meta.get("units") if isinstance(meta, dict) else None
+        if not isinstance(units, dict) or not all(isinstance(entry, list) and len(entry) > 1
+                                                  and isinstance(entry[1], dict) for entry in units.values()):
+            if strict:
+                raise output.StateDamaged(f"{config.state / state_folder / SITE_INDEX_META} is damaged or missing")
+            continue
+        files.add(f"{SITE_ASSETS}{scripts}/{SITE_INDEX_LIST}")
+        files.update(f"{SITE_ASSETS}{scripts}/{bucket}.js" for entry in units.values() for bucket in entry[1])
+    return files
+
+
 def pages_of(config: Config, files: Iterable[str], folders: Iterable[str]) -> set[str]:
     """The pages kwdocs writes for these source files and folders, the keyword pages on disk
     included (which letters a build writes is known only once it has run), and their HTML."""
@@ -134,8 +176,9 @@ def check_tree(config: Config, files: Iterable[str], folders: Iterable[str]) -> 
         raise ForeignFiles(config, found)
 
 
-def pages_on_disk(config: Config) -> set[str]:
-    """Files under the output folder named as kwdocs names pages (its state folder aside)."""
+def pages_on_disk(config: Config, site: bool = False) -> set[str]:
+    """Files under the output folder named as kwdocs names pages (its state folder aside); with
+    ``site``, every file of the site folder too (``is_site_file``): the same walk."""
     found: set[str] = set()
     root = str(config.out)
     for folder, subfolders, names in os.walk(root):
@@ -143,7 +186,8 @@ def pages_on_disk(config: Config) -> set[str]:
             subfolders[:] = [name for name in subfolders if name != STATE_FOLDER]
         prefix = folder[len(root) + 1:].replace(os.sep, "/") + "/" if folder != root else ""
         found.update(prefix + name for name in names
-                     if PAGE_NAME.fullmatch(name) or (not prefix and KEYWORD_PAGE.fullmatch(name)))
+                     if PAGE_NAME.fullmatch(name) or (not prefix and KEYWORD_PAGE.fullmatch(name))
+                     or (site and is_site_file(prefix + name)))
     return found
 
 

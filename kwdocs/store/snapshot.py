@@ -87,12 +87,15 @@ def tree_snapshot(config: Config, scanned: ScanResult) -> str:
 
 
 def outputs_digest(config: Config, scanned: ScanResult) -> str:
-    """The modification times of the folders the Markdown pages are in: a page deleted, or a
-    file added there, by hand changes its folder's."""
+    """The modification times of the folders the Markdown pages are in, and the site's with
+    ``html``: a page deleted, or a file added there, by hand changes its folder's."""
     from kwdocs.pages import layout
 
     digest = hashlib.sha256()
-    for folder in sorted({posixpath.dirname(layout.index_page(folder)) for folder in scanned.folders()}):
+    folders = {posixpath.dirname(layout.index_page(folder)) for folder in scanned.folders()}
+    if config.html:     # as kwdocs.site.html places its pages
+        folders |= {posixpath.join("site", folder) for folder in folders}
+    for folder in sorted(folders):
         try:
             stamp = os.stat(config.out / folder if folder else config.out).st_mtime_ns
         except OSError:

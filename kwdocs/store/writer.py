@@ -277,6 +277,7 @@ def compact_json(data: Any, sort_keys: bool = False, default: Callable[[Any], An
 # ---------------------------------------------------------------- the journal of pages written
 
 JOURNAL_FOLDER = "ledger"        # below the state folder; read by kwdocs.store.journal
+SITE_FOLDER = "site/"            # the site's folder in the output (kwdocs.site.html's), journaled too
 _journals: dict[tuple[int, Path], int] = {}   # (process, output root) -> open journal, -1: none
 
 
@@ -286,13 +287,14 @@ def journal_path(root: Path, pid: int) -> Path:
 
 def _journal(root: Path, path: str, data: bytes | None = None, info: os.stat_result | None = None) -> None:
     """Note that ``path`` holds ``data``, as kwdocs wrote it, or (no ``data``) that kwdocs removed
-    it: Markdown pages of an output folder that has a state folder only.  One append per page,
+    it: Markdown pages and the site's files (``SITE_FOLDER``) of an output folder that has a state
+    folder only, so that ``kwdocs check`` judges every format by content.  One append per page,
     from any process (doit's workers too); a journal that a lock holder folded into the ledger
     meanwhile is reopened.  A removal is an entry without a hash, dated now, which the ledger
     drops the page for: folding the journals then needs no check of which pages still exist."""
-    if not path.endswith(".md"):
-        return
     rel = path[len(os.fspath(root)):].lstrip(os.sep).replace(os.sep, "/")   # below root: guarded
+    if not rel.endswith(".md") and not rel.startswith(SITE_FOLDER):
+        return
     if rel.startswith(STATE_FOLDER + "/"):
         return
     key = (os.getpid(), root)
@@ -388,6 +390,41 @@ def dry_changed(path: str) -> bool:
     """Whether the running dry run gave this state file new content (doit, which looks at the
     disk, must count it as changed)."""
     return _dry is not None and Path(path) in _dry.changed_state
+
+
+def state_stamp(path: Path | str) -> tuple[int, int] | None:
+    """``stamp`` of a state file as the build or dry run left it: one a dry run wrote has a stamp
+    no file on disk has (its size, time -1), so a step comparing stamps reads it again."""
+    if _dry is not None:
+        where = Path(path)
+        if where in _dry.overlay or (_dry.blank and where.is_relative_to(_dry.state)):
+            data = _dry.overlay.get(where)
+            return None if data is None else (-1, len(data))
+    return stamp(path)
+
+
+def state_names(folder: Path | str) -> list[str]:
+    """The names in a state folder as the build or dry run left it, sorted."""
+    names: set[str] = set()
+    if _dry is None or not _dry.blank:
+        try:
+            names.update(os.listdir(folder))
+        except OSError:
+            pass
+    if _dry is not None:
+        top = Path(folder)
+        for path, data in _dry.overlay.items():
+            if path.parent == top:
+                if data is None:
+                    names.discard(path.name)
+                else:
+                    names.add(path.name)
+    return sorted(names)
+
+
+def dry_running() -> bool:
+    """Whether writes are recorded, not done (a forked process's records would be lost)."""
+    return _dry is not None
 
 
 def dry_blank() -> bool:
