@@ -265,3 +265,37 @@ def test_a_lost_keyword_entries_shard_never_drops_a_units_keywords(tmp_path: Pat
     cold = tmp_path / "cold"
     _build(src, cold, "-j", "1")
     assert pages(out) == pages(cold)
+
+
+def test_a_prose_file_changed_between_extracting_and_searching_never_leaves_stale_words(tmp_path: Path,
+                                                                                      monkeypatch) -> None:
+    """Issue 31: a checkout between a build's extract step and its search step, then back to the
+    content extracted: the full-text search must not keep the other content's words (its input, the
+    unit's facts shard, is the same again), and ``check`` must say so with and without the state."""
+    from kwdocs.site import search
+
+    src, out = _tree(tmp_path / "src"), tmp_path / "out"
+    guide = src / "alpha" / "GUIDE.md"
+    guide.write_text("# Guide\n\nThe alpha guide speaks of lanterns.\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "--html", "-q") == 0
+    branch = "# Guide\n\nThe alpha guide speaks of lanterns and quinces.\n"
+    guide.write_text(branch)
+    keyword_index = search.write_keyword_index
+
+    def checkout_while_searching(*args, **kwargs):
+        guide.write_text("# Guide\n\nThe alpha guide speaks of lanterns and zeppelins.\n")
+        return keyword_index(*args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(search, "write_keyword_index", checkout_while_searching)
+        assert run_kwdocs("build", "--src", str(src), "--out", str(out), "--html", "-q") == 0
+    guide.write_text(branch)        # back to the content the build extracted
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "--html", "-q") == 0
+    words = {row[0] for row in fulltext_search(out / "site")}
+    assert "quinces" in words and "zeppelins" not in words
+    cold = tmp_path / "cold"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "--html", "-q") == 0
+    assert _site_data(out) == _site_data(cold)
+    assert run_kwdocs("check", "--src", str(src), "--out", str(out)) == 0
+    shutil.rmtree(out / ".kwdocs")
+    assert run_kwdocs("check", "--src", str(src), "--out", str(out)) == 0

@@ -33,7 +33,7 @@ import os
 import posixpath
 import re
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -206,7 +206,8 @@ def digest(text: str) -> str:
 
 
 def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, object],
-                 parts_of: Callable[[str], dict[str, str]], content_of: Callable[[str], str] | None = None) -> int:
+                 parts_of: Callable[[str], dict[str, str]], content_of: Callable[[str], str] | None = None,
+                 unsettled: Collection[str] = ()) -> int:
     """Bring ``index`` in the site's static ``folder`` up to date; returns files written or removed.
 
     ``inputs`` maps each unit to what its parts are made from (a digest, a file's stamp; None:
@@ -215,10 +216,12 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
     written: every part in a bucket's table is checked against the digest the meta recorded.
     ``content_of(unit)``, when given, is a digest of all that a unit's parts are made of, cheaper
     than its parts: a unit whose input changed but not its content keeps its parts.
+    ``unsettled`` names the units whose parts, once made, were found made of sources that no longer
+    match their input: they are recorded with no input, so the next build makes them again.
     """
     state = config.state / index.state
     meta_path = state / META_FILE
-    if _parts_kept(config, index, folder, inputs, content_of):
+    if _parts_kept(config, index, folder, inputs, content_of, unsettled):
         return 0
     meta = output.read_json(meta_path, {}) or {}
     known: dict[str, list] = meta.get("units", {}) if meta.get("version") == index.version else {}
@@ -231,7 +234,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
             continue
         content = [content_of(unit)] if content_of is not None else []
         if old is not None and source is not None and content and old[2:] == content:
-            now[unit] = [source, old[1], *content]
+            now[unit] = [None if unit in unsettled else source, old[1], *content]
             continue
         texts = parts_of(unit)
         digests = {bucket: digest(text) for bucket, text in texts.items()}
@@ -239,7 +242,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
         for bucket in set(digests) | set(before):
             if digests.get(bucket) != before.get(bucket):
                 updates.setdefault(bucket, {})[unit] = texts.get(bucket)
-        now[unit] = [source, digests, *content]
+        now[unit] = [None if unit in unsettled else source, digests, *content]
     for unit in sorted(set(known) - set(inputs)):   # units that went away
         for bucket in known[unit][1]:
             updates.setdefault(bucket, {})[unit] = None
@@ -251,7 +254,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
                 not isinstance(text, str) or digest(text) != expected[unit] for unit, text in table.items()):
             # a table that is not what the last build left: every bucket is made again
             output.remove(config.out, meta_path)
-            return update_index(config, index, folder, inputs, parts_of, content_of)
+            return update_index(config, index, folder, inputs, parts_of, content_of, unsettled)
         tables[bucket] = table
     changed = 0
     scripts = folder / index.scripts
@@ -300,7 +303,7 @@ def _keep_sources(config: Config, index: Index, folder: Path, sources: dict[str,
 
 
 def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, object],
-                content_of: Callable[[str], str] | None) -> bool:
+                content_of: Callable[[str], str] | None, unsettled: Collection[str] = ()) -> bool:
     """Whether no unit's parts can have changed since ``update_index`` last ran: the same units,
     each with the input or (``content_of``) the content its parts were made from.  Then only the
     inputs are recorded, and the meta (every part's digest, a large file) is neither read nor
@@ -321,7 +324,7 @@ def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, ob
             return False
         if old[0] == source:
             now[unit] = old
-        elif content_of is not None and old[1:] == [content_of(unit)]:
+        elif content_of is not None and old[1:] == [content_of(unit)] and unit not in unsettled:
             now[unit] = [source, old[1]]
         else:
             return False
@@ -422,15 +425,23 @@ def bucket_of(word: str) -> str:
     return word[:2]
 
 
-def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str], str]) -> list[tuple]:
+def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str], str],
+               unsettled: set[str] | None = None) -> list[tuple]:
     """A unit's documentation texts as (path, line, label, text): each module docstring (line 0:
     the page itself) and each definition's own documentation, and each section of a prose file
-    (read again, its secrets masked as on its page), in path and line order."""
+    (read again, its secrets masked as on its page), in path and line order.  A prose file that no
+    longer holds the bytes its facts describe gives no text and is added to ``unsettled``."""
+    from kwdocs.engine.steps import ChangedSinceExtracted
+
     texts: list[tuple] = []
     for rel, facts in sorted(files.items()):
         symbols = facts.get("symbols", [])
         if facts.get("language") in PROSE_LANGUAGES and not facts.get("binary") and facts.get("sha256"):
-            texts.extend(_sections(config, rel, facts, symbols, mask))
+            try:
+                texts.extend(_sections(config, rel, facts, symbols, mask))
+            except ChangedSinceExtracted:
+                if unsettled is not None:
+                    unsettled.add(rel)
             continue
         if facts.get("docstring"):
             texts.append((rel, 0, posixpath.basename(rel), facts["docstring"]))
@@ -442,14 +453,21 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
 
 
 def _sections(config: Config, rel: str, facts: dict, symbols: list, mask: Callable[[str, str], str]) -> list[tuple]:
-    from kwdocs.engine.steps import read_source, source_path
+    from kwdocs.engine.steps import ChangedSinceExtracted, read_head, source_path
     from kwdocs.extract.decode import decode
     from kwdocs.pages.compose import ANALYSE_LIMIT
 
     try:
-        text = mask(decode(read_source(source_path(config, rel), ANALYSE_LIMIT))[0], facts.get("language", ""))
-    except OSError:
+        source = read_head(source_path(config, rel), ANALYSE_LIMIT)
+    except PermissionError:
         return []
+    except OSError as error:
+        raise ChangedSinceExtracted(rel) from error
+    if source.sha256 != facts["sha256"]:
+        # other bytes than the facts' (a checkout between the steps): words of them, kept under
+        # the facts' stamp, would stay when the file goes back to the content extracted (issue 31)
+        raise ChangedSinceExtracted(rel)
+    text = mask(decode(source.head)[0], facts.get("language", ""))
     lines = text.split("\n")
     headings = [symbol for symbol in symbols if symbol["kind"] == "heading"]
     starts = [(0, posixpath.basename(rel))] + [(symbol["line"], symbol["name"]) for symbol in headings]
@@ -504,6 +522,8 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
     shards = {posixpath.basename(path): (path, stamp, unit)
               for unit, (path, stamp) in unit_stamps(config, FACTS, units).items() if stamp is not None}
 
+    unsettled: set[str] = set()     # units with a prose file changed since extracted
+
     @functools.lru_cache(maxsize=1)     # a unit's content, then its parts: one unit's texts at a time
     def texts_of(name: str) -> list[tuple]:
         path, _, unit = shards[name]
@@ -514,7 +534,11 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
         files = data.get("files") if isinstance(data, dict) else None
         if not isinstance(files, dict):
             return []
-        return unit_texts(config, files, functools.partial(_masked, rules_for(config)))
+        changed: set[str] = set()
+        texts = unit_texts(config, files, functools.partial(_masked, rules_for(config)), changed)
+        if changed:
+            unsettled.add(name)
+        return texts
 
     def content_of(name: str) -> str:
         # an edit that changes no documentation text (most do) leaves the unit's words as they were
@@ -524,7 +548,7 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
         return {bucket: _json_text(part) for bucket, part in bucket_parts(texts_of(name)).items()}
 
     return update_index(config, FULLTEXT_INDEX, folder, {name: stamp for name, (_, stamp, _) in sorted(shards.items())},
-                        parts_of, content_of)
+                        parts_of, content_of, unsettled)
 
 
 def _json_text(data: object, sort_keys: bool = False) -> str:
