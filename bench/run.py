@@ -939,7 +939,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--large", action="store_true",
                         help=f"also the {LARGE_COPIES}-copy tree (about 100,000 files): cold and no-op")
     parser.add_argument("--only", metavar="SCENARIO,...", help="run only these scenarios")
-    parser.add_argument("--markdown", action="store_true", help="print only the table block for the README")
+    parser.add_argument("--markdown", action="store_true", help="print only the table block for bench/README.md's Figures")
     parser.add_argument("--keep", action="store_true", help="keep the working folder")
     parser.add_argument("--freeze", action="store_true",
                         help="run a copy of this repository's kwdocs/ and templates/ taken at the start, "

@@ -1,4 +1,4 @@
-"""The language seam as a plug-in author uses it: README's worked example, installed as a package
+"""The language seam as a plug-in author uses it: the guide's worked example, installed as a package
 with an entry point in ``kwdocs.languages``, builds pages; a build with nothing to do reads no
 entry point."""
 from __future__ import annotations
@@ -13,16 +13,16 @@ from pathlib import Path
 from kwdocs import languages
 from kwdocs.extract import extract_bytes
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "extending.md"
 INI = "; Settings of the demo server\n[server]\nport = 8080\n\n[database]\nurl = sqlite://\n"
 
 
 def example_blocks() -> tuple[str, str]:
-    """The Python module and the pyproject.toml snippet of README's "Adding a language"."""
-    section = README.read_text().split("## Adding a language", 1)[1].split("\n## ", 1)[0]
+    """The Python module and the pyproject.toml snippet of docs/extending.md's "Adding a language"."""
+    section = GUIDE.read_text().split("## Adding a language", 1)[1].split("\n## ", 1)[0]
     python = re.search(r"```python\n(.*?)```", section, re.S)
     toml = re.search(r"```toml\n(.*?)```", section, re.S)
-    assert python and toml, "README's worked example is missing"
+    assert python and toml, "docs/extending.md's worked example is missing"
     return python.group(1), toml.group(1)
 
 

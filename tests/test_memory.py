@@ -18,7 +18,7 @@ from output_checks import kwdocs_command
 PEAK_LIMIT_MB = 300
 SPARSE_SIZE = 2 * 1024 ** 3
 EIGHT_MB = 8 * 1024 * 1024
-BELOW_LIMIT = 3 * 1024 * 1024 - 1024   # the analysis limit, documented in README.md
+BELOW_LIMIT = 3 * 1024 * 1024 - 1024   # the analysis limit, documented in docs/pages.md
 # Measures the largest process of a build (and its workers) by the operating system's account.
 PEAK_OF_CHILDREN = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
                     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)")
