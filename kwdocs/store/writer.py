@@ -390,6 +390,11 @@ def dry_changed(path: str) -> bool:
     return _dry is not None and Path(path) in _dry.changed_state
 
 
+def dry_running() -> bool:
+    """Whether writes are being recorded rather than made (``dry_run``)."""
+    return _dry is not None
+
+
 def dry_blank() -> bool:
     """Whether a dry run runs as if there were no state at all."""
     return _dry is not None and _dry.blank
