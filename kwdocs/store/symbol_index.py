@@ -92,27 +92,28 @@ def _writable(path: Path) -> sqlite3.Connection:
 
 
 def _update_units(connection: sqlite3.Connection, config: Config, units: dict[str, list[SourceFile]]) -> int:
+    """The rows of every unit that is gone or changed dropped, then those of the changed ones
+    made again (all dropped first: a folder split into more buckets moves files between them)."""
     known = dict(connection.execute("SELECT unit, made_from FROM units"))
-    for unit in sorted(set(known) - set(units)):
-        _drop(connection, unit)
-    made = 0
+    changed: dict[str, str] = {}
     for unit, files in units.items():
         stamps = [output.stamp(state.shard(config, kind, unit))
                   for kind in (state.FACTS, state.LINKS, state.IMPORTANCE)]
         made_from = hashlib.sha256(json.dumps(
-            [stamps, [[source.rel, source.size, source.mtime_ns] for source in files]]).encode(
-                "utf-8", "surrogateescape")).hexdigest()
-        if known.get(unit) == made_from:
-            continue
+            [stamps, [[source.rel, source.size, source.mtime_ns] for source in files]]).encode()).hexdigest()
+        if known.get(unit) != made_from:
+            changed[unit] = made_from
+    for unit in sorted((set(known) - set(units)) | (set(changed) & set(known))):
         _drop(connection, unit)
-        _add_unit(connection, config, unit, files)
+    for unit, made_from in changed.items():
+        _add_unit(connection, config, unit, units[unit])
         connection.execute("INSERT INTO units VALUES (?, ?)", (unit, made_from))
-        made += 1
-    return made
+    return len(changed)
 
 
 def _drop(connection: sqlite3.Connection, unit: str) -> None:
-    for table in ("units", "files", "defs", "refs", "more_refs", "users"):
+    connection.execute("DELETE FROM defs WHERE file IN (SELECT id FROM files WHERE unit = ?)", (unit,))
+    for table in ("units", "files", "refs", "more_refs", "users"):
         connection.execute(f"DELETE FROM {table} WHERE unit = ?", (unit,))
 
 
@@ -136,7 +137,7 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
                 top.add(symbol["name"])
             name, parent, doc = symbol["name"], symbol.get("parent"), symbol.get("doc", "")
             def_rows.append((name, f"{parent}.{name}" if parent else name, symbol.get("kind", ""), source.rel,
-                             symbol.get("line", 0), symbol.get("signature", ""), summary_sentence(doc), doc, unit))
+                             symbol.get("line", 0), symbol.get("signature", ""), summary_sentence(doc), doc))
         links = links_of.get(source.rel) if isinstance(links_of, dict) else None
         for name, used in ((links or {}).get("uses") or {}).items():
             for user, line in used.get("at", []):
@@ -148,8 +149,11 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
         for name, files_using in sorted((counts.get("names") or {}).items()):
             if name in top:
                 user_rows.append((name, source.rel, files_using, unit))
-    connection.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-    connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", def_rows)
+    connection.executemany("INSERT INTO files (path, unit, size, mtime_ns, language, lines, test, purpose) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+    number = dict(connection.execute("SELECT path, id FROM files WHERE unit = ?", (unit,)))
+    connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           (row[:3] + (number[row[3]],) + row[4:] for row in def_rows))
     connection.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?)", ref_rows)
     connection.executemany("INSERT INTO more_refs VALUES (?, ?, ?, ?)", more_rows)
     connection.executemany("INSERT INTO users VALUES (?, ?, ?, ?)", user_rows)

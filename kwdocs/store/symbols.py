@@ -24,23 +24,22 @@ from kwdocs.mistakes import UserMistake
 INDEX = "symbols.sqlite3"
 SNAPSHOT = "snapshot.json"
 
-FORMAT = "kwdocs symbols 2"
+FORMAT = "kwdocs symbols 3"
 
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE units (unit TEXT PRIMARY KEY, made_from TEXT NOT NULL);
-CREATE TABLE files (path TEXT PRIMARY KEY, unit TEXT NOT NULL, size INTEGER, mtime_ns INTEGER,
-                    language TEXT, lines INTEGER, test INTEGER, purpose TEXT);
-CREATE TABLE defs (name TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT, path TEXT NOT NULL,
-                   line INTEGER, signature TEXT, summary TEXT, doc TEXT, unit TEXT NOT NULL);
+CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, unit TEXT NOT NULL, size INTEGER,
+                    mtime_ns INTEGER, language TEXT, lines INTEGER, test INTEGER, purpose TEXT);
+CREATE TABLE defs (name TEXT NOT NULL, qualified TEXT NOT NULL, kind TEXT, file INTEGER NOT NULL,
+                   line INTEGER, signature TEXT, summary TEXT, doc TEXT);
 CREATE TABLE refs (name TEXT NOT NULL, path TEXT NOT NULL, line INTEGER, defined_in TEXT NOT NULL,
                    unit TEXT NOT NULL);
 CREATE TABLE more_refs (name TEXT NOT NULL, defined_in TEXT NOT NULL, more INTEGER, unit TEXT NOT NULL);
 CREATE TABLE users (name TEXT NOT NULL, defined_in TEXT NOT NULL, files INTEGER, unit TEXT NOT NULL);
 CREATE INDEX defs_name ON defs (name);
 CREATE INDEX defs_qualified ON defs (qualified);
-CREATE INDEX defs_path ON defs (path, line);
-CREATE INDEX defs_unit ON defs (unit);
+CREATE INDEX defs_file ON defs (file, line);
 CREATE INDEX refs_name ON refs (name);
 CREATE INDEX refs_unit ON refs (unit);
 CREATE INDEX more_name ON more_refs (name);
@@ -127,9 +126,11 @@ class Index:
         return found
 
 
-DEF_COLUMNS = "path, line, kind, name, qualified, signature, summary"
+# a definition's file by number: its path once in ``files``, not in each of 200,000 rows
+DEF_COLUMNS = "files.path, defs.line, kind, name, qualified, signature, summary"
+DEFS = "defs JOIN files ON files.id = defs.file"
 DEF_FIELDS = ("path", "line", "kind", "name", "qualified", "signature", "summary")
-ORDER = " ORDER BY path, line, qualified, kind"
+ORDER = " ORDER BY files.path, defs.line, qualified, kind"
 
 
 def _match(name: str, prefix: bool) -> tuple[str, list[str]]:
@@ -145,7 +146,7 @@ def find(index: Index, name: str, prefix: bool) -> list[dict]:
     """The definitions of ``name``, in path and line order."""
     where, arguments = _match(name, prefix)
     return [dict(zip(DEF_FIELDS, row))
-            for row in index.rows(f"SELECT {DEF_COLUMNS} FROM defs WHERE {where}{ORDER}", arguments)]
+            for row in index.rows(f"SELECT {DEF_COLUMNS} FROM {DEFS} WHERE {where}{ORDER}", arguments)]
 
 
 def refs(index: Index, name: str, prefix: bool) -> tuple[list[dict], int, list[dict]]:
@@ -174,15 +175,15 @@ def file_summary(index: Index, path: str) -> dict | None:
     summary = dict(zip(("path", "language", "lines", "test", "purpose"), rows[0]))
     summary["test"] = bool(summary["test"])
     summary["definitions"] = [dict(zip(DEF_FIELDS, row)) for row in index.rows(
-        f"SELECT {DEF_COLUMNS} FROM defs WHERE path = ?{ORDER}", [path])]
+        f"SELECT {DEF_COLUMNS} FROM {DEFS} WHERE files.path = ?{ORDER}", [path])]
     return summary
 
 
 def definition_at(index: Index, path: str, line: int) -> dict | None:
     """The definition starting at ``line`` of ``path``, else the last one starting before it, with
     its whole documentation; None when none starts at or before it."""
-    rows = index.rows(f"SELECT {DEF_COLUMNS}, doc FROM defs WHERE path = ? AND line <= ? "
-                      "ORDER BY line DESC, qualified DESC, kind DESC LIMIT 1", [path, line])
+    rows = index.rows(f"SELECT {DEF_COLUMNS}, doc FROM {DEFS} WHERE files.path = ? AND defs.line <= ? "
+                      "ORDER BY defs.line DESC, qualified DESC, kind DESC LIMIT 1", [path, line])
     return dict(zip((*DEF_FIELDS, "doc"), rows[0])) if rows else None
 
 
