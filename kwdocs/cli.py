@@ -13,6 +13,7 @@ from kwdocs.mistakes import describe
 
 COMMANDS = ("build", "clean", "serve", "watch", "check", "init", "find", "refs", "show")
 INTERRUPTED = 130   # the exit code of a command stopped by Ctrl-C, as shells report one
+BROKEN_PIPE = 141   # the exit code of a command whose reader left (SIGPIPE), as shells report one
 
 
 def parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -89,7 +90,14 @@ def entry() -> None:
     "kwdocs: interrupted").  Nothing is left to do by then: pages are written atomically,
     the workers are stopped and the lock is released.
     """
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader of the output left (``kwdocs find 'x*' | head``): end quietly, as grep does,
+        # with stdout on /dev/null so that Python's own flush at exit finds no pipe either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os._exit(BROKEN_PIPE)
     if code == INTERRUPTED:
         for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
             if stream is not None:

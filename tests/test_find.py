@@ -174,3 +174,13 @@ def test_an_edit_remakes_the_rows_of_its_unit_only(built):
     after = made()
     assert set(after) == set(before)
     assert {unit for unit in after if after[unit] != before[unit]} == {"geometry/shapes"}
+
+
+def test_a_reader_that_leaves_ends_the_answer_quietly(built):
+    """``kwdocs find 'x*' | head``: the pipe closed early is no traceback."""
+    process = subprocess.Popen([sys.executable, "-m", "kwdocs", "show", "geometry/shapes/base.py", "--src", str(built)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    error = process.stderr.read()
+    assert (process.wait(), error) == (141, "")
