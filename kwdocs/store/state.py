@@ -35,6 +35,7 @@ FOLDERS_META = "folders.json"   # the folder pages' keys and what they were made
 PROBLEMS = "problems.json"    # the build's problems, for the summary
 PRUNED = "pruned.json"        # the units of the last prune
 SYMBOLS = symbols.INDEX      # the symbol index of find, refs and show (see kwdocs.store.symbols)
+SYMBOLS_VERIFIED = "symbols-verified.json"   # the symbol index's stamp as the build that wrote it left it
 DOIT_DB = "doit.sqlite3"      # doit's records: what to schedule, never what is true
 # made afresh with the state: the tasks of a project's dodo.py (kwdocs.doit) keep their records in
 # the project's doit database, and name this in them, so that a state started over runs them all
