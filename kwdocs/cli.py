@@ -11,18 +11,20 @@ from kwdocs import __version__
 from kwdocs.config import ConfigError, load_config
 from kwdocs.mistakes import describe
 
-COMMANDS = ("build", "clean", "serve", "watch", "check", "init")
+COMMANDS = ("build", "clean", "serve", "watch", "check", "init", "find", "refs", "show")
 INTERRUPTED = 130   # the exit code of a command stopped by Ctrl-C, as shells report one
+BROKEN_PIPE = 141   # the exit code of a command whose reader left (SIGPIPE), as shells report one
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; ``only``: with that command's options alone (see ``main``)."""
     main = argparse.ArgumentParser(
         prog="kwdocs",
         description="Keep a browsable documentation page and keyword index for every file of a "
                     "source tree, rewriting only what changed.")
     main.add_argument("--version", action="version", version=f"kwdocs {__version__}")
     commands = main.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         module = importlib.import_module(f"kwdocs.commands.{name}")
         sub = commands.add_parser(name, help=module.HELP, description=module.HELP[0].upper() + module.HELP[1:] + ".")
         common = sub.add_argument_group("tree and settings (flags win over [tool.kwdocs] in pyproject.toml)")
@@ -55,7 +57,11 @@ def overrides(args: argparse.Namespace) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    # only the named command's module and options: making all of them was half of what a
+    # query of the symbol index (kwdocs find) spent before its lookup; help and errors get all
+    command = next((word for word in words if not word.startswith("-")), None)
+    args = parser(command).parse_args(argv)
     try:
         config = load_config(args.src, args.config, overrides(args))
         return args.module.run(config, args)
@@ -85,7 +91,14 @@ def entry() -> None:
     "kwdocs: interrupted").  Nothing is left to do by then: pages are written atomically,
     the workers are stopped and the lock is released.
     """
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader of the output left (``kwdocs find 'x*' | head``): end quietly, as grep does,
+        # with stdout on /dev/null so that Python's own flush at exit finds no pipe either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os._exit(BROKEN_PIPE)
     if code == INTERRUPTED:
         for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
             if stream is not None:

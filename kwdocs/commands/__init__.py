@@ -16,3 +16,39 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a file holding a secret key: entries are signed with it, and entries not signed "
                              "with it are ignored and made again (the variable KWDOCS_CACHE_KEY, when set, is "
                              "the key instead; config key: cache_key_file)")
+
+
+def add_query_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags the index's queries share (find, refs, show)."""
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (its shape is in the README's Use section)")
+
+
+def answered(config, index, paths, answer: dict, as_json: bool) -> dict:
+    """``answer`` with whether it is current: the index made by the build that last finished, and
+    none of ``paths`` (the sources it names) changed since (a stat of each, as ``check`` does).
+    Unless ``as_json``, says on stderr, in one line, when it is not."""
+    import sys
+
+    stale = index.changed(paths, config.src)
+    built = index.built()
+    answer.update(current=built and not stale, stale=stale)
+    if not as_json and not built:
+        print("kwdocs: the pages are stale: the last build did not finish (run kwdocs build)", file=sys.stderr)
+    if not as_json and stale:
+        shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3:,} more" if len(stale) > 3 else "")
+        print(f"kwdocs: the pages are stale: {shown} changed since the last build (run kwdocs build)",
+              file=sys.stderr)
+    return answer
+
+
+def print_json(answer: dict) -> None:
+    import json
+
+    print(json.dumps(answer, ensure_ascii=False, sort_keys=True, indent=1))
+
+
+def definition_line(entry: dict) -> str:
+    """``path:line kind qualified-name  first sentence`` (the sentence left out when there is none)."""
+    line = f"{entry['path']}:{entry['line']} {entry['kind']} {entry['qualified']}"
+    return f"{line}  {' '.join(entry['summary'].split())}" if entry["summary"] else line

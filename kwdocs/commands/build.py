@@ -5,8 +5,6 @@ import argparse
 
 from kwdocs.commands import add_cache_arguments
 from kwdocs.config import Config
-from kwdocs.engine.incremental import check_first_build, run_build
-from kwdocs.store.lock import locked
 
 HELP = "write or update the documentation and keyword pages of a source tree"
 
@@ -24,6 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    # here, not at the top: every command's start imports this module, and the build's engine
+    # was 45 ms of the 50 a query of the symbol index may take (python -X importtime)
+    from kwdocs.engine.incremental import check_first_build, run_build
+    from kwdocs.store.lock import locked
+
     scanned = check_first_build(config)
     with locked(config.state):
         code = run_build(config, jobs=args.jobs, quiet=args.quiet, scanned=scanned)

@@ -5,8 +5,6 @@ import argparse
 import shutil
 
 from kwdocs.config import Config
-from kwdocs.store import journal as ledger, owned, writer as output
-from kwdocs.store.lock import locked
 
 HELP = "remove the pages and state kwdocs wrote (files it did not write stay)"
 
@@ -16,6 +14,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    # here, not at the top: every command's start imports this module (see kwdocs.commands.build)
+    from kwdocs.store import journal as ledger, owned, writer as output
+    from kwdocs.store.lock import locked
+
     if not config.out.is_dir():
         print(f"kwdocs: nothing to clean in {config.out}")
         return 0

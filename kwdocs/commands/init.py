@@ -11,8 +11,6 @@ import os
 import re
 from pathlib import Path
 
-import yaml
-
 from kwdocs.config import Config, ConfigError
 
 HELP = "add kwdocs' doit tasks to the project's dodo.py and its pre-commit hooks to .pre-commit-config.yaml"
@@ -143,6 +141,9 @@ def _read(path: Path) -> str:
 
 
 def _parsed(path: Path, text: str) -> object:
+    # here: every command's start imports this module, and yaml takes 12 ms
+    import yaml
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as error:

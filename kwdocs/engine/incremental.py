@@ -34,7 +34,7 @@ from kwdocs.engine import summary
 from kwdocs.engine.restore import repair
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder, with_ancestors
-from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
+from kwdocs.store import journal as ledger, owned, snapshot, state, symbol_index, writer as output
 
 RESCAN_LIMIT = 256      # more folders to rescan than this: one full scan is cheaper
 PARALLEL_UNITS = 8      # this many units to redo or more: doit's worker processes are worth their start
@@ -248,7 +248,7 @@ class Rebuilder:
         if outcome.code != 0:
             sys.stderr.write(output.getvalue())
         elif trusted and self.saved_snapshot is not None:    # _settled made it of ``new``
-            snapshot.save(self.config, self.saved_snapshot, new)
+            vouch(self.config, self.saved_snapshot, new)
         if outcome.code == 0 and quiet_change and not (outcome.written or outcome.removed):
             return None
         touched = set(added + modified)
@@ -310,6 +310,13 @@ class Rebuilder:
 
 # ---------------------------------------------------------------- a build
 
+def vouch(config: Config, current: str, scanned: ScanResult) -> None:
+    """The end of every build that succeeded: its snapshot saved, vouching for the state, and
+    the symbol index of find, refs and show brought up to date with that state."""
+    snapshot.save(config, current, scanned)
+    symbol_index.update(config, current, scanned)
+
+
 def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stream=None,
               scanned: ScanResult | None = None, counts: dict[str, int] | None = None, restore: bool = True) -> int:
     """One build (of ``scanned``, else a fresh scan); returns doit's exit code (0 ok, 1 a task
@@ -325,6 +332,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     by_hand = restore and not state.first_build(config) and not snapshot.outputs_unchanged(config, scanned)
     if snapshot.unchanged(config, current):
         restored = _restore(config, current, scanned) if by_hand else {}
+        symbol_index.ensure(config, current, scanned)
         summary.report(stream.write, config, scanned, restored.get("written", 0), restored.get("removed", 0),
                        time.monotonic() - started, quiet, {"html_written": 0, "html_removed": 0})
         return 0
@@ -345,7 +353,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     else:
         code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
     if code == 0:
-        snapshot.save(config, current, scanned)
+        vouch(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
         if config.cache and not config.html:    # the pages' hashes, for ``kwdocs check`` on a fresh clone
             from kwdocs.engine.steps import share_outputs
@@ -358,7 +366,7 @@ def _restore(config: Config, current: str, scanned: ScanResult) -> dict[str, int
     """Write again the pages that are not what kwdocs wrote (as ``check --fix`` does), then
     vouch for the output as it now is; the pages written and removed."""
     findings = repair(config)
-    snapshot.save(config, current, scanned)
+    vouch(config, current, scanned)
     return {"written": findings.written, "removed": findings.removed}
 
 

@@ -405,7 +405,12 @@ def metadata_section(given: DocsInput) -> Section:
 
 def _purpose_summary(row: Mapping) -> str:
     """A file's purpose in a sentence for its folder's page: its documentation's first sentence."""
-    first = _lead(row.get("docstring", ""), 600)
+    return summary_sentence(row.get("docstring", ""))
+
+
+def summary_sentence(text: str) -> str:
+    """The first sentence of a documentation's first paragraph that is not a title, as written."""
+    first = _lead(text, 600)
     return _first_sentence(first) if first else ""
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kwdocs.config import Config
 from kwdocs.pages import layout
-from kwdocs.store import writer as output
+from kwdocs.store import symbols, writer as output
 
 # Every name under the state folder is here; each file's format belongs to the step that writes it.
 FACTS, LINKS, PAGES, ROWS = "facts", "links", "pages", "rows"
@@ -34,11 +34,13 @@ KEYWORDS_META = "keywords/meta.json"
 FOLDERS_META = "folders.json"   # the folder pages' keys and what they were made from
 PROBLEMS = "problems.json"    # the build's problems, for the summary
 PRUNED = "pruned.json"        # the units of the last prune
+SYMBOLS = symbols.INDEX      # the symbol index of find, refs and show (see kwdocs.store.symbols)
+SYMBOLS_VERIFIED = "symbols-verified.json"   # the symbol index's stamp as the build that wrote it left it
 DOIT_DB = "doit.sqlite3"      # doit's records: what to schedule, never what is true
 # made afresh with the state: the tasks of a project's dodo.py (kwdocs.doit) keep their records in
 # the project's doit database, and name this in them, so that a state started over runs them all
 GENERATION = "generation"
-SNAPSHOT = "snapshot.json"    # the no-op fast path's hash (see kwdocs.store.snapshot)
+SNAPSHOT = symbols.SNAPSHOT   # the no-op fast path's hash (see kwdocs.store.snapshot)
 SCANNED = "scanned.json"      # the file list the snapshot vouches for
 KEYWORD_TABLES = "letter-*.jsonl"   # in KEYWORDS: a letter's entries by unit
 TEMPLATES = "templates"       # compiled templates

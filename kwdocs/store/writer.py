@@ -423,7 +423,7 @@ def state_names(folder: Path | str) -> list[str]:
 
 
 def dry_running() -> bool:
-    """Whether writes are recorded, not done (a forked process's records would be lost)."""
+    """Whether writes are recorded, not made (``dry_run``): a forked process's records would be lost."""
     return _dry is not None
 
 

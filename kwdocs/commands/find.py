@@ -1,0 +1,35 @@
+"""``kwdocs find``: where a name is defined, from the index the build keeps (``kwdocs.store.symbols``).
+
+Imports nothing of the build: a query's time is Python's start and one SQLite lookup.
+"""
+from __future__ import annotations
+
+import argparse
+
+from kwdocs.commands import add_query_arguments, answered, definition_line, print_json
+from kwdocs.config import Config
+
+HELP = "list the definitions of a name (NAME, NAME* or Class.member), one per line"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", metavar="NAME", help="a name, Class.member, or a prefix ending in *")
+    parser.add_argument("--prefix", action="store_true", help="NAME is a prefix (as NAME* is)")
+    add_query_arguments(parser)
+
+
+def run(config: Config, args: argparse.Namespace) -> int:
+    from kwdocs.store import symbols
+
+    prefix = args.prefix or args.name.endswith("*")
+    name = args.name.removesuffix("*") if args.name.endswith("*") else args.name
+    index = symbols.Index(config.state)
+    found = symbols.find(index, name, prefix)
+    answer = answered(config, index, (entry["path"] for entry in found),
+                      {"query": name, "prefix": prefix, "definitions": found}, args.json)
+    if args.json:
+        print_json(answer)
+    else:
+        for entry in found:
+            print(definition_line(entry))
+    return 0 if found else 1

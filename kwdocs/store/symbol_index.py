@@ -1,0 +1,176 @@
+"""Writing the symbol index (``kwdocs.store.symbols``) from the state a build just vouched for.
+
+``update`` runs as a build saves its snapshot (``snapshot.save``), from the facts
+and link shards the build already wrote, one unit at a time: a unit's rows are
+made again only when its shards' stamps or its files' stamps changed since
+(``units.made_from``), so an edit costs the rows of its unit.  An index that is
+damaged or of another format is made again whole.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+from kwdocs.config import Config
+from kwdocs.facts import Facts, as_facts
+from kwdocs.pages.model import is_test, summary_sentence
+from kwdocs.scan import ScanResult, SourceFile
+from kwdocs.store import state, writer as output
+from kwdocs.store.symbols import FORMAT, SCHEMA, Index, NoIndex, index_path
+
+NOT_DEFINITIONS = ("import", "include", "identifier")   # kinds that name what is defined elsewhere
+
+
+def update(config: Config, snapshot: str, scanned: ScanResult) -> int:
+    """Bring the index up to date with the state a successful build just vouched for
+    (``snapshot``, of the ``scanned`` tree); the units whose rows were made again."""
+    if output.dry_running():
+        return 0     # ``kwdocs check`` runs the build's steps writing nothing: nor this
+    units = _units(scanned)
+    path = index_path(config.state)
+    vouched = output.read_state(config.state / state.SNAPSHOT)
+    verified = config.state / state.SYMBOLS_VERIFIED
+    connection = _writable(path, output.read_json(verified) == _stamp(path))
+    try:
+        made = _update_units(connection, config, units)
+        # the state's record of the build that vouched for it, byte for byte: what readers compare
+        connection.execute("INSERT OR REPLACE INTO meta VALUES ('vouched', ?)", ((vouched or b"").hex(),))
+        connection.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (snapshot,))
+        connection.commit()
+    finally:
+        connection.close()
+    output.write_json(config.out, verified, _stamp(path))
+    return made
+
+
+def _stamp(path: Path) -> list[int] | None:
+    """The index file's inode, size and time stamp: the same as the last build left them, it is
+    whole (as doit's records are judged, see ``state.check_doit_records``)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return [info.st_ino, info.st_size, info.st_mtime_ns]
+
+
+def ensure(config: Config, snapshot: str, scanned: ScanResult) -> None:
+    """On a build with nothing to do: the index made again if it is missing, damaged or not of
+    this state (deleted by hand, say), which is what a query's one line tells its user to do."""
+    try:
+        index = Index(config.state)
+        try:
+            if index.built():
+                return
+        finally:
+            index.close()
+    except NoIndex:
+        pass
+    update(config, snapshot, scanned)
+
+
+def _units(scanned: ScanResult) -> dict[str, list[SourceFile]]:
+    """The tree's units, as the build makes them, each with its files as scanned."""
+    found: dict[str, list[SourceFile]] = {}
+    for folder, files in scanned.by_folder().items():
+        by_name = {source.rel.rpartition("/")[2]: source for source in files}
+        for unit, names in state.units_of(folder, list(by_name)).items():
+            found[unit] = [by_name[name] for name in names]
+    return found
+
+
+def _writable(path: Path, as_left: bool) -> sqlite3.Connection:
+    """The index opened for writing; made afresh when missing, damaged or of another format
+    (``as_left``: the file is as the last build left it, so its pages are not checked again:
+    SQLite's check of the corpus's index took 0.15 s of the 0.19 a build spent on it)."""
+    if os.path.exists(path):
+        try:
+            connection = sqlite3.connect(path)
+            if (as_left or connection.execute("PRAGMA quick_check").fetchone() == ("ok",)) and connection.execute(
+                    "SELECT value FROM meta WHERE key = 'format'").fetchone() == (FORMAT,):
+                return connection
+            connection.close()
+        except sqlite3.DatabaseError:
+            pass
+        for suffix in ("", "-journal"):
+            try:
+                os.unlink(f"{path}{suffix}")
+            except FileNotFoundError:
+                pass
+    connection = sqlite3.connect(path)
+    # small pages: a table or index takes one page at least, and a small tree's index of twenty
+    # of them at 4 kB each was a fifth of its state (1 kB pages cost a query of the corpus nothing seen)
+    connection.execute("PRAGMA page_size = 1024")
+    connection.executescript(SCHEMA)
+    connection.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+    return connection
+
+
+def _update_units(connection: sqlite3.Connection, config: Config, units: dict[str, list[SourceFile]]) -> int:
+    """The rows of every unit that is gone or changed dropped, then those of the changed ones
+    made again (all dropped first: a folder split into more buckets moves files between them)."""
+    known = dict(connection.execute("SELECT unit, made_from FROM units"))
+    changed: dict[str, str] = {}
+    for unit, files in units.items():
+        stamps = [output.stamp(state.shard(config, kind, unit))
+                  for kind in (state.FACTS, state.LINKS, state.IMPORTANCE)]
+        made_from = hashlib.sha256(json.dumps(
+            [stamps, [[source.rel, source.size, source.mtime_ns] for source in files]]).encode()).hexdigest()
+        if known.get(unit) != made_from:
+            changed[unit] = made_from
+    for unit in sorted((set(known) - set(units)) | (set(changed) & set(known))):
+        _drop(connection, unit)
+    for unit, made_from in changed.items():
+        _add_unit(connection, config, unit, units[unit])
+        connection.execute("INSERT INTO units VALUES (?, ?)", (unit, made_from))
+    return len(changed)
+
+
+def _drop(connection: sqlite3.Connection, unit: str) -> None:
+    connection.execute("DELETE FROM defs WHERE file IN (SELECT id FROM files WHERE unit = ?)", (unit,))
+    for table in ("units", "files", "refs", "more_refs", "users"):
+        connection.execute(f"DELETE FROM {table} WHERE unit = ?", (unit,))
+
+
+def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile]) -> None:
+    """A unit's rows from its facts and links shards (a file without facts gets its stamp only)."""
+    facts_of = state.load_shard(config, state.FACTS, unit).get("files") or {}
+    links_of = state.load_shard(config, state.LINKS, unit).get("files") or {}
+    counts_of = state.load_shard(config, state.IMPORTANCE, unit).get("files") or {}
+    file_rows, def_rows, ref_rows, more_rows, user_rows = [], [], [], [], []
+    for source in files:
+        facts: Facts = as_facts(facts_of.get(source.rel) if isinstance(facts_of, dict) else None) or {}
+        purpose = summary_sentence(facts.get("docstring", "")) or next(
+            iter(facts.get("findings", {}).get("purpose", [])), "")
+        file_rows.append((source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
+                          facts.get("lines", 0), int(is_test(facts)), purpose))
+        top: set[str] = set()
+        for symbol in facts.get("symbols", []):
+            if symbol.get("kind") in NOT_DEFINITIONS:
+                continue
+            if not symbol.get("parent"):
+                top.add(symbol["name"])
+            name, parent, doc = symbol["name"], symbol.get("parent"), symbol.get("doc", "")
+            def_rows.append((name, f"{parent}.{name}" if parent else name, symbol.get("kind", ""), source.rel,
+                             symbol.get("line", 0), symbol.get("signature", ""), summary_sentence(doc), doc))
+        links = links_of.get(source.rel) if isinstance(links_of, dict) else None
+        for name, used in ((links or {}).get("uses") or {}).items():
+            for user, line in used.get("at", []):
+                ref_rows.append((name, user, line, source.rel, unit))
+            if used.get("more"):
+                more_rows.append((name, source.rel, used["more"], unit))
+        # linking's count of the files that use each name: calls through a module have no line
+        counts = (counts_of.get(source.rel) if isinstance(counts_of, dict) else None) or {}
+        for name, files_using in sorted((counts.get("names") or {}).items()):
+            if name in top:
+                user_rows.append((name, source.rel, files_using, unit))
+    connection.executemany("INSERT INTO files (path, unit, size, mtime_ns, language, lines, test, purpose) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+    number = dict(connection.execute("SELECT path, id FROM files WHERE unit = ?", (unit,)))
+    connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           (row[:3] + (number[row[3]],) + row[4:] for row in def_rows))
+    connection.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?)", ref_rows)
+    connection.executemany("INSERT INTO more_refs VALUES (?, ?, ?, ?)", more_rows)
+    connection.executemany("INSERT INTO users VALUES (?, ?, ?, ?)", user_rows)

@@ -1,0 +1,186 @@
+"""``kwdocs find``, ``refs`` and ``show``: answers from the symbol index the build keeps current."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_kwdocs
+
+CIRCLE = "geometry/shapes/circle.py"
+
+
+@pytest.fixture
+def built(golden_tree: Path) -> Path:
+    assert run_kwdocs("build", "--src", str(golden_tree), "-q") == 0
+    return golden_tree
+
+
+def ask(tree: Path, capsys, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = run_kwdocs(*argv, "--src", str(tree))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_find_lists_definitions_with_their_first_sentence(built, capsys):
+    code, out, err = ask(built, capsys, "find", "Shape")
+    assert (code, out, err) == (0, "geometry/shapes/base.py:6 class Shape  A closed plane figure.\n", "")
+    # the mention of Circle in docs/guide.rst is no definition
+    assert ask(built, capsys, "find", "Circle")[1] == "geometry/shapes/circle.py:9 class Circle\n"
+    assert ask(built, capsys, "find", "Shape.area")[1] == \
+        "geometry/shapes/base.py:10 method Shape.area  The area in square units.\n"
+    both = ("geometry/shapes/base.py:6 class Shape  A closed plane figure.\n"
+            "geometry/shapes/base.py:18 class ShapeRegistry\n")
+    assert ask(built, capsys, "find", "Shape*")[1] == both
+    assert ask(built, capsys, "find", "--prefix", "Shape")[1] == both
+    assert ask(built, capsys, "find", "Circle.*")[1].splitlines() == [
+        "geometry/shapes/circle.py:10 method Circle.__init__", "geometry/shapes/circle.py:13 method Circle.area",
+        "geometry/shapes/circle.py:16 method Circle.stream_points"]
+    assert ask(built, capsys, "find", "Nowhere") == (1, "", "")
+
+
+def test_refs_lists_every_import_of_a_name_tests_marked(built, capsys):
+    code, out, err = ask(built, capsys, "refs", "Circle")
+    assert code == 0 and err == ""
+    assert out.splitlines() == ["geometry/__init__.py:5", "tests/test_circle.py:3  (test)", "tools/make_shapes.py:5"]
+    assert ask(built, capsys, "refs", "Nowhere") == (1, "", "")
+
+
+def test_refs_counts_the_files_that_call_a_name_through_its_module(tmp_path, capsys):
+    tree = tmp_path / "tree"
+    for path, text in {"pkg/core.py": 'def helper():\n    """Help with everything."""\n    return 1\n',
+                       "pkg/__init__.py": "from .core import helper\n",
+                       "app.py": "import pkg\n\n\ndef main():\n    return pkg.helper()\n",
+                       "tests/test_app.py": "from pkg.core import helper\n\n\ndef test_helper():\n"
+                                            "    assert helper() == 1\n"}.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_text(text)
+    assert run_kwdocs("build", "--src", str(tree), "-q") == 0
+    code, out, err = ask(tree, capsys, "refs", "helper")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == ["pkg/__init__.py:1", "tests/test_app.py:1  (test)",
+                                "pkg/core.py: helper is used by 3 files in all; calls through its module "
+                                "(module.helper()) have no line"]
+    assert json.loads(ask(tree, capsys, "refs", "helper", "--json")[1])["users"] == [
+        {"name": "helper", "defined_in": "pkg/core.py", "files": 3}]
+
+
+def test_show_summarizes_a_file_and_a_definition(built, capsys):
+    code, out, err = ask(built, capsys, "show", "geometry/shapes/base.py")
+    assert code == 0 and err == ""
+    assert out.splitlines() == [
+        "geometry/shapes/base.py  (python, 22 lines)",
+        "Base class every shape derives from.",
+        "geometry/shapes/base.py:6 class Shape  A closed plane figure.",
+        "geometry/shapes/base.py:10 method Shape.area  The area in square units.",
+        "geometry/shapes/base.py:13 method Shape.describe",
+        "geometry/shapes/base.py:18 class ShapeRegistry",
+        "geometry/shapes/base.py:21 method ShapeRegistry.register"]
+    # a line inside a definition shows the one that starts last before it: signature, whole doc
+    assert ask(built, capsys, "show", "geometry/shapes/base.py:11")[1].splitlines() == [
+        "geometry/shapes/base.py:10 method Shape.area", "    area(self) -> float", "    The area in square units."]
+    # a path typed relative to the shell's folder is the tree's file
+    os.chdir(built / "geometry")
+    assert ask(built, capsys, "show", "shapes/base.py")[1] == out
+    code, out, err = ask(built, capsys, "show", "geometry/nowhere.py")
+    assert code == 1 and out == "" and len(err.splitlines()) == 1 and "nowhere.py" in err
+
+
+def test_json_answers_have_the_documented_shape(built, capsys):
+    found = json.loads(ask(built, capsys, "find", "Shape", "--json")[1])
+    assert found == {"query": "Shape", "prefix": False, "current": True, "stale": [], "definitions": [
+        {"path": "geometry/shapes/base.py", "line": 6, "kind": "class", "name": "Shape", "qualified": "Shape",
+         "signature": "(abc.ABC)", "summary": "A closed plane figure."}]}
+    refs = json.loads(ask(built, capsys, "refs", "Circle", "--json")[1])
+    assert refs["more"] == 0 and refs["current"] is True
+    assert refs["references"][1] == {"path": "tests/test_circle.py", "line": 3, "name": "Circle",
+                                     "defined_in": CIRCLE, "test": True}
+    shown = json.loads(ask(built, capsys, "show", CIRCLE, "--json")[1])
+    assert shown["file"]["purpose"] == "Circles." and shown["file"]["language"] == "python"
+    assert [entry["qualified"] for entry in shown["file"]["definitions"]][:2] == ["UNIT_RADIUS", "Circle"]
+    one = json.loads(ask(built, capsys, "show", f"{CIRCLE}:13", "--json")[1])
+    assert one["definition"]["qualified"] == "Circle.area" and one["definition"]["doc"] == ""
+
+
+def test_an_edit_is_reported_stale_until_a_build_updates_the_answers(built, capsys):
+    with open(built / CIRCLE, "a") as handle:
+        handle.write('\n\ndef unit_circle():\n    """The circle of radius one."""\n    return Circle()\n')
+    _, out, err = ask(built, capsys, "find", "Circle")
+    assert out == "geometry/shapes/circle.py:9 class Circle\n"
+    assert err == f"kwdocs: the pages are stale: {CIRCLE} changed since the last build (run kwdocs build)\n"
+    assert json.loads(ask(built, capsys, "find", "Circle", "--json")[1])["stale"] == [CIRCLE]
+    assert ask(built, capsys, "find", "unit_circle")[0] == 1
+    assert run_kwdocs("build", "--src", str(built), "-q", "-j", "1") == 0
+    assert ask(built, capsys, "find", "unit_circle") == (
+        0, f"{CIRCLE}:21 function unit_circle  The circle of radius one.\n", "")
+    assert ask(built, capsys, "find", "Circle")[2] == ""
+    # a file deleted: its definitions and uses go with the next build
+    (built / "tools" / "make_shapes.py").unlink()
+    assert "tools/make_shapes.py changed" in ask(built, capsys, "refs", "Circle")[2]
+    assert run_kwdocs("build", "--src", str(built), "-q", "-j", "1") == 0
+    assert ask(built, capsys, "refs", "Circle")[1].splitlines() == ["geometry/__init__.py:5",
+                                                                    "tests/test_circle.py:3  (test)"]
+
+
+def test_a_failed_build_leaves_answers_marked_stale(built, capsys):
+    (built / "kwdocs-out" / ".kwdocs" / "snapshot.json").unlink()   # what a build that did not finish leaves
+    code, out, err = ask(built, capsys, "find", "Shape")
+    assert code == 0 and out.startswith("geometry/shapes/base.py:6")
+    assert err == "kwdocs: the pages are stale: the last build did not finish (run kwdocs build)\n"
+    assert json.loads(ask(built, capsys, "find", "Shape", "--json")[1])["current"] is False
+
+
+@pytest.mark.parametrize("damage", ["deleted", "garbage", "empty"])
+def test_a_missing_or_damaged_index_is_one_line_and_the_next_build_makes_it(built, damage, capsys):
+    index = built / "kwdocs-out" / ".kwdocs" / "symbols.sqlite3"
+    if damage == "deleted":
+        index.unlink()
+    else:
+        index.write_bytes(b"not a database at all\n" * 100 if damage == "garbage" else b"")
+    result = subprocess.run([sys.executable, "-m", "kwdocs", "find", "Shape", "--src", str(built)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and "run kwdocs build" in result.stderr
+    assert result.stderr.startswith("kwdocs: no index" if damage == "deleted" else "kwdocs: the index ")
+    # the build has nothing else to do, and makes the index again
+    assert run_kwdocs("build", "--src", str(built), "-q", "-j", "1") == 0
+    assert ask(built, capsys, "find", "Shape")[:2] == (0, "geometry/shapes/base.py:6 class Shape  "
+                                                          "A closed plane figure.\n")
+
+
+def test_no_build_yet_is_one_line(golden_tree, capsys):
+    code, out, err = ask(golden_tree, capsys, "refs", "Circle")
+    assert (code, out) == (2, "") and err == f"kwdocs: no index in {golden_tree / 'kwdocs-out' / '.kwdocs'}: " \
+                                             "run kwdocs build\n"
+
+
+def test_an_edit_remakes_the_rows_of_its_unit_only(built):
+    index = built / "kwdocs-out" / ".kwdocs" / "symbols.sqlite3"
+
+    def made() -> dict[str, str]:
+        with sqlite3.connect(index) as connection:
+            return dict(connection.execute("SELECT unit, made_from FROM units"))
+
+    before = made()
+    with open(built / CIRCLE, "a") as handle:
+        handle.write("\n\nRADIUS_TWO = 2.0\n")
+    assert run_kwdocs("build", "--src", str(built), "-q", "-j", "1") == 0
+    after = made()
+    assert set(after) == set(before)
+    assert {unit for unit in after if after[unit] != before[unit]} == {"geometry/shapes"}
+
+
+def test_a_reader_that_leaves_ends_the_answer_quietly(built):
+    """``kwdocs find 'x*' | head``: the pipe closed early is no traceback."""
+    process = subprocess.Popen([sys.executable, "-m", "kwdocs", "show", "geometry/shapes/base.py", "--src", str(built)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    error = process.stderr.read()
+    assert (process.wait(), error) == (141, "")
