@@ -27,7 +27,7 @@ from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
 
-from kwdocs.extract import treesitter
+from kwdocs.extract import not_doc, treesitter
 
 MAX_PARSE_BYTES = 4_000_000
 """Beyond this a file is scanned, not parsed: parse time grows with size."""
@@ -1157,7 +1157,8 @@ class _DocComments:
                 block.append(stripped[3:] if marked else stripped[2:])
             row -= 1
         block.reverse()
-        return _doc_text(block)
+        text = _doc_text(block)
+        return "" if not doxygen and not_doc.is_label(text) else text   # a section's label
 
     def block(self, end: int) -> str:
         """The ``/* ... */`` comment ending on line ``end``, when it starts a line of its own."""
@@ -1192,7 +1193,8 @@ def _dedent(lines: list[str]) -> list[str]:
 def _doc_text(block: list[str]) -> str:
     """The lines of a comment (markers gone) as documentation: common indentation removed,
     rules (``-----``) dropped; "" for a licence notice."""
-    kept = [line.rstrip() if line.strip(_RULE_CHARACTERS) else "" for line in block[:MAX_DOC_LINES]]
+    kept = [line.rstrip() if line.strip(_RULE_CHARACTERS) and not not_doc.is_divider(line)
+            and not not_doc.is_note(line) else "" for line in block[:MAX_DOC_LINES]]
     body = "\n".join(_dedent(kept)).strip()
     if not body or _is_licence(body.partition("\n\n")[0]):
         return ""   # a licence notice (documentation may name its licence further down)
@@ -1250,9 +1252,11 @@ def leading_comment(text: str, lines: list[str] | None = None) -> str:
     """
     lines = (text.split("\n", 400) if lines is None else lines)[:400]
     index = 0
+    after_code = False      # includes came first: a comment on the next declaration is its own
     while index < len(lines):
         stripped = lines[index].strip()
         if not stripped or stripped.startswith("#"):
+            after_code = after_code or stripped.startswith("#")
             while stripped.endswith("\\") and index + 1 < len(lines):
                 index += 1
                 stripped = lines[index].strip()
@@ -1278,8 +1282,20 @@ def leading_comment(text: str, lines: list[str] | None = None) -> str:
             return ""
         cleaned = _clean_comment(comment)
         if cleaned and not _is_licence(cleaned):
+            if after_code and not _FILE_TAG.search(comment) and _documents_next(lines, index):
+                return ""
             return cleaned
     return ""
+
+
+_FILE_TAG = re.compile(r"[@\\]file\b")     # Doxygen's mark of the file's own comment
+
+
+def _documents_next(lines: list[str], index: int) -> bool:
+    """Does the comment ending before ``lines[index]`` sit right on a declaration (``/* objToJSON */``
+    after the includes)?  Then it is that declaration's, not the file's."""
+    following = lines[index].strip() if index < len(lines) else ""
+    return bool(following) and not following.startswith(("#", "//", "/*", "namespace", "extern", "using"))
 
 
 def _line_comment_style(line: str) -> str:
@@ -1302,6 +1318,10 @@ def _clean_comment(comment: str) -> str:
     for line in comment.strip().split("\n"):
         line = _COMMENT_OPENER.sub("", line.strip())
         line = _COMMENT_CLOSER.sub("", line).strip()
+        if not_doc.is_note(line):
+            continue    # a pragma or an author line says nothing about the file
+        if not_doc.is_divider(line):
+            line = ""   # nor does a section's banner (``---- Errors ----``)
         line = _BANNER.sub("", line).strip()
         if not line:
             if paragraph:

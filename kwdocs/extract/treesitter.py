@@ -17,6 +17,8 @@ from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
 
+from kwdocs.extract import not_doc
+
 MAX_PARSE_BYTES = 4_000_000
 """Beyond this a file is not parsed: its page lists identifiers only, and says so."""
 MAX_SIGNATURE = 240
@@ -100,6 +102,9 @@ def doc_comment(source: bytes, node: Node) -> str:
         expected = sibling.start_point[0]
         sibling = sibling.prev_sibling
     doc = clean_comment(lines)
+    if lines and all(line.lstrip().startswith("//") and not line.lstrip().startswith(("///", "//!"))
+                     for line in lines) and not_doc.is_label(doc):
+        return ""   # ``// parsing`` names the section below, not its first definition
     return "" if _LICENSE.search(doc) else doc
 
 
@@ -108,9 +113,9 @@ def clean_comment(lines: list[str]) -> str:
     kept: list[str] = []
     for line in lines:
         line = _COMMENT_END.sub("", _COMMENT_MARK.sub("", line, count=1)).rstrip()
-        if _DIRECTIVE.match(line.strip()):
+        if _DIRECTIVE.match(line.strip()) or not_doc.is_note(line):
             continue
-        kept.append(line)
+        kept.append("" if not_doc.is_divider(line) else line)   # a banner is no one's words
     while kept and not kept[0].strip():
         kept.pop(0)
     while kept and not kept[-1].strip():

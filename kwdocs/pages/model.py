@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from kwdocs.extract import not_doc
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
 from kwdocs.pages import docstrings, layout
@@ -405,7 +406,12 @@ def metadata_section(given: DocsInput) -> Section:
 
 def _purpose_summary(row: Mapping) -> str:
     """A file's purpose in a sentence for its folder's page: its documentation's first sentence."""
-    return summary_sentence(row.get("docstring", ""))
+    return summary_sentence(own_text(row.get("docstring", "")))
+
+
+def own_text(text: str) -> str:
+    """A file's documentation without the lines that are not its words about itself."""
+    return "\n".join(line for line in text.split("\n") if not _not_own(line))
 
 
 def summary_sentence(text: str) -> str:
@@ -556,11 +562,12 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     for line in facts.get("docstring", "").split("\n"):   # a banner line is a note, not the purpose
         if _GENERATED.search(line):
             generated = generated or _generated_note(line)
-        else:
+        elif not _not_own(line):
             lines.append(line)
     kept = _paragraphs("\n".join(lines))
     stem = posixpath.basename(facts["path"]).split(".", 1)[0].lstrip("_")
-    defines = (_defines_sentence(entries, facts.get("language") in ("cpp", "cuda"), stem)
+    defines = (_module_reexports_sentence(facts, entries)
+               or _defines_sentence(entries, facts.get("language") in ("cpp", "cuda"), stem)
                or _reexports_sentence(facts))
     purpose: list[str] = []
     if kept:
@@ -596,6 +603,33 @@ def _reexports_sentence(facts: Facts) -> str:
     more = f" and {rest:,} more" if rest > 0 else ""
     also = f" and {len(modules) - 1:,} more modules" if len(modules) > 1 else ""
     return f"Imports {shown}{more} from {_code(modules[0])}{also}."
+
+
+# what a compiler adds to a module that re-exports others (tsc's ``__exportStar`` and the
+# ``get`` of each ``Object.defineProperty(exports, ...)``, its ``index_1`` for a required
+# module): not the module's own definitions
+_COMPILER_HELPER = re.compile(r"__\w+|get|set|\w+_\d+")
+_REEXPORT_KINDS = frozenset({"require", "export"})
+
+
+def _module_reexports_sentence(facts: Facts, entries: list[dict]) -> str:
+    """For a JavaScript/TypeScript module that only passes others on (``export * from``, or
+    compiled: ``__exportStar(require(...))``): ``Re-exports `./any` and 2 more modules.``"""
+    if facts.get("language") not in ("javascript", "typescript"):
+        return ""
+    modules = list(dict.fromkeys(record["module"] for record in facts.get("imports", [])
+                                 if record.get("kind") in _REEXPORT_KINDS and record.get("module")))
+    if not modules or any(record.get("kind") not in _REEXPORT_KINDS for record in facts.get("imports", [])):
+        return ""
+    defined = [entry for entry in entries if entry["definition"] and entry["kind"] not in _NOT_DEFINES
+               and entry["kind"] != "export"]
+    if any(not _COMPILER_HELPER.fullmatch(entry["name"]) for entry in defined):
+        return ""
+    if not defined and any(record.get("kind") == "require" for record in facts.get("imports", [])):
+        return ""   # a script that loads modules without a compiler's helpers passes nothing on
+    shown = ", ".join(_code(module) for module in modules[:PURPOSE_NAMES])
+    rest = len(modules) - PURPOSE_NAMES
+    return f"Re-exports {shown}" + (f" and {rest:,} more modules." if rest > 0 else ".")
 
 
 def _holds_sentence(facts: Facts, entries: list[dict]) -> list[str]:
@@ -688,12 +722,15 @@ def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
     rest = len({entry["name"] for entry in top}) - len(named)
     sentence = f"Defines {names}" + (f" and {rest:,} more" if rest else "") + (
         f" (namespace {_code(namespace)})" if namespace else "")
-    for entry in public:
-        doc = entry.get("doc")
-        summary = docstrings.summary_text(doc) if doc else ""
-        if summary:
-            return f"{sentence}; {_code(entry['name'])}: {_escaped_sentence(' '.join(summary.split()))}"
+    # no definition's doc: its first words are about that definition (an example, a test's
+    # link), not the file; the definitions' own pages and the Definitions section quote them
     return sentence + "."
+
+
+def _not_own(line: str) -> bool:
+    """A line of a file's comment that is not its words about itself: a pragma, an author
+    line or a section's title between rules (a bare rule may underline a title: kept)."""
+    return not_doc.is_note(line) or (not_doc.is_divider(line) and any(c.isalnum() for c in line))
 
 
 def _code(text: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kwdocs.config import Config
 from kwdocs.facts import Facts, as_facts
-from kwdocs.pages.model import is_test, summary_sentence
+from kwdocs.pages.model import is_test, own_text, summary_sentence
 from kwdocs.scan import ScanResult, SourceFile
 from kwdocs.store import state, writer as output
 from kwdocs.store.symbols import FORMAT, SCHEMA, Index, NoIndex, index_path
@@ -142,7 +142,7 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
     file_rows, def_rows, ref_rows, more_rows, user_rows = [], [], [], [], []
     for source in files:
         facts: Facts = as_facts(facts_of.get(source.rel) if isinstance(facts_of, dict) else None) or {}
-        purpose = summary_sentence(facts.get("docstring", "")) or next(
+        purpose = summary_sentence(own_text(facts.get("docstring", ""))) or next(
             iter(facts.get("findings", {}).get("purpose", [])), "")
         file_rows.append((source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
                           facts.get("lines", 0), int(is_test(facts)), purpose))
