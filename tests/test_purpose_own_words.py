@@ -138,8 +138,35 @@ def test_compiled_reexports_are_described_as_reexports(tmp_path: Path):
         Object.defineProperty(exports, "en", { enumerable: true, get: function () { return index_1.en; } });
         """)
     assert named == "Re-exports `./locales/index.cjs`."
+    namespace = _purpose(tmp_path / "d", "pointer/index.js", """\
+        "use strict";
+        var __importStar = (this && this.__importStar) || (function () {
+            var ownKeys = function(o) {
+                ownKeys = Object.getOwnPropertyNames;
+                return ownKeys(o);
+            };
+            return function (mod) { return mod; };
+        })();
+        Object.defineProperty(exports, "__esModule", { value: true });
+        exports.ValuePointer = __importStar(require("./pointer"));
+        """)
+    assert namespace == "Re-exports `./pointer`."
     esm = _purpose(tmp_path / "c", "index.js", """\
         export * from "./a.js";
         export * from "./b.js";
         """)
     assert esm == "Re-exports `./a.js`, `./b.js`."
+
+
+def test_the_first_declarations_doc_comment_is_not_the_files(tmp_path: Path):
+    declared = _purpose(tmp_path / "a", "clone.d.ts", """\
+        /** Returns a clone of the given value. */
+        export declare function Clone<T>(value: T): T;
+        export declare function Equal(left: unknown, right: unknown): boolean;
+        """)
+    assert "Returns a clone" not in declared and declared.startswith("Defines `Clone`")
+    own = _purpose(tmp_path / "b", "clone.ts", """\
+        /** @fileoverview Deep copies of plain values. */
+        export function Clone<T>(value: T): T { return value; }
+        """)
+    assert own.startswith("Deep copies of plain values.")

@@ -33,6 +33,14 @@ _VALUE_FUNCTIONS = ("arrow_function", "function", "function_expression", "genera
 _BODIES = ("class_body", "interface_body", "object_type")
 
 
+# a file's first comment right on one of these documents it, not the file (``/** Clones a value. */``
+# on ``export declare function Clone``)
+_DECLARATIONS = frozenset({"export_statement", "function_declaration", "generator_function_declaration",
+                           "class_declaration", "abstract_class_declaration", "interface_declaration",
+                           "type_alias_declaration", "enum_declaration", "lexical_declaration",
+                           "variable_declaration", "ambient_declaration", "function_signature"})
+
+
 def extract(text: str, path: str) -> dict[str, Any]:
     """Definitions and imports of a JavaScript or TypeScript file (or of a ``tsconfig.json``)."""
     if path.rpartition("/")[2] in CONFIG_NAMES:
@@ -47,7 +55,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
     tree, source = parsed
     walker = _Walker(source)
     walker.walk(tree.root_node, "", True)
-    return ts.finish(walker.symbols, walker.imports, ts.leading_doc(source, tree.root_node), tree)
+    return ts.finish(walker.symbols, walker.imports, ts.leading_doc(source, tree.root_node, _DECLARATIONS), tree)
 
 
 class _Walker:

@@ -127,12 +127,18 @@ def clean_comment(lines: list[str]) -> str:
     return doc
 
 
-def leading_doc(source: bytes, root: Node) -> str:
-    """The file's opening comment block (after a shebang), unless it is only a licence."""
+def leading_doc(source: bytes, root: Node, declarations: frozenset[str] = frozenset()) -> str:
+    """The file's opening comment block (after a shebang), unless it is only a licence, or it
+    sits right on a node of a type in ``declarations`` (then it is that declaration's doc,
+    unless a ``@file``-like tag says it is the file's)."""
     lines: list[str] = []
     last = -1
     for child in root.children:
         if "comment" not in child.type:
+            declares = child.type in declarations and (
+                child.type != "export_statement" or child.child_by_field_name("declaration") is not None)
+            if lines and declares and child.start_point[0] <= last + 1 and not _FILE_TAG.search("\n".join(lines)):
+                return ""
             break
         if lines and child.start_point[0] > last + 1:
             if not _LICENSE.search("\n".join(lines)):
@@ -147,6 +153,7 @@ def leading_doc(source: bytes, root: Node) -> str:
 
 
 _BLOCK_TAG = re.compile(r"^@(\w+)\s*(.*)$")
+_FILE_TAG = re.compile(r"@(?:file|fileoverview|overview|module|packageDocumentation)\b")
 _DESCRIBING_TAGS = frozenset({"file", "fileoverview", "overview", "description", "desc", "summary"})
 
 

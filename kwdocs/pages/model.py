@@ -606,9 +606,9 @@ def _reexports_sentence(facts: Facts) -> str:
 
 
 # what a compiler adds to a module that re-exports others (tsc's ``__exportStar`` and the
-# ``get`` of each ``Object.defineProperty(exports, ...)``, its ``index_1`` for a required
-# module): not the module's own definitions
-_COMPILER_HELPER = re.compile(r"__\w+|get|set|\w+_\d+")
+# ``get`` of each ``Object.defineProperty(exports, ...)``, ``ownKeys`` inside ``__importStar``,
+# its ``index_1`` for a required module): not the module's own definitions
+_COMPILER_HELPER = re.compile(r"__\w+|get|set|ownKeys|\w+_\d+")
 _REEXPORT_KINDS = frozenset({"require", "export"})
 
 
