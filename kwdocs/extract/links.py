@@ -719,7 +719,10 @@ def mentions_of(facts: Mapping[str, Any]) -> dict[str, list[str]]:
     """``{"mentions": [...]}``: the dotted names a file's docstrings and signatures say through
     a name its imports bind (``pkg.Engine`` with ``import pkg``, ``F.relu`` with ``import
     pkg.functional as F``), as the imports resolve them, sorted; the link step finds their
-    definitions as it does for called names, so a page links them to the defining file."""
+    definitions as it does for called names, so a page links them to the defining file.
+    Python's only: the names other languages' imports bind are no dotted module paths."""
+    if facts.get("language") != "python":
+        return {}
     bound: dict[str, str] = {}
     for module in (entry.get("module") for entry in facts.get("imports") or () if isinstance(entry, dict)):
         if isinstance(module, str) and module:
