@@ -734,13 +734,12 @@ def mentions_of(facts: Mapping[str, Any]) -> dict[str, list[str]]:
     if not bound:
         return {}
     found: set[str] = set()
-    for symbol in facts.get("symbols") or ():
-        for text in (symbol.get("doc"), symbol.get("signature")):
-            if isinstance(text, str) and "." in text:
-                for name in _DOTTED.findall(text):
-                    head, _, rest = name.partition(".")
-                    if head in bound:
-                        found.add(f"{bound[head]}.{rest}")
+    texts = "\n".join(text for symbol in facts.get("symbols") or ()      # one search: most are short
+                      for text in (symbol.get("doc"), symbol.get("signature")) if isinstance(text, str))
+    for name in set(_DOTTED.findall(texts)):
+        head, _, rest = name.partition(".")
+        if head in bound:
+            found.add(f"{bound[head]}.{rest}")
     found.difference_update(facts.get("uses") or ())
     return {"mentions": sorted(found)} if found else {}
 
