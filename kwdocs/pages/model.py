@@ -709,9 +709,10 @@ def render_prose(text: str) -> str:
 
 def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> Callable[..., str]:
     """Names a docstring or doc comment mentions -> links: this file's definitions to their
-    anchors, names imported from files of the tree (or called through an import) to their
-    definitions' anchors on those files' pages, other names of imported modules to the
-    modules' pages.  Everything it
+    anchors (also said with the file's own module name), names imported from files of the
+    tree (or called or mentioned through an import) to their definitions' anchors on those
+    files' pages, an imported module's name to its page; any other name to nothing, shown
+    unlinked, never to a page that does not define it.  Everything it
     reads is in the page's inputs (facts and links), so a page is rendered again whenever
     a link it shows may have moved."""
     local: dict[str, str] = {}
