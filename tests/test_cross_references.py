@@ -96,3 +96,94 @@ def test_every_name_imported_through_one_package_links_to_its_definition(tmp_pat
     app = (out / "app.py_docs.md").read_text()
     assert _targets(app, "Engine") == {f"./pkg/core.py_docs.md#{engine}"}, app
     assert _targets(app, "start") == {f"./pkg/core.py_docs.md#{start}"}, app
+
+
+# --- names link to their definition or not at all (issue 32) ---------------------------------
+
+NAMES = {
+    "pkg/__init__.py": '"""The package."""\nfrom .modules import *\nfrom . import functional, _reduction\n',
+    "pkg/modules/__init__.py": '"""Layers."""\nfrom .linear import Linear\nfrom .activation import Threshold\n',
+    "pkg/modules/activation.py": '"""Activations."""\n\n\nclass Threshold:\n    """Thresholds."""\n',
+    "pkg/modules/linear.py": '"""Linear layers."""\nimport pkg\nfrom pkg import functional as F\n\n\n'
+                             'class Linear:\n    """A layer: :class:`pkg.Linear`, made with :func:`F.linear`."""\n',
+    "pkg/_reduction.py": '"""Reductions."""\n\n\ndef legacy():\n    """Old."""\n',
+    "pkg/functional.py": '"""Functions."""\nfrom pkg import _reduction as _Reduction\n\n\n'
+                         'def max_unpool3d(x):\n'
+                         '    """See :class:`~pkg.Threshold` and :func:`~pkg.functional.max_unpool3d`."""\n\n\n'
+                         'def linear(x):\n    """Not in the tree: :func:`pkg.missing_thing`."""\n',
+    "app.py": '"""The app."""\nimport pkg\n\n\ndef main():\n    """Build a :class:`pkg.Linear`."""\n',
+}
+
+
+def test_a_tilde_role_links_to_the_defining_files_anchor_never_a_file_imported_beside_it(tmp_path: Path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, NAMES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    threshold = _anchor(out, "pkg/modules/activation.py_docs.md", "class", "Threshold")
+    functional = (out / "pkg/functional.py_docs.md").read_text()
+    # ``from pkg import _reduction`` is no way to ``pkg.Threshold``: the package re-exports it
+    assert _targets(functional, "Threshold") == {f"./modules/activation.py_docs.md#{threshold}"}, functional
+
+
+def test_a_name_defined_in_the_file_itself_links_to_its_own_anchor(tmp_path: Path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, NAMES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    unpool = _anchor(out, "pkg/functional.py_docs.md", "function", "max_unpool3d")
+    functional = (out / "pkg/functional.py_docs.md").read_text()
+    assert _targets(functional, "max_unpool3d") == {f"#{unpool}"}, functional
+    # a class's own page: ``pkg.Linear`` is the class itself, never the functional module it imports
+    linear = _anchor(out, "pkg/modules/linear.py_docs.md", "class", "Linear")
+    page = (out / "pkg/modules/linear.py_docs.md").read_text()
+    assert {target.rpartition("#")[2] for target in _targets(page, "pkg.Linear")} == {linear}, page
+    assert all(target in ("", "./linear.py_docs.md") for target in
+               {target.partition("#")[0] for target in _targets(page, "pkg.Linear")}), page
+
+
+def test_a_re_exported_name_links_through_the_package_to_the_defining_file(tmp_path: Path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, NAMES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    linear = _anchor(out, "pkg/modules/linear.py_docs.md", "class", "Linear")
+    app = (out / "app.py_docs.md").read_text()
+    assert _targets(app, "pkg.Linear") == {f"./pkg/modules/linear.py_docs.md#{linear}"}, app
+
+
+def test_a_name_that_cannot_be_resolved_is_shown_as_code_unlinked(tmp_path: Path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, NAMES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    functional = (out / "pkg/functional.py_docs.md").read_text()
+    assert "`pkg.missing_thing`" in functional, functional
+    assert _targets(functional, "pkg.missing_thing") == set(), functional
+    assert broken_links(out) == []
+
+
+def test_an_import_of_a_deleted_file_is_shown_unresolved_after_an_incremental_build(tmp_path: Path):
+    src, out, cold = tmp_path / "src", tmp_path / "out", tmp_path / "cold"
+    files = {"lib/__init__.py": '"""A library."""\n', "lib/_api.py": '"""Its API."""\n\n\ndef get():\n    """Get."""\n',
+             "main.py": '"""Main."""\nimport lib._api\n'}
+    _write(src, files)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert _targets((out / "main.py_docs.md").read_text(), "lib._api") == {"./lib/_api.py_docs.md"}
+    (src / "lib/_api.py").unlink()
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "main.py_docs.md").read_text()
+    # the package does not stand for its deleted module: the import is listed, unlinked
+    assert _targets(page, "lib._api") == set(), page
+    assert "- `lib._api` (line 2)" in page, page
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
+
+
+def test_a_name_a_docstring_edit_mentions_links_as_a_build_from_scratch_does(tmp_path: Path):
+    src, out, cold = tmp_path / "src", tmp_path / "out", tmp_path / "cold"
+    _write(src, NAMES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    (src / "app.py").write_text(NAMES["app.py"].replace(":class:`pkg.Linear`", ":class:`pkg.Threshold`"))
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    threshold = _anchor(out, "pkg/modules/activation.py_docs.md", "class", "Threshold")
+    assert _targets((out / "app.py_docs.md").read_text(), "pkg.Threshold") == {
+        f"./pkg/modules/activation.py_docs.md#{threshold}"}
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)

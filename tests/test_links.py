@@ -117,11 +117,14 @@ def test_from_import_mixing_names_and_submodules_links_the_package_and_lists_sub
     assert result["torch/nn/functional.py"]["used_by"] == ["torch/__init__.py"]
 
 
-def test_import_of_a_missing_submodule_links_the_deepest_package_and_keeps_the_name():
+def test_import_of_a_missing_submodule_is_unresolved_never_its_package_and_keeps_the_name():
+    # the package does not define the module: linking its page would be a wrong link (issue 32)
     dep = first_dep(TORCH, "torch/nn/init.py", py_import("torch.nn.not_there.deeper"))
     assert dep["module"] == "torch.nn.not_there.deeper"
-    assert dep["target"] == "torch/nn/__init__.py"
+    assert dep["target"] is None
     assert dep["category"] == "repo"
+    dep = first_dep(TORCH, "torch/nn/init.py", py_from("torch.nn.not_there", ["f"]))
+    assert (dep["target"], dep["category"]) == (None, "repo")
 
 
 def test_src_layout_package_is_found_below_its_folder():

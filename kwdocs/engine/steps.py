@@ -38,6 +38,7 @@ from kwdocs.context import per_config
 from kwdocs.engine.workers import collector_paused
 from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
+from kwdocs.extract.links import mentions_of, uses_and_mentions
 from kwdocs.facts import Facts, Problem, as_facts, identity as facts_identity
 from kwdocs.pages import compose as pages, keywords, layout, model
 from kwdocs.pages.formats import file_page_paths, formats_for, written_forms
@@ -583,7 +584,7 @@ def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
     inputs = {}
     for rel, facts in files.items():
         info = {"language": facts.get("language", ""), "imports": facts.get("imports", []),
-                "test": model.is_test(facts), "uses": facts.get("uses", []), **_names_of(facts)}
+                "test": model.is_test(facts), "uses": facts.get("uses", []), **_names_of(facts), **mentions_of(facts)}
         if defines := model.top_definitions(facts):
             info["defines"] = defines
         if facts.get("installs"):   # what a build file installs, joined with the other files when linking
@@ -887,7 +888,7 @@ def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of
     from kwdocs.extract.links import definition_anchors
 
     reached: set[str] = set()
-    anchors = definition_anchors(links.get("deps", []), info.get("uses", []), defines_of, deps_of, reached, follows)
+    anchors = definition_anchors(links.get("deps", []), uses_and_mentions(info), defines_of, deps_of, reached, follows)
     for place in reached:
         if place in unit_of:
             anchored.setdefault(place, [unit_of[place], set()])[1].add(unit)
@@ -938,7 +939,8 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
                 entry[2] = now
     for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
         for rel, links in unit_links(unit).items():
-            links["anchors"] = definition_anchors(links.get("deps", []), unit_inputs(unit).get(rel, {}).get("uses", []),
+            info = unit_inputs(unit).get(rel, {})
+            links["anchors"] = definition_anchors(links.get("deps", []), uses_and_mentions(info),
                                                   defines_of, deps_of, set(), follows)
     return [unit for unit in sorted(affected) if save_shard(config, LINKS, unit, {"files": unit_links(unit)})]
 

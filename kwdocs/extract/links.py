@@ -20,6 +20,7 @@ CMake's own rules.  Any other language whose extractor module defines a
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -286,7 +287,7 @@ class _PythonIndex:
         ``from a.b import c`` targets the submodule ``a/b/c.py`` when every
         imported name is a submodule, else the package ``a.b``; the submodules
         it names are listed in ``name_targets`` either way.  ``import a.b.c``
-        with no ``a/b/c`` in the tree targets the nearest package that is.
+        with no ``a/b/c`` in the tree is unresolved (``target`` None).
         """
         rooted, deep, find = self._rooted, self._deep, self.find
         target = None
@@ -304,10 +305,10 @@ class _PythonIndex:
                         name_targets[name] = submodule
             if name_targets and all(name in name_targets for name in names):
                 target = next(iter(name_targets.values()))
-        parent = module
-        while target is None and parent:
-            target = rooted.get(parent) or find(parent, importer, folder)
-            parent = parent.rpartition(".")[0]
+        if target is None and module:
+            # the module itself, never a package above it: ``import pkg.gone`` after
+            # ``pkg/gone.py`` was deleted names no file, and linking ``pkg`` would be wrong
+            target = rooted.get(module) or find(module, importer, folder)
         if target is None and name_targets:
             target = next(iter(name_targets.values()))
         top = module.partition(".")[0]
@@ -322,6 +323,8 @@ class _PythonIndex:
         dep = record(entry, target, category)
         if name_targets:
             dep["name_targets"] = name_targets
+            if target in name_targets.values() and (package := rooted.get(module) or find(module, importer, folder)):
+                dep["package"] = package   # the module's own file, for names said through it
         return dep
 
 
@@ -691,6 +694,74 @@ def _definition(target: str, name: str, defines_of: Callable[[str], Mapping[str,
     return found
 
 
+def module_file(dep: Mapping[str, Any]) -> str | None:
+    """The file that is the module an import names (``from pkg import sub`` targets ``pkg/sub.py``,
+    whose module is ``pkg``: its ``package``), or None when the import's target is not it."""
+    target = dep.get("package") or dep.get("target")
+    module = dep.get("module") or ""
+    return target if target and module and is_module_file(module, target) else None
+
+
+def is_module_file(module: str, path: str) -> bool:
+    """True when ``path`` can be the file of the dotted ``module``: ``a/b/c.py``, ``a/b/c/__init__.py``
+    (or a stub), at the tree root or below a folder."""
+    stem = path.rpartition(".")[0]
+    if stem.endswith("/__init__") or stem == "__init__":
+        stem = stem[:-len("__init__")].rstrip("/")
+    tail = module.replace(".", "/")
+    return stem == tail or stem.endswith("/" + tail)
+
+
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def mentions_of(facts: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``{"mentions": [...]}``: the dotted names a file's docstrings and signatures say through
+    a name its imports bind (``pkg.Engine`` with ``import pkg``, ``F.relu`` with ``import
+    pkg.functional as F``), as the imports resolve them, sorted; the link step finds their
+    definitions as it does for called names, so a page links them to the defining file.
+    Python's only: the names other languages' imports bind are no dotted module paths."""
+    if facts.get("language") != "python":
+        return {}
+    bound: dict[str, str] = {}
+    for module in (entry.get("module") for entry in facts.get("imports") or () if isinstance(entry, dict)):
+        if isinstance(module, str) and module:
+            bound.setdefault(module.partition(".")[0], module.partition(".")[0])
+    for symbol in facts.get("symbols") or ():
+        if symbol.get("kind") == "import" and isinstance(symbol.get("name"), str):
+            head = symbol["name"].partition(".")[0]
+            bound[head] = symbol.get("signature") or bound.get(head, head)
+    if not bound:
+        return {}
+    found: set[str] = set()
+    texts = "\n".join(text for symbol in facts.get("symbols") or ()      # one search: most are short
+                      for text in (symbol.get("doc"), symbol.get("signature")) if isinstance(text, str))
+    for name in set(_DOTTED.findall(texts)):
+        head, _, rest = name.partition(".")
+        if head in bound:
+            found.add(f"{bound[head]}.{rest}")
+    found.difference_update(facts.get("uses") or ())
+    return {"mentions": sorted(found)} if found else {}
+
+
+def uses_and_mentions(info: Mapping[str, Any]) -> list[str]:
+    """What a file's anchors are found for: the names it calls through imports, then those its
+    docstrings and signatures mention (``mentions_of``)."""
+    return [*info.get("uses", []), *info.get("mentions", [])]
+
+
+def _through_modules(place: str, parts: Sequence[str], deps_of: Callable[[str], list[dict]],
+                     index: Follows) -> str | None:
+    """The file of the submodule ``parts`` of the module in ``place`` (``nn.functional`` of
+    ``torch``), through what each package imports; None when one of them is not a module."""
+    for part in parts:
+        following = [found for found in _followed(place, part, deps_of, index) if is_module_file(part, found)]
+        if not following:
+            return None
+        place = following[0]
+    return place
+
+
 def definition_anchors(deps: list[dict], uses: list[str], defines_of: Callable[[str], Mapping[str, str]],
                        deps_of: Callable[[str], list[dict]], reached: set[str],
                        index: Follows | None = None) -> dict[str, list[str]]:
@@ -707,7 +778,8 @@ def definition_anchors(deps: list[dict], uses: list[str], defines_of: Callable[[
         if not target:
             continue
         submodules = dep.get("name_targets") or {}
-        modules.setdefault(module, target)
+        if (own := module_file(dep)) is not None:   # never a submodule it names: a name there is not its
+            modules.setdefault(module, own)
         for name, submodule in submodules.items():
             modules.setdefault(f"{module}.{name}", submodule)
         for name in dep.get("names", ()):
@@ -715,8 +787,16 @@ def definition_anchors(deps: list[dict], uses: list[str], defines_of: Callable[[
                 if (found := _definition(target, name, defines_of, deps_of, reached, index)) is not None:
                     anchors.setdefault(f"{module}.{name}", found)
     for called in uses:
-        module, _, name = called.rpartition(".")
-        if module in modules and called not in anchors:
-            if (found := _definition(modules[module], name, defines_of, deps_of, reached, index)) is not None:
-                anchors[called] = found
+        if called in anchors:
+            continue
+        parts = called.split(".")
+        # the longest imported module it starts with, then its submodules to the name's own
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in modules:
+                place = _through_modules(modules[module], parts[cut:-1], deps_of, index)
+                if place is not None and (found := _definition(place, parts[-1], defines_of, deps_of,
+                                                                reached, index)) is not None:
+                    anchors[called] = found
+                break
     return anchors

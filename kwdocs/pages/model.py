@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from kwdocs.extract import not_doc
+from kwdocs.extract.links import module_file
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
 from kwdocs.pages import docstrings, layout
@@ -745,9 +746,10 @@ def render_prose(text: str) -> str:
 
 def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) -> Callable[..., str]:
     """Names a docstring or doc comment mentions -> links: this file's definitions to their
-    anchors, names imported from files of the tree (or called through an import) to their
-    definitions' anchors on those files' pages, other names of imported modules to the
-    modules' pages.  Everything it
+    anchors (also said with the file's own module name), names imported from files of the
+    tree (or called or mentioned through an import) to their definitions' anchors on those
+    files' pages, an imported module's name to its page; any other name to nothing, shown
+    unlinked, never to a page that does not define it.  Everything it
     reads is in the page's inputs (facts and links), so a page is rendered again whenever
     a link it shows may have moved."""
     local: dict[str, str] = {}
@@ -758,8 +760,7 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
                 local.setdefault(f"{symbol['parent']}.{entry['name']}".replace("::", "."), "#" + entry["anchor"])
     modules: dict[str, str] = {}
     for dep in (links or {}).get("deps", []):
-        target = dep.get("target")
-        if target and dep.get("module"):
+        if (target := module_file(dep)) is not None:   # the module's own file, never one it names
             modules.setdefault(dep["module"], layout.link(page, layout.docs_page(target)))
         for name, name_target in (dep.get("name_targets") or {}).items():
             if name_target:
@@ -773,6 +774,7 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
     # part (bound by an import, or a module): most names a page asks about are neither
     lasts = {key.rpartition(".")[2] for key in local}
     heads = {key.partition(".")[0] for key in modules} | bound.keys()
+    own = _own_modules(facts.get("path", ""))
 
     def resolve(name: str, scope: str = "") -> str:
         name = name.replace("::", ".")
@@ -784,19 +786,34 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
             scope = scope.rpartition(".")[0]
         if name in local:
             return local[name]
+        for module in own:      # ``pkg.mod.f`` said in ``pkg/mod.py`` itself
+            if name.startswith(module) and name[len(module):] in local:
+                return local[name[len(module):]]
         head, _, rest = name.partition(".")
         if head in bound:
             name = f"{bound[head]}.{rest}" if rest else bound[head]
         if name in defined:
             return defined[name]
-        prefix = name
-        while prefix:
-            if prefix in modules:
-                return modules[prefix]
-            prefix = prefix.rpartition(".")[0]
-        return ""
+        # a module's own page for the module, and nothing for a name whose definition was not
+        # found: its module's page (or a package's) may not define it, and a wrong link is worse
+        return modules.get(name, "")
 
     return resolve
+
+
+def _own_modules(path: str) -> list[str]:
+    """The dotted names (each ending in ``.``) a Python file may be called by, longest first:
+    ``a/b/c.py`` is ``a.b.c.``, ``b.c.`` or ``c.``; a package's ``__init__`` is its folder's."""
+    stem = path.rpartition(".")[0] if path.endswith((".py", ".pyi", ".pyw")) else ""
+    parts = stem.split("/") if stem else []
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    tail: list[str] = []
+    for part in reversed(parts):    # a module name starts below the last folder that is no identifier
+        if not part.isidentifier():
+            break
+        tail.insert(0, part)
+    return [".".join(tail[start:]) + "." for start in range(len(tail))]
 
 
 def _paragraphs(text: str, limit: int = 1500) -> list[str]:
