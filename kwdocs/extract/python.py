@@ -40,6 +40,12 @@ from kwdocs.extract.text import leading_comment
 
 _CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")
 _TYPE_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})
+# ``X = Union[...]``: a subscript of one of these is a type alias, as pdoc and mypy read it
+_TYPE_FORMS = frozenset({"Union", "Optional", "Callable", "Literal", "Annotated", "Type", "Dict", "List",
+                         "Tuple", "Set", "FrozenSet", "Mapping", "MutableMapping", "Sequence",
+                         "MutableSequence", "Iterable", "Iterator", "AsyncIterable", "AsyncIterator",
+                         "Generator", "AsyncGenerator", "Awaitable", "Coroutine", "IO", "Pattern"})
+MAX_VALUE_TEXT = 80   # longest value or annotation a variable's entry shows
 MAX_SOURCE_TEXT = 200  # longest source snippet kept for a call argument
 
 
@@ -352,6 +358,7 @@ class _AstReader:
     def __init__(self, path: str) -> None:
         self.found = _Collector(path)
         self.source: _Source | None = None   # the text of a node as written, once the file is known
+        self.variables: set[str] = set()   # lower-case names listed once: the first assignment defines
 
     def read(self, tree: ast.Module, text: str) -> dict:
         calls, imports = _calls_and_imports(tree)
@@ -390,7 +397,7 @@ class _AstReader:
     def _body(self, body: list[ast.stmt], parents: tuple[str, ...], scope: str) -> None:
         """Definitions of a statement list; ``scope``: ``module``, ``class`` or ``function``
         (whose definitions are its locals, under ``<name>.<locals>``)."""
-        for node in body:
+        for index, node in enumerate(body):
             kind = node.__class__
             if kind is ast.ClassDef:
                 cdef = cast(ast.ClassDef, node)
@@ -407,7 +414,7 @@ class _AstReader:
                                       is_async=kind is ast.AsyncFunctionDef, doc=_docstring(fdef))
                 self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
-                self._assignment(cast("ast.Assign | ast.AnnAssign", node))
+                self._assignment(cast("ast.Assign | ast.AnnAssign", node), body, index)
             elif kind is _TYPE_ALIAS or kind is _Alias:   # ``type X[T] = ...``: a definition, like a class
                 alias: Any = node
                 value = _cut(_unparse(alias.value, self.source))
@@ -427,15 +434,25 @@ class _AstReader:
                         for case in cast(ast.Match, node).cases:
                             self._body(case.body, parents, scope)
 
-    def _assignment(self, node: ast.Assign | ast.AnnAssign) -> None:
+    def _assignment(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int) -> None:
+        """A module variable, constant or type alias, shown by its annotation or its value, with
+        the string literal that follows it as its docstring (as pdoc and Sphinx read it)."""
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names = [element for target in targets for element in _assigned_names(target)]
+        if not names:
+            return
         is_type = _is_type_definition(node)
+        alone = len(names) == 1   # ``a, b = f()``: no one value or docstring is each name's
+        signature = _variable_signature(node, self.source) if alone else ""
+        doc = _attribute_docstring(body, index) if alone else None
         for name in names:
             if is_type:
-                self.found.definition(name.id, "type", name.lineno)
+                self.found.definition(name.id, "type", name.lineno, signature=signature, doc=doc)
             elif _CONSTANT_NAME.fullmatch(name.id):
-                self.found.definition(name.id, "constant", name.lineno)
+                self.found.definition(name.id, "constant", name.lineno, signature=signature, doc=doc)
+            elif name.id not in self.variables and _public_variable(name.id, self.found.aliases):
+                self.variables.add(name.id)
+                self.found.definition(name.id, "variable", name.lineno, signature=signature, doc=doc)
 
 
 # The statement lists of each compound statement that is not a def or class, in the order they
@@ -473,12 +490,52 @@ def _assigned_names(target: ast.expr) -> list[ast.Name]:
 
 
 def _is_type_definition(node: ast.Assign | ast.AnnAssign) -> bool:
-    """``T = TypeVar("T")``, ``UserId = NewType(...)``, ``Alias: TypeAlias = ...``."""
+    """``T = TypeVar("T")``, ``UserId = NewType(...)``, ``Alias: TypeAlias = ...``,
+    ``Alias = Union[...]`` (a subscript of a typing form)."""
     if isinstance(node, ast.AnnAssign) and _dotted_name(node.annotation) in ("TypeAlias", "typing.TypeAlias"):
         return True
     value = node.value
+    if isinstance(value, ast.Subscript):
+        return (isinstance(node, ast.Assign)
+                and (_dotted_name(value.value) or "").rpartition(".")[2] in _TYPE_FORMS)
     return (isinstance(value, ast.Call)
             and (_dotted_name(value.func) or "").rpartition(".")[2] in _TYPE_FACTORIES)
+
+
+def _variable_signature(node: ast.Assign | ast.AnnAssign, source: _Source | None) -> str:
+    """``: int`` of an annotated name (``: TypeAlias`` shows its value instead), else ``= value``; each cut short."""
+    if isinstance(node, ast.AnnAssign):
+        annotation = _unparse(node.annotation, source)
+        if annotation not in ("TypeAlias", "typing.TypeAlias") or node.value is None:
+            return ": " + _short(annotation)
+    return "= " + _short(_unparse(node.value, source)) if node.value is not None else ""
+
+
+def _public_variable(name: str, imported: Mapping[str, str]) -> bool:
+    """A lower-case module variable worth listing: not ``_private`` (pdoc's rule; a dunder such
+    as ``__version__`` is public, ``__all__`` is the Public API), nor the fallback of an import
+    (``except ImportError: brotli = None``)."""
+    if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+        return False
+    return name != "__all__" and name not in imported
+
+
+def _short(text: str) -> str:
+    text = _collapse(text)
+    return text if len(text) <= MAX_VALUE_TEXT else text[:MAX_VALUE_TEXT] + "…"
+
+
+def _attribute_docstring(body: list[ast.stmt], index: int) -> str | None:
+    """The string literal right after an assignment: its docstring, cleaned like a def's."""
+    if index + 1 >= len(body):
+        return None
+    following = body[index + 1]
+    if following.__class__ is not ast.Expr:
+        return None
+    value = cast(ast.Expr, following).value
+    if value.__class__ is not ast.Constant or cast(ast.Constant, value).value.__class__ is not str:
+        return None
+    return inspect.cleandoc(cast(ast.Constant, value).value) or None
 
 
 def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef, source: _Source | None = None) -> str:

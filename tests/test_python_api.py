@@ -1,0 +1,70 @@
+"""A Python package's API on its pages (issue 32): module variables and type aliases as
+definitions that names link to, ``__all__`` as the Public API, enum members and dataclass
+fields under their class, keyword pages naming a member with its class."""
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+from tests.conftest import run_kwdocs
+
+TYPES = '''\
+"""Type aliases."""
+from typing import Optional, TypeAlias, Union
+
+try:
+    import brotli
+except ImportError:
+    brotli = None
+
+AuthTypes = Union[tuple[str, str], None]
+"""What ``auth=`` accepts."""
+Timeout: TypeAlias = Optional[float]
+DEFAULT_RETRIES: int = 3
+logger = make_logger("pkg")
+_cache = {}
+__version__ = "1.0"
+'''
+
+CLIENT = '''\
+"""The client."""
+from ._types import AuthTypes
+
+
+def send(auth: AuthTypes) -> None:
+    """Send with ``AuthTypes``."""
+'''
+
+
+def _build(tmp_path: Path, files: dict[str, str]) -> Path:
+    src = tmp_path / "src"
+    for name, text in files.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    return out
+
+
+def _entry(page: str, name: str) -> str:
+    """The Code Structure line of ``name``."""
+    match = re.search(rf"^[ ]*- <a id=\"[^\"]+\"></a>[\w ]+ \*\*`{re.escape(name)}`\*\*.*$", page, re.MULTILINE)
+    assert match, f"{name} is not listed"
+    return match.group(0)
+
+
+def test_module_variables_and_type_aliases_are_definitions_names_link_to(tmp_path):
+    out = _build(tmp_path, {"pkg/__init__.py": "", "pkg/_types.py": TYPES, "pkg/_client.py": CLIENT})
+    page = (out / "pkg/_types.py_docs.md").read_text(encoding="utf-8")
+    assert _entry(page, "AuthTypes").startswith('- <a id="l9-type-authtypes"></a>type **`AuthTypes`** '
+                                                 "`= Union[tuple[str, str], None]` (line 9)")
+    assert "What `auth=` accepts." in page.split("**`AuthTypes`**")[1].split("- <a id=")[0]
+    assert "type **`Timeout`** `= Optional[float]`" in _entry(page, "Timeout")
+    assert "constant **`DEFAULT_RETRIES`** `: int`" in _entry(page, "DEFAULT_RETRIES")
+    assert "variable **`logger`** `= make_logger('pkg')` (line 13)" in _entry(page, "logger")
+    assert "variable **`__version__`**" in _entry(page, "__version__")
+    # a private variable is left out (as pdoc does), and so is an import's fallback
+    assert "**`_cache`**" not in page and "variable **`brotli`**" not in page
+    client = (out / "pkg/_client.py_docs.md").read_text(encoding="utf-8")
+    assert "_types.py_docs.md#l9-type-authtypes" in client
