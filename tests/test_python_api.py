@@ -68,3 +68,34 @@ def test_module_variables_and_type_aliases_are_definitions_names_link_to(tmp_pat
     assert "**`_cache`**" not in page and "variable **`brotli`**" not in page
     client = (out / "pkg/_client.py_docs.md").read_text(encoding="utf-8")
     assert "_types.py_docs.md#l9-type-authtypes" in client
+
+
+def test_all_is_the_public_api_each_name_linked_to_where_it_is_defined(tmp_path):
+    out = _build(tmp_path, {
+        "pkg/__init__.py": '''\
+            """The package."""
+            from ._client import *
+            from ._types import AuthTypes as AuthTypes
+
+            __all__ = ["Client", "AuthTypes", "helper"]
+            __all__ += ["missing"]
+
+
+            def helper():
+                """Helps."""
+            ''',
+        "pkg/_client.py": '__all__ = ["Client"]\n\n\nclass Client:\n    """A client."""\n',
+        "pkg/_types.py": TYPES,
+    })
+    page = (out / "pkg/__init__.py_docs.md").read_text(encoding="utf-8")
+    api = page.split("### Public API\n\n")[1].split("\n\n###")[0]
+    assert api.splitlines() == [
+        "- [`pkg.Client`](./_client.py_docs.md#l4-class-client): defined in `pkg._client`",
+        "- [`pkg.AuthTypes`](./_types.py_docs.md#l9-type-authtypes): defined in `pkg._types`",
+        "- [`pkg.helper`](#l9-function-helper): defined here",
+        "- `pkg.missing`: not defined in this file",
+    ]
+    client = (out / "pkg/_client.py_docs.md").read_text(encoding="utf-8")
+    assert "- [`pkg._client.Client`](#l4-class-client): defined here" in client
+    # a module without ``__all__`` has no such list
+    assert "Public API" not in (out / "pkg/_types.py_docs.md").read_text(encoding="utf-8")

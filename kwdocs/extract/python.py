@@ -249,6 +249,7 @@ class _Collector:
         self.calls: list[CallRecord] = []
         self.aliases: dict[str, str] = {}  # bound name -> dotted target, for calls
         self.uses: set[str] = set()   # called names reached through an import: what the file uses of others
+        self.exports: list[str] = []  # the names of ``__all__``, in its order: the module's public API
 
     def definition(self, name: str, kind: str, line: int, *, parents: Iterable[str] = (),
                    signature: str = "", decorators: list[str] | None = None,
@@ -323,13 +324,26 @@ class _Collector:
         return name
 
     def facts(self, docstring: str) -> dict:
-        return {
+        found = {
             "symbols": _sorted_unique(self.symbols),
             "imports": sorted(self.imports, key=itemgetter("line", "module")),
             "calls": sorted(self.calls, key=attrgetter("line", "name")),
             "docstring": docstring,
             "uses": sorted(self.uses),
         }
+        if self.exports:   # only then: the facts of a module without ``__all__`` stay as they were
+            found["exports"] = list(dict.fromkeys(self.exports))
+            found["uses"] = sorted(self.uses | self._star_exports(found["exports"]))
+        return found
+
+    def _star_exports(self, exports: list[str]) -> set[str]:
+        """``m.name`` for each name of ``__all__`` this file neither defines nor binds, and each
+        module it star-imports (``from ._api import *``): a re-export is a use, and the link
+        step then finds where each name is defined, so the Public API links to it."""
+        starred = [record["module"] for record in self.imports
+                   if record.get("names") == ["*"] and record["module"]]
+        known = self.aliases.keys() | {symbol["name"] for symbol in self.symbols if symbol["kind"] != "import"}
+        return {f"{module}.{name}" for module in starred for name in exports if name not in known}
 
 
 def _sorted_unique(symbols: list[dict]) -> list[dict]:
@@ -415,6 +429,10 @@ class _AstReader:
                 self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(cast("ast.Assign | ast.AnnAssign", node), body, index)
+            elif scope == "module" and kind is ast.AugAssign:   # ``__all__ += [...]``
+                augmented = cast(ast.AugAssign, node)
+                if isinstance(augmented.target, ast.Name) and augmented.target.id == "__all__":
+                    self.found.exports += _string_items(augmented.value)
             elif kind is _TYPE_ALIAS or kind is _Alias:   # ``type X[T] = ...``: a definition, like a class
                 alias: Any = node
                 value = _cut(_unparse(alias.value, self.source))
@@ -441,6 +459,8 @@ class _AstReader:
         names = [element for target in targets for element in _assigned_names(target)]
         if not names:
             return
+        if names[0].id == "__all__" and node.value is not None:
+            self.found.exports = _string_items(node.value)
         is_type = _is_type_definition(node)
         alone = len(names) == 1   # ``a, b = f()``: no one value or docstring is each name's
         signature = _variable_signature(node, self.source) if alone else ""
@@ -509,6 +529,13 @@ def _variable_signature(node: ast.Assign | ast.AnnAssign, source: _Source | None
         if annotation not in ("TypeAlias", "typing.TypeAlias") or node.value is None:
             return ": " + _short(annotation)
     return "= " + _short(_unparse(node.value, source)) if node.value is not None else ""
+
+
+def _string_items(node: ast.expr) -> list[str]:
+    """The strings of a list or tuple display (``__all__``'s names); other items are skipped."""
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return []
+    return [item.value for item in node.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)]
 
 
 def _public_variable(name: str, imported: Mapping[str, str]) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import heapq
 import posixpath
+from pathlib import PurePosixPath
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -444,12 +445,61 @@ def analysis_section(given: DocsInput) -> Section | None:
     if facts.get("extractor"):
         parse_note = (f"The definitions below were found by {facts['extractor']}: kwdocs has no parser "
                       f"of its own for {facts.get('type_label', 'this language')} files. {parse_note}").strip()
-    analysis = given.kept(bool(parse_note or given.structure or given.other_keywords))
+    api = _public_api(given)
+    analysis = given.kept(bool(parse_note or given.structure or given.other_keywords or api))
     if analysis is None:
         return None
     return Section(dict(analysis=analysis, parse_note=parse_note, structure=given.structure,
-                        other_keywords=given.other_keywords),
-                   [entry["name"] for entry in given.entries])
+                        other_keywords=given.other_keywords, api=api),
+                   [entry["name"] for entry in given.entries] + [row["name"] for row in api])
+
+
+def _public_api(given: DocsInput) -> list[dict]:
+    """A Python module's ``__all__``, as pdoc lists it: each name as the package exports it
+    (``httpx.Client``), the module defining it, and a link to its definition where known."""
+    exports = given.facts.get("exports")
+    if not exports:
+        return []
+    resolve = _resolver(given.facts, given.entries, given.links, given.page)
+    symbols = given.facts.get("symbols", [])
+    here = {symbol["name"] for symbol in symbols
+            if symbol["kind"] in _DEFINITION_KINDS and not symbol.get("parent")}
+    bound = {symbol["name"]: symbol["signature"] for symbol in symbols
+             if symbol["kind"] == "import" and symbol.get("signature")}
+    path = PurePosixPath(given.path)
+    parts = list(path.parent.parts) + ([] if path.name == "__init__.py" else [path.stem])
+    module = ".".join(parts)
+    rows = []
+    for name in exports:
+        link = resolve(name)
+        origin = "" if name in here else bound.get(name, "").rpartition(".")[0]
+        if not origin and name not in here and (star := _star_definition(given.facts, given.links, name)):
+            origin = star[2]
+            link = layout.anchor_link(given.link(star[0]), star[1])
+        rows.append({"name": name, "exported_as": f"{module}.{name}" if module else name,
+                     "defined_in": origin, "here": name in here, "link": link})
+    return rows
+
+
+def _star_definition(facts: Facts, links: dict | None, name: str) -> tuple[str, str, str] | None:
+    """(file, anchor, module) of a name of ``__all__`` that a star import (``from ._api import *``)
+    brings, as the link step found it (``anchors``): the module whose own file defines it first,
+    since ``anchors`` also follow the star module's own imports."""
+    anchors = (links or {}).get("anchors", {})
+    found = [anchors[f"{record['module']}.{name}"] for record in facts.get("imports", [])
+             if record.get("names") == ["*"] and f"{record.get('module')}.{name}" in anchors]
+    if not found:
+        return None
+    targets = {dep.get("target") for dep in (links or {}).get("deps", [])}
+    path, anchor = next((place for place in found if place[0] in targets), found[0])
+    module = PurePosixPath(path).with_suffix("")
+    parts = module.parent.parts if module.name == "__init__" else module.parts
+    return path, anchor, ".".join(parts)
+    for use in facts.get("uses", []):
+        module, _, used = use.rpartition(".")
+        if used == name and link.startswith(_module_page_hint(module)):
+            return module
+    return ""
 
 
 @section("role", "Architecture & Design")
