@@ -99,3 +99,45 @@ def test_all_is_the_public_api_each_name_linked_to_where_it_is_defined(tmp_path)
     assert "- [`pkg._client.Client`](#l4-class-client): defined here" in client
     # a module without ``__all__`` has no such list
     assert "Public API" not in (out / "pkg/_types.py_docs.md").read_text(encoding="utf-8")
+
+
+def test_enum_members_and_dataclass_and_namedtuple_fields_are_members_of_their_class(tmp_path):
+    out = _build(tmp_path, {"pkg/__init__.py": "", "pkg/models.py": '''\
+        import enum
+        from dataclasses import dataclass, field
+        from typing import ClassVar, NamedTuple
+
+
+        class Color(enum.IntEnum):
+            RED = 1
+            """The colour of stop."""
+            GREEN = 2
+            _ignore_ = []
+
+
+        @dataclass(frozen=True)
+        class Point:
+            x: int
+            y: int = 0
+            tags: list[str] = field(default_factory=list)
+            count: ClassVar[int] = 0
+
+
+        class Pair(NamedTuple):
+            left: str
+            right: str = ""
+
+
+        class Plain:
+            size: int = 3
+        '''})
+    page = (out / "pkg/models.py_docs.md").read_text(encoding="utf-8")
+    assert '  - <a id="l7-constant-red"></a>enum constant **`RED`** `= 1` (line 7)' in page
+    assert "    The colour of stop." in page
+    assert "enum constant **`GREEN`** `= 2` (line 9)" in page and "`_ignore_`" not in page
+    assert '  - <a id="l15-variable-x"></a>field **`x`** `: int` (line 15)' in page
+    assert "field **`y`** `: int = 0`" in page
+    assert "field **`tags`** `: list[str] = field(default_factory=list)`" in page
+    assert "**`count`**" not in page      # a ClassVar is no field
+    assert "field **`left`** `: str`" in page and "field **`right`** `: str = ''`" in page
+    assert "**`size`**" not in page       # a plain class's attribute is not a field

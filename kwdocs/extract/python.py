@@ -46,6 +46,13 @@ _TYPE_FORMS = frozenset({"Union", "Optional", "Callable", "Literal", "Annotated"
                          "MutableSequence", "Iterable", "Iterator", "AsyncIterable", "AsyncIterator",
                          "Generator", "AsyncGenerator", "Awaitable", "Coroutine", "IO", "Pattern"})
 MAX_VALUE_TEXT = 80   # longest value or annotation a variable's entry shows
+# A class body's assignments are members when the class is one of these: enum members (kind
+# ``constant``, detail ``enum``, as C++ enumerators) or record fields (``variable``, ``field``)
+_ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
+_RECORD_BASES = frozenset({"NamedTuple", "TypedDict"})
+_RECORD_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass", "attr.s", "attr.attrs", "attrs.define",
+                                "attrs.frozen", "attrs.mutable", "attr.define", "attr.frozen", "define", "frozen"})
+_CLASS_SCOPES = frozenset({"class", "enum", "record"})
 MAX_SOURCE_TEXT = 200  # longest source snippet kept for a call argument
 
 
@@ -253,15 +260,15 @@ class _Collector:
 
     def definition(self, name: str, kind: str, line: int, *, parents: Iterable[str] = (),
                    signature: str = "", decorators: list[str] | None = None,
-                   is_async: bool = False, doc: str | None = None) -> None:
+                   is_async: bool = False, doc: str | None = None, detail: str = "") -> None:
         symbol: dict[str, Any] = {"name": name, "kind": kind, "line": line}
         parent = ".".join(parents)
         if signature:
             symbol["signature"] = signature
         if parent:
             symbol["parent"] = parent
-        if is_async:
-            symbol["detail"] = "async"
+        if is_async or detail:
+            symbol["detail"] = detail or "async"
         if decorators:
             symbol["decorators"] = decorators
         if doc:
@@ -418,10 +425,10 @@ class _AstReader:
                 self.found.definition(cdef.name, "class", cdef.lineno, parents=parents,
                                       signature=_type_parameters(cdef) + _class_signature(cdef, self.source),
                                       decorators=_decorators(cdef, self.source), doc=_docstring(cdef))
-                self._body(cdef.body, parents + (cdef.name,), "class")
+                self._body(cdef.body, parents + (cdef.name,), _class_scope(cdef))
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 fdef = cast("ast.FunctionDef | ast.AsyncFunctionDef", node)
-                self.found.definition(fdef.name, "method" if scope == "class" else "function",
+                self.found.definition(fdef.name, "method" if scope in _CLASS_SCOPES else "function",
                                       fdef.lineno, parents=parents,
                                       signature=_type_parameters(fdef) + _function_signature(fdef, self.source),
                                       decorators=_decorators(fdef, self.source) if fdef.decorator_list else None,
@@ -429,6 +436,8 @@ class _AstReader:
                 self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(cast("ast.Assign | ast.AnnAssign", node), body, index)
+            elif (scope == "enum" or scope == "record") and (kind is ast.Assign or kind is ast.AnnAssign):
+                self._member(cast("ast.Assign | ast.AnnAssign", node), body, index, parents, scope)
             elif scope == "module" and kind is ast.AugAssign:   # ``__all__ += [...]``
                 augmented = cast(ast.AugAssign, node)
                 if isinstance(augmented.target, ast.Name) and augmented.target.id == "__all__":
@@ -451,6 +460,25 @@ class _AstReader:
                     elif kind is _MATCH:
                         for case in cast(ast.Match, node).cases:
                             self._body(case.body, parents, scope)
+
+    def _member(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int,
+                parents: tuple[str, ...], scope: str) -> None:
+        """An enum's member (``RED = 1``) or a record's field (``name: str = ""``), under its class."""
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
+            node.target if isinstance(node, ast.AnnAssign) else None)
+        if not isinstance(target, ast.Name) or target.id.startswith("_"):
+            return
+        if scope == "enum":
+            if node.value is not None:
+                self.found.definition(target.id, "constant", target.lineno, parents=parents, detail="enum",
+                                      signature="= " + _short(_unparse(node.value, self.source)),
+                                      doc=_attribute_docstring(body, index))
+        elif isinstance(node, ast.AnnAssign) and "ClassVar" not in _unparse(node.annotation, self.source):
+            signature = ": " + _short(_unparse(node.annotation, self.source))
+            if node.value is not None:
+                signature += " = " + _short(_unparse(node.value, self.source))
+            self.found.definition(target.id, "variable", target.lineno, parents=parents, detail="field",
+                                  signature=signature, doc=_attribute_docstring(body, index))
 
     def _assignment(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int) -> None:
         """A module variable, constant or type alias, shown by its annotation or its value, with
@@ -529,6 +557,21 @@ def _variable_signature(node: ast.Assign | ast.AnnAssign, source: _Source | None
         if annotation not in ("TypeAlias", "typing.TypeAlias") or node.value is None:
             return ": " + _short(annotation)
     return "= " + _short(_unparse(node.value, source)) if node.value is not None else ""
+
+
+def _class_scope(node: ast.ClassDef) -> str:
+    """``enum``, ``record`` (dataclass, attrs, NamedTuple, TypedDict) or ``class``: what the
+    assignments of its body are."""
+    bases = {(_dotted_name(base) or "").rpartition(".")[2] for base in node.bases}
+    if bases & _ENUM_BASES:
+        return "enum"
+    if bases & _RECORD_BASES:
+        return "record"
+    for decorator in node.decorator_list:
+        called = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if _dotted_name(called) in _RECORD_DECORATORS:
+            return "record"
+    return "class"
 
 
 def _string_items(node: ast.expr) -> list[str]:

@@ -114,7 +114,8 @@ def kind_label(symbol: Mapping) -> str:
     detail = symbol.get("detail")
     if not detail:
         return symbol["kind"]
-    return detail if symbol["kind"] == "class" else f"{detail} {symbol['kind']}"
+    # a class's detail is its kind (``struct``), a record's field is labelled ``field``
+    return detail if symbol["kind"] == "class" or detail == "field" else f"{detail} {symbol['kind']}"
 
 
 def _depths(symbols: Sequence[Mapping]) -> list[int]:
