@@ -141,3 +141,27 @@ def test_enum_members_and_dataclass_and_namedtuple_fields_are_members_of_their_c
     assert "**`count`**" not in page      # a ClassVar is no field
     assert "field **`left`** `: str`" in page and "field **`right`** `: str = ''`" in page
     assert "**`size`**" not in page       # a plain class's attribute is not a field
+
+
+def test_keyword_page_names_each_member_with_its_class_and_lists_module_variables(tmp_path):
+    out = _build(tmp_path, {"pkg/__init__.py": "", "pkg/decoders.py": '''\
+        timeout = 5.0
+
+
+        class GZipDecoder:
+            def decode(self, data):
+                def inner():
+                    pass
+
+
+        class TextDecoder:
+            def decode(self, data):
+                pass
+        '''})
+    page = (out / "pkg/decoders.py_kw.md").read_text(encoding="utf-8")
+    assert "- **`GZipDecoder.decode`**: [method, line 5](./decoders.py_docs.md#l5-method-decode)" in page
+    assert "- **`TextDecoder.decode`**: [method, line 11](./decoders.py_docs.md#l11-method-decode)" in page
+    assert "**`decode`**:" not in page.split("## Keyword → Section Map")[0]
+    # a local definition keeps its name and says where it is local to
+    assert "- **`inner`** (in `GZipDecoder.decode.<locals>`)" in page
+    assert "- **`timeout`**: [variable, line 1](./decoders.py_docs.md#l1-variable-timeout)" in page

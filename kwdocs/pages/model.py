@@ -890,11 +890,12 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
         entries = symbol_entries(facts)
     # one stable sort by name for every group (each group's order is the sort's) and the map
     ordered_entries = sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
+    shown = _qualified_names(facts, entries)
     groups: dict[str, list] = {}
-    for entry in ordered_entries:
+    for entry in sorted(ordered_entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])):
         groups.setdefault(kind_group(entry["kind"]), []).append({
-            "name": entry["name"], "kind": entry["kind_label"], "line": entry["line"], "local_to": entry["local_to"],
-            "link": layout.anchor_link(docs_page_link, entry["anchor"])})
+            "name": shown.get(id(entry), entry["name"]), "kind": entry["kind_label"], "line": entry["line"],
+            "local_to": entry["local_to"], "link": layout.anchor_link(docs_page_link, entry["anchor"])})
     names = dict.fromkeys(entry["name"] for entry in ordered_entries)
     mapped = [(name, sections) for name in names if (sections := section_map.get(name))]
     # where every keyword is (its line, its definition): said once, not for each keyword
@@ -907,6 +908,17 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
         routine_sections=" and ".join(sorted({section for _, sections in mapped for section in sections
                                                if section in _ROUTINE}, key=_ROUTINE_ORDER.index)),
     )
+
+
+def _qualified_names(facts: Facts, entries: list[dict]) -> dict[int, str]:
+    """A Python class member's name as its class path qualifies it (``GZipDecoder.decode``), by
+    the entry's id: a keyword page lists a file's eleven ``decode`` methods apart.  A local
+    definition keeps its bare name (the page says which function it is local to)."""
+    if facts.get("language") != "python":
+        return {}
+    return {id(entry): f"{symbol['parent']}.{entry['name']}"
+            for entry, symbol in zip(entries, facts.get("symbols", []))
+            if symbol.get("parent") and not entry["local_to"] and symbol["kind"] != "import"}
 
 
 _ROUTINE_ORDER = (SOURCE_SECTION, "Detailed Analysis")
