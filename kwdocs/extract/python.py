@@ -339,8 +339,9 @@ class _Collector:
             "uses": sorted(self.uses),
         }
         if self.exports:   # only then: the facts of a module without ``__all__`` stay as they were
-            found["exports"] = list(dict.fromkeys(self.exports))
-            found["uses"] = sorted(self.uses | self._star_exports(found["exports"]))
+            exports = list(dict.fromkeys(self.exports))
+            found["exports"] = exports
+            found["uses"] = sorted(self.uses | self._star_exports(exports))
         return found
 
     def _star_exports(self, exports: list[str]) -> set[str]:
@@ -600,12 +601,10 @@ def _attribute_docstring(body: list[ast.stmt], index: int) -> str | None:
     if index + 1 >= len(body):
         return None
     following = body[index + 1]
-    if following.__class__ is not ast.Expr:
+    if not isinstance(following, ast.Expr) or not isinstance(following.value, ast.Constant):
         return None
-    value = cast(ast.Expr, following).value
-    if value.__class__ is not ast.Constant or cast(ast.Constant, value).value.__class__ is not str:
-        return None
-    return inspect.cleandoc(cast(ast.Constant, value).value) or None
+    text = following.value.value
+    return inspect.cleandoc(text) or None if isinstance(text, str) else None
 
 
 def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef, source: _Source | None = None) -> str:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 import heapq
 import posixpath
-from pathlib import PurePosixPath
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import PurePosixPath
 from typing import Any
 
 from kwdocs.facts import Facts
@@ -496,11 +496,6 @@ def _star_definition(facts: Facts, links: dict | None, name: str) -> tuple[str, 
     module = PurePosixPath(path).with_suffix("")
     parts = module.parent.parts if module.name == "__init__" else module.parts
     return path, anchor, ".".join(parts)
-    for use in facts.get("uses", []):
-        module, _, used = use.rpartition(".")
-        if used == name and link.startswith(_module_page_hint(module)):
-            return module
-    return ""
 
 
 @section("role", "Architecture & Design")
