@@ -165,3 +165,45 @@ def test_keyword_page_names_each_member_with_its_class_and_lists_module_variable
     # a local definition keeps its name and says where it is local to
     assert "- **`inner`** (in `GZipDecoder.decode.<locals>`)" in page
     assert "- **`timeout`**: [variable, line 1](./decoders.py_docs.md#l1-variable-timeout)" in page
+
+
+def test_inherited_members_are_listed_with_the_base_they_come_from(tmp_path):
+    out = _build(tmp_path, {"pkg/__init__.py": "", "pkg/client.py": '''\
+        from typing import Generic, TypeVar
+
+        T = TypeVar("T")
+
+
+        class Root:
+            def close(self):
+                pass
+
+
+        class BaseClient(Root, Generic[T]):
+            @property
+            def headers(self):
+                pass
+
+            @headers.setter
+            def headers(self, value):
+                pass
+
+            def send(self):
+                pass
+
+            def _private(self):
+                pass
+
+
+        class Client(BaseClient[str], metaclass=type):
+            def send(self):
+                pass
+        '''})
+    page = (out / "pkg/client.py_docs.md").read_text(encoding="utf-8")
+    client = next(line for line in page.splitlines() if "class **`Client`**" in line)
+    assert client.endswith(
+        "; inherits from [`BaseClient`](#l11-class-baseclient): [`headers`](#l13-method-headers)"
+        "; inherits from [`Root`](#l6-class-root): [`close`](#l7-method-close)")
+    base = next(line for line in page.splitlines() if "class **`BaseClient`**" in line)
+    assert base.endswith("; inherits from [`Root`](#l6-class-root): [`close`](#l7-method-close)")
+    assert "inherits" not in next(line for line in page.splitlines() if "class **`Root`**" in line)

@@ -173,7 +173,8 @@ def symbol_entries(facts: Facts) -> list[dict]:
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
              "name": s["name"], "signature": s.get("signature", ""), "line": s["line"], "depth": depth,
              "decorators": s.get("decorators", []), "definition": s["kind"] in _DEFINITION_KINDS,
-             "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else ""}
+             "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else "",
+             "inherited": []}
             for s, depth in zip(symbols, _depths(symbols))]
 
 
@@ -210,6 +211,8 @@ class DocsInput:
             (self.structure if entry["definition"] else self.other_keywords).append(entry)
         _document(facts, self.entries, lambda: _resolver(facts, self.entries, links, self.page))
         _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
+        if facts.get("language") == "python":
+            _mark_inherited(self.entries, facts.get("symbols", []))
 
     @functools.cached_property
     def purpose_and_overview(self) -> tuple[list[str], list[str], str]:
@@ -326,6 +329,66 @@ def _mark_uses(entries: list[dict], symbols: list, links: dict | None, page: str
         entry["uses_shown"] = [dict(path=user, line=line, link=layout.link(page, layout.docs_page(user)))
                                for user, line in entry["uses"][:USES_SHOWN]]
         entry["uses_unshown"] = len(entry["uses"]) - len(entry["uses_shown"]) + entry["more_uses"]
+
+
+_BASE_NAME = re.compile(r"\s*([A-Za-z_][\w.]*)\s*(?:\[.*\])?\s*")
+
+
+def _class_bases(signature: str) -> list[str]:
+    """The base classes a Python class's signature names (``(Base[T], Mixin, metaclass=M)``:
+    ``Base``, ``Mixin``), from the parentheses after any type parameters."""
+    start = signature.find("(", signature.rfind("]", 0, signature.find("(")) + 1 if signature.startswith("[") else 0)
+    if start < 0 or not signature.endswith(")"):
+        return []
+    names: list[str] = []
+    depth, begin, inner = 0, 0, signature[start + 1:-1]
+    for index, char in enumerate(inner + ","):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            match = _BASE_NAME.fullmatch(inner[begin:index])
+            if match:     # a keyword (``metaclass=M``) or an expression is not a base
+                names.append(match.group(1))
+            begin = index + 1
+    return names
+
+
+def _mark_inherited(entries: list[dict], symbols: list) -> None:
+    """Each Python class's ``inherited``: the public members of its bases defined in the same
+    file that it does not define itself, as pdoc lists them, a group per base (nearest first),
+    each member linked to the base's definition.  A base in another file is not followed: a
+    page reads only its own file's facts."""
+    classes: dict[str, dict] = {}
+    members: dict[str, list[dict]] = {}
+    for entry, symbol in zip(entries, symbols):
+        parent = symbol.get("parent", "")
+        if entry["kind"] == "class" and "<locals>" not in parent:
+            classes[f"{parent}.{entry['name']}" if parent else entry["name"]] = entry
+        if parent and entry["definition"] and not entry["name"].startswith("_"):
+            members.setdefault(parent, []).append(entry)
+    for path, entry in classes.items():
+        scope = path.rpartition(".")[0]
+        own = {member["name"] for member in members.get(path, [])}
+        seen, groups, queue = {path}, [], list(_class_bases(entry["signature"]))
+        while queue:
+            base = queue.pop(0)
+            qualified = f"{scope}.{base}" if scope and f"{scope}.{base}" in classes else base
+            if qualified in seen or qualified not in classes:
+                continue
+            seen.add(qualified)
+            shown = []
+            for member in members.get(qualified, []):
+                if member["name"] not in own:   # once: a property's setter repeats its getter's name
+                    own.add(member["name"])
+                    shown.append(member)
+            if shown:
+                groups.append({"base": base, "link": "#" + classes[qualified]["anchor"],
+                               "members": [{"name": member["name"], "link": "#" + member["anchor"]}
+                                           for member in shown]})
+            queue += _class_bases(classes[qualified]["signature"])
+        entry["inherited"] = groups
 
 
 def _source_names(path: str, entries: list[dict], symbols: list, links: dict | None) -> dict[str, list]:
