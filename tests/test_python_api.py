@@ -207,3 +207,6 @@ def test_inherited_members_are_listed_with_the_base_they_come_from(tmp_path):
     base = next(line for line in page.splitlines() if "class **`BaseClient`**" in line)
     assert base.endswith("; inherits from [`Root`](#l6-class-root): [`close`](#l7-method-close)")
     assert "inherits" not in next(line for line in page.splitlines() if "class **`Root`**" in line)
+    # a property is labelled so, its setter is the method it is
+    assert '  - <a id="l13-method-headers"></a>property **`headers`** `(self)` (line 13)' in page
+    assert '  - <a id="l17-method-headers"></a>method **`headers`** `(self, value)` (line 17)' in page

@@ -53,6 +53,7 @@ _RECORD_BASES = frozenset({"NamedTuple", "TypedDict"})
 _RECORD_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass", "attr.s", "attr.attrs", "attrs.define",
                                 "attrs.frozen", "attrs.mutable", "attr.define", "attr.frozen", "define", "frozen"})
 _CLASS_SCOPES = frozenset({"class", "enum", "record"})
+_PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 MAX_SOURCE_TEXT = 200  # longest source snippet kept for a call argument
 
 
@@ -433,7 +434,8 @@ class _AstReader:
                                       fdef.lineno, parents=parents,
                                       signature=_type_parameters(fdef) + _function_signature(fdef, self.source),
                                       decorators=_decorators(fdef, self.source) if fdef.decorator_list else None,
-                                      is_async=kind is ast.AsyncFunctionDef, doc=_docstring(fdef))
+                                      is_async=kind is ast.AsyncFunctionDef, doc=_docstring(fdef),
+                                      detail="property" if scope in _CLASS_SCOPES and _is_property(fdef) else "")
                 self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(cast("ast.Assign | ast.AnnAssign", node), body, index)
@@ -558,6 +560,12 @@ def _variable_signature(node: ast.Assign | ast.AnnAssign, source: _Source | None
         if annotation not in ("TypeAlias", "typing.TypeAlias") or node.value is None:
             return ": " + _short(annotation)
     return "= " + _short(_unparse(node.value, source)) if node.value is not None else ""
+
+
+def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A getter decorated ``@property`` or ``@cached_property`` (``functools.`` too)."""
+    return any((_dotted_name(decorator) or "").rpartition(".")[2] in _PROPERTY_DECORATORS
+               for decorator in node.decorator_list)
 
 
 def _class_scope(node: ast.ClassDef) -> str:

@@ -110,12 +110,15 @@ def _stem(name: str) -> str:
     return name.split(".", 1)[0].lower().removeprefix("test_")
 
 
+_OWN_LABELS = frozenset({"field", "property"})
+
+
 def kind_label(symbol: Mapping) -> str:
     detail = symbol.get("detail")
     if not detail:
         return symbol["kind"]
-    # a class's detail is its kind (``struct``), a record's field is labelled ``field``
-    return detail if symbol["kind"] == "class" or detail == "field" else f"{detail} {symbol['kind']}"
+    # a class's detail is its kind (``struct``), a record's field and a property are labelled so
+    return detail if symbol["kind"] == "class" or detail in _OWN_LABELS else f"{detail} {symbol['kind']}"
 
 
 def _depths(symbols: Sequence[Mapping]) -> list[int]:
