@@ -95,6 +95,8 @@ def test_all_is_the_public_api_each_name_linked_to_where_it_is_defined(tmp_path)
         "- [`pkg.helper`](#l9-function-helper): defined here",
         "- `pkg.missing`: not defined in this file",
     ]
+    purpose = page.split("## File Purpose\n\n")[1].split("\n")[0]
+    assert purpose.startswith("The package. Exports `Client`, `AuthTypes`, `helper` and 1 more name (`__all__`).")
     client = (out / "pkg/_client.py_docs.md").read_text(encoding="utf-8")
     assert "- [`pkg._client.Client`](#l4-class-client): defined here" in client
     # a module without ``__all__`` has no such list

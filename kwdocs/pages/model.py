@@ -674,6 +674,8 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     stem = posixpath.basename(facts["path"]).split(".", 1)[0].lstrip("_")
     defines = (_defines_sentence(entries, facts.get("language") in ("cpp", "cuda"), stem)
                or _reexports_sentence(facts))
+    if facts.get("exports"):    # a package's ``__all__`` says what it is for better than its helpers
+        defines = f"{_exports_sentence(facts['exports'])} {defines}".rstrip()
     purpose: list[str] = []
     if kept:
         purpose.append(_escaped_sentence(_lead("\n".join(lines))))
@@ -690,6 +692,14 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     if defines and kept:    # without words of its own the overview would repeat the purpose: left out
         overview.append(defines)
     return purpose, overview, generated
+
+
+def _exports_sentence(exports: list[str]) -> str:
+    """``Exports `Client`, `get` and 68 more names (`__all__`).``: the public names first."""
+    shown = sorted(exports, key=lambda name: name.startswith("_"))[:PURPOSE_NAMES]
+    rest = len(exports) - len(shown)
+    more = f" and {rest:,} more name{'s' if rest != 1 else ''}" if rest > 0 else ""
+    return f"Exports {', '.join(_code(name) for name in shown)}{more} ({_code('__all__')})."
 
 
 def _reexports_sentence(facts: Facts) -> str:
