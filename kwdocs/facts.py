@@ -58,6 +58,7 @@ class Facts(TypedDict, total=False):
     imports: list[Import]
     problems: list[Problem]
     uses: list[str]     # names called through an import, as the imported module names them
+    exports: list[str]  # a Python module's ``__all__``, in its order (only when it has one)
     installs: list[dict]    # what a build file installs: ``files``, ``folders`` (``kwdocs.extract.cmake``)
     findings: dict[str, list]   # rule results: purpose, role, patterns, performance, security
 

@@ -81,6 +81,7 @@ def test_show_summarizes_a_file_and_a_definition(built, capsys):
         "geometry/shapes/base.py:10 method Shape.area  The area in square units.",
         "geometry/shapes/base.py:13 method Shape.describe",
         "geometry/shapes/base.py:18 class ShapeRegistry",
+        "geometry/shapes/base.py:19 variable ShapeRegistry.shapes",   # a dataclass field
         "geometry/shapes/base.py:21 method ShapeRegistry.register"]
     # a line inside a definition shows the one that starts last before it: signature, whole doc
     assert ask(built, capsys, "show", "geometry/shapes/base.py:11")[1].splitlines() == [

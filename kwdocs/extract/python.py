@@ -40,6 +40,20 @@ from kwdocs.extract.text import leading_comment
 
 _CONSTANT_NAME = re.compile(r"_*[A-Z][A-Z0-9_]*")
 _TYPE_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})
+# ``X = Union[...]``: a subscript of one of these is a type alias, as pdoc and mypy read it
+_TYPE_FORMS = frozenset({"Union", "Optional", "Callable", "Literal", "Annotated", "Type", "Dict", "List",
+                         "Tuple", "Set", "FrozenSet", "Mapping", "MutableMapping", "Sequence",
+                         "MutableSequence", "Iterable", "Iterator", "AsyncIterable", "AsyncIterator",
+                         "Generator", "AsyncGenerator", "Awaitable", "Coroutine", "IO", "Pattern"})
+MAX_VALUE_TEXT = 80   # longest value or annotation a variable's entry shows
+# A class body's assignments are members when the class is one of these: enum members (kind
+# ``constant``, detail ``enum``, as C++ enumerators) or record fields (``variable``, ``field``)
+_ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"})
+_RECORD_BASES = frozenset({"NamedTuple", "TypedDict"})
+_RECORD_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass", "attr.s", "attr.attrs", "attrs.define",
+                                "attrs.frozen", "attrs.mutable", "attr.define", "attr.frozen", "define", "frozen"})
+_CLASS_SCOPES = frozenset({"class", "enum", "record"})
+_PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 MAX_SOURCE_TEXT = 200  # longest source snippet kept for a call argument
 
 
@@ -243,18 +257,19 @@ class _Collector:
         self.calls: list[CallRecord] = []
         self.aliases: dict[str, str] = {}  # bound name -> dotted target, for calls
         self.uses: set[str] = set()   # called names reached through an import: what the file uses of others
+        self.exports: list[str] = []  # the names of ``__all__``, in its order: the module's public API
 
     def definition(self, name: str, kind: str, line: int, *, parents: Iterable[str] = (),
                    signature: str = "", decorators: list[str] | None = None,
-                   is_async: bool = False, doc: str | None = None) -> None:
+                   is_async: bool = False, doc: str | None = None, detail: str = "") -> None:
         symbol: dict[str, Any] = {"name": name, "kind": kind, "line": line}
         parent = ".".join(parents)
         if signature:
             symbol["signature"] = signature
         if parent:
             symbol["parent"] = parent
-        if is_async:
-            symbol["detail"] = "async"
+        if is_async or detail:
+            symbol["detail"] = detail or "async"
         if decorators:
             symbol["decorators"] = decorators
         if doc:
@@ -317,13 +332,27 @@ class _Collector:
         return name
 
     def facts(self, docstring: str) -> dict:
-        return {
+        found = {
             "symbols": _sorted_unique(self.symbols),
             "imports": sorted(self.imports, key=itemgetter("line", "module")),
             "calls": sorted(self.calls, key=attrgetter("line", "name")),
             "docstring": docstring,
             "uses": sorted(self.uses),
         }
+        if self.exports:   # only then: the facts of a module without ``__all__`` stay as they were
+            exports = list(dict.fromkeys(self.exports))
+            found["exports"] = exports
+            found["uses"] = sorted(self.uses | self._star_exports(exports))
+        return found
+
+    def _star_exports(self, exports: list[str]) -> set[str]:
+        """``m.name`` for each name of ``__all__`` this file neither defines nor binds, and each
+        module it star-imports (``from ._api import *``): a re-export is a use, and the link
+        step then finds where each name is defined, so the Public API links to it."""
+        starred = [record["module"] for record in self.imports
+                   if record.get("names") == ["*"] and record["module"]]
+        known = self.aliases.keys() | {symbol["name"] for symbol in self.symbols if symbol["kind"] != "import"}
+        return {f"{module}.{name}" for module in starred for name in exports if name not in known}
 
 
 def _sorted_unique(symbols: list[dict]) -> list[dict]:
@@ -352,6 +381,7 @@ class _AstReader:
     def __init__(self, path: str) -> None:
         self.found = _Collector(path)
         self.source: _Source | None = None   # the text of a node as written, once the file is known
+        self.variables: set[str] = set()   # lower-case names listed once: the first assignment defines
 
     def read(self, tree: ast.Module, text: str) -> dict:
         calls, imports = _calls_and_imports(tree)
@@ -390,24 +420,31 @@ class _AstReader:
     def _body(self, body: list[ast.stmt], parents: tuple[str, ...], scope: str) -> None:
         """Definitions of a statement list; ``scope``: ``module``, ``class`` or ``function``
         (whose definitions are its locals, under ``<name>.<locals>``)."""
-        for node in body:
+        for index, node in enumerate(body):
             kind = node.__class__
             if kind is ast.ClassDef:
                 cdef = cast(ast.ClassDef, node)
                 self.found.definition(cdef.name, "class", cdef.lineno, parents=parents,
                                       signature=_type_parameters(cdef) + _class_signature(cdef, self.source),
                                       decorators=_decorators(cdef, self.source), doc=_docstring(cdef))
-                self._body(cdef.body, parents + (cdef.name,), "class")
+                self._body(cdef.body, parents + (cdef.name,), _class_scope(cdef))
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 fdef = cast("ast.FunctionDef | ast.AsyncFunctionDef", node)
-                self.found.definition(fdef.name, "method" if scope == "class" else "function",
+                self.found.definition(fdef.name, "method" if scope in _CLASS_SCOPES else "function",
                                       fdef.lineno, parents=parents,
                                       signature=_type_parameters(fdef) + _function_signature(fdef, self.source),
                                       decorators=_decorators(fdef, self.source) if fdef.decorator_list else None,
-                                      is_async=kind is ast.AsyncFunctionDef, doc=_docstring(fdef))
+                                      is_async=kind is ast.AsyncFunctionDef, doc=_docstring(fdef),
+                                      detail="property" if scope in _CLASS_SCOPES and _is_property(fdef) else "")
                 self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
-                self._assignment(cast("ast.Assign | ast.AnnAssign", node))
+                self._assignment(cast("ast.Assign | ast.AnnAssign", node), body, index)
+            elif (scope == "enum" or scope == "record") and (kind is ast.Assign or kind is ast.AnnAssign):
+                self._member(cast("ast.Assign | ast.AnnAssign", node), body, index, parents, scope)
+            elif scope == "module" and kind is ast.AugAssign:   # ``__all__ += [...]``
+                augmented = cast(ast.AugAssign, node)
+                if isinstance(augmented.target, ast.Name) and augmented.target.id == "__all__":
+                    self.found.exports += _string_items(augmented.value)
             elif kind is _TYPE_ALIAS or kind is _Alias:   # ``type X[T] = ...``: a definition, like a class
                 alias: Any = node
                 value = _cut(_unparse(alias.value, self.source))
@@ -427,15 +464,46 @@ class _AstReader:
                         for case in cast(ast.Match, node).cases:
                             self._body(case.body, parents, scope)
 
-    def _assignment(self, node: ast.Assign | ast.AnnAssign) -> None:
+    def _member(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int,
+                parents: tuple[str, ...], scope: str) -> None:
+        """An enum's member (``RED = 1``) or a record's field (``name: str = ""``), under its class."""
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
+            node.target if isinstance(node, ast.AnnAssign) else None)
+        if not isinstance(target, ast.Name) or target.id.startswith("_"):
+            return
+        if scope == "enum":
+            if node.value is not None:
+                self.found.definition(target.id, "constant", target.lineno, parents=parents, detail="enum",
+                                      signature="= " + _short(_unparse(node.value, self.source)),
+                                      doc=_attribute_docstring(body, index))
+        elif isinstance(node, ast.AnnAssign) and "ClassVar" not in _unparse(node.annotation, self.source):
+            signature = ": " + _short(_unparse(node.annotation, self.source))
+            if node.value is not None:
+                signature += " = " + _short(_unparse(node.value, self.source))
+            self.found.definition(target.id, "variable", target.lineno, parents=parents, detail="field",
+                                  signature=signature, doc=_attribute_docstring(body, index))
+
+    def _assignment(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int) -> None:
+        """A module variable, constant or type alias, shown by its annotation or its value, with
+        the string literal that follows it as its docstring (as pdoc and Sphinx read it)."""
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names = [element for target in targets for element in _assigned_names(target)]
+        if not names:
+            return
+        if names[0].id == "__all__" and node.value is not None:
+            self.found.exports = _string_items(node.value)
         is_type = _is_type_definition(node)
+        alone = len(names) == 1   # ``a, b = f()``: no one value or docstring is each name's
+        signature = _variable_signature(node, self.source) if alone else ""
+        doc = _attribute_docstring(body, index) if alone else None
         for name in names:
             if is_type:
-                self.found.definition(name.id, "type", name.lineno)
+                self.found.definition(name.id, "type", name.lineno, signature=signature, doc=doc)
             elif _CONSTANT_NAME.fullmatch(name.id):
-                self.found.definition(name.id, "constant", name.lineno)
+                self.found.definition(name.id, "constant", name.lineno, signature=signature, doc=doc)
+            elif name.id not in self.variables and _public_variable(name.id, self.found.aliases):
+                self.variables.add(name.id)
+                self.found.definition(name.id, "variable", name.lineno, signature=signature, doc=doc)
 
 
 # The statement lists of each compound statement that is not a def or class, in the order they
@@ -473,12 +541,78 @@ def _assigned_names(target: ast.expr) -> list[ast.Name]:
 
 
 def _is_type_definition(node: ast.Assign | ast.AnnAssign) -> bool:
-    """``T = TypeVar("T")``, ``UserId = NewType(...)``, ``Alias: TypeAlias = ...``."""
+    """``T = TypeVar("T")``, ``UserId = NewType(...)``, ``Alias: TypeAlias = ...``,
+    ``Alias = Union[...]`` (a subscript of a typing form)."""
     if isinstance(node, ast.AnnAssign) and _dotted_name(node.annotation) in ("TypeAlias", "typing.TypeAlias"):
         return True
     value = node.value
+    if isinstance(value, ast.Subscript):
+        return (isinstance(node, ast.Assign)
+                and (_dotted_name(value.value) or "").rpartition(".")[2] in _TYPE_FORMS)
     return (isinstance(value, ast.Call)
             and (_dotted_name(value.func) or "").rpartition(".")[2] in _TYPE_FACTORIES)
+
+
+def _variable_signature(node: ast.Assign | ast.AnnAssign, source: _Source | None) -> str:
+    """``: int`` of an annotated name (``: TypeAlias`` shows its value instead), else ``= value``; each cut short."""
+    if isinstance(node, ast.AnnAssign):
+        annotation = _unparse(node.annotation, source)
+        if annotation not in ("TypeAlias", "typing.TypeAlias") or node.value is None:
+            return ": " + _short(annotation)
+    return "= " + _short(_unparse(node.value, source)) if node.value is not None else ""
+
+
+def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A getter decorated ``@property`` or ``@cached_property`` (``functools.`` too)."""
+    return any((_dotted_name(decorator) or "").rpartition(".")[2] in _PROPERTY_DECORATORS
+               for decorator in node.decorator_list)
+
+
+def _class_scope(node: ast.ClassDef) -> str:
+    """``enum``, ``record`` (dataclass, attrs, NamedTuple, TypedDict) or ``class``: what the
+    assignments of its body are."""
+    bases = {(_dotted_name(base) or "").rpartition(".")[2] for base in node.bases}
+    if bases & _ENUM_BASES:
+        return "enum"
+    if bases & _RECORD_BASES:
+        return "record"
+    for decorator in node.decorator_list:
+        called = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if _dotted_name(called) in _RECORD_DECORATORS:
+            return "record"
+    return "class"
+
+
+def _string_items(node: ast.expr) -> list[str]:
+    """The strings of a list or tuple display (``__all__``'s names); other items are skipped."""
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return []
+    return [item.value for item in node.elts if isinstance(item, ast.Constant) and isinstance(item.value, str)]
+
+
+def _public_variable(name: str, imported: Mapping[str, str]) -> bool:
+    """A lower-case module variable worth listing: not ``_private`` (pdoc's rule; a dunder such
+    as ``__version__`` is public, ``__all__`` is the Public API), nor the fallback of an import
+    (``except ImportError: brotli = None``)."""
+    if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+        return False
+    return name != "__all__" and name not in imported
+
+
+def _short(text: str) -> str:
+    text = _collapse(text)
+    return text if len(text) <= MAX_VALUE_TEXT else text[:MAX_VALUE_TEXT] + "…"
+
+
+def _attribute_docstring(body: list[ast.stmt], index: int) -> str | None:
+    """The string literal right after an assignment: its docstring, cleaned like a def's."""
+    if index + 1 >= len(body):
+        return None
+    following = body[index + 1]
+    if not isinstance(following, ast.Expr) or not isinstance(following.value, ast.Constant):
+        return None
+    text = following.value.value
+    return inspect.cleandoc(text) or None if isinstance(text, str) else None
 
 
 def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef, source: _Source | None = None) -> str:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import PurePosixPath
 from typing import Any
 
 from kwdocs.extract import not_doc
@@ -111,11 +112,15 @@ def _stem(name: str) -> str:
     return name.split(".", 1)[0].lower().removeprefix("test_")
 
 
+_OWN_LABELS = frozenset({"field", "property"})
+
+
 def kind_label(symbol: Mapping) -> str:
     detail = symbol.get("detail")
     if not detail:
         return symbol["kind"]
-    return detail if symbol["kind"] == "class" else f"{detail} {symbol['kind']}"
+    # a class's detail is its kind (``struct``), a record's field and a property are labelled so
+    return detail if symbol["kind"] == "class" or detail in _OWN_LABELS else f"{detail} {symbol['kind']}"
 
 
 def _depths(symbols: Sequence[Mapping]) -> list[int]:
@@ -173,7 +178,8 @@ def symbol_entries(facts: Facts) -> list[dict]:
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
              "name": s["name"], "signature": s.get("signature", ""), "line": s["line"], "depth": depth,
              "decorators": s.get("decorators", []), "definition": s["kind"] in _DEFINITION_KINDS,
-             "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else ""}
+             "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else "",
+             "inherited": []}
             for s, depth in zip(symbols, _depths(symbols))]
 
 
@@ -210,6 +216,8 @@ class DocsInput:
             (self.structure if entry["definition"] else self.other_keywords).append(entry)
         _document(facts, self.entries, lambda: _resolver(facts, self.entries, links, self.page))
         _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
+        if facts.get("language") == "python":
+            _mark_inherited(self.entries, facts.get("symbols", []))
 
     @functools.cached_property
     def purpose_and_overview(self) -> tuple[list[str], list[str], str]:
@@ -326,6 +334,66 @@ def _mark_uses(entries: list[dict], symbols: list, links: dict | None, page: str
         entry["uses_shown"] = [dict(path=user, line=line, link=layout.link(page, layout.docs_page(user)))
                                for user, line in entry["uses"][:USES_SHOWN]]
         entry["uses_unshown"] = len(entry["uses"]) - len(entry["uses_shown"]) + entry["more_uses"]
+
+
+_BASE_NAME = re.compile(r"\s*([A-Za-z_][\w.]*)\s*(?:\[.*\])?\s*")
+
+
+def _class_bases(signature: str) -> list[str]:
+    """The base classes a Python class's signature names (``(Base[T], Mixin, metaclass=M)``:
+    ``Base``, ``Mixin``), from the parentheses after any type parameters."""
+    start = signature.find("(", signature.rfind("]", 0, signature.find("(")) + 1 if signature.startswith("[") else 0)
+    if start < 0 or not signature.endswith(")"):
+        return []
+    names: list[str] = []
+    depth, begin, inner = 0, 0, signature[start + 1:-1]
+    for index, char in enumerate(inner + ","):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            match = _BASE_NAME.fullmatch(inner[begin:index])
+            if match:     # a keyword (``metaclass=M``) or an expression is not a base
+                names.append(match.group(1))
+            begin = index + 1
+    return names
+
+
+def _mark_inherited(entries: list[dict], symbols: list) -> None:
+    """Each Python class's ``inherited``: the public members of its bases defined in the same
+    file that it does not define itself, as pdoc lists them, a group per base (nearest first),
+    each member linked to the base's definition.  A base in another file is not followed: a
+    page reads only its own file's facts."""
+    classes: dict[str, dict] = {}
+    members: dict[str, list[dict]] = {}
+    for entry, symbol in zip(entries, symbols):
+        parent = symbol.get("parent", "")
+        if entry["kind"] == "class" and "<locals>" not in parent:
+            classes[f"{parent}.{entry['name']}" if parent else entry["name"]] = entry
+        if parent and entry["definition"] and not entry["name"].startswith("_"):
+            members.setdefault(parent, []).append(entry)
+    for path, entry in classes.items():
+        scope = path.rpartition(".")[0]
+        own = {member["name"] for member in members.get(path, [])}
+        seen, groups, queue = {path}, [], list(_class_bases(entry["signature"]))
+        while queue:
+            base = queue.pop(0)
+            qualified = f"{scope}.{base}" if scope and f"{scope}.{base}" in classes else base
+            if qualified in seen or qualified not in classes:
+                continue
+            seen.add(qualified)
+            shown = []
+            for member in members.get(qualified, []):
+                if member["name"] not in own:   # once: a property's setter repeats its getter's name
+                    own.add(member["name"])
+                    shown.append(member)
+            if shown:
+                groups.append({"base": base, "link": "#" + classes[qualified]["anchor"],
+                               "members": [{"name": member["name"], "link": "#" + member["anchor"]}
+                                           for member in shown]})
+            queue += _class_bases(classes[qualified]["signature"])
+        entry["inherited"] = groups
 
 
 def _source_names(path: str, entries: list[dict], symbols: list, links: dict | None) -> dict[str, list]:
@@ -451,12 +519,56 @@ def analysis_section(given: DocsInput) -> Section | None:
     if facts.get("extractor"):
         parse_note = (f"The definitions below were found by {facts['extractor']}: kwdocs has no parser "
                       f"of its own for {facts.get('type_label', 'this language')} files. {parse_note}").strip()
-    analysis = given.kept(bool(parse_note or given.structure or given.other_keywords))
+    api = _public_api(given)
+    analysis = given.kept(bool(parse_note or given.structure or given.other_keywords or api))
     if analysis is None:
         return None
     return Section(dict(analysis=analysis, parse_note=parse_note, structure=given.structure,
-                        other_keywords=given.other_keywords),
-                   [entry["name"] for entry in given.entries])
+                        other_keywords=given.other_keywords, api=api),
+                   [entry["name"] for entry in given.entries] + [row["name"] for row in api])
+
+
+def _public_api(given: DocsInput) -> list[dict]:
+    """A Python module's ``__all__``, as pdoc lists it: each name as the package exports it
+    (``httpx.Client``), the module defining it, and a link to its definition where known."""
+    exports = given.facts.get("exports")
+    if not exports:
+        return []
+    resolve = _resolver(given.facts, given.entries, given.links, given.page)
+    symbols = given.facts.get("symbols", [])
+    here = {symbol["name"] for symbol in symbols
+            if symbol["kind"] in _DEFINITION_KINDS and not symbol.get("parent")}
+    bound = {symbol["name"]: symbol["signature"] for symbol in symbols
+             if symbol["kind"] == "import" and symbol.get("signature")}
+    path = PurePosixPath(given.path)
+    parts = list(path.parent.parts) + ([] if path.name == "__init__.py" else [path.stem])
+    module = ".".join(parts)
+    rows = []
+    for name in exports:
+        link = resolve(name)
+        origin = "" if name in here else bound.get(name, "").rpartition(".")[0]
+        if not origin and name not in here and (star := _star_definition(given.facts, given.links, name)):
+            origin = star[2]
+            link = layout.anchor_link(given.link(star[0]), star[1])
+        rows.append({"name": name, "exported_as": f"{module}.{name}" if module else name,
+                     "defined_in": origin, "here": name in here, "link": link})
+    return rows
+
+
+def _star_definition(facts: Facts, links: dict | None, name: str) -> tuple[str, str, str] | None:
+    """(file, anchor, module) of a name of ``__all__`` that a star import (``from ._api import *``)
+    brings, as the link step found it (``anchors``): the module whose own file defines it first,
+    since ``anchors`` also follow the star module's own imports."""
+    anchors = (links or {}).get("anchors", {})
+    found = [anchors[f"{record['module']}.{name}"] for record in facts.get("imports", [])
+             if record.get("names") == ["*"] and f"{record.get('module')}.{name}" in anchors]
+    if not found:
+        return None
+    targets = {dep.get("target") for dep in (links or {}).get("deps", [])}
+    path, anchor = next((place for place in found if place[0] in targets), found[0])
+    module = PurePosixPath(path).with_suffix("")
+    parts = module.parent.parts if module.name == "__init__" else module.parts
+    return path, anchor, ".".join(parts)
 
 
 @section("role", "Architecture & Design")
@@ -570,6 +682,8 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     defines = (_module_reexports_sentence(facts, entries)
                or _defines_sentence(entries, facts.get("language") in ("cpp", "cuda"), stem)
                or _reexports_sentence(facts))
+    if facts.get("exports"):    # a package's ``__all__`` says what it is for better than its helpers
+        defines = f"{_exports_sentence(facts['exports'])} {defines}".rstrip()
     purpose: list[str] = []
     if kept:
         purpose.append(_escaped_sentence(_lead("\n".join(lines))))
@@ -586,6 +700,14 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     if defines and kept:    # without words of its own the overview would repeat the purpose: left out
         overview.append(defines)
     return purpose, overview, generated
+
+
+def _exports_sentence(exports: list[str]) -> str:
+    """``Exports `Client`, `get` and 68 more names (`__all__`).``: the public names first."""
+    shown = sorted(exports, key=lambda name: name.startswith("_"))[:PURPOSE_NAMES]
+    rest = len(exports) - len(shown)
+    more = f" and {rest:,} more name{'s' if rest != 1 else ''}" if rest > 0 else ""
+    return f"Exports {', '.join(_code(name) for name in shown)}{more} ({_code('__all__')})."
 
 
 def _reexports_sentence(facts: Facts) -> str:
@@ -893,11 +1015,12 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
         entries = symbol_entries(facts)
     # one stable sort by name for every group (each group's order is the sort's) and the map
     ordered_entries = sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
+    shown = _qualified_names(facts, entries)
     groups: dict[str, list] = {}
-    for entry in ordered_entries:
+    for entry in sorted(ordered_entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])):
         groups.setdefault(kind_group(entry["kind"]), []).append({
-            "name": entry["name"], "kind": entry["kind_label"], "line": entry["line"], "local_to": entry["local_to"],
-            "link": layout.anchor_link(docs_page_link, entry["anchor"])})
+            "name": shown.get(id(entry), entry["name"]), "kind": entry["kind_label"], "line": entry["line"],
+            "local_to": entry["local_to"], "link": layout.anchor_link(docs_page_link, entry["anchor"])})
     names = dict.fromkeys(entry["name"] for entry in ordered_entries)
     mapped = [(name, sections) for name in names if (sections := section_map.get(name))]
     # where every keyword is (its line, its definition): said once, not for each keyword
@@ -910,6 +1033,17 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
         routine_sections=" and ".join(sorted({section for _, sections in mapped for section in sections
                                                if section in _ROUTINE}, key=_ROUTINE_ORDER.index)),
     )
+
+
+def _qualified_names(facts: Facts, entries: list[dict]) -> dict[int, str]:
+    """A Python class member's name as its class path qualifies it (``GZipDecoder.decode``), by
+    the entry's id: a keyword page lists a file's eleven ``decode`` methods apart.  A local
+    definition keeps its bare name (the page says which function it is local to)."""
+    if facts.get("language") != "python":
+        return {}
+    return {id(entry): f"{symbol['parent']}.{entry['name']}"
+            for entry, symbol in zip(entries, facts.get("symbols", []))
+            if symbol.get("parent") and not entry["local_to"] and symbol["kind"] != "import"}
 
 
 _ROUTINE_ORDER = (SOURCE_SECTION, "Detailed Analysis")

@@ -674,6 +674,11 @@ def _definition(href: Callable[[str], str], md_page: str, item: dict) -> Markup:
             f"<code>{_output(path)}</code></a> line {_output(use_line)}" for path, use_line in item["uses"]))
         if item["more_uses"]:
             out.append(f" and {item['more_uses']:,} more")
+    for group in item.get("inherited") or ():   # a Python class's members from a base in its file
+        out.append(f'; inherits from <a href="{_output(href(group["link"]))}">'
+                   f'<code>{_output(group["base"])}</code></a>: '
+                   + ", ".join(f'<a href="{_output(href(member["link"]))}"><code>{_output(member["name"])}</code></a>'
+                               for member in group["members"]))
     return Markup("".join(out))
 
 
