@@ -115,9 +115,9 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
 EDIT_AFTER_READ = """\
 import os
 
-from kwdocs.engine import steps
+from kwdocs.engine.steps import extract
 
-read = getattr(steps.extract_settled, "read", steps.extract_settled)     # Dask may preload it twice
+read = getattr(extract.extract_settled, "read", extract.extract_settled)     # Dask may preload it twice
 
 
 def read_then_saved(config, rel, *args, **kwargs):
@@ -130,7 +130,7 @@ def read_then_saved(config, rel, *args, **kwargs):
 
 
 read_then_saved.read = read
-steps.extract_settled = read_then_saved
+extract.extract_settled = read_then_saved
 """
 
 

@@ -6,7 +6,7 @@ process, with the two steps that scale with the files handed to Dask workers, se
 to a task (a task costs the scheduler about as much as extracting a file):
 
 1. before doit runs, the files of every unit that the state does not vouch for go to the
-   cluster; a worker returns their facts (``steps.facts_of_source``).  A local cluster's
+   cluster; a worker returns their facts (``steps.extract.facts_of_source``).  A local cluster's
    workers share this file system: they are sent paths, read the files themselves and say
    what each file's size and time stamp were while they read it.  Other clusters' workers
    are sent the bytes, read here;
@@ -19,7 +19,7 @@ to a task (a task costs the scheduler about as much as extracting a file):
    writing); other workers are sent those of the stale files.  Workers render the pages
    while this process makes the keyword index and folder pages;
 4. ``render:<unit>`` takes the texts rendered from the very key it would render from
-   (``steps.page_key``, which names the templates, settings and code) and writes them
+   (``steps.common.page_key``, which names the templates, settings and code) and writes them
    through ``kwdocs.store.writer``; anything else is rendered here.
 
 Workers never write to the tree, the output folder or the state; they get the rule files
@@ -45,15 +45,16 @@ from typing import Any
 
 from kwdocs.config import Config, ConfigError
 from kwdocs.context import context_for
-from kwdocs.engine import steps
+from kwdocs.engine.steps import common, extract, render, shared
 from kwdocs.engine.workers import collector_paused
 from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages
 from kwdocs.pages.formats import file_page_paths, formats_for
 from kwdocs.pages.render import Renderer, renderer_for
+from kwdocs.sources import ChangedSinceExtracted, Source, page_source, read_head, source_path
 from kwdocs.store import writer as output
 from kwdocs.store.cache import warn
-from kwdocs.store.state import FACTS
+from kwdocs.store.state import FACTS, load_shard
 
 CONNECT_TIMEOUT = 5     # seconds to reach a scheduler before the build gives up (exit 2)
 RETRIES = 2             # Dask's retries of a task that raised; a lost worker's tasks are rescheduled anyway
@@ -283,11 +284,11 @@ def connected(config: Config) -> Iterator[Session]:
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ConfigError([f"'scheduler' ({config.scheduler}): cannot reach it: {reason}"]) from None
         _session = Session(config, client, cluster)
-        steps.remote_facts, steps.remote_pages = facts_of, pages_of
+        extract.remote_facts, render.remote_pages = facts_of, pages_of
         try:
             yield _session
         finally:
-            steps.remote_facts = steps.remote_pages = None
+            extract.remote_facts = render.remote_pages = None
             _session.drop()
             _session = None
             client.close()
@@ -356,13 +357,13 @@ def submit_extractions(session: Session, units: list[list]) -> None:
     sharing this file system, else their bytes (read here, with their stamps)."""
     todo: list[tuple[Config, str, list[str], dict]] = []
     for config, unit, rels in units:
-        previous, kept, _ = steps.vouched_facts(config, unit, rels)
+        previous, kept, _ = extract.vouched_facts(config, unit, rels)
         if len(kept) < len(rels):
             todo.append((config, unit, [rel for rel in rels if rel not in kept], previous))
     function = extract_shared if session.shared else extract_remote
     tasks = Tasks(session, session.facts, function, session.task_files(sum(len(rels) for _, _, rels, _ in todo)))
     for config, unit, rels, previous in todo:
-        sources: dict[str, steps.Source | None] = {}
+        sources: dict[str, Source | None] = {}
         records: dict[str, list] = {}
         for rel in rels:
             before = previous.get(rel)
@@ -379,7 +380,7 @@ def submit_extractions(session: Session, units: list[list]) -> None:
                 if record is not None:
                     records[rel] = record
         if config.cache and sources:    # what a shared cache holds is not sent out
-            held = steps.SharedFacts(config, list(sources)).found
+            held = shared.SharedFacts(config, list(sources)).found
             sources = {rel: source for rel, source in sources.items() if rel not in held}
         if not sources:
             continue
@@ -392,15 +393,15 @@ def submit_extractions(session: Session, units: list[list]) -> None:
     tasks.send()
 
 
-def stamped_read(config: Config, rel: str) -> tuple[steps.Source, list | None]:
+def stamped_read(config: Config, rel: str) -> tuple[Source, list | None]:
     """``read_head`` of a file, and [size, time stamp, SHA-256] of what was read when the file
     held still meanwhile and its stamp is not too recent to tell a later write by (as
-    ``steps.extract_settled`` records them); OSError when it cannot be read."""
-    path = steps.source_path(config, rel)
+    ``steps.extract.extract_settled`` records them); OSError when it cannot be read."""
+    path = source_path(config, rel)
     started = time.time_ns()
     before = output.stamp(path)
-    source = steps.read_head(path, pages.ANALYSE_LIMIT)
-    if before is None or output.stamp(path) != before or before[0] >= started - steps.RACY_NS:
+    source = read_head(path, pages.ANALYSE_LIMIT)
+    if before is None or output.stamp(path) != before or before[0] >= started - extract.RACY_NS:
         return source, None
     return source, [before[1], before[0], source.sha256]
 
@@ -421,12 +422,12 @@ def dispatch(config: Config, units: list[list]) -> dict:
     plans = []
     for _, unit, folder_names, rels in units:
         try:
-            plan = steps.render_plan(config, unit, folder_names, rels)
-        except steps.StateDamaged:
+            plan = render.render_plan(config, unit, folder_names, rels)
+        except common.StateDamaged:
             continue    # ``render:<unit>`` meets it and has the state start over
         todo = plan.todo
         if config.cache and todo:       # what a shared cache holds is not sent out
-            held = steps.SharedPages(config, {rel: plan.keys[rel] for rel in todo}).found
+            held = shared.SharedPages(config, {rel: plan.keys[rel] for rel in todo}).found
             todo = [rel for rel in todo if rel not in held]
         if todo:
             plans.append((unit, folder_names, rels, plan, todo))
@@ -444,7 +445,7 @@ def dispatch(config: Config, units: list[list]) -> dict:
 
 class RemoteFacts:
     """A unit's facts as workers made them, with the stamps of the bytes they were made from,
-    for ``steps.extract_unit``."""
+    for ``steps.extract.extract_unit``."""
 
     def __init__(self, found: dict[str, Facts], records: dict[str, list]) -> None:
         self.found = found
@@ -459,12 +460,12 @@ class RemoteFacts:
         stamp of the bytes they were made from."""
         facts, record = self.found.get(rel), self.records.get(rel)
         if record is None or not self.made_from(facts, rel, record[0], record[2]) \
-                or output.stamp(steps.source_path(config, rel)) != (record[1], record[0]):
+                or output.stamp(source_path(config, rel)) != (record[1], record[0]):
             return None
         self.used += 1
         return facts, record    # type: ignore[return-value]  # made_from checked it is a dict
 
-    def lookup(self, rel: str, source: steps.Source) -> Facts | None:
+    def lookup(self, rel: str, source: Source) -> Facts | None:
         """The facts of ``rel`` if made from exactly these bytes."""
         facts = self.found.get(rel)
         if not self.made_from(facts, rel, source.size, source.sha256):
@@ -508,7 +509,7 @@ def facts_of(config: Config, unit: str) -> RemoteFacts | None:
     if made is None or made[1] is None:
         return None
     key, part = made
-    if key != steps.extraction_key(config):
+    if key != common.extraction_key(config):
         _session.refuse("extraction keys")
         return None
     found, seen = part
@@ -524,7 +525,7 @@ def pages_of(config: Config, unit: str) -> RemotePages | None:
     if made is None or made[1] is None:
         return None
     keys, found = made
-    if keys != steps.file_page_keys(config):
+    if keys != common.file_page_keys(config):
         _session.refuse("render keys")
         return None
     return RemotePages(found)
@@ -572,25 +573,25 @@ def _prime(config: Config, settings: dict[str, Any]) -> None:
                              lazy=True)
         _settled[ident] = (rules, Renderer(templates, None))
     rules, renderer = _settled[ident]
-    made = context_for(config).made     # where ``steps.rules_for`` and ``renderer_for`` keep theirs
-    made[(steps.rules_for.__wrapped__,)] = rules   # type: ignore[attr-defined]  # functools.wraps sets it
+    made = context_for(config).made     # where ``steps.common.rules_for`` and ``renderer_for`` keep theirs
+    made[(common.rules_for.__wrapped__,)] = rules   # type: ignore[attr-defined]  # functools.wraps sets it
     made[(renderer_for.__wrapped__,)] = renderer   # type: ignore[attr-defined]
 
 
 def extract_shared(config: Config, settings: dict[str, Any], payload: Payload
                    ) -> tuple[str, dict[str, tuple[dict[str, Facts], dict[str, list]]]]:
     """On a worker sharing the tree: by unit, the facts of the files named (read here) and the
-    [size, time stamp, SHA-256] each had while read (``steps.extract_settled``); and the
+    [size, time stamp, SHA-256] each had while read (``steps.extract.extract_settled``); and the
     extraction key they were made under."""
     _prime(config, settings)
     units: dict[str, list[str]] = payload.value
     found = {}
     with collector_paused():
-        steps._prefetch_tags(config, [rel for rels in units.values() for rel in rels])
+        extract._prefetch_tags(config, [rel for rels in units.values() for rel in rels])
         for unit, rels in units.items():
             seen: dict[str, list] = {}
-            found[unit] = ({rel: steps.extract_settled(config, rel, None, seen) for rel in rels}, seen)
-    return steps.extraction_key(config), found
+            found[unit] = ({rel: extract.extract_settled(config, rel, None, seen) for rel in rels}, seen)
+    return common.extraction_key(config), found
 
 
 def extract_remote(config: Config, settings: dict[str, Any], payload: Payload
@@ -598,14 +599,14 @@ def extract_remote(config: Config, settings: dict[str, Any], payload: Payload
     """On a worker: by unit, the facts of files sent as ``read_head`` read them; and the
     extraction key they were made under."""
     _prime(config, settings)
-    units: dict[str, dict[str, steps.Source]] = payload.value
+    units: dict[str, dict[str, Source]] = payload.value
     found: dict[str, tuple[dict[str, Facts], dict[str, list]]] = {}
     with collector_paused():
-        steps.prefetch_tags_of(config, {rel: source.head for sources in units.values()
+        extract.prefetch_tags_of(config, {rel: source.head for sources in units.values()
                                         for rel, source in sources.items() if source.size <= pages.ANALYSE_LIMIT})
         for unit, sources in units.items():
-            found[unit] = ({rel: steps.facts_of_source(config, rel, source) for rel, source in sources.items()}, {})
-    return steps.extraction_key(config), found
+            found[unit] = ({rel: extract.facts_of_source(config, rel, source) for rel, source in sources.items()}, {})
+    return common.extraction_key(config), found
 
 
 Rendered = dict[str, tuple[str, dict[str, str]]]    # by file: the key its pages were rendered from, and their texts
@@ -618,21 +619,21 @@ def render_shared(config: Config, settings: dict[str, Any], payload: Payload
     plans them (read, never written: a unit whose facts are missing or of other code is left
     to the build); and the keys of this worker's templates, settings and code."""
     _prime(config, settings)
-    key = steps.extraction_key(config)
+    key = common.extraction_key(config)
     found = {}
     with collector_paused():
         for unit, (folder_names, rels, only) in payload.value.items():
-            shard = steps.load_shard(config, FACTS, unit)
+            shard = load_shard(config, FACTS, unit)
             facts = shard.get("files")
             if shard.get("key") != key or not isinstance(facts, dict) or facts.keys() != set(rels):
                 continue
             try:
-                plan = steps.render_plan(config, unit, folder_names, rels, facts)
-            except steps.StateDamaged:
+                plan = render.render_plan(config, unit, folder_names, rels, facts)
+            except common.StateDamaged:
                 continue
             todo = plan.todo if only is None else sorted(set(plan.todo).intersection(only))
             found[unit] = _rendered(config, _render_inputs(config, facts, plan.links, plan.related, todo))
-    return steps.file_page_keys(config), found
+    return common.file_page_keys(config), found
 
 
 def _render_inputs(config: Config, facts: dict[str, Facts], links: dict[str, dict], related: dict[str, dict],
@@ -642,8 +643,8 @@ def _render_inputs(config: Config, facts: dict[str, Facts], links: dict[str, dic
     items = []
     for rel in todo:
         try:
-            data = steps.page_source(config, facts[rel])
-        except steps.ChangedSinceExtracted:
+            data = page_source(config, facts[rel])
+        except ChangedSinceExtracted:
             continue
         items.append((facts[rel], links.get(rel), related[rel], data))
     return items
@@ -656,17 +657,17 @@ def render_remote(config: Config, settings: dict[str, Any], payload: Payload
     _prime(config, settings)
     with collector_paused():
         found = {unit: _rendered(config, items) for unit, items in payload.value.items()}
-    return steps.file_page_keys(config), found
+    return common.file_page_keys(config), found
 
 
 def _rendered(config: Config, items: list[tuple[Facts, dict | None, dict, bytes | None]]) -> Rendered:
     """Each file's pages, with the key they were rendered from."""
-    keys = steps.file_page_keys(config)
+    keys = common.file_page_keys(config)
     renderer = renderer_for(config)
-    mask = steps.rules_for(config).mask_secrets
+    mask = common.rules_for(config).mask_secrets
     found = {}
     for facts, links, related, data in items:
         view = pages.source_view(config, facts, data, mask)
-        found[facts["path"]] = (steps.page_key(facts, links, related, keys),
+        found[facts["path"]] = (common.page_key(facts, links, related, keys),
                                 pages.file_pages(config, renderer, facts, links, related, view, formats_for(config)))
     return found
