@@ -19,12 +19,7 @@ from kwdocs.rules.ruleset import RuleSet
 from kwdocs.sources import Source
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
-from kwdocs.store.state import (
-    FACTS,
-    load_shard,
-    mark_damaged,
-    shard_path,
-)
+from kwdocs.store.state import FACTS, load_shard, mark_damaged, shard_path
 
 StateDamaged = output.StateDamaged
 

@@ -250,8 +250,8 @@ def vouched_facts(config: Config, unit: str, rels: list[str]) -> tuple[dict[str,
 
 
 # What Dask workers made, while a build runs on a cluster: ``kwdocs.engine.cluster`` lends its
-# ``facts_of`` and ``pages_of`` here for a session's duration (it is built on the steps, so
-# they never import it)
+# ``facts_of`` here (and its ``pages_of`` to ``render``) for a session's duration (it is built
+# on the steps, so they never import it)
 remote_facts: Callable[[Config, str], Any] | None = None
 
 

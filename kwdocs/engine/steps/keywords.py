@@ -20,14 +20,7 @@ from kwdocs.pages import compose as pages, keywords, layout
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
-from kwdocs.store.state import (
-    KEYWORD_ENTRIES,
-    KEYWORDS_META,
-    keyword_rows,
-    keyword_table,
-    load_shard,
-    save_shard,
-)
+from kwdocs.store.state import KEYWORD_ENTRIES, KEYWORDS_META, keyword_rows, keyword_table, load_shard, save_shard
 
 
 def owned_keyword_page(page: str) -> bool:

@@ -120,7 +120,7 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
     """The whole tree linked: each unit's [links, importance, link requests] (``units``), and
     which files each unit's anchors were looked for in (``anchored``, as the link meta keeps it)."""
     from kwdocs.extract.cmake import installed_files
-    from kwdocs.extract.links import definition_links, name_uses, reexports, resolve_links
+    from kwdocs.extract.links import definition_links, indirect_test_users, name_uses, reexports, resolve_links
 
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     unit_of = {rel: unit for unit, entry in inputs.items() for rel in entry}
@@ -152,7 +152,7 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
             if rel in places:
                 links["uses"] = places[rel]
             links["test_users"] = [user for user in links["used_by"] if user in tests]
-            links["indirect_test_users"] = _indirect_tests(rel, resolved, tests, set(links["test_users"]))
+            links["indirect_test_users"] = indirect_test_users(rel, resolved, tests, set(links["test_users"]))
             links["anchors"] = _anchors(links, flat[rel], lambda path: flat.get(path, {}).get("defines", {}),
                                         lambda path: resolved.get(path, {}).get("deps", []), unit, unit_of, anchored,
                                         follows)
@@ -181,7 +181,7 @@ def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str,
     from the ``moved`` units' files, looked for again; the units whose link shards changed.
     None when a name is now found in another file than before (or in none, or now in one):
     then where each definition is used changes too, and the whole tree is linked again."""
-    from kwdocs.extract.links import chain_definition
+    from kwdocs.extract.links import chain_definition, definer
 
     defs_of: dict[str, dict[str, dict]] = {}
 
@@ -207,15 +207,10 @@ def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str,
                 if importer_unit not in links_of:
                     links_of[importer_unit] = load_shard(config, LINKS, importer_unit, strict=True).get("files", {})
                 before = links_of[importer_unit].get(importer, {}).get("names", {}).get(bound)
-                if not isinstance(before, list) or len(before) != 2 or _definer(before) != _definer(found):
+                if not isinstance(before, list) or len(before) != 2 or definer(before) != definer(found):
                     return None
                 before[1] = found[1]
     return [unit for unit, files in links_of.items() if save_shard(config, LINKS, unit, {"files": files})]
-
-
-def _definer(found: list) -> str | None:
-    """The file that defines a name as ``chain_definition`` found it (None: none does)."""
-    return found[0] if found[1] is not None else None
 
 
 def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
@@ -279,25 +274,3 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
             links["anchors"] = definition_anchors(links.get("deps", []), unit_inputs(unit).get(rel, {}).get("uses", []),
                                                   defines_of, deps_of, set(), follows)
     return [unit for unit in sorted(affected) if save_shard(config, LINKS, unit, {"files": unit_links(unit)})]
-
-
-def _indirect_tests(rel: str, resolved: dict[str, dict], tests: set[str], direct: set[str]) -> list[list[str]]:
-    """``[test, package]`` for the tests that reach ``rel`` only through packages re-exporting
-    it (a test imports ``pkg``, whose ``__init__.py`` imports ``pkg/core.py``), sorted."""
-    from kwdocs.extract.links import REEXPORT_DEPTH
-    found: dict[str, str] = {}
-    seen = {rel}
-    packages = [user for user in resolved.get(rel, {}).get("used_by", []) if user.endswith("__init__.py")]
-    for _ in range(REEXPORT_DEPTH):
-        following = []
-        for package in packages:
-            if package in seen:
-                continue
-            seen.add(package)
-            for user in resolved.get(package, {}).get("used_by", []):
-                if user in tests and user not in direct and user != rel:
-                    found.setdefault(user, package)
-                elif user.endswith("__init__.py"):
-                    following.append(user)
-        packages = following
-    return [[test, package] for test, package in sorted(found.items())]

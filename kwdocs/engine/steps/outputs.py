@@ -9,10 +9,7 @@ from kwdocs.engine.steps.common import digest, file_page_keys, render_key
 from kwdocs.engine.steps.keywords import owned_keyword_page
 from kwdocs.pages import compose as pages, layout
 from kwdocs.store import writer as output
-from kwdocs.store.state import (
-    SEEN,
-    written_pages,
-)
+from kwdocs.store.state import SEEN, written_pages
 
 SHA256_HEX = 64
 

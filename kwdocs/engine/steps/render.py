@@ -15,13 +15,10 @@ from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.sources import ChangedSinceExtracted, page_source
 from kwdocs.store import writer as output
-from kwdocs.store.state import (
-    LINKS,
-    PAGES,
-    load_shard,
-    save_shard,
-)
+from kwdocs.store.state import LINKS, PAGES, load_shard, save_shard
 
+# What Dask workers rendered, while a build runs on a cluster: ``kwdocs.engine.cluster`` lends its
+# ``pages_of`` here for a session's duration, as it lends ``facts_of`` to ``extract``
 remote_pages: Callable[[Config, str], Any] | None = None
 
 

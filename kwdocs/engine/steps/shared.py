@@ -17,11 +17,7 @@ from kwdocs.pages.formats import file_page_paths
 from kwdocs.sources import Source, source_path
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
-from kwdocs.store.state import (
-    IMPORTANCE,
-    LINK_REQUESTS,
-    LINKS,
-)
+from kwdocs.store.state import IMPORTANCE, LINK_REQUESTS, LINKS
 
 
 class SharedFacts:
