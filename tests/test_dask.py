@@ -258,7 +258,7 @@ def test_workers_that_cannot_run_kwdocs_leave_the_work_to_the_build(tmp_path):
     src = tmp_path / "src"
     make_tree(src, folders=3, files=3)
     assert run_build(src, tmp_path / "local", "-q").returncode == 0
-    (tmp_path / "no_kwdocs.py").write_text('import sys\n\nsys.modules["kwdocs.engine.cluster"] = None\n')
+    (tmp_path / "no_kwdocs.py").write_text('import sys\n\nsys.modules["kwdocs"] = None\n')
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     processes = [listening_scheduler(port)]
