@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs.engine import steps as build, stat_checker as checker
 from kwdocs.config import load_config
+from kwdocs.engine import stat_checker as checker
+from kwdocs.engine.steps import extract
+from kwdocs.store.state import FACTS, load_shard
 
 
 def touched(path: Path) -> os.stat_result:
@@ -59,17 +61,18 @@ def test_a_touched_file_is_read_again_but_not_extracted_again(tmp_path: Path, mo
     (src / "b.py").write_text("def beta():\n    pass\n")
     config = load_config(src, None, {"output": str(tmp_path / "out")})
     rels = ["a.py", "b.py"]
-    assert build.extract_unit(config, "", rels, []) == {"files": 2, "extracted": 2}
-    first = build.load_shard(config, build.FACTS, "")
+    assert extract.extract_unit(config, "", rels, []) == {"files": 2, "extracted": 2}
+    first = load_shard(config, FACTS, "")
 
     extracted: list[str] = []
-    real = build.extract_bytes
-    monkeypatch.setattr(build, "extract_bytes", lambda rel, data, *mask: extracted.append(rel) or real(rel, data, *mask))
+    real = extract.extract_bytes
+    monkeypatch.setattr(extract, "extract_bytes",
+                        lambda rel, data, *mask: extracted.append(rel) or real(rel, data, *mask))
     touched(src / "a.py")
     (src / "b.py").write_text("def gamma():\n    pass\n")
     changed = [str(src / "a.py"), str(src / "b.py")]
-    assert build.extract_unit(config, "", rels, changed) == {"files": 2, "extracted": 1}
+    assert extract.extract_unit(config, "", rels, changed) == {"files": 2, "extracted": 1}
     assert extracted == ["b.py"]
-    second = build.load_shard(config, build.FACTS, "")
+    second = load_shard(config, FACTS, "")
     assert second["files"]["a.py"] == first["files"]["a.py"]
     assert [s["name"] for s in second["files"]["b.py"]["symbols"]] == ["gamma"]

@@ -115,9 +115,9 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
 EDIT_AFTER_READ = """\
 import os
 
-from kwdocs.engine import steps
+from kwdocs.engine.steps import extract
 
-read = getattr(steps.extract_settled, "read", steps.extract_settled)     # Dask may preload it twice
+read = getattr(extract.extract_settled, "read", extract.extract_settled)     # Dask may preload it twice
 
 
 def read_then_saved(config, rel, *args, **kwargs):
@@ -130,7 +130,7 @@ def read_then_saved(config, rel, *args, **kwargs):
 
 
 read_then_saved.read = read
-steps.extract_settled = read_then_saved
+extract.extract_settled = read_then_saved
 """
 
 
@@ -258,7 +258,7 @@ def test_workers_that_cannot_run_kwdocs_leave_the_work_to_the_build(tmp_path):
     src = tmp_path / "src"
     make_tree(src, folders=3, files=3)
     assert run_build(src, tmp_path / "local", "-q").returncode == 0
-    (tmp_path / "no_kwdocs.py").write_text('import sys\n\nsys.modules["kwdocs.engine.cluster"] = None\n')
+    (tmp_path / "no_kwdocs.py").write_text('import sys\n\nsys.modules["kwdocs"] = None\n')
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     processes = [listening_scheduler(port)]

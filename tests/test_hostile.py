@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-import kwdocs.engine.steps
+import kwdocs.sources
 import kwdocs.engine.incremental
 from kwdocs.cli import main
 from tests.output_checks import broken_links, pages, run_build, temporaries, tree_state
@@ -285,7 +285,7 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
     for name in ("steady.py", "deleted.py", "replaced_by_pipe.py", "rewritten.py",
                  "deleted_before_check.py", "pipe_before_check.py"):
         _put(src / name, FUNCTION.format(name=name.removesuffix(".py")).encode())
-    real_read, real_head, real_scan = (kwdocs.engine.steps.read_source, kwdocs.engine.steps.read_head,
+    real_read, real_head, real_scan = (kwdocs.sources.read_source, kwdocs.sources.read_head,
                                        kwdocs.engine.incremental.scan)
     done: set[str] = set()
 
@@ -320,8 +320,8 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
         os.mkfifo(src / "pipe_before_check.py")
         return scanned
 
-    monkeypatch.setattr(kwdocs.engine.steps, "read_source", read_source)
-    monkeypatch.setattr(kwdocs.engine.steps, "read_head", read_head)
+    monkeypatch.setattr(kwdocs.sources, "read_source", read_source)
+    monkeypatch.setattr(kwdocs.sources, "read_head", read_head)
     monkeypatch.setattr(kwdocs.engine.incremental, "scan", scan)
     code, problems = build_in_process(src, out, capsys)
     assert code == 0

@@ -348,7 +348,7 @@ def test_a_source_changed_between_extracting_and_rendering_never_leaves_a_stale_
     """Issue 31: a checkout while a build runs, between its extract step and its render step (link
     runs between them), then back to the content extracted: the page must not keep the other
     content, and ``check`` must say so the same with and without the state."""
-    from kwdocs.engine import steps
+    from kwdocs.engine.steps import link as link_step
 
     out = tmp_path / "inc"
 
@@ -360,7 +360,7 @@ def test_a_source_changed_between_extracting_and_rendering_never_leaves_a_stale_
     master = circle.read_text()
     branch = master + "\n\ndef only_on_the_branch():\n    return 3\n"
     circle.write_text(branch)
-    link = steps.link_tree
+    link = link_step.link_tree
 
     @functools.wraps(link)      # doit passes ``changed`` by the signature
     def checkout_while_linking(*args, **kwargs):
@@ -371,7 +371,7 @@ def test_a_source_changed_between_extracting_and_rendering_never_leaves_a_stale_
         return link(*args, **kwargs)
 
     with monkeypatch.context() as patch:
-        patch.setattr(steps, "link_tree", checkout_while_linking)
+        patch.setattr(link_step, "link_tree", checkout_while_linking)
         assert build() == 0
     circle.write_text(branch)       # back to the content the build extracted
     assert build() == 0
@@ -388,7 +388,7 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     renders again the rows of the files it changed and reads no other unit's summary rows,
     and the pages still equal a cold build's, through edits, damaged kept rows, a file added
     and a file removed, and the folder shrinking back to one unit."""
-    from kwdocs.engine import steps as build
+    from kwdocs.engine.steps import assemble
     from kwdocs.pages import model
     from kwdocs.store import state
 
@@ -404,8 +404,8 @@ def test_large_folder_index_keeps_its_rows_and_equals_a_cold_build(golden_tree, 
     monkeypatch.setattr(model, "file_row_model", lambda name, inputs: rendered.append(name) or real_row_model(
         name, inputs))
     rows_read: list[str] = []
-    real_stored_rows = build._stored_rows
-    monkeypatch.setattr(build, "_stored_rows", lambda config, unit: rows_read.append(unit) or real_stored_rows(
+    real_stored_rows = assemble._stored_rows
+    monkeypatch.setattr(assemble, "_stored_rows", lambda config, unit: rows_read.append(unit) or real_stored_rows(
         config, unit))
 
     def same_as_cold() -> None:
@@ -511,7 +511,7 @@ def test_a_namespace_that_many_files_open_is_listed_once(tmp_path):
 def test_a_build_runs_single_steps_before_rendering_and_a_rebuild_renders_first(built, monkeypatch):
     """On several cores the keyword and folder steps run beside the rendering of file pages; after
     a save, the saved file's own pages are what its user waits for, so they are rendered first."""
-    from kwdocs.engine import steps
+    from kwdocs.engine.steps import assemble, extract, keywords, link, prune, render
 
     tree, out, build = built
     ran: list[str] = []
@@ -522,8 +522,9 @@ def test_a_build_runs_single_steps_before_rendering_and_a_rebuild_renders_first(
             return step(*args, **kwargs)
         return run
 
-    for name in ("extract_unit", "link_tree", "render_unit", "index_keywords", "assemble", "prune"):
-        monkeypatch.setattr(steps, name, noted(getattr(steps, name)))
+    for module, name in ((extract, "extract_unit"), (link, "link_tree"), (render, "render_unit"),
+                         (keywords, "index_keywords"), (assemble, "assemble"), (prune, "prune")):
+        monkeypatch.setattr(module, name, noted(getattr(module, name)))
 
     def order() -> list[str]:
         seen = list(dict.fromkeys(ran))

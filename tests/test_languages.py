@@ -199,7 +199,7 @@ def test_makefile_targets_variables_macros_and_includes():
 
 
 def test_grammars_are_imported_only_when_a_file_of_their_language_is_extracted():
-    code = ("import sys, kwdocs.cli, kwdocs.engine.steps\n"
+    code = ("import sys, kwdocs.cli, kwdocs.engine.tasks\n"
             "before = sorted(m for m in sys.modules if m.startswith('tree_sitter_') and '.' not in m)\n"
             "from kwdocs.extract import extract_bytes\n"
             "extract_bytes('a.go', b'package a\\nfunc F() {}\\n')\n"

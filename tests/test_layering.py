@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "kwdocs"
 
 
 def module_name(path: Path) -> str:
-    """``kwdocs/engine/steps.py`` -> ``kwdocs.engine.steps``; a package's ``__init__`` is the package."""
+    """``kwdocs/engine/tasks.py`` -> ``kwdocs.engine.tasks``; a package's ``__init__`` is the package."""
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

@@ -6,7 +6,7 @@ process, with the two steps that scale with the files handed to Dask workers, se
 to a task (a task costs the scheduler about as much as extracting a file):
 
 1. before doit runs, the files of every unit that the state does not vouch for go to the
-   cluster; a worker returns their facts (``steps.facts_of_source``).  A local cluster's
+   cluster; a worker returns their facts (``steps.extract.facts_of_source``).  A local cluster's
    workers share this file system: they are sent paths, read the files themselves and say
    what each file's size and time stamp were while they read it.  Other clusters' workers
    are sent the bytes, read here;
@@ -19,7 +19,7 @@ to a task (a task costs the scheduler about as much as extracting a file):
    writing); other workers are sent those of the stale files.  Workers render the pages
    while this process makes the keyword index and folder pages;
 4. ``render:<unit>`` takes the texts rendered from the very key it would render from
-   (``steps.page_key``, which names the templates, settings and code) and writes them
+   (``steps.common.page_key``, which names the templates, settings and code) and writes them
    through ``kwdocs.store.writer``; anything else is rendered here.
 
 Workers never write to the tree, the output folder or the state; they get the rule files
@@ -32,10 +32,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
 import logging
 import os
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -44,16 +42,22 @@ from pathlib import Path
 from typing import Any
 
 from kwdocs.config import Config, ConfigError
-from kwdocs.context import context_for
-from kwdocs.engine import steps
-from kwdocs.engine.workers import collector_paused
+from kwdocs.engine.cluster_worker import (
+    Payload,
+    extract_remote,
+    extract_shared,
+    render_inputs,
+    render_remote,
+    render_shared,
+    shipped_settings,
+)
+from kwdocs.engine.steps import common, extract, render, shared
 from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages
-from kwdocs.pages.formats import file_page_paths, formats_for
-from kwdocs.pages.render import Renderer, renderer_for
+from kwdocs.pages.formats import file_page_paths
+from kwdocs.sources import Source, read_head, source_path
 from kwdocs.store import writer as output
 from kwdocs.store.cache import warn
-from kwdocs.store.state import FACTS
 
 CONNECT_TIMEOUT = 5     # seconds to reach a scheduler before the build gives up (exit 2)
 RETRIES = 2             # Dask's retries of a task that raised; a lost worker's tasks are rescheduled anyway
@@ -63,19 +67,6 @@ TASK_FILES_FEWEST = 8
 TASK_BYTES = 4 << 20    # most source bytes sent in one task (to a cluster that does not share this file system)
 TASKS_PER_SLOT = 4      # at least this many tasks per worker thread: none idles while another has a long queue
 _FAILED = (Exception, asyncio.CancelledError, concurrent.futures.CancelledError)
-
-
-class Payload:
-    """A task's argument, handed to Dask whole: Dask looks into lists and dicts for futures
-    to wait on, which for thousands of facts costs more than sending them."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __reduce__(self) -> tuple[type[Payload], tuple[Any]]:
-        return Payload, (self.value,)
 
 
 class Work:
@@ -283,11 +274,11 @@ def connected(config: Config) -> Iterator[Session]:
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ConfigError([f"'scheduler' ({config.scheduler}): cannot reach it: {reason}"]) from None
         _session = Session(config, client, cluster)
-        steps.remote_facts, steps.remote_pages = facts_of, pages_of
+        extract.remote_facts, render.remote_pages = facts_of, pages_of
         try:
             yield _session
         finally:
-            steps.remote_facts = steps.remote_pages = None
+            extract.remote_facts = render.remote_pages = None
             _session.drop()
             _session = None
             client.close()
@@ -330,7 +321,7 @@ def _start_forkserver() -> None:
             os.environ.pop("PYTHONSAFEPATH", None)
 
 
-def run_doit(tasks: dict, config: Config, run: Callable[[dict, int, Config], int]) -> int:
+def run_on_cluster(tasks: dict, config: Config, run: Callable[[dict, int, Config], int]) -> int:
     """doit over the namespace in this process, with extraction and rendering on the cluster;
     ``run`` is the runner's ``run_doit`` (the runner calls this, so it is handed in)."""
     session = _session
@@ -356,13 +347,13 @@ def submit_extractions(session: Session, units: list[list]) -> None:
     sharing this file system, else their bytes (read here, with their stamps)."""
     todo: list[tuple[Config, str, list[str], dict]] = []
     for config, unit, rels in units:
-        previous, kept, _ = steps.vouched_facts(config, unit, rels)
+        previous, kept, _ = extract.vouched_facts(config, unit, rels)
         if len(kept) < len(rels):
             todo.append((config, unit, [rel for rel in rels if rel not in kept], previous))
     function = extract_shared if session.shared else extract_remote
     tasks = Tasks(session, session.facts, function, session.task_files(sum(len(rels) for _, _, rels, _ in todo)))
     for config, unit, rels, previous in todo:
-        sources: dict[str, steps.Source | None] = {}
+        sources: dict[str, Source | None] = {}
         records: dict[str, list] = {}
         for rel in rels:
             before = previous.get(rel)
@@ -379,7 +370,7 @@ def submit_extractions(session: Session, units: list[list]) -> None:
                 if record is not None:
                     records[rel] = record
         if config.cache and sources:    # what a shared cache holds is not sent out
-            held = steps.SharedFacts(config, list(sources)).found
+            held = shared.SharedFacts(config, list(sources)).found
             sources = {rel: source for rel, source in sources.items() if rel not in held}
         if not sources:
             continue
@@ -392,15 +383,15 @@ def submit_extractions(session: Session, units: list[list]) -> None:
     tasks.send()
 
 
-def stamped_read(config: Config, rel: str) -> tuple[steps.Source, list | None]:
+def stamped_read(config: Config, rel: str) -> tuple[Source, list | None]:
     """``read_head`` of a file, and [size, time stamp, SHA-256] of what was read when the file
     held still meanwhile and its stamp is not too recent to tell a later write by (as
-    ``steps.extract_settled`` records them); OSError when it cannot be read."""
-    path = steps.source_path(config, rel)
+    ``steps.extract.extract_settled`` records them); OSError when it cannot be read."""
+    path = source_path(config, rel)
     started = time.time_ns()
     before = output.stamp(path)
-    source = steps.read_head(path, pages.ANALYSE_LIMIT)
-    if before is None or output.stamp(path) != before or before[0] >= started - steps.RACY_NS:
+    source = read_head(path, pages.ANALYSE_LIMIT)
+    if before is None or output.stamp(path) != before or before[0] >= started - extract.RACY_NS:
         return source, None
     return source, [before[1], before[0], source.sha256]
 
@@ -421,12 +412,12 @@ def dispatch(config: Config, units: list[list]) -> dict:
     plans = []
     for _, unit, folder_names, rels in units:
         try:
-            plan = steps.render_plan(config, unit, folder_names, rels)
-        except steps.StateDamaged:
+            plan = render.render_plan(config, unit, folder_names, rels)
+        except common.StateDamaged:
             continue    # ``render:<unit>`` meets it and has the state start over
         todo = plan.todo
         if config.cache and todo:       # what a shared cache holds is not sent out
-            held = steps.SharedPages(config, {rel: plan.keys[rel] for rel in todo}).found
+            held = shared.SharedPages(config, {rel: plan.keys[rel] for rel in todo}).found
             todo = [rel for rel in todo if rel not in held]
         if todo:
             plans.append((unit, folder_names, rels, plan, todo))
@@ -436,7 +427,7 @@ def dispatch(config: Config, units: list[list]) -> dict:
         if session.shared:
             tasks.add(unit, (folder_names, rels, todo), len(todo))
             continue
-        items = _render_inputs(config, plan.facts, plan.links, plan.related, todo)
+        items = render_inputs(config, plan.facts, plan.links, plan.related, todo)
         tasks.add(unit, items, len(items), sum(len(item[3] or b"") for item in items))
     tasks.send()
     return {}
@@ -444,7 +435,7 @@ def dispatch(config: Config, units: list[list]) -> dict:
 
 class RemoteFacts:
     """A unit's facts as workers made them, with the stamps of the bytes they were made from,
-    for ``steps.extract_unit``."""
+    for ``steps.extract.extract_unit``."""
 
     def __init__(self, found: dict[str, Facts], records: dict[str, list]) -> None:
         self.found = found
@@ -459,12 +450,12 @@ class RemoteFacts:
         stamp of the bytes they were made from."""
         facts, record = self.found.get(rel), self.records.get(rel)
         if record is None or not self.made_from(facts, rel, record[0], record[2]) \
-                or output.stamp(steps.source_path(config, rel)) != (record[1], record[0]):
+                or output.stamp(source_path(config, rel)) != (record[1], record[0]):
             return None
         self.used += 1
         return facts, record    # type: ignore[return-value]  # made_from checked it is a dict
 
-    def lookup(self, rel: str, source: steps.Source) -> Facts | None:
+    def lookup(self, rel: str, source: Source) -> Facts | None:
         """The facts of ``rel`` if made from exactly these bytes."""
         facts = self.found.get(rel)
         if not self.made_from(facts, rel, source.size, source.sha256):
@@ -508,7 +499,7 @@ def facts_of(config: Config, unit: str) -> RemoteFacts | None:
     if made is None or made[1] is None:
         return None
     key, part = made
-    if key != steps.extraction_key(config):
+    if key != common.extraction_key(config):
         _session.refuse("extraction keys")
         return None
     found, seen = part
@@ -524,149 +515,7 @@ def pages_of(config: Config, unit: str) -> RemotePages | None:
     if made is None or made[1] is None:
         return None
     keys, found = made
-    if keys != steps.file_page_keys(config):
+    if keys != common.file_page_keys(config):
         _session.refuse("render keys")
         return None
     return RemotePages(found)
-
-
-def shipped_settings(config: Config) -> dict[str, Any]:
-    """What workers need of this machine's files besides the sources: the extra rule files and
-    the template folder, by content."""
-    templates: dict[str, bytes] = {}
-    if config.templates is not None:
-        for path in sorted(config.templates.rglob("*")):
-            if path.is_file():
-                templates[path.relative_to(config.templates).as_posix()] = path.read_bytes()
-    return {"rules": [path.read_bytes() for path in config.rules], "templates": templates}
-
-
-# ---------------------------------------------------------------- a worker's side
-
-_settled: dict[tuple[Config, str], tuple[Any, Renderer]] = {}
-_folders: list[tempfile.TemporaryDirectory] = []
-
-
-def _prime(config: Config, settings: dict[str, Any]) -> None:
-    """This worker's rules and renderer for ``config``, made from the files sent with it (the
-    paths in ``config`` are the coordinator's) and never caching anything in an output folder."""
-    from kwdocs.rules.ruleset import RuleSet
-
-    ident = (config, hashlib.sha256(repr(sorted(settings["templates"].items())).encode()
-                                    + b"".join(settings["rules"])).hexdigest())
-    if ident not in _settled:
-        folder = tempfile.TemporaryDirectory(prefix="kwdocs-worker-")
-        _folders.append(folder)
-        root = Path(folder.name)
-        rule_files = []
-        for index, data in enumerate(settings["rules"]):
-            rule_files.append(root / f"rules-{index}.toml")
-            rule_files[-1].write_bytes(data)
-        templates = None
-        if settings["templates"]:
-            templates = root / "templates"
-            for name, data in settings["templates"].items():
-                (templates / name).parent.mkdir(parents=True, exist_ok=True)
-                (templates / name).write_bytes(data)
-        rules = RuleSet.load(extra_files=rule_files, replace=config.replace_rules, project=config.project_name,
-                             lazy=True)
-        _settled[ident] = (rules, Renderer(templates, None))
-    rules, renderer = _settled[ident]
-    made = context_for(config).made     # where ``steps.rules_for`` and ``renderer_for`` keep theirs
-    made[(steps.rules_for.__wrapped__,)] = rules   # type: ignore[attr-defined]  # functools.wraps sets it
-    made[(renderer_for.__wrapped__,)] = renderer   # type: ignore[attr-defined]
-
-
-def extract_shared(config: Config, settings: dict[str, Any], payload: Payload
-                   ) -> tuple[str, dict[str, tuple[dict[str, Facts], dict[str, list]]]]:
-    """On a worker sharing the tree: by unit, the facts of the files named (read here) and the
-    [size, time stamp, SHA-256] each had while read (``steps.extract_settled``); and the
-    extraction key they were made under."""
-    _prime(config, settings)
-    units: dict[str, list[str]] = payload.value
-    found = {}
-    with collector_paused():
-        steps._prefetch_tags(config, [rel for rels in units.values() for rel in rels])
-        for unit, rels in units.items():
-            seen: dict[str, list] = {}
-            found[unit] = ({rel: steps.extract_settled(config, rel, None, seen) for rel in rels}, seen)
-    return steps.extraction_key(config), found
-
-
-def extract_remote(config: Config, settings: dict[str, Any], payload: Payload
-                   ) -> tuple[str, dict[str, tuple[dict[str, Facts], dict[str, list]]]]:
-    """On a worker: by unit, the facts of files sent as ``read_head`` read them; and the
-    extraction key they were made under."""
-    _prime(config, settings)
-    units: dict[str, dict[str, steps.Source]] = payload.value
-    found: dict[str, tuple[dict[str, Facts], dict[str, list]]] = {}
-    with collector_paused():
-        steps.prefetch_tags_of(config, {rel: source.head for sources in units.values()
-                                        for rel, source in sources.items() if source.size <= pages.ANALYSE_LIMIT})
-        for unit, sources in units.items():
-            found[unit] = ({rel: steps.facts_of_source(config, rel, source) for rel, source in sources.items()}, {})
-    return steps.extraction_key(config), found
-
-
-Rendered = dict[str, tuple[str, dict[str, str]]]    # by file: the key its pages were rendered from, and their texts
-
-
-def render_shared(config: Config, settings: dict[str, Any], payload: Payload
-                  ) -> tuple[list[str], dict[str, Rendered]]:
-    """On a worker sharing the tree and the output folder: by unit, the pages of its files whose
-    pages are stale (of those named, when named), planned from the state as ``render:<unit>``
-    plans them (read, never written: a unit whose facts are missing or of other code is left
-    to the build); and the keys of this worker's templates, settings and code."""
-    _prime(config, settings)
-    key = steps.extraction_key(config)
-    found = {}
-    with collector_paused():
-        for unit, (folder_names, rels, only) in payload.value.items():
-            shard = steps.load_shard(config, FACTS, unit)
-            facts = shard.get("files")
-            if shard.get("key") != key or not isinstance(facts, dict) or facts.keys() != set(rels):
-                continue
-            try:
-                plan = steps.render_plan(config, unit, folder_names, rels, facts)
-            except steps.StateDamaged:
-                continue
-            todo = plan.todo if only is None else sorted(set(plan.todo).intersection(only))
-            found[unit] = _rendered(config, _render_inputs(config, facts, plan.links, plan.related, todo))
-    return steps.file_page_keys(config), found
-
-
-def _render_inputs(config: Config, facts: dict[str, Facts], links: dict[str, dict], related: dict[str, dict],
-                   todo: list[str]) -> list[tuple[Facts, dict | None, dict, bytes | None]]:
-    """What rendering each file in ``todo`` takes, of the files that still hold the bytes their
-    facts were made from (``render_unit`` leaves the others' pages to the next build)."""
-    items = []
-    for rel in todo:
-        try:
-            data = steps.page_source(config, facts[rel])
-        except steps.ChangedSinceExtracted:
-            continue
-        items.append((facts[rel], links.get(rel), related[rel], data))
-    return items
-
-
-def render_remote(config: Config, settings: dict[str, Any], payload: Payload
-                  ) -> tuple[list[str], dict[str, Rendered]]:
-    """On a worker: by unit, each file's pages from its facts, links, related files and source;
-    and the keys of this worker's templates, settings and code."""
-    _prime(config, settings)
-    with collector_paused():
-        found = {unit: _rendered(config, items) for unit, items in payload.value.items()}
-    return steps.file_page_keys(config), found
-
-
-def _rendered(config: Config, items: list[tuple[Facts, dict | None, dict, bytes | None]]) -> Rendered:
-    """Each file's pages, with the key they were rendered from."""
-    keys = steps.file_page_keys(config)
-    renderer = renderer_for(config)
-    mask = steps.rules_for(config).mask_secrets
-    found = {}
-    for facts, links, related, data in items:
-        view = pages.source_view(config, facts, data, mask)
-        found[facts["path"]] = (steps.page_key(facts, links, related, keys),
-                                pages.file_pages(config, renderer, facts, links, related, view, formats_for(config)))
-    return found

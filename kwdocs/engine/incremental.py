@@ -356,7 +356,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
         vouch(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
         if config.cache and not config.html:    # the pages' hashes, for ``kwdocs check`` on a fresh clone
-            from kwdocs.engine.steps import share_outputs
+            from kwdocs.engine.steps.outputs import share_outputs
             share_outputs(config, {source.rel: (source.size, source.mtime_ns) for source in scanned.files},
                           scanned.problems)
     return _restored_after(config, current, scanned, code, by_hand, quiet, stream, counts)

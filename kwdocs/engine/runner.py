@@ -64,7 +64,7 @@ def _run_tasks(tasks: dict, jobs: int, config: Config) -> int:
     if config.scheduler:
         from kwdocs.engine import cluster
         if cluster.active(config):
-            return cluster.run_doit(tasks, config, run_doit)
+            return cluster.run_on_cluster(tasks, config, run_doit)
     return run_doit(tasks, jobs, config)
 
 

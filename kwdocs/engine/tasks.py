@@ -17,13 +17,22 @@ from typing import Any
 from doit.exceptions import TaskError
 from doit.tools import config_changed
 
+from kwdocs import sources
 from kwdocs.config import Config
-from kwdocs.engine import steps as build
 from kwdocs.engine.stat_checker import checker_for
+from kwdocs.engine.steps import (
+    assemble as assemble_step,
+    common,
+    extract as extract_step,
+    keywords as keywords_step,
+    link as link_step,
+    prune as prune_step,
+    render as render_step,
+)
 from kwdocs.mistakes import describe
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.store.snapshot import code_fingerprint
-from kwdocs.store.state import DOIT_DB, FACTS, LINKS, shard_path
+from kwdocs.store.state import DOIT_DB, FACTS, IMPORTANCE, LINKS, shard_path, units_of
 
 # The order in which doit takes up the tasks that are ready.  A build puts the single-task
 # steps first, so that on several cores they run beside the many render tasks rather than
@@ -72,10 +81,10 @@ def task_name(unit: str) -> str:
 
 def rendered_all(task, values: dict) -> bool:
     """doit's ``uptodate`` of a render task: not after a run that left pages unwritten because
-    their sources changed after extraction (``steps.UNSETTLED``), whose facts shard may be the
+    their sources changed after extraction (``steps.render.UNSETTLED``), whose facts shard may be the
     same once a file is back to the content extracted.  doit passes ``task`` and ``values``
     by these names."""
-    return not values.get(build.UNSETTLED)
+    return not values.get(render_step.UNSETTLED)
 
 
 def task_order(config: Config, rebuild: bool = False) -> list[str]:
@@ -104,7 +113,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     wanted = only or (lambda kind, unit: True)
     by_folder = scanned.by_folder()
     folder_names = {folder: [f.rel.rpartition("/")[2] for f in files] for folder, files in by_folder.items()}
-    folder_units = {folder: build.units_of(folder, names) for folder, names in folder_names.items()}
+    folder_units = {folder: units_of(folder, names) for folder, names in folder_names.items()}
     units: dict[str, tuple[str, list[str]]] = {}
     for folder, split in folder_units.items():
         if len(split) == 1:     # the folder is its own unit: its files in scan order
@@ -117,15 +126,15 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_extract():
         """Extract facts (definitions, imports, findings) from the files that changed."""
-        key = build.extraction_key(config)
-        extract = Guarded(build.extract_unit)
+        key = common.extraction_key(config)
+        extract = Guarded(extract_step.extract_unit)
         for unit, (_, rels) in units.items():
             if not wanted("extract", unit):
                 continue
             yield {
                 "name": task_name(unit),
                 "actions": [(extract, [config, unit, rels])],
-                "file_dep": [build.source_path(config, rel) for rel in rels],
+                "file_dep": [sources.source_path(config, rel) for rel in rels],
                 "targets": [shard_path(config, FACTS, unit)],
                 "uptodate": [config_changed(key)],
                 "verbosity": 0,
@@ -134,9 +143,9 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_link():
         """Resolve imports and includes across the tree (who uses whom)."""
         return {
-            "actions": [(Guarded(build.link_tree), [config, list(units)])],
+            "actions": [(Guarded(link_step.link_tree), [config, list(units)])],
             "file_dep": shards,
-            "targets": [shard_path(config, kind, unit) for kind in (LINKS, build.IMPORTANCE) for unit in units],
+            "targets": [shard_path(config, kind, unit) for kind in (LINKS, IMPORTANCE) for unit in units],
             # the code too: which modules are the standard library's is the running Python's
             "uptodate": [config_changed({"units": list(units), "roots": list(config.include_roots),
                                          "code": code_fingerprint()})],
@@ -146,8 +155,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_render():
         """Render the documentation and keyword pages of files whose inputs changed."""
         # what every file page depends on, the other formats' keys too: turning the site on renders every file
-        keys = build.file_page_keys(config)
-        render = Guarded(build.render_unit)
+        keys = common.file_page_keys(config)
+        render = Guarded(render_step.render_unit)
         for unit, (folder, rels) in units.items():
             if not wanted("render", unit):
                 continue
@@ -166,10 +175,10 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_keywords():
         """Update the repository-wide keyword index (keywords.md, one page per letter when large)."""
         return {
-            "actions": [(Guarded(build.index_keywords), [config, list(units)])],
+            "actions": [(Guarded(keywords_step.index_keywords), [config, list(units)])],
             "file_dep": shards,
             # the formats' keys too: the site turned on must re-run the step (its pages' HTML comes from their models)
-            "uptodate": [config_changed({"units": list(units), "key": build.keyword_pages_key(config)})],
+            "uptodate": [config_changed({"units": list(units), "key": common.keyword_pages_key(config)})],
             "verbosity": 0,
         }
 
@@ -177,11 +186,11 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_assemble():
         """Write every folder's index.md and doc.md that changed."""
-        keys = build.folder_pages_keys(config)
+        keys = common.folder_pages_keys(config)
         return {
-            "actions": [(Guarded(build.assemble), [config, unit_map, all_folders])],
+            "actions": [(Guarded(assemble_step.assemble), [config, unit_map, all_folders])],
             # linking's counts of uses rank Main Definitions
-            "file_dep": shards + [shard_path(config, build.IMPORTANCE, unit) for unit in units],
+            "file_dep": shards + [shard_path(config, IMPORTANCE, unit) for unit in units],
             "uptodate": [config_changed({"folders": all_folders, "units": list(units), "keys": keys})],
             "verbosity": 0,
         }
@@ -189,7 +198,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_prune():
         """Remove the pages and state of files and folders that are gone."""
         return {
-            "actions": [(Guarded(build.prune), [config, unit_map])],
+            "actions": [(Guarded(prune_step.prune), [config, unit_map])],
             "task_dep": ["render", "assemble"],
             # the step checks this itself (``kwdocs check`` runs it without doit); doit can skip it
             "uptodate": [config_changed({"units": list(units), "code": code_fingerprint()})],

@@ -20,7 +20,7 @@ How, without writing anything (no page, no state, no lock file):
 
 With a shared cache (``kwdocs.store.cache``) holding the page hashes of a full build of this
 very tree, a tree that is not up to date is judged by them instead: every page on disk
-hashed and compared (``steps.expected_outputs``), no step run.
+hashed and compared (``steps.outputs.expected_outputs``), no step run.
 
 When the state is damaged, or a page is not what kwdocs wrote, the dry run
 is made again as if there were no state at all, so check answers as it does
@@ -83,17 +83,18 @@ def _dry_findings(config: Config, dry: output.DryRun, expected: set[str],
 
 def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
     """With a shared cache: the pages judged by the hashes a full build of this very tree stored
-    there (``steps.expected_outputs``), without building; None when it has none."""
-    from kwdocs.engine import steps
+    there (``steps.outputs.expected_outputs``), without building; None when it has none."""
+    from kwdocs import sources
+    from kwdocs.engine.steps import outputs
     from kwdocs.store.cache import check_store, report, unsigned_line
 
     check_store(config)
     rels = [source.rel for source in scanned.files]
-    hashes = steps.file_hashes([steps.source_path(config, rel) for rel in rels])
+    hashes = sources.file_hashes([sources.source_path(config, rel) for rel in rels])
     if None in hashes.values():
         return None     # an unreadable file: its page says why, which only building tells
-    digests = steps.expected_outputs(config, rels, scanned.folders(), scanned.problems,
-                                     {rel: hashes[steps.source_path(config, rel)] or "" for rel in rels})
+    digests = outputs.expected_outputs(config, rels, scanned.folders(), scanned.problems,
+                                       {rel: hashes[sources.source_path(config, rel)] or "" for rel in rels})
     said = report()
     for line in said["cache_said"]:
         sys.stderr.write(line + "\n")
@@ -106,7 +107,7 @@ def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
         if entries else set()
     root = str(config.out) + os.sep
     unknown = sorted(set(digests) - same)
-    on_disk = steps.file_hashes([root + page for page in unknown])
+    on_disk = sources.file_hashes([root + page for page in unknown])
     verdicts = {page: output.DryRun.ABSENT if on_disk[root + page] is None and not os.path.lexists(root + page)
                 else output.DryRun.SAME if on_disk[root + page] == digests[page] else output.DryRun.DIFFERENT
                 for page in unknown}

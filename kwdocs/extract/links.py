@@ -762,6 +762,11 @@ def _through_modules(place: str, parts: Sequence[str], deps_of: Callable[[str], 
     return place
 
 
+def definer(found: list) -> str | None:
+    """The file that defines a name as ``chain_definition`` found it (None: none does)."""
+    return found[0] if found[1] is not None else None
+
+
 def definition_anchors(deps: list[dict], uses: list[str], defines_of: Callable[[str], Mapping[str, str]],
                        deps_of: Callable[[str], list[dict]], reached: set[str],
                        index: Follows | None = None) -> dict[str, list[str]]:
@@ -800,3 +805,24 @@ def definition_anchors(deps: list[dict], uses: list[str], defines_of: Callable[[
                     anchors[called] = found
                 break
     return anchors
+
+
+def indirect_test_users(rel: str, resolved: dict[str, dict], tests: set[str], direct: set[str]) -> list[list[str]]:
+    """``[test, package]`` for the tests that reach ``rel`` only through packages re-exporting
+    it (a test imports ``pkg``, whose ``__init__.py`` imports ``pkg/core.py``), sorted."""
+    found: dict[str, str] = {}
+    seen = {rel}
+    packages = [user for user in resolved.get(rel, {}).get("used_by", []) if user.endswith("__init__.py")]
+    for _ in range(REEXPORT_DEPTH):
+        following = []
+        for package in packages:
+            if package in seen:
+                continue
+            seen.add(package)
+            for user in resolved.get(package, {}).get("used_by", []):
+                if user in tests and user not in direct and user != rel:
+                    found.setdefault(user, package)
+                elif user.endswith("__init__.py"):
+                    following.append(user)
+        packages = following
+    return [[test, package] for test, package in sorted(found.items())]

@@ -431,7 +431,7 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
     the page itself) and each definition's own documentation, and each section of a prose file
     (read again, its secrets masked as on its page), in path and line order.  A prose file that no
     longer holds the bytes its facts describe gives no text and is added to ``unsettled``."""
-    from kwdocs.engine.steps import ChangedSinceExtracted
+    from kwdocs.sources import ChangedSinceExtracted
 
     texts: list[tuple] = []
     for rel, facts in sorted(files.items()):
@@ -453,9 +453,9 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
 
 
 def _sections(config: Config, rel: str, facts: dict, symbols: list, mask: Callable[[str, str], str]) -> list[tuple]:
-    from kwdocs.engine.steps import ChangedSinceExtracted, read_head, source_path
     from kwdocs.extract.decode import decode
     from kwdocs.pages.compose import ANALYSE_LIMIT
+    from kwdocs.sources import ChangedSinceExtracted, read_head, source_path
 
     try:
         source = read_head(source_path(config, rel), ANALYSE_LIMIT)
@@ -516,7 +516,7 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
 
     Each unit's facts shard is read again only when it changed since the last time (its
     size and time stamp), and only the buckets whose part from it changed are written."""
-    from kwdocs.engine.steps import rules_for
+    from kwdocs.engine.steps.common import rules_for
 
     # the parts are kept by the name of the unit's facts shard, in that order; a unit with no facts has no words
     shards = {posixpath.basename(path): (path, stamp, unit)

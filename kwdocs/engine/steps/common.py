@@ -1,0 +1,155 @@
+"""What the build steps share: cache keys, the rule set, the facts as stored, and writing a page."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from collections.abc import Callable
+from typing import NamedTuple
+
+from kwdocs import languages
+from kwdocs.config import Config
+from kwdocs.context import per_config
+from kwdocs.extract import ctags
+from kwdocs.facts import Facts, identity as facts_identity
+from kwdocs.pages import compose as pages, layout, model
+from kwdocs.pages.formats import formats_for
+from kwdocs.pages.render import renderer_for
+from kwdocs.rules.ruleset import RuleSet
+from kwdocs.sources import Source
+from kwdocs.store import writer as output
+from kwdocs.store.snapshot import code_fingerprint
+from kwdocs.store.state import FACTS, load_shard, mark_damaged, shard_path
+
+StateDamaged = output.StateDamaged
+
+
+def digest(*parts: object) -> str:
+    """A stable hash of JSON-like parts (paths and the like as their text), for cache keys."""
+    return hashlib.sha256(output.compact_json(parts, sort_keys=True, default=str)).hexdigest()
+
+
+@per_config
+def rules_for(config: Config) -> RuleSet:
+    """Lazy: an edit's build needs only their fingerprint; config validation compiled them once."""
+    return RuleSet.load(extra_files=list(config.rules), replace=config.replace_rules, project=config.project_name,
+                        lazy=True)
+
+
+@per_config
+def extraction_key(config: Config) -> str:
+    """What facts depend on besides the file itself: kwdocs' code, the languages installed
+    (``languages.fingerprint``), the rules, and whether Universal Ctags is there to read the
+    languages kwdocs has no extractor for."""
+    return digest(code_fingerprint(), languages.fingerprint(), rules_for(config).fingerprint(), pages.ANALYSE_LIMIT,
+                  ctags.fingerprint())
+
+
+@per_config
+def render_key(config: Config, template: str) -> str:
+    """What a page depends on besides its model: its templates, kwdocs' code and the settings.
+    The code fingerprint names the packages installed beside kwdocs with their versions, the
+    docstring parser's among them: another one may read a docstring differently."""
+    renderer = renderer_for(config)
+    return digest(code_fingerprint(), renderer.fingerprint(template), config.fingerprint_data(),
+                  model.sections_fingerprint())
+
+
+Lookup = Callable[[str, Source], "Facts | None"]
+
+
+class Read(NamedTuple):
+    """A file as read ahead of its extraction: when reading began, its stamp then and after."""
+
+    started: int
+    stamp: tuple[int, int]
+    source: Source
+
+
+
+def recovering(step: Callable[..., dict]) -> Callable[..., dict]:
+    """A step that meets state which is not what kwdocs wrote tells the build so (``runner``
+    starts the state over and builds again) instead of failing or trusting it."""
+    @functools.wraps(step)
+    def run(config: Config, *args, **kwargs) -> dict:
+        try:
+            return step(config, *args, **kwargs)
+        except StateDamaged as damage:
+            mark_damaged(config, str(damage))
+            return {}
+    return run
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+def stored_facts(config: Config, unit: str) -> dict[str, Facts]:
+    """A live unit's facts for steps that make a lost summary again: none is damage."""
+    files = load_shard(config, FACTS, unit, strict=True).get("files")
+    if not isinstance(files, dict) or not files:
+        raise StateDamaged(f"the facts of {unit or '.'} are missing")
+    return files
+
+
+def changed_units(config: Config, units: list[str], changed: list[str] | None) -> set[str]:
+    """The units whose facts shard doit says changed, for the steps that read every unit's shard.
+
+    When an ``uptodate`` check fails (the unit list, a template), doit runs the
+    task without looking at its files and passes no changes at all: then any
+    shard may have changed since the task last ran.
+    """
+    if not changed:
+        return set(units)
+    changed_paths = set(changed)
+    return {unit for unit in units if shard_path(config, FACTS, unit) in changed_paths}
+
+
+def keyword_pages_key(config: Config) -> str:
+    """What the keyword pages depend on besides the keyword entries: the other formats' keys
+    too, so that turning the site on renders every keyword page (not made from its Markdown)."""
+    return "".join([render_key(config, pages.KEYWORDS_TEMPLATE), *(each.key() for each in formats_for(config))])
+
+
+def folder_pages_keys(config: Config) -> list[str]:
+    """What every folder's pages depend on besides the folder's files (see ``keyword_pages_key``)."""
+    return [render_key(config, name) for name in pages.FOLDER_TEMPLATES] + [each.key() for each in formats_for(config)]
+
+
+def file_page_keys(config: Config) -> list[str]:
+    """What every file page depends on besides its own inputs: templates, settings, code."""
+    return [render_key(config, name) for name in pages.FILE_TEMPLATES] + [extraction_key(config)] + [
+        output_format.key() for output_format in formats_for(config)]
+
+
+def page_key(facts: Facts, links: dict | None, related: dict, keys: list[str]) -> str:
+    """The key a file's pages are rendered from: they are the same whenever it is."""
+    return digest(facts_identity(facts), links, related, keys)
+
+
+def _write_page(config: Config, page: str, text: str | bytes) -> tuple[int, int]:
+    """Write a page (named from the output folder) unless it holds ``text`` already: the
+    Markdown pages and the other formats' pages written (1 and 0, 0 and 1, or 0 and 0)."""
+    # named as text: a Path for each of a cold build's pages took longer than checking it
+    wrote = int(output.write_if_changed(config.out, os.path.join(config.out, page), text))
+    return (wrote, 0) if page.endswith(".md") else (0, wrote)
+
+
+def folder_page_paths(config: Config, folder: str) -> set[str]:
+    """Every page a build writes for ``folder`` (its index and doc pages), in every format."""
+    own = (layout.index_page(folder), layout.doc_page(folder))
+    return {*own, *(output_format.page_path(page) for output_format in formats_for(config) for page in own)}
+
+
+def _unit_rows(files: dict[str, Facts]) -> tuple[dict, dict]:
+    """What folder pages need of a unit's files: the ``ROWS`` shard (its summary rows) and the
+    ``FOLDER_PARTS`` shard (their digest, the unit's part of the folder's doc.md, its problems)."""
+    ordered = sorted(files.items())
+    rows = [pages.summary_row(facts) for _, facts in ordered]
+    return {"rows": rows}, {"digest": digest(rows), "part": model.folder_part(rows),
+                            "problems": [[rel, problem.get("line"), problem["message"]]
+                                         for rel, facts in ordered for problem in facts.get("problems", [])]}

@@ -1,0 +1,143 @@
+"""The keywords step: keywords.md (per letter when large), from the entries saved beside the facts."""
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+import orjson
+
+from kwdocs.config import Config
+from kwdocs.engine.steps.common import (
+    StateDamaged,
+    _write_page,
+    changed_units,
+    keyword_pages_key,
+    recovering,
+    stored_facts,
+)
+from kwdocs.engine.workers import collector_paused
+from kwdocs.pages import compose as pages, keywords, layout
+from kwdocs.pages.formats import formats_for, written_forms
+from kwdocs.pages.render import renderer_for
+from kwdocs.store import writer as output
+from kwdocs.store.state import KEYWORD_ENTRIES, KEYWORDS_META, keyword_rows, keyword_table, load_shard, save_shard
+
+
+def owned_keyword_page(page: str) -> bool:
+    """Whether ``page`` is named as a keyword page (at the top of the output)."""
+    from kwdocs.store.owned import KEYWORD_PAGE
+
+    return KEYWORD_PAGE.fullmatch(page) is not None
+
+
+
+@recovering
+@collector_paused()
+def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict:
+    """Update the repository-wide keyword pages whose letters gained, lost or moved entries.
+
+    Each unit's entries are remembered per letter as a digest, so an edit reads
+    and rewrites only the letter tables (and pages) its entries actually touch.
+    Entries wait as compact JSON text, and pages are rendered one letter at a
+    time: a large tree's whole index as Python lists would not fit the memory target.
+    """
+    renderer = renderer_for(config)
+    formats = formats_for(config)
+    key = keyword_pages_key(config)
+    meta = output.read_json(config.state / KEYWORDS_META, {}, strict=True) or {}
+    fresh = meta.get("key") != key or not isinstance(next(iter(meta.get("units", {}).values()), {}), dict)
+    known: dict[str, dict[str, str]] = {} if fresh else meta.get("units", {})
+    counts: dict[str, int] = {} if fresh else meta.get("counts", {})
+    changed_set = changed_units(config, units, changed)
+    updates: dict[str, dict[str, keywords.Entries]] = {}   # letter -> unit -> its entries (none: drop)
+    for unit in units:
+        if unit in known and unit not in changed_set:
+            continue
+        letters = _stored_keyword_entries(config, unit)
+        digests = {letter: hashed for letter, (_, hashed, _) in letters.items()}
+        for letter in set(digests) | set(known.get(unit, {})):
+            if digests.get(letter) != known.get(unit, {}).get(letter):
+                updates.setdefault(letter, {})[unit] = (
+                    (letters[letter][0], letters[letter][2]) if letter in letters else (0, "[]"))
+        known[unit] = digests
+    for unit in sorted(set(known) - set(units)):
+        for letter in known.pop(unit):
+            updates.setdefault(letter, {})[unit] = (0, "[]")
+
+    def table_of(letter: str) -> dict[str, keywords.Entries]:
+        """A letter's table, unit -> its entries, as the last build left it."""
+        if fresh:
+            return {}
+        path = keyword_table(config, letter)
+        if letter in meta.get("counts", {}) and output.read_state(path) is None:
+            raise StateDamaged(f"{path} is missing")
+        return keywords.read_table(path, strict=True)
+
+    kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
+    for letter, changes in sorted(updates.items()):
+        table = table_of(letter)
+        for unit, entries in changes.items():
+            if entries[0]:
+                table[unit] = entries
+            else:
+                table.pop(unit, None)
+        counts[letter] = sum(count for count, _ in table.values())
+        if not counts[letter]:
+            counts.pop(letter)
+        output.write_sealed(config.out, keyword_table(config, letter), keywords.table_text(table).encode("utf-8"))
+        kept[letter] = table
+    updates.clear()
+    all_letters = keywords.sorted_letters(set(counts))
+    split = sum(counts.values()) > keywords.SPLIT_THRESHOLD
+    everything_again = fresh or not split or meta.get("letters") != all_letters or meta.get("split") != split
+    to_render = set(all_letters) if everything_again else set(kept) & set(all_letters)
+
+    def entries_of(letter: str) -> list[list]:
+        table = kept.pop(letter, None) or table_of(letter)
+        return [entry for unit in sorted(table) for entry in orjson.loads(table[unit][1])]
+
+    def cached_rows(page: str) -> pages.RowCache:
+        """The rows a page had (each checked against its places before it is used again)."""
+        stored = {} if fresh else output.read_json(_rows_path(config, page), {})
+        return stored if isinstance(stored, dict) else {}
+
+    written = html_written = 0
+    if everything_again or kept:
+        for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows,
+                                                    formats):
+            markdown, other = _write_page(config, page, text)
+            written += markdown
+            html_written += other
+            if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
+                output.write_json(config.out, _rows_path(config, page), rows, sort_keys=False)
+    wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
+    removed = html_removed = 0
+    for page in sorted(set(meta.get("pages", [])) - wanted):
+        removed += output.remove(config.out, config.out / page)
+        html_removed += _remove_other_forms(config, page)
+        for form in written_forms(config, page):
+            output.remove(config.out, _rows_path(config, form))
+    output.write_json(config.out, config.state / KEYWORDS_META, {"key": key, "units": known, "counts": counts,
+                                                      "letters": all_letters, "split": split,
+                                                      "pages": sorted(wanted)})
+    return {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
+
+
+def _rows_path(config: Config, page: str) -> Path:
+    """Where the rows of a keyword page (in any format: ``site/keywords-A.html``) are kept."""
+    return keyword_rows(config, posixpath.basename(page))
+
+
+def _remove_other_forms(config: Config, md_page: str) -> int:
+    """Remove ``md_page``'s pages in the formats other than Markdown; returns how many went."""
+    return sum(output.remove(config.out, config.out / page) for page in written_forms(config, md_page)
+               if page != md_page)
+
+
+def _stored_keyword_entries(config: Config, unit: str) -> dict[str, list]:
+    """A unit's keyword entries as extraction left them (made again from its facts if lost or damaged)."""
+    stored = load_shard(config, KEYWORD_ENTRIES, unit)
+    if not keywords.valid_letters(stored.get("letters")):
+        stored = {"letters": keywords.unit_letters(stored_facts(config, unit))}
+        save_shard(config, KEYWORD_ENTRIES, unit, stored)
+    return stored["letters"]

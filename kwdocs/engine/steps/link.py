@@ -1,0 +1,277 @@
+"""The link step: which file each import names and its users, with the anchors cross-references
+link to, redone for the whole tree from each unit's link inputs."""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+
+from kwdocs.config import Config
+from kwdocs.engine.steps.common import changed_units, digest, recovering, rules_for, stored_facts
+from kwdocs.engine.steps.link_inputs import ANCHORED_PART, _definitions_digest, _import_digest, _interned, _link_inputs
+from kwdocs.engine.steps.shared import SharedLinks
+from kwdocs.engine.workers import collector_paused
+from kwdocs.rules.ruleset import RuleSet
+from kwdocs.store import writer as output
+from kwdocs.store.snapshot import code_fingerprint
+from kwdocs.store.state import (
+    IMPORTANCE,
+    LINK_INPUTS,
+    LINK_META,
+    LINK_REQUESTS,
+    LINKS,
+    load_shard,
+    save_shard,
+    shard_path,
+)
+
+
+def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
+    """A unit's link inputs as extraction left them (made again from its facts if lost or damaged)."""
+    stored = load_shard(config, LINK_INPUTS, unit)
+    if not isinstance(stored.get("files"), dict):
+        stored = {"files": _link_inputs(stored_facts(config, unit))}
+        save_shard(config, LINK_INPUTS, unit, stored)
+    for info in stored["files"].values():
+        _interned(info.get("imports", []))
+    return stored["files"]
+
+
+@recovering
+@collector_paused()
+def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
+    """Resolve imports and includes across the tree; write the link shards that changed.
+
+    Most edits change no import: then the digests of the changed units' link
+    inputs match and nothing is recomputed, and an edit that only moves definitions
+    sends the names other files import from them to their new lines
+    (``_moved_definitions``).  Each unit's inputs are kept in a shard of their own,
+    written only when they change (one file for the whole tree meant holding it twice
+    over as text on every relink).
+    """
+    meta_path = config.state / LINK_META
+    meta = output.read_json(meta_path, {}) or {}
+    digests: dict[str, str] = meta.get("digests", {})
+    definitions: dict[str, str] = meta.get("definitions", {})
+    changed_set = changed_units(config, units, changed)
+    fresh_inputs: dict[str, dict] = {}
+    for unit in units:
+        if unit not in digests or unit in changed_set:
+            fresh_inputs[unit] = _stored_link_inputs(config, unit)
+    new_digests = {unit: _import_digest(inputs) for unit, inputs in fresh_inputs.items()}
+    rules = rules_for(config)
+    new_definitions = {unit: _definitions_digest(inputs) for unit, inputs in fresh_inputs.items()}
+    if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
+            and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
+            and meta.get("rules") == rules.fingerprint()
+            and isinstance(meta.get("anchored"), dict) and set(definitions) == set(units)
+            and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units
+                    for kind in (LINKS, IMPORTANCE, LINK_REQUESTS))):
+        moved = [unit for unit, value in new_definitions.items() if definitions[unit] != value]
+        if not moved:
+            return {"link_shards": 0}
+        # the imports are as they were: only where names from the moved units' files are defined changes
+        rewritten = _moved_definitions(config, moved, fresh_inputs)
+        if rewritten is not None:
+            try:
+                rewritten = sorted(set(rewritten) | set(_anchor_again(config, moved, fresh_inputs, meta["anchored"])))
+            except (TypeError, IndexError, KeyError, AttributeError):
+                rewritten = None     # a damaged record of where anchors were looked for: link it all
+        if rewritten is not None:
+            output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
+                                                          rewritten=rewritten))
+            return {"link_shards": len(rewritten)}
+    inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
+    # the whole tree's links from the cache only without links of an earlier build (a fresh clone):
+    # an edit that relinks would add an entry the size of all links for each tree it links
+    shared = SharedLinks(config, inputs, {unit: [new_digests[unit], new_definitions[unit]] for unit in units},
+                         rules.fingerprint()) if config.cache and not digests else None
+    made: Iterator[tuple[str, bytes]]
+    if shared is not None and shared.found is not None:
+        bodies, anchored = shared.found, shared.anchored
+        made = ((name, bodies[name]) for name in bodies if name != ANCHORED_PART)
+    else:
+        linked = _link_all(config, inputs, rules)
+        anchored = linked["anchored"]
+        made = _link_bodies(linked, units)
+        bodies = {ANCHORED_PART: output.compact_json(anchored, sort_keys=True)} if shared is not None else {}
+    storing = shared is not None and shared.found is None
+    rewritten = []
+    for name, body in made:     # each written as it is made: all of them at once raised the step's peak
+        kind, _, unit = name.partition("/")
+        if output.write_sealed(config.out, shard_path(config, kind, unit), body) and kind == LINKS:
+            rewritten.append(unit)
+        if storing:
+            bodies[name] = body
+    if storing and shared is not None:
+        shared.store(bodies)
+    output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
+        "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
+        "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
+        "anchored": anchored,
+        "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
+        "rewritten": rewritten})
+    if shared is None:
+        return {"link_shards": len(rewritten)}
+    from kwdocs.store.cache import report
+    return {"link_shards": len(rewritten), **report()}
+
+
+def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
+    """The whole tree linked: each unit's [links, importance, link requests] (``units``), and
+    which files each unit's anchors were looked for in (``anchored``, as the link meta keeps it)."""
+    from kwdocs.extract.cmake import installed_files
+    from kwdocs.extract.links import definition_links, indirect_test_users, name_uses, reexports, resolve_links
+
+    flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
+    unit_of = {rel: unit for unit, entry in inputs.items() for rel in entry}
+    resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
+                             {rel: info["imports"] for rel, info in flat.items() if info["imports"]},
+                             config.include_roots, in_place=True)   # the inputs are saved in their shards
+    tests = {rel for rel, info in flat.items() if info["test"]}
+    shared = reexports(resolved)
+    uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()}, shared)
+    names, places, requests = definition_links(
+        resolved, {rel: info["defs"] for rel, info in flat.items() if "defs" in info},
+        {rel: info["binds"] for rel, info in flat.items() if "binds" in info}, shared)
+    by_unit: dict[str, dict[str, list]] = {}
+    for place, asked in requests.items():
+        by_unit.setdefault(unit_of[place], {})[place] = [
+            [importer, unit_of[importer], bound, name, imported_from, [[file, unit_of[file]] for file in looked_in]]
+            for importer, bound, name, imported_from, looked_in in asked]
+    anchored: dict[str, list] = {}
+    installs = {rel: info["installs"] for rel, info in flat.items() if info.get("installs")}
+    installed = installed_files(installs, flat) if installs else {}
+    follows: dict = {}      # each file's imports by name, for every file's anchors
+    linked: dict[str, list] = {}
+    for unit, entry in inputs.items():
+        files = {}
+        for rel in entry:
+            links = resolved.get(rel, {"deps": [], "used_by": []})
+            if rel in names:    # the page links what its source names, and lists where its definitions are used
+                links["names"] = names[rel]
+            if rel in places:
+                links["uses"] = places[rel]
+            links["test_users"] = [user for user in links["used_by"] if user in tests]
+            links["indirect_test_users"] = indirect_test_users(rel, resolved, tests, set(links["test_users"]))
+            links["anchors"] = _anchors(links, flat[rel], lambda path: flat.get(path, {}).get("defines", {}),
+                                        lambda path: resolved.get(path, {}).get("deps", []), unit, unit_of, anchored,
+                                        follows)
+            if rel in installed:   # the rules that need the build files' word: ``installed = true``
+                build, line = installed[rel]
+                links["installed_by"] = [build, line]
+                links["findings"] = rules.installed_findings(rel, flat[rel]["language"], build, line)
+            files[rel] = links
+        # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
+        importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}
+        linked[unit] = [files, importance, by_unit.get(unit, {})]
+    return {"units": linked, "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
+                                          for rel, (owner, users) in sorted(anchored.items())}}
+
+
+def _link_bodies(linked: dict, units: list[str]) -> Iterator[tuple[str, bytes]]:
+    """Each unit's link shards as (``kind/unit``, the bytes ``save_shard`` writes before its seal):
+    what a links entry holds beside the link meta's ``anchored``, written as they are."""
+    for unit in units:
+        for kind, files in zip((LINKS, IMPORTANCE, LINK_REQUESTS), linked["units"][unit]):
+            yield f"{kind}/{unit}", output.compact_json({"files": files, "unit": unit}, sort_keys=True)
+
+
+def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str, dict]) -> list[str] | None:
+    """After an edit that changed no import, only definitions: the names other files import
+    from the ``moved`` units' files, looked for again; the units whose link shards changed.
+    None when a name is now found in another file than before (or in none, or now in one):
+    then where each definition is used changes too, and the whole tree is linked again."""
+    from kwdocs.extract.links import chain_definition, definer
+
+    defs_of: dict[str, dict[str, dict]] = {}
+
+    def defs(unit: str) -> dict[str, dict]:
+        if unit not in defs_of:
+            inputs = fresh_inputs.get(unit) or _stored_link_inputs(config, unit)
+            defs_of[unit] = {rel: info.get("defs", {}) for rel, info in inputs.items()}
+        return defs_of[unit]
+
+    links_of: dict[str, dict] = {}
+    seen: set[tuple[str, str]] = set()
+    for unit in moved:
+        asked = load_shard(config, LINK_REQUESTS, unit, strict=True).get("files")
+        if not isinstance(asked, dict):
+            return None
+        for requests in asked.values():
+            for importer, importer_unit, bound, name, imported_from, looked_in in requests:
+                if (importer, bound) in seen:
+                    continue
+                seen.add((importer, bound))
+                found = chain_definition([file for file, _ in looked_in], name, imported_from,
+                                         {file: defs(place_unit).get(file, {}) for file, place_unit in looked_in})
+                if importer_unit not in links_of:
+                    links_of[importer_unit] = load_shard(config, LINKS, importer_unit, strict=True).get("files", {})
+                before = links_of[importer_unit].get(importer, {}).get("names", {}).get(bound)
+                if not isinstance(before, list) or len(before) != 2 or definer(before) != definer(found):
+                    return None
+                before[1] = found[1]
+    return [unit for unit, files in links_of.items() if save_shard(config, LINKS, unit, {"files": files})]
+
+
+def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
+             unit: str, unit_of: Mapping[str, str], anchored: dict[str, list], follows: dict) -> dict[str, list[str]]:
+    """A file's ``definition_anchors``, noting in ``anchored`` (file -> [its unit, units whose
+    anchors it may decide]) every file they were looked for in; ``follows``: their ``index``."""
+    from kwdocs.extract.links import definition_anchors, uses_and_mentions
+
+    reached: set[str] = set()
+    anchors = definition_anchors(links.get("deps", []), uses_and_mentions(info), defines_of, deps_of, reached, follows)
+    for place in reached:
+        if place in unit_of:
+            anchored.setdefault(place, [unit_of[place], set()])[1].add(unit)
+    return anchors
+
+
+def _defines_digest(info: dict) -> str:
+    """A short digest of a file's top-level definitions, to tell which files an edit moved them in."""
+    return digest(info.get("defines"))[:16]
+
+
+def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
+                  anchored: dict[str, list]) -> list[str]:
+    """After an edit that changed definitions but no import: the anchors of the units that look
+    for definitions in a file whose definitions changed, in their link shards (``anchored``:
+    file -> [its unit, those units, a digest of its definitions], brought up to date here);
+    the units whose shards changed."""
+    inputs = dict(fresh_inputs)
+    links_of: dict[str, dict] = {}
+
+    def unit_inputs(unit: str) -> dict:
+        if unit not in inputs:
+            inputs[unit] = _stored_link_inputs(config, unit)
+        return inputs[unit]
+
+    def unit_links(unit: str) -> dict:
+        if unit not in links_of:
+            links_of[unit] = load_shard(config, LINKS, unit, strict=True).get("files", {})
+        return links_of[unit]
+
+    def defines_of(rel: str) -> dict:
+        owner = anchored.get(rel)
+        return unit_inputs(owner[0]).get(rel, {}).get("defines", {}) if owner else {}
+
+    def deps_of(rel: str) -> list:
+        owner = anchored.get(rel)
+        return unit_links(owner[0]).get(rel, {}).get("deps", []) if owner else []
+
+    from kwdocs.extract.links import definition_anchors, uses_and_mentions
+
+    affected: set[str] = set()
+    follows: dict = {}
+    for unit in moved:
+        for rel, info in inputs[unit].items():
+            entry = anchored.get(rel)
+            if entry is not None and entry[2] != (now := _defines_digest(info)):
+                affected.update(entry[1])
+                entry[2] = now
+    for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
+        for rel, links in unit_links(unit).items():
+            info = unit_inputs(unit).get(rel, {})
+            links["anchors"] = definition_anchors(links.get("deps", []), uses_and_mentions(info),
+                                                  defines_of, deps_of, set(), follows)
+    return [unit for unit in sorted(affected) if save_shard(config, LINKS, unit, {"files": unit_links(unit)})]

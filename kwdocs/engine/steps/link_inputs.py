@@ -1,0 +1,69 @@
+"""What the link step reads of each file's facts, saved beside them by the extract step, and
+the digests that tell which of it changed."""
+from __future__ import annotations
+
+import sys
+
+from kwdocs.engine.steps.common import digest
+from kwdocs.extract.links import mentions_of
+from kwdocs.facts import Facts
+from kwdocs.pages import model
+
+
+def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
+    """What linking reads of each file: its imports, whether it is a test, the names it calls
+    through imports, and its top-level definitions: ``defines`` (name -> anchor, what other
+    pages' cross-references link to), ``defs`` (name -> line) and ``binds`` (as imported ->
+    as bound), with which the link step sends a name imported elsewhere to its definition."""
+    inputs = {}
+    for rel, facts in files.items():
+        info = {"language": facts.get("language", ""), "imports": facts.get("imports", []),
+                "test": model.is_test(facts), "uses": facts.get("uses", []), **_names_of(facts), **mentions_of(facts)}
+        if defines := model.top_definitions(facts):
+            info["defines"] = defines
+        if facts.get("installs"):   # what a build file installs, joined with the other files when linking
+            info["installs"] = facts["installs"]
+        inputs[rel] = info
+    return inputs
+
+
+def _names_of(facts: Facts) -> dict[str, dict]:
+    """A file's top-level definitions (``defs``: name -> line) and the names its imports bind
+    (``binds``: as imported -> as bound); none when it has none."""
+    defs: dict[str, int] = {}
+    binds: dict[str, str] = {}
+    for symbol in facts.get("symbols", []):
+        if symbol["kind"] == "import":
+            if symbol.get("signature"):
+                binds.setdefault(symbol["signature"], symbol["name"])
+        elif symbol["kind"] in model.LINKED_KINDS and not symbol.get("parent"):
+            defs.setdefault(symbol["name"], symbol["line"])
+    return {key: value for key, value in (("defs", defs), ("binds", binds)) if value}
+
+
+_DEFINITION_INPUTS = ("defs", "defines")
+
+
+def _import_digest(inputs: dict[str, dict]) -> str:
+    """A digest of a unit's link inputs but its definitions: what resolving imports reads."""
+    return digest({rel: {key: value for key, value in info.items() if key not in _DEFINITION_INPUTS}
+                   for rel, info in inputs.items()})
+
+
+def _definitions_digest(inputs: dict[str, dict]) -> str:
+    return digest({rel: [info.get(key) for key in _DEFINITION_INPUTS] for rel, info in inputs.items()})
+
+
+def _interned(imports: list) -> list:
+    """The same records with one string object per distinct import kind and module, as they
+    are read (interning after reading them all raises the peak): a tree links all its
+    imports at once, and a common header is included thousands of times."""
+    for record in imports:
+        if isinstance(record, dict):
+            for key in ("kind", "module"):
+                if isinstance(record.get(key), str):
+                    record[key] = sys.intern(record[key])
+    return imports
+
+
+ANCHORED_PART = "anchored"      # the part of a links entry that is the link meta's ``anchored``

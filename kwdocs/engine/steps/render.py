@@ -1,0 +1,132 @@
+"""The render step: each unit's file pages, from its facts and links, for the files whose page keys changed."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, cast
+
+from kwdocs.config import Config
+from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering, rules_for
+from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
+from kwdocs.engine.steps.shared import SharedPages
+from kwdocs.engine.workers import collector_paused
+from kwdocs.facts import Facts
+from kwdocs.pages import compose as pages, layout, model
+from kwdocs.pages.formats import formats_for, written_forms
+from kwdocs.pages.render import renderer_for
+from kwdocs.sources import ChangedSinceExtracted, page_source
+from kwdocs.store import writer as output
+from kwdocs.store.state import LINKS, PAGES, load_shard, save_shard
+
+# What Dask workers rendered, while a build runs on a cluster: ``kwdocs.engine.cluster`` lends its
+# ``pages_of`` here for a session's duration, as it lends ``facts_of`` to ``extract``
+remote_pages: Callable[[Config, str], Any] | None = None
+
+
+
+@recovering
+@collector_paused()
+def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[str]) -> dict:
+    """Render the pages of the unit's files whose inputs changed; remove pages of gone files."""
+    plan = render_plan(config, unit, folder_names, rels)
+    facts_by_file, links, related_of, new_manifest = plan.facts, plan.links, plan.related, plan.keys
+    renderer = renderer_for(config)
+    formats = formats_for(config)
+    mask = rules_for(config).mask_secrets
+    written = removed = html_written = html_removed = 0
+    todo = plan.todo
+    unsettled: list[str] = []      # changed since extracted: their pages are left as they are
+    remote = cluster_pages(config, unit) if todo else None
+    shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
+    with _offering_tokens(config, unit, facts_by_file, todo):
+        for rel in todo:
+            facts = facts_by_file[rel]
+            texts: Mapping[str, str | bytes] | None = remote.texts(config, rel, new_manifest[rel]) \
+                if remote is not None else None
+            if texts is None and shared is not None:
+                texts = shared.found.get(rel)
+            if texts is None:
+                try:
+                    data = page_source(config, facts)
+                except ChangedSinceExtracted:
+                    unsettled.append(rel)
+                    continue
+                view = pages.source_view(config, facts, data, mask)
+                texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view, formats)
+            if shared is not None and rel not in shared.found and facts.get("sha256"):
+                shared.made[rel] = cast(dict[str, str], texts)     # rendered here or on the cluster: text
+            for page, text in texts.items():
+                markdown, other = _write_page(config, page, text)
+                written += markdown
+                html_written += other
+    for rel in sorted(set(plan.manifest) - set(new_manifest)):
+        gone = _remove_file_pages(config, rel)
+        removed += gone[0]
+        html_removed += gone[1]
+    # the manifest names the key each file's pages on disk were rendered from: an unsettled file
+    # keeps the key of its pages of before, if any (the tasks' ``rendered_all`` runs it again)
+    recorded = dict(new_manifest)
+    for rel in unsettled:
+        if rel in plan.manifest:
+            recorded[rel] = plan.manifest[rel]
+        else:
+            del recorded[rel]
+    save_shard(config, PAGES, unit, {"files": recorded})
+    counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed,
+              "files": len(facts_by_file), UNSETTLED: len(unsettled)}
+    if shared is None and not config.scheduler:
+        return counts
+    from kwdocs.store.cache import report
+    return counts | {"cache_stored": shared.store() if shared else 0, **report(),
+                     "cluster_rendered": remote.used if remote else 0}
+
+
+UNSETTLED = "unsettled"     # render_unit's count of files whose pages wait for their next extraction
+
+
+class RenderPlan(NamedTuple):
+    """What ``render_unit`` needs of a unit: its facts, links, each file's related files, the key
+    each file's pages are rendered from (``keys``), the keys of the last build (``manifest``),
+    and the files whose key changed (``todo``)."""
+
+    facts: dict[str, Facts]
+    links: dict[str, dict]
+    related: dict[str, dict]
+    keys: dict[str, str]
+    manifest: dict[str, str]
+    todo: list[str]
+
+
+def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[str],
+                facts: dict[str, Facts] | None = None) -> RenderPlan:
+    """The unit's ``RenderPlan``, from its state (``facts``: the unit's, when the caller has them)."""
+    facts_by_file = facts if facts is not None else unit_facts(config, unit, rels)
+    links = load_shard(config, LINKS, unit, strict=True).get("files", {})
+    if links.keys() != facts_by_file.keys():
+        raise StateDamaged(f"the links of {unit or '.'} are not those of its files")
+    manifest = load_shard(config, PAGES, unit, strict=True).get("files", {})
+    keys = file_page_keys(config)
+    siblings = model.siblings_of(tuple(folder_names))
+    new_manifest: dict[str, str] = {}
+    related_of: dict[str, dict] = {}
+    for rel, file_facts in sorted(facts_by_file.items()):
+        related_of[rel] = siblings.related(rel, links.get(rel))
+        new_manifest[rel] = page_key(file_facts, links.get(rel), related_of[rel], keys)
+    todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
+    return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo)
+
+
+def cluster_pages(config: Config, unit: str):
+    """What a Dask worker rendered of the unit's files (``kwdocs.engine.cluster``), when this
+    build runs on a cluster."""
+    if not config.scheduler or remote_pages is None:
+        return None
+    return remote_pages(config, unit)
+
+
+def _remove_file_pages(config: Config, rel: str) -> tuple[int, int]:
+    """Remove the pages of a file that went away, in every format: (Markdown pages, others) removed."""
+    counts = [0, 0]
+    for page in (layout.docs_page(rel), layout.kw_page(rel)):
+        for form in written_forms(config, page):
+            counts[form != page] += output.remove(config.out, config.out / form)
+    return counts[0], counts[1]
