@@ -17,7 +17,7 @@ from markupsafe import Markup
 from kwdocs.config import Config
 from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
-from kwdocs.pages import keywords, layout, model
+from kwdocs.pages import coverage, keywords, layout, model
 from kwdocs.pages.formats import TEMPLATES, Format, MarkdownFormat
 from kwdocs.pages.render import Renderer
 
@@ -93,8 +93,10 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
 
 def summary_row(facts: Facts) -> dict:
     """What folder pages need of a file: its symbols only as far as Main Definitions shows
-    them (a large folder reads its rows on every edit)."""
-    return dict(path=facts["path"], type_label=facts["type_label"], size=facts["size"],
+    them (a large folder reads its rows on every edit), and its documentation coverage."""
+    counted = coverage.file_coverage(facts)
+    return dict(coverage=[counted["public"], counted["documented"]],
+                path=facts["path"], type_label=facts["type_label"], size=facts["size"],
                 lines=facts.get("lines", 0), docstring=facts.get("docstring", "")[:2000],
                 symbols=[{key: s[key] for key in ("kind", "name", "line", "detail") if key in s}
                          | ({"documented": True} if s.get("doc") else {})

@@ -17,7 +17,7 @@ from typing import Any
 
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
-from kwdocs.pages import docstrings, layout
+from kwdocs.pages import coverage, docstrings, layout
 
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"
@@ -447,8 +447,10 @@ def analysis_section(given: DocsInput) -> Section | None:
     analysis = given.kept(bool(parse_note or given.structure or given.other_keywords))
     if analysis is None:
         return None
+    counted = coverage.file_coverage(facts)
     return Section(dict(analysis=analysis, parse_note=parse_note, structure=given.structure,
-                        other_keywords=given.other_keywords),
+                        other_keywords=given.other_keywords,
+                        coverage=coverage.summary(counted["documented"], counted["public"])),
                    [entry["name"] for entry in given.entries])
 
 
@@ -944,9 +946,12 @@ def folder_part(rows: list[dict]) -> dict:
     candidates: list[list] = []
     namespaces: dict[str, list] = {}    # name -> [first candidate, files opening it]
     purposes: list[list[str]] = []
+    covered = [0, 0]    # public definitions, documented ones (``summary_row``'s ``coverage``)
     readme = init = None
     for facts, name in zip(rows, own_names(rows)):
         _add_totals(languages, facts["type_label"], 1, facts.get("lines", 0), facts["size"])
+        for index, count in enumerate(facts.get("coverage", ())):
+            covered[index] += count
         opened: set[str] = set()
         for index, symbol in enumerate(facts.get("symbols", [])):
             if symbol["kind"] not in MAIN_DEFINITION_KINDS or symbol.get("parent") or symbol["name"].startswith("_"):
@@ -967,7 +972,7 @@ def folder_part(rows: list[dict]) -> dict:
                 purposes.append([name, summary])
     return {"files": len(rows), "languages": languages, "count": len(candidates),
             "candidates": heapq.nsmallest(PART_CANDIDATES, candidates, key=_candidate_order),
-            "namespaces": namespaces, "readme": readme, "init": init, "purposes": purposes}
+            "namespaces": namespaces, "readme": readme, "init": init, "purposes": purposes, "coverage": covered}
 
 
 def _candidate_order(item: list) -> list:
@@ -1014,6 +1019,8 @@ def merge_folder_parts(parts: list[dict]) -> dict:
             "candidates": found, "purposes": [item for part in parts for item in part["purposes"]],
             "count": sum(part["count"] for part in parts) + len(namespaces),
             "also_opened_by": {name: opened - 1 for name, (_, opened) in namespaces.items()},
+            # a part stored before coverage was counted has none: it counts nothing
+            "coverage": [sum(part.get("coverage", [0, 0])[index] for part in parts) for index in (0, 1)],
             "readme": min((part["readme"] for part in parts if part["readme"]), default=None) or min(
                 (part["init"] for part in parts if part["init"]), default=None)}
 
@@ -1064,6 +1071,7 @@ def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders
         total_size=sum(item["size"] for item in languages), total_lines=sum(item["lines"] for item in languages),
         languages=sorted(languages, key=lambda item: (-item["files"], item["type_label"])),
         definitions=definitions,
+        coverage=coverage.summary(merged["coverage"][1], merged["coverage"][0]),
         more_definitions=max(0, merged["count"] - MAIN_DEFINITIONS_LIMIT),
         index_link=layout.link(page, layout.index_page(folder)),
         parent_link=layout.link(page, layout.doc_page(posixpath.dirname(folder))) if folder else "",
