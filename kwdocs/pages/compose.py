@@ -78,7 +78,8 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
     markdown = MarkdownFormat(renderer)
     docs_model = model.file_docs_model(
         facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link,
-        entries=entries, keep_empty=config.empty_sections == "keep")
+        entries=entries, keep_empty=config.empty_sections == "keep", source_url=config.source_url,
+        source_ref=config.source_ref)
     docs = markdown.render("file_docs", docs_model, docs_path)
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
     section_map = model.section_map(docs_model, facts.get("symbols", []), shown)

@@ -169,7 +169,8 @@ def symbol_entries(facts: Facts) -> list[dict]:
     symbol (a header defines thousands), so labels and anchors are worked out once for the two."""
     symbols = facts.get("symbols", [])
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
-             "name": s["name"], "signature": s.get("signature", ""), "line": s["line"], "depth": depth,
+             "name": s["name"], "signature": s.get("signature", ""), "line": s["line"],
+             "end": s.get("end", s["line"]), "depth": depth,
              "decorators": s.get("decorators", []), "definition": s["kind"] in _DEFINITION_KINDS,
              "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else ""}
             for s, depth in zip(symbols, _depths(symbols))]
@@ -194,7 +195,8 @@ class DocsInput:
     share, worked out once (``entries``: ``symbol_entries(facts)``, if already made)."""
 
     def __init__(self, facts: Facts, *, project: str, related: dict, links: dict | None, view: SourceView,
-                 src_link: str, entries: list[dict] | None = None, keep_empty: bool = False) -> None:
+                 src_link: str, entries: list[dict] | None = None, keep_empty: bool = False,
+                 source_url: str = "", source_ref: str = "") -> None:
         self.facts, self.project, self.related, self.links = facts, project, related, links
         self.view, self.src_link, self.keep_empty = view, src_link, keep_empty
         self.path = facts["path"]
@@ -206,6 +208,9 @@ class DocsInput:
         self.other_keywords: list[dict] = []
         for entry in self.entries:
             (self.structure if entry["definition"] else self.other_keywords).append(entry)
+        for entry in self.structure:
+            entry["source_link"] = layout.lines_link(src_link, self.path, entry["line"], entry["end"],
+                                                     source_url, source_ref)
         _document(facts, self.entries, lambda: _resolver(facts, self.entries, links, self.page))
         _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
 
@@ -291,13 +296,13 @@ def sections_fingerprint() -> list[list[str]]:
 
 def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | None,
                     view: SourceView, src_link: str, entries: list[dict] | None = None,
-                    keep_empty: bool = False) -> dict:
+                    keep_empty: bool = False, source_url: str = "", source_ref: str = "") -> dict:
     """The model of ``<file>_docs.md``: each registered section's fields, and ``sections``,
     those on the page in order (``{name, title, names}``).  A section with nothing to say is
     None, and the page leaves it out; ``keep_empty`` (``empty_sections = "keep"``) keeps it,
     empty, and the page says so in one line."""
     given = DocsInput(facts, project=project, related=related, links=links, view=view, src_link=src_link,
-                      entries=entries, keep_empty=keep_empty)
+                      entries=entries, keep_empty=keep_empty, source_url=source_url, source_ref=source_ref)
     result: dict = dict(project=project, path=given.path, folder_display=folder_display(given.folder))
     shown: list[dict] = []
     for spec in SECTIONS:
