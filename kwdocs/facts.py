@@ -59,6 +59,7 @@ class Facts(TypedDict, total=False):
     imports: list[Import]
     problems: list[Problem]
     uses: list[str]     # names called through an import, as the imported module names them
+    all_names: list[str]    # a Python module's literal ``__all__``, when it has one
     installs: list[dict]    # what a build file installs: ``files``, ``folders`` (``kwdocs.extract.cmake``)
     findings: dict[str, list]   # rule results: purpose, role, patterns, performance, security
 

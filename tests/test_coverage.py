@@ -114,3 +114,16 @@ def test_check_min_coverage_rejects_a_value_that_is_no_percentage(tree, capsys, 
         run_kwdocs("check", "--src", str(tree), "--min-coverage", value)
     assert exit_.value.code == 2
     assert "is not a percentage from 0 to 100" in capsys.readouterr().err
+
+
+def test_a_python_module_with_all_counts_only_the_names_it_lists(tree, capsys):
+    (tree / "pkg" / "listed.py").write_text(
+        '__all__ = ["Listed"]\n\n\nclass Listed:\n    """Listed."""\n\n    def run(self):\n        pass\n\n\n'
+        'def helper():\n    pass\n')
+    capsys.readouterr()
+    assert run_kwdocs("coverage", "--src", str(tree), "--json") == 0
+    answer = json.loads(capsys.readouterr().out)
+    listed = next(item for item in answer["files"] if item["path"] == "pkg/listed.py")
+    # ``helper`` has no underscore, but the module's __all__ leaves it out
+    assert (listed["public"], listed["documented"]) == (2, 1)
+    assert listed["undocumented"] == [{"line": 7, "name": "Listed.run"}]

@@ -243,6 +243,7 @@ class _Collector:
         self.calls: list[CallRecord] = []
         self.aliases: dict[str, str] = {}  # bound name -> dotted target, for calls
         self.uses: set[str] = set()   # called names reached through an import: what the file uses of others
+        self.all_names: list[str] | None = None   # a literal ``__all__``: the module's public names
 
     def definition(self, name: str, kind: str, line: int, *, parents: Iterable[str] = (),
                    signature: str = "", decorators: list[str] | None = None,
@@ -325,7 +326,7 @@ class _Collector:
             "calls": sorted(self.calls, key=attrgetter("line", "name")),
             "docstring": docstring,
             "uses": sorted(self.uses),
-        }
+        } | ({} if self.all_names is None else {"all_names": self.all_names})
 
 
 def _sorted_unique(symbols: list[dict]) -> list[dict]:
@@ -435,6 +436,10 @@ class _AstReader:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names = [element for target in targets for element in _assigned_names(target)]
         is_type = _is_type_definition(node)
+        value = node.value
+        if any(name.id == "__all__" for name in names) and isinstance(value, (ast.List, ast.Tuple)) and all(
+                isinstance(item, ast.Constant) and isinstance(item.value, str) for item in value.elts):
+            self.found.all_names = [str(cast(ast.Constant, item).value) for item in value.elts]
         for name in names:
             if is_type:
                 self.found.definition(name.id, "type", name.lineno)

@@ -7,7 +7,7 @@ follows each language's own convention (see docs/pages.md, "Documentation covera
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 # definitions a reader calls or names: constants, variables, macros and namespaces are rarely
 # documented one by one, and counting them would drown the figure
@@ -15,13 +15,17 @@ COUNTED_KINDS = frozenset(("class", "function", "method", "type"))
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inl", ".cuh")
 
 
-def is_public(language: str, path: str, symbol: Mapping) -> bool:
-    """Whether ``symbol`` of a ``language`` file at ``path`` is public by its language's convention."""
+def is_public(language: str, path: str, symbol: Mapping, listed: Collection[str] | None = None) -> bool:
+    """Whether ``symbol`` of a ``language`` file at ``path`` is public by its language's convention
+    (``listed``: a Python module's ``__all__``, if it has one)."""
     name, parent = symbol["name"], symbol.get("parent", "")
     if "<locals>" in parent:    # a function's own helpers are nobody else's business
         return False
     if language == "python":    # no leading underscore on it or on any class enclosing it
-        return not any(part.startswith("_") for part in [*parent.split("."), name] if part)
+        parts = [*parent.split("."), name] if parent else [name]
+        if listed is not None and parts[0] not in listed:   # ``__all__`` says what the module exports
+            return False
+        return not any(part.startswith("_") for part in parts)
     if language in ("cpp", "cuda"):     # what a header declares is what other files may use
         return path.endswith(HEADER_SUFFIXES)
     if language in ("javascript", "typescript"):     # exported from its module
@@ -42,8 +46,9 @@ def file_coverage(facts: Mapping) -> dict:
     missing: list[list] = []
     # a test file's functions are run, not called: nobody reads their documentation to use them
     tested = "test" in facts.get("findings", {}).get("tags", [])
+    listed = frozenset(facts["all_names"]) if isinstance(facts.get("all_names"), list) else None
     for symbol in [] if tested else facts.get("symbols", []):
-        if symbol["kind"] not in COUNTED_KINDS or not is_public(language, path, symbol):
+        if symbol["kind"] not in COUNTED_KINDS or not is_public(language, path, symbol, listed):
             continue
         public += 1
         if symbol.get("doc"):
