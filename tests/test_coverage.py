@@ -127,3 +127,11 @@ def test_a_python_module_with_all_counts_only_the_names_it_lists(tree, capsys):
     # ``helper`` has no underscore, but the module's __all__ leaves it out
     assert (listed["public"], listed["documented"]) == (2, 1)
     assert listed["undocumented"] == [{"line": 7, "name": "Listed.run"}]
+
+
+def test_documenting_a_function_updates_its_folder_page_on_the_next_build(tree):
+    assert run_kwdocs("build", "--src", str(tree), "-q") == 0
+    (tree / "pkg" / "bad.py").write_text(BAD.replace("def undocumented():\n", 'def undocumented():\n    """Now."""\n'))
+    assert run_kwdocs("build", "--src", str(tree), "-q") == 0
+    folder = (tree / "kwdocs-out" / "pkg" / "doc.md").read_text()
+    assert "- **Documentation coverage**: 5 of 6 public definitions documented (83.3%)" in folder
