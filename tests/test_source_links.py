@@ -74,3 +74,14 @@ def test_a_source_url_without_path_is_one_line_and_exit_2(tmp_path, capsys):
     said = capsys.readouterr().err
     assert "'source_url' must be a URL holding {path}" in said and len(said.splitlines()) == 1
     assert not (tree / "kwdocs-out").exists()
+
+
+def test_the_site_made_from_a_markdown_page_links_the_line_in_its_own_source_view(tmp_path):
+    from kwdocs.site.html import markdown_to_html
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "m.py").write_text('def f(a):\n    """F."""\n    return a\n')
+    assert run_kwdocs("build", "--src", str(tree), "-q") == 0
+    html = markdown_to_html((tree / "kwdocs-out" / "m.py_docs.md").read_text(), "m.py_docs.md")
+    assert '(<a href="#L1">line 1</a>)' in html and "m.py#L1-L3" not in html
