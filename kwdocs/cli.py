@@ -11,7 +11,7 @@ from kwdocs import __version__
 from kwdocs.config import ConfigError, load_config
 from kwdocs.mistakes import describe
 
-COMMANDS = ("build", "clean", "serve", "watch", "check", "init", "find", "refs", "show")
+COMMANDS = ("build", "clean", "serve", "watch", "check", "init", "find", "refs", "show", "coverage")
 INTERRUPTED = 130   # the exit code of a command stopped by Ctrl-C, as shells report one
 BROKEN_PIPE = 141   # the exit code of a command whose reader left (SIGPIPE), as shells report one
 

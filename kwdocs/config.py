@@ -61,6 +61,8 @@ class Config:
     cache_max_mb: int = DEFAULT_CACHE_MB
     cache_key_file: Path | None = None  # the file holding the key entries are signed with (never the key)
     empty_sections: str = "omit"
+    source_url: str = ""            # where a definition's lines link: "" for the relative path#L10-L20
+    source_ref: str = "HEAD"        # what ``{ref}`` of ``source_url`` stands for
     scheduler: str = ""             # a Dask scheduler's address, or "local"; "" to build on this machine
     config_file: Path | None = field(default=None, compare=False)
 
@@ -102,9 +104,26 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "cache_key_file": (str, "the path of a file holding the key that signs cache entries"),
     "scheduler": (str, "a Dask scheduler's address (tcp://HOST:PORT) or \"local\""),
     "empty_sections": (str, '"omit" (leave out a section with nothing to say) or "keep" (the full layout)'),
+    "source_url": (str, "a URL holding {path}, and perhaps {start}, {end} and {ref} "
+                        "(https://host/project/blob/{ref}/{path}#L{start}-L{end})"),
+    "source_ref": (str, "a branch, tag or commit without spaces, for {ref} in source_url"),
 }
+SOURCE_URL_FIELDS = frozenset(("path", "start", "end", "ref"))
 EMPTY_SECTIONS = ("omit", "keep")
 CONFIG_KEYS = tuple(_KEYS)
+
+
+def _url_template(value: object) -> bool:
+    """Whether ``value`` is a ``source_url`` template: its fields the four known ones, {path} among them."""
+    import string
+
+    if not isinstance(value, str):
+        return True     # the type check names it
+    try:
+        fields = {name for _, name, spec, conversion in string.Formatter().parse(value) if name is not None}
+    except ValueError:  # an unmatched brace
+        return False
+    return "path" in fields and fields <= SOURCE_URL_FIELDS
 
 
 def read_table(src: Path, config_file: Path | None) -> tuple[dict[str, Any], dict[str, Any], Path | None]:
@@ -248,6 +267,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         bad_item = expected is list and not all(isinstance(item, str) for item in value)
         bad_value = (expected is int and value < 0) or (key == "cache_mode" and value not in CACHE_MODES) or (
             key == "empty_sections" and value not in EMPTY_SECTIONS) or (
+            key == "source_url" and not _url_template(value)) or (
+            key == "source_ref" and isinstance(value, str) and not re.fullmatch(r"[^\s{}]+", value)) or (
             key == "scheduler" and not re.fullmatch(r"|local|([a-z]+://)?[^\s/]+:\d+/?", value.strip()))
         if bad_type or bad_item or bad_value:
             problems.append(f"{where}: '{key}' must be {description}, not {value!r}")
@@ -316,6 +337,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         cache_max_mb=values.get("cache_max_mb", DEFAULT_CACHE_MB),
         cache_key_file=key_file,
         empty_sections=values.get("empty_sections", "omit"),
+        source_url=values.get("source_url", ""),
+        source_ref=values.get("source_ref", "HEAD"),
         scheduler=values.get("scheduler", "").strip(),
         config_file=origin,
     )

@@ -14,6 +14,7 @@ class Symbol(TypedDict, total=False):
     name: str          # the keyword as written (``Linear``, ``NCCL_DEBUG``)
     kind: str          # one of KIND_GROUPS' keys
     line: int          # 1-based line of the definition
+    end: int           # its last line, when later than ``line`` and the extractor knows it
     signature: str     # ``(self, x: int) -> int``; ``class Foo(Base)``; optional
     parent: str        # enclosing class or namespace (``Linear`` for a method)
     detail: str        # sub-kind shown to the reader (``struct``, ``enum``, ``async``)

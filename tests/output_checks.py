@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -74,6 +75,11 @@ def broken_links(out: Path) -> list[str]:
             target = (page.parent / unquote(parts.path)) if parts.path else page
             if not os.path.lexists(target):
                 broken.append(f"{rel}: {href} (no such file)")
+            elif lines := re.fullmatch(r"L(\d+)(?:-L(\d+))?", parts.fragment):
+                # a definition's lines in the source, as GitHub and GitLab number them
+                count = len(target.read_bytes().splitlines())
+                if not 1 <= int(lines[1]) <= int(lines[2] or lines[1]) <= count:
+                    broken.append(f"{rel}: {href} (no such lines)")
             elif parts.fragment:
                 if target not in anchors:
                     anchors[target] = target.read_text(encoding="utf-8", errors="replace")

@@ -64,6 +64,8 @@ BAD = {
     "cache_key_file": '["key"]',              # a path, not a list
     "scheduler": '"tcp://nowhere"',          # an address needs its port
     "empty_sections": '"all"',               # a string, but not one of the two layouts
+    "source_url": '"https://example.org/{file}#L{line}"',   # fields it does not have
+    "source_ref": '"main branch"',           # no ref has a space
 }
 
 

@@ -225,7 +225,7 @@ def test_python_docstrings_are_under_their_definitions_with_sections_code_and_li
     assert f"[`__init__`](#l{init_line}-method-__init__)" in _definition(page, "reset")
     make = _definition(page, "make")
     # a type annotation names a definition: linked, the rest of the signature as written
-    assert re.match(r"\*\*`make`\*\* `\(n: int\) -> `\[`Linear`\]\(#l\d+-class-linear\) \(line", make)
+    assert re.match(r"\*\*`make`\*\* `\(n: int\) -> `\[`Linear`\]\(#l\d+-class-linear\) \(\[line", make)
     assert "- `n`: how many.\n" in make and "*Returns:*" in make                        # Sphinx style
     assert "Changed in version 2.0: Counts from one." in make                          # a directive in a field
     assert re.search(r"Several \[`make`\]\(#l\d+-function-make\)s make a network\.", make)   # rST's plural

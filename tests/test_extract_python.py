@@ -76,7 +76,7 @@ def test_classes_methods_and_signatures_of_linear():
         "LazyLinear": (259, "(LazyModuleMixin, Linear)"),
     }
     init = next(s for s in facts["symbols"] if s["name"] == "__init__" and s.get("parent") == "Linear")
-    assert init == {"name": "__init__", "kind": "method", "line": 96, "parent": "Linear",
+    assert init == {"name": "__init__", "kind": "method", "line": 96, "end": 115, "parent": "Linear",
                     "signature": "(self, in_features: int, out_features: int, bias: bool = True, "
                                  "device=None, dtype=None) -> None"}
     assert facts["parsed"] is True and "problems" not in facts
@@ -212,8 +212,8 @@ def test_pep695_file_is_read_fully_on_any_python():
                                           "signature": "= tuple[float, float]"}
     assert symbols[("constant", "ORIGIN")]["line"] == 6
     assert symbols[("function", "midpoint")]["signature"] == "[T](a: T, b: T) -> T"
-    assert symbols[("class", "Box")] == {"name": "Box", "kind": "class", "line": 14, "signature": "[T](Shape)",
-                                         "decorators": ["dataclass"]}
+    assert symbols[("class", "Box")] == {"name": "Box", "kind": "class", "line": 14, "end": 18,
+                                         "signature": "[T](Shape)", "decorators": ["dataclass"]}
     area = symbols[("method", "area")]
     assert (area["parent"], area["detail"], area["signature"]) == (
         "Box", "async", "(self, scale: float = 1.0) -> float")

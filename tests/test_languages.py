@@ -265,7 +265,7 @@ def test_other_languages_get_their_definitions_from_ctags_and_the_page_says_so(b
     docs = page(built, "tcl/tests/helpers.tcl")
     assert "found by Universal Ctags" in docs
     structure = section(docs, "Detailed Analysis")
-    assert re.search(rf"\*\*`start_server`\*\*.*\(line {line_of('tcl/tests/helpers.tcl', 'proc ::testutil::start_server')}\)",
+    assert re.search(rf"\*\*`start_server`\*\*.*\(\[line {line_of('tcl/tests/helpers.tcl', 'proc ::testutil::start_server')}\]",
                      structure)
     assert "**`assert_equal`**" in structure
     script = page(built, "tcl/runtest")   # known by its first lines alone

@@ -58,11 +58,11 @@ def test_module_variables_and_type_aliases_are_definitions_names_link_to(tmp_pat
     out = _build(tmp_path, {"pkg/__init__.py": "", "pkg/_types.py": TYPES, "pkg/_client.py": CLIENT})
     page = (out / "pkg/_types.py_docs.md").read_text(encoding="utf-8")
     assert _entry(page, "AuthTypes").startswith('- <a id="l9-type-authtypes"></a>type **`AuthTypes`** '
-                                                 "`= Union[tuple[str, str], None]` (line 9)")
+                                                 "`= Union[tuple[str, str], None]` ([line 9](../../src/pkg/_types.py#L9))")
     assert "What `auth=` accepts." in page.split("**`AuthTypes`**")[1].split("- <a id=")[0]
     assert "type **`Timeout`** `= Optional[float]`" in _entry(page, "Timeout")
     assert "constant **`DEFAULT_RETRIES`** `: int`" in _entry(page, "DEFAULT_RETRIES")
-    assert "variable **`logger`** `= make_logger('pkg')` (line 13)" in _entry(page, "logger")
+    assert "variable **`logger`** `= make_logger('pkg')` ([line 13](../../src/pkg/_types.py#L13))" in _entry(page, "logger")
     assert "variable **`__version__`**" in _entry(page, "__version__")
     # a private variable is left out (as pdoc does), and so is an import's fallback
     assert "**`_cache`**" not in page and "variable **`brotli`**" not in page
@@ -134,10 +134,10 @@ def test_enum_members_and_dataclass_and_namedtuple_fields_are_members_of_their_c
             size: int = 3
         '''})
     page = (out / "pkg/models.py_docs.md").read_text(encoding="utf-8")
-    assert '  - <a id="l7-constant-red"></a>enum constant **`RED`** `= 1` (line 7)' in page
+    assert '  - <a id="l7-constant-red"></a>enum constant **`RED`** `= 1` ([line 7](../../src/pkg/models.py#L7))' in page
     assert "    The colour of stop." in page
-    assert "enum constant **`GREEN`** `= 2` (line 9)" in page and "`_ignore_`" not in page
-    assert '  - <a id="l15-variable-x"></a>field **`x`** `: int` (line 15)' in page
+    assert "enum constant **`GREEN`** `= 2` ([line 9](../../src/pkg/models.py#L9))" in page and "`_ignore_`" not in page
+    assert '  - <a id="l15-variable-x"></a>field **`x`** `: int` ([line 15](../../src/pkg/models.py#L15))' in page
     assert "field **`y`** `: int = 0`" in page
     assert "field **`tags`** `: list[str] = field(default_factory=list)`" in page
     assert "**`count`**" not in page      # a ClassVar is no field
@@ -210,5 +210,5 @@ def test_inherited_members_are_listed_with_the_base_they_come_from(tmp_path):
     assert base.endswith("; inherits from [`Root`](#l6-class-root): [`close`](#l7-method-close)")
     assert "inherits" not in next(line for line in page.splitlines() if "class **`Root`**" in line)
     # a property is labelled so, its setter is the method it is
-    assert '  - <a id="l13-method-headers"></a>property **`headers`** `(self)` (line 13)' in page
-    assert '  - <a id="l17-method-headers"></a>method **`headers`** `(self, value)` (line 17)' in page
+    assert '  - <a id="l13-method-headers"></a>property **`headers`** `(self)` ([line 13](../../src/pkg/client.py#L13-' in page
+    assert '  - <a id="l17-method-headers"></a>method **`headers`** `(self, value)` ([line 17](../../src/pkg/client.py#L17-' in page

@@ -72,11 +72,11 @@ def test_newer_syntax_gives_no_problem_and_lists_every_definition(tmp_path):
         page = built[f"shapes/{name}.py_docs.md"].decode()
         assert "Problems" not in page and "did not parse" not in page, name
     page = built["shapes/py314.py_docs.md"].decode()
-    for definition in ("type **`Point`** `= tuple[float, float]` (line 6)",
-                       "type **`Table`** `[K, V = list[K]] = dict[K, V]` (line 8)",
+    for definition in ("type **`Point`** `= tuple[float, float]` ([line 6](",
+                       "type **`Table`** `[K, V = list[K]] = dict[K, V]` ([line 8](",
                        "function **`midpoint`** `[T: (int, float)](a: `[`Pair`](#l7-type-pair)`[T]",
-                       "class **`Cache`** `[K, V = str](dict[K, V], metaclass=type)` (line 17)",
-                       "type **`Entry`** `= tuple[K, V]` (line 20)", "method **`describe`**", "method **`load`**"):
+                       "class **`Cache`** `[K, V = str](dict[K, V], metaclass=type)` ([line 17](",
+                       "type **`Entry`** `= tuple[K, V]` ([line 20](", "method **`describe`**", "method **`load`**"):
         assert definition in page, definition
 
 

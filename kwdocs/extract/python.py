@@ -261,8 +261,10 @@ class _Collector:
 
     def definition(self, name: str, kind: str, line: int, *, parents: Iterable[str] = (),
                    signature: str = "", decorators: list[str] | None = None,
-                   is_async: bool = False, doc: str | None = None, detail: str = "") -> None:
+                   is_async: bool = False, doc: str | None = None, detail: str = "", end: int = 0) -> None:
         symbol: dict[str, Any] = {"name": name, "kind": kind, "line": line}
+        if end > line:      # its last line: a page links the definition's lines in the source
+            symbol["end"] = end
         parent = ".".join(parents)
         if signature:
             symbol["signature"] = signature
@@ -426,7 +428,8 @@ class _AstReader:
                 cdef = cast(ast.ClassDef, node)
                 self.found.definition(cdef.name, "class", cdef.lineno, parents=parents,
                                       signature=_type_parameters(cdef) + _class_signature(cdef, self.source),
-                                      decorators=_decorators(cdef, self.source), doc=_docstring(cdef))
+                                      decorators=_decorators(cdef, self.source), doc=_docstring(cdef),
+                                      end=cdef.end_lineno or 0)
                 self._body(cdef.body, parents + (cdef.name,), _class_scope(cdef))
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 fdef = cast("ast.FunctionDef | ast.AsyncFunctionDef", node)
@@ -435,7 +438,8 @@ class _AstReader:
                                       signature=_type_parameters(fdef) + _function_signature(fdef, self.source),
                                       decorators=_decorators(fdef, self.source) if fdef.decorator_list else None,
                                       is_async=kind is ast.AsyncFunctionDef, doc=_docstring(fdef),
-                                      detail="property" if scope in _CLASS_SCOPES and _is_property(fdef) else "")
+                                      detail="property" if scope in _CLASS_SCOPES and _is_property(fdef) else "",
+                                      end=fdef.end_lineno or 0)
                 self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(cast("ast.Assign | ast.AnnAssign", node), body, index)
@@ -1302,7 +1306,7 @@ class _TreeSitterReader:
                     bases = definition.child_by_field_name("superclasses")
                     self.found.definition(name, "class", name_node.start_point[0] + 1, parents=classes,
                                           signature=self.text_of(bases) if bases else "",
-                                          decorators=decorators)
+                                          decorators=decorators, end=_last_line(definition))
                     body = definition.child_by_field_name("body")
                     if body is not None:
                         stack.append((body, classes + (name,)))
@@ -1323,7 +1327,8 @@ class _TreeSitterReader:
             signature += f" -> {_collapse(self.text_of(returns))}"
         self.found.definition(self.text_of(name_node), "method" if classes else "function",
                               name_node.start_point[0] + 1, parents=classes, signature=signature,
-                              decorators=decorators, is_async=node.children[0].type == "async")
+                              decorators=decorators, is_async=node.children[0].type == "async",
+                              end=_last_line(node))
 
     def _type_alias(self, node: Any) -> None:
         name = _first_identifier(node.child_by_field_name("left"))   # ``X`` of ``X[T]`` too
@@ -1481,3 +1486,9 @@ def _regex_facts(text: str, path: str) -> dict:
                 names.append((words[0], words[-1], line))
         found.from_import(match.group(2) or None, len(match.group(1)), names, line)
     return found.facts(leading_comment(text))
+
+
+def _last_line(node: Any) -> int:
+    """The 1-based line a tree-sitter node ends on (not the next line's column 0 after its line break)."""
+    row, column = node.end_point
+    return row + 1 if column else row

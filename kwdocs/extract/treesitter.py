@@ -181,6 +181,13 @@ def _without_block_tags(doc: str) -> str:
 _LICENSE = re.compile(r"copyright|licen[cs]ed under|all rights reserved|spdx-license", re.I)
 
 
+def last_line(node: Node) -> int:
+    """The 1-based line ``node`` ends on: a node taking in its line break ends at the next line's
+    column 0, which is not one of its lines (a Makefile's variable, say)."""
+    row, column = node.end_point
+    return max(node.start_point[0] + 1, row + 1 if column else row)
+
+
 def definition(source: bytes, name: str, kind: str, node: Node, *, anchor: Node | None = None,
                body: Node | None = None, parent: str = "", detail: str = "",
                with_signature: bool = True) -> dict[str, Any]:
@@ -188,6 +195,8 @@ def definition(source: bytes, name: str, kind: str, node: Node, *, anchor: Node 
     (an ``export`` or attribute wrapping the declaration)."""
     named = node.child_by_field_name("name")  # past annotations and modifiers, as ctags counts
     symbol: dict[str, Any] = {"name": name, "kind": kind, "line": line_of(named or node)}
+    if last_line(node) > symbol["line"]:     # its last line: a page links its lines in the source
+        symbol["end"] = last_line(node)
     if with_signature:
         text = signature(source, node, body)
         if text:

@@ -17,7 +17,7 @@ from markupsafe import Markup
 from kwdocs.config import Config
 from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
-from kwdocs.pages import keywords, layout, model
+from kwdocs.pages import coverage, keywords, layout, model
 from kwdocs.pages.formats import TEMPLATES, Format, MarkdownFormat
 from kwdocs.pages.render import Renderer
 
@@ -78,7 +78,8 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
     markdown = MarkdownFormat(renderer)
     docs_model = model.file_docs_model(
         facts, project=config.project_name, related=related, links=links, view=view, src_link=src_link,
-        entries=entries, keep_empty=config.empty_sections == "keep")
+        entries=entries, keep_empty=config.empty_sections == "keep", source_url=config.source_url,
+        source_ref=config.source_ref)
     docs = markdown.render("file_docs", docs_model, docs_path)
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
     section_map = model.section_map(docs_model, facts.get("symbols", []), shown)
@@ -93,8 +94,10 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
 
 def summary_row(facts: Facts) -> dict:
     """What folder pages need of a file: its symbols only as far as Main Definitions shows
-    them (a large folder reads its rows on every edit)."""
-    return dict(path=facts["path"], type_label=facts["type_label"], size=facts["size"],
+    them (a large folder reads its rows on every edit), and its documentation coverage."""
+    counted = coverage.file_coverage(facts)
+    return dict(coverage=[counted["public"], counted["documented"]],
+                path=facts["path"], type_label=facts["type_label"], size=facts["size"],
                 lines=facts.get("lines", 0), docstring=facts.get("docstring", "")[:2000],
                 symbols=[{key: s[key] for key in ("kind", "name", "line", "detail") if key in s}
                          | ({"documented": True} if s.get("doc") else {})

@@ -207,3 +207,13 @@ def state_name(folder: str) -> str:
 def html_page(md_page: str) -> str:
     """The site path of a Markdown page: the same path with ``.html`` for ``.md``."""
     return md_page[:-3] + ".html" if md_page.endswith(".md") else md_page + ".html"
+
+
+def lines_link(src_link: str, path: str, start: int, end: int, source_url: str = "", ref: str = "") -> str:
+    """Where a definition's lines are: ``src_link#L10-L20`` (the page's relative link to the
+    source, which GitHub and GitLab render at any commit; ``#L10`` for one line), or the
+    configured ``source_url`` with ``{path}``, ``{start}``, ``{end}`` and ``{ref}`` filled in."""
+    end = max(start, end)
+    if source_url:
+        return source_url.format(path=quote_path(path), start=start, end=end, ref=ref)
+    return f"{src_link}#L{start}-L{end}" if end > start else f"{src_link}#L{start}"

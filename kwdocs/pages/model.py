@@ -20,7 +20,7 @@ from kwdocs.extract import not_doc
 from kwdocs.extract.links import module_file
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
-from kwdocs.pages import docstrings, layout
+from kwdocs.pages import coverage, docstrings, layout
 
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"
@@ -176,7 +176,8 @@ def symbol_entries(facts: Facts) -> list[dict]:
     symbol (a header defines thousands), so labels and anchors are worked out once for the two."""
     symbols = facts.get("symbols", [])
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
-             "name": s["name"], "signature": s.get("signature", ""), "line": s["line"], "depth": depth,
+             "name": s["name"], "signature": s.get("signature", ""), "line": s["line"],
+             "end": s.get("end", s["line"]), "depth": depth,
              "decorators": s.get("decorators", []), "definition": s["kind"] in _DEFINITION_KINDS,
              "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else "",
              "inherited": []}
@@ -202,7 +203,8 @@ class DocsInput:
     share, worked out once (``entries``: ``symbol_entries(facts)``, if already made)."""
 
     def __init__(self, facts: Facts, *, project: str, related: dict, links: dict | None, view: SourceView,
-                 src_link: str, entries: list[dict] | None = None, keep_empty: bool = False) -> None:
+                 src_link: str, entries: list[dict] | None = None, keep_empty: bool = False,
+                 source_url: str = "", source_ref: str = "") -> None:
         self.facts, self.project, self.related, self.links = facts, project, related, links
         self.view, self.src_link, self.keep_empty = view, src_link, keep_empty
         self.path = facts["path"]
@@ -214,6 +216,9 @@ class DocsInput:
         self.other_keywords: list[dict] = []
         for entry in self.entries:
             (self.structure if entry["definition"] else self.other_keywords).append(entry)
+        for entry in self.structure:
+            entry["source_link"] = layout.lines_link(src_link, self.path, entry["line"], entry["end"],
+                                                     source_url, source_ref)
         _document(facts, self.entries, lambda: _resolver(facts, self.entries, links, self.page))
         _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
         if facts.get("language") == "python":
@@ -301,13 +306,13 @@ def sections_fingerprint() -> list[list[str]]:
 
 def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | None,
                     view: SourceView, src_link: str, entries: list[dict] | None = None,
-                    keep_empty: bool = False) -> dict:
+                    keep_empty: bool = False, source_url: str = "", source_ref: str = "") -> dict:
     """The model of ``<file>_docs.md``: each registered section's fields, and ``sections``,
     those on the page in order (``{name, title, names}``).  A section with nothing to say is
     None, and the page leaves it out; ``keep_empty`` (``empty_sections = "keep"``) keeps it,
     empty, and the page says so in one line."""
     given = DocsInput(facts, project=project, related=related, links=links, view=view, src_link=src_link,
-                      entries=entries, keep_empty=keep_empty)
+                      entries=entries, keep_empty=keep_empty, source_url=source_url, source_ref=source_ref)
     result: dict = dict(project=project, path=given.path, folder_display=folder_display(given.folder))
     shown: list[dict] = []
     for spec in SECTIONS:
@@ -523,8 +528,10 @@ def analysis_section(given: DocsInput) -> Section | None:
     analysis = given.kept(bool(parse_note or given.structure or given.other_keywords or api))
     if analysis is None:
         return None
+    counted = coverage.file_coverage(facts)
     return Section(dict(analysis=analysis, parse_note=parse_note, structure=given.structure,
-                        other_keywords=given.other_keywords, api=api),
+                        other_keywords=given.other_keywords, api=api,
+                        coverage=coverage.summary(counted["documented"], counted["public"])),
                    [entry["name"] for entry in given.entries] + [row["name"] for row in api])
 
 
@@ -1132,9 +1139,12 @@ def folder_part(rows: list[dict]) -> dict:
     candidates: list[list] = []
     namespaces: dict[str, list] = {}    # name -> [first candidate, files opening it]
     purposes: list[list[str]] = []
+    covered = [0, 0]    # public definitions, documented ones (``summary_row``'s ``coverage``)
     readme = init = None
     for facts, name in zip(rows, own_names(rows)):
         _add_totals(languages, facts["type_label"], 1, facts.get("lines", 0), facts["size"])
+        for index, count in enumerate(facts.get("coverage", ())):
+            covered[index] += count
         opened: set[str] = set()
         for index, symbol in enumerate(facts.get("symbols", [])):
             if symbol["kind"] not in MAIN_DEFINITION_KINDS or symbol.get("parent") or symbol["name"].startswith("_"):
@@ -1155,7 +1165,7 @@ def folder_part(rows: list[dict]) -> dict:
                 purposes.append([name, summary])
     return {"files": len(rows), "languages": languages, "count": len(candidates),
             "candidates": heapq.nsmallest(PART_CANDIDATES, candidates, key=_candidate_order),
-            "namespaces": namespaces, "readme": readme, "init": init, "purposes": purposes}
+            "namespaces": namespaces, "readme": readme, "init": init, "purposes": purposes, "coverage": covered}
 
 
 def _candidate_order(item: list) -> list:
@@ -1202,6 +1212,8 @@ def merge_folder_parts(parts: list[dict]) -> dict:
             "candidates": found, "purposes": [item for part in parts for item in part["purposes"]],
             "count": sum(part["count"] for part in parts) + len(namespaces),
             "also_opened_by": {name: opened - 1 for name, (_, opened) in namespaces.items()},
+            # a part stored before coverage was counted has none: it counts nothing
+            "coverage": [sum(part.get("coverage", [0, 0])[index] for part in parts) for index in (0, 1)],
             "readme": min((part["readme"] for part in parts if part["readme"]), default=None) or min(
                 (part["init"] for part in parts if part["init"]), default=None)}
 
@@ -1252,6 +1264,7 @@ def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders
         total_size=sum(item["size"] for item in languages), total_lines=sum(item["lines"] for item in languages),
         languages=sorted(languages, key=lambda item: (-item["files"], item["type_label"])),
         definitions=definitions,
+        coverage=coverage.summary(merged["coverage"][1], merged["coverage"][0]),
         more_definitions=max(0, merged["count"] - MAIN_DEFINITIONS_LIMIT),
         index_link=layout.link(page, layout.index_page(folder)),
         parent_link=layout.link(page, layout.doc_page(posixpath.dirname(folder))) if folder else "",

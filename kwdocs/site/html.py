@@ -227,8 +227,9 @@ def markdown_to_html(markdown_text: str, md_page: str) -> str:
 SOURCE_HEADING = "\n## Original Source\n\n"
 FOLD_LINES = 400           # longer sources start folded, so the overview and definitions come first
 _FENCE_LINE = re.compile(r"(`{3,})([^`\n]*)\n")
-# "(line 208)" after a definition's name or signature in Detailed Analysis
-_LINE_REFERENCE = re.compile(r"(</code>(?:</strong>)?) \(line (\d+)\)")
+# "(line 208)" after a definition's name or signature in Detailed Analysis, perhaps linked to the
+# source file's lines (a Markdown page's link): the site's own source view has the line
+_LINE_REFERENCE = re.compile(r"(</code>(?:</strong>)?) \((?:<a href=\"[^\"]*\">)?line (\d+)(?:</a>)?\)")
 
 
 def _line_link(match: re.Match) -> str:

@@ -1,0 +1,86 @@
+"""Documentation coverage: how many of a file's public definitions have documentation of their own.
+
+Plain data from the facts record: ``file_coverage`` counts one file, the page models and
+``kwdocs coverage`` / ``kwdocs check --min-coverage`` add the counts up.  What "public" means
+follows each language's own convention (see docs/pages.md, "Documentation coverage").
+"""
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Collection, Iterable, Mapping
+
+# definitions a reader calls or names: constants, variables, macros and namespaces are rarely
+# documented one by one, and counting them would drown the figure
+COUNTED_KINDS = frozenset(("class", "function", "method", "type"))
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inl", ".cuh")
+
+
+def is_public(language: str, path: str, symbol: Mapping, listed: Collection[str] | None = None) -> bool:
+    """Whether ``symbol`` of a ``language`` file at ``path`` is public by its language's convention
+    (``listed``: a Python module's ``__all__``, if it has one)."""
+    name, parent = symbol["name"], symbol.get("parent", "")
+    if "<locals>" in parent:    # a function's own helpers are nobody else's business
+        return False
+    if language == "python":    # no leading underscore on it or on any class enclosing it
+        parts = [*parent.split("."), name] if parent else [name]
+        if listed is not None and parts[0] not in listed:   # ``__all__`` says what the module exports
+            return False
+        return not any(part.startswith("_") for part in parts)
+    if language in ("cpp", "cuda"):     # what a header declares is what other files may use
+        return path.endswith(HEADER_SUFFIXES)
+    if language in ("javascript", "typescript"):     # exported from its module
+        return not parent and symbol.get("detail", "").startswith("exported")
+    if language == "go":        # a capitalised name is exported from its package
+        return name[:1].isupper()
+    if language == "rust":      # declared ``pub``
+        return symbol.get("signature", "").startswith("pub")
+    if language in ("java", "lua"):     # no convention the facts record: every definition counts
+        return not name.startswith("_")
+    return False
+
+
+def file_coverage(facts: Mapping) -> dict:
+    """``{"public": n, "documented": n, "undocumented": [[line, qualified name], ...]}`` of one file."""
+    language, path = facts.get("language", ""), facts.get("path", "")
+    public = documented = 0
+    missing: list[list] = []
+    # a test file's functions are run, not called: nobody reads their documentation to use them
+    tested = "test" in facts.get("findings", {}).get("tags", [])
+    listed = frozenset(facts["exports"]) if isinstance(facts.get("exports"), list) else None    # ``__all__``
+    for symbol in [] if tested else facts.get("symbols", []):
+        if symbol["kind"] not in COUNTED_KINDS or not is_public(language, path, symbol, listed):
+            continue
+        public += 1
+        if symbol.get("doc"):
+            documented += 1
+        else:
+            parent = symbol.get("parent", "")
+            missing.append([symbol["line"], f"{parent}.{symbol['name']}" if parent else symbol["name"]])
+    return {"public": public, "documented": documented, "undocumented": missing}
+
+
+def percent(documented: int, public: int) -> float:
+    """The share documented, in percent to one decimal; a file with nothing public is fully covered."""
+    return 100.0 if not public else round(100.0 * documented / public, 1)
+
+
+def summary(documented: int, public: int) -> dict | None:
+    """What a page shows (None when there is nothing public to count)."""
+    if not public:
+        return None
+    return {"documented": documented, "public": public, "percent": percent(documented, public)}
+
+
+def by_folder(files: Iterable[tuple[str, dict]]) -> list[dict]:
+    """Each folder holding counted files (its own files, not those of its subfolders), by path,
+    from ``(path, file_coverage)`` pairs."""
+    folders: dict[str, list[int]] = {}
+    for path, counts in files:
+        if counts["public"]:
+            totals = folders.setdefault(posixpath.dirname(path), [0, 0, 0])
+            totals[0] += 1
+            totals[1] += counts["public"]
+            totals[2] += counts["documented"]
+    return [{"folder": folder, "files": files_, "public": public, "documented": documented,
+             "percent": percent(documented, public)}
+            for folder, (files_, public, documented) in sorted(folders.items())]
