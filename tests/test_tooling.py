@@ -21,3 +21,14 @@ def test_ruff_finds_nothing_in_kwdocs():
 def test_mypy_finds_nothing_in_kwdocs():
     result = run("mypy", "--no-incremental")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_package_folder_is_installed():
+    """A package folder missing from pyproject's explicit list installs in editable mode and is
+    absent from a wheel (pre-commit's own install of the hook, pip install of a release)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    folders = {init.parent.relative_to(ROOT).as_posix().replace("/", ".")
+               for init in (ROOT / "kwdocs").rglob("__init__.py")}
+    assert folders - listed == set(), "add these to [tool.setuptools] packages"
