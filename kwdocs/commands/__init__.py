@@ -21,7 +21,20 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
 def add_query_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags the index's queries share (find, refs, show)."""
     parser.add_argument("--json", action="store_true",
-                        help="print one JSON object (its shape is in the README's Use section)")
+                        help="print one JSON object (its shape is in docs/find.md)")
+
+
+def add_name_arguments(parser: argparse.ArgumentParser, name_help: str) -> None:
+    """A name query's arguments (find, refs): NAME (``NAME*``: a prefix), ``--prefix``, ``--json``."""
+    parser.add_argument("name", metavar="NAME", help=name_help)
+    parser.add_argument("--prefix", action="store_true", help="NAME is a prefix (as NAME* is)")
+    add_query_arguments(parser)
+
+
+def name_query(args: argparse.Namespace) -> tuple[str, bool]:
+    """The name asked for and whether it is a prefix (``--prefix`` or a trailing ``*``)."""
+    starred = args.name.endswith("*")
+    return (args.name.removesuffix("*") if starred else args.name), args.prefix or starred
 
 
 def answered(config, index, paths, answer: dict, as_json: bool) -> dict:

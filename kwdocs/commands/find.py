@@ -6,23 +6,20 @@ from __future__ import annotations
 
 import argparse
 
-from kwdocs.commands import add_query_arguments, answered, definition_line, print_json
+from kwdocs.commands import add_name_arguments, answered, definition_line, name_query, print_json
 from kwdocs.config import Config
 
 HELP = "list the definitions of a name (NAME, NAME* or Class.member), one per line"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", metavar="NAME", help="a name, Class.member, or a prefix ending in *")
-    parser.add_argument("--prefix", action="store_true", help="NAME is a prefix (as NAME* is)")
-    add_query_arguments(parser)
+    add_name_arguments(parser, "a name, Class.member, or a prefix ending in *")
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
     from kwdocs.store import symbols
 
-    prefix = args.prefix or args.name.endswith("*")
-    name = args.name.removesuffix("*") if args.name.endswith("*") else args.name
+    name, prefix = name_query(args)
     index = symbols.Index(config.state)
     found = symbols.find(index, name, prefix)
     answer = answered(config, index, (entry["path"] for entry in found),

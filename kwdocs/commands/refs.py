@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import argparse
 
-from kwdocs.commands import add_query_arguments, answered, print_json
+from kwdocs.commands import add_name_arguments, answered, name_query, print_json
 from kwdocs.config import Config
 
 HELP = "list where a name defined in the tree is imported and used, tests marked"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", metavar="NAME", help="a top-level name, or a prefix ending in *")
-    parser.add_argument("--prefix", action="store_true", help="NAME is a prefix (as NAME* is)")
-    add_query_arguments(parser)
+    add_name_arguments(parser, "a top-level name, or a prefix ending in *")
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
     from kwdocs.store import symbols
 
-    prefix = args.prefix or args.name.endswith("*")
-    name = args.name.removesuffix("*") if args.name.endswith("*") else args.name
+    name, prefix = name_query(args)
     index = symbols.Index(config.state)
     found, more, users = symbols.refs(index, name, prefix)
     paths = {ref["path"] for ref in found} | {ref["defined_in"] for ref in found}
