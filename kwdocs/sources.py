@@ -108,15 +108,16 @@ class ChangedSinceExtracted(Exception):
     between the extract and render steps): its pages wait for the build that extracts it again."""
 
 
-def page_source(config: Config, facts: Facts) -> bytes | None:
-    """As much of a file as its page shows, of the very content its facts describe; None for a
-    binary or unreadable one.  Raises ``ChangedSinceExtracted`` when the file now holds other
+def page_source(config: Config, facts: Facts, limit: int | None = None) -> bytes | None:
+    """As much of a file as its page shows (or its first ``limit`` bytes), of the very content its
+    facts describe; None for a binary or unreadable one.  Raises ``ChangedSinceExtracted`` when the file now holds other
     bytes or is gone: a page rendered from them beside those facts would be recorded as the
     page of the facts' content, and stay when the file goes back to it (issue 31)."""
     if not facts.get("sha256") or facts.get("binary"):
         return None
     try:    # the whole file, hashed: the facts' hash is of the whole file
-        source = read_head(source_path(config, facts["path"]), pages.source_bytes_shown(config))
+        source = read_head(source_path(config, facts["path"]),
+                           pages.source_bytes_shown(config) if limit is None else limit)
     except PermissionError:
         return None     # readable when extracted: its page says it is unreadable, as before
     except OSError as error:

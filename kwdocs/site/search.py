@@ -455,19 +455,14 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
 def _sections(config: Config, rel: str, facts: dict, symbols: list, mask: Callable[[str, str], str]) -> list[tuple]:
     from kwdocs.extract.decode import decode
     from kwdocs.pages.compose import ANALYSE_LIMIT
-    from kwdocs.sources import ChangedSinceExtracted, read_head, source_path
+    from kwdocs.sources import page_source
 
-    try:
-        source = read_head(source_path(config, rel), ANALYSE_LIMIT)
-    except PermissionError:
+    # of the facts' very bytes, or ChangedSinceExtracted (a checkout between the steps): words of
+    # other bytes, kept under the facts' stamp, would stay when the file goes back (issue 31)
+    head = page_source(config, {**facts, "path": rel}, ANALYSE_LIMIT)
+    if head is None:
         return []
-    except OSError as error:
-        raise ChangedSinceExtracted(rel) from error
-    if source.sha256 != facts["sha256"]:
-        # other bytes than the facts' (a checkout between the steps): words of them, kept under
-        # the facts' stamp, would stay when the file goes back to the content extracted (issue 31)
-        raise ChangedSinceExtracted(rel)
-    text = mask(decode(source.head)[0], facts.get("language", ""))
+    text = mask(decode(head)[0], facts.get("language", ""))
     lines = text.split("\n")
     headings = [symbol for symbol in symbols if symbol["kind"] == "heading"]
     starts = [(0, posixpath.basename(rel))] + [(symbol["line"], symbol["name"]) for symbol in headings]
