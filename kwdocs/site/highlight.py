@@ -610,11 +610,15 @@ def highlight(text: str, info: str, links: Mapping[str, str] | None = None) -> l
     return highlighted(text, info, links).split("\n") if text else []
 
 
+def declared() -> list[tuple[str, Highlight]]:
+    """The built-in languages' highlighting, by fence (an installed language's version is in the
+    facts' fingerprint: its files' pages are made again when it changes)."""
+    return sorted(built_in_highlights().items())
+
+
 def grammar_packages() -> list[str]:
     """The distributions whose grammars and queries shape the highlighting."""
-    # the built-in languages' (an installed language's version is in the facts' fingerprint)
-    modules = {module for found in built_in_highlights().values()
-               for module in (found.grammar, *found.query_modules) if module}
+    modules = {module for _, found in declared() for module in (found.grammar, *found.query_modules) if module}
     return sorted(module.replace("_", "-") for module in modules)
 
 
