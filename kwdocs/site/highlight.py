@@ -453,11 +453,11 @@ def _at_statement_start(text: bytes, start: int) -> bool:
     return _STATEMENT_START.fullmatch(text, line, start) is not None
 
 
-def _python(data: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
-    """Python source as highlighted, escaped HTML by one regular expression: the classes tree-sitter's
-    query gave (keywords, strings, comments, numbers, constants, the name a ``def`` defines, builtins
-    called, types named whole in annotations), and a class's name and decorators as Pygments colours
-    them; names in ``hrefs`` (``_hrefs``) linked, outside strings and comments."""
+def python_lexer(data: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
+    """Python source (its ``Highlight.lexer``) as highlighted, escaped HTML by one regular expression:
+    the classes tree-sitter's query gave (keywords, strings, comments, numbers, constants, the name a
+    ``def`` defines, builtins called, types named whole in annotations), and a class's name and
+    decorators as Pygments colours them; names in ``hrefs`` (``_hrefs``) linked, outside strings and comments."""
     text = _escape(data)
     out: list[bytes] = []
     position = skip = 0
@@ -542,11 +542,6 @@ def _linked(text: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
         return text
     return _NAME.sub(lambda found: hrefs[found.group()] + found.group() + b"</a>"
                      if found.group() in hrefs else found.group(), text)
-
-
-def python_lexer(data: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
-    """Python's source as HTML (Python's ``Highlight.lexer``): ``_python``."""
-    return _python(data, hrefs)
 
 
 @cache
