@@ -63,6 +63,7 @@ class KwdocsPlugin(BasePlugin[KwdocsPluginConfig]):
     def __init__(self) -> None:
         self.kwdocs: Config | None = None
         self.pages: dict[str, str] = {}     # site path of each page the plugin added -> its output path
+        self.added: set[str] = set()        # the output paths of those pages
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         base = Path(config.config_file_path or ".").resolve().parent
@@ -102,19 +103,20 @@ class KwdocsPlugin(BasePlugin[KwdocsPluginConfig]):
                 continue
             files.append(File.generated(config, uri, abs_src_path=str(self.kwdocs.out / page)))
             self.pages[uri] = page
+        self.added = set(self.pages.values())
         summary = self.config.summary
         if summary is None:
             summary = "literate-nav" in config.plugins
         if summary and files.get_file_from_path(self.config.prefix + "SUMMARY.md") is None:
             files.append(File.generated(config, self.config.prefix + "SUMMARY.md",
-                                        content=summary_markdown(set(self.pages.values()))))
+                                        content=summary_markdown(self.added)))
         return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
         out_page = self.pages.get(page.file.src_uri)
         if out_page is None or self.kwdocs is None:
             return markdown
-        return source_links(markdown, out_page, self.kwdocs, set(self.pages.values()))
+        return source_links(markdown, out_page, self.kwdocs, self.added)
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         """Watch the source tree, all but the folders kwdocs and MkDocs write (a write there
@@ -127,7 +129,7 @@ class KwdocsPlugin(BasePlugin[KwdocsPluginConfig]):
             if entry.name.startswith(".") or entry.resolve() in written:
                 continue
             if any(path.is_relative_to(entry.resolve()) for path in written):
-                log.info(f"kwdocs: {entry} holds kwdocs' output folder; its edits are not watched")
+                log.info(f"kwdocs: {entry} holds a folder that kwdocs or MkDocs writes; its edits are not watched")
                 continue
             server.watch(str(entry))
         return server

@@ -68,8 +68,10 @@ def project(tmp_path: Path, mkdocs_yml: str) -> Path:
 
 
 def mkdocs(root: Path, *args: str) -> subprocess.CompletedProcess:
-    """``mkdocs build --strict`` in ``root``: any warning (a broken link among them) fails it."""
-    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", *args], cwd=root,
+    """``mkdocs build --strict`` in ``root`` (any warning, a broken link among them, fails it;
+    ``--dirty``, which warns that it is dirty, is not strict)."""
+    strict = [] if "--dirty" in args else ["--strict"]
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", *strict, *args], cwd=root,
                           capture_output=True, text=True, timeout=300,
                           env=ENV)
 
@@ -87,7 +89,8 @@ def kwdocs_pages(root: Path) -> list[str]:
 
 
 def site_page(site: Path, prefix: str, page: str) -> Path:
-    """Where MkDocs (directory URLs) puts ``page``: ``a/index.md`` at ``a/index.html``, ``a/b.md`` at ``a/b/index.html``."""
+    """Where MkDocs (directory URLs) puts ``page``: ``a/index.md`` at ``a/index.html``, ``a/b.md``
+    at ``a/b/index.html``."""
     stem = page[: -len(".md")]
     return site / prefix / (stem[: -len("index")] if stem == "index" or stem.endswith("/index") else stem + "/") \
         / "index.html"
@@ -143,7 +146,17 @@ def test_a_second_build_after_one_edit_rewrites_that_files_pages_only(tmp_path):
     after = {page: (out / page).stat().st_mtime_ns for page in kwdocs_pages(root)}
     assert after.keys() == before.keys()
     assert {page for page in after if after[page] != before[page]} == {"pkg/shapes.py_docs.md"}
-    assert "abs(self.side) ** 2.0" in (root / "site/reference/pkg/shapes.py_docs/index.html").read_text(encoding="utf-8")
+    html_page = root / "site/reference/pkg/shapes.py_docs/index.html"
+    assert "abs(self.side) ** 2.0" in html_page.read_text(encoding="utf-8")
+    # ``--dirty`` (as ``mkdocs serve --dirty``): MkDocs renders again only the pages kwdocs wrote
+    # again (and its 404 page, always)
+    html_before = {path: path.stat().st_mtime_ns for path in (root / "site").rglob("*.html")}
+    shapes.write_text(shapes.read_text(encoding="utf-8").replace("abs(self.side) ** 2.0", "self.side * self.side"),
+                      encoding="utf-8")
+    built(root, "--dirty")
+    html_after = {path: path.stat().st_mtime_ns for path in (root / "site").rglob("*.html")}
+    assert {path.relative_to(root / "site").as_posix() for path in html_after
+            if html_after[path] != html_before.get(path)} - {"404.html"} == {"reference/pkg/shapes.py_docs/index.html"}
 
 
 def test_material_theme_front_matter_and_literate_nav(tmp_path):
@@ -176,6 +189,20 @@ def test_material_theme_front_matter_and_literate_nav(tmp_path):
     assert nav[:3] == ["api/", "api/doc/", "api/keywords/"]
     assert nav.index("api/pkg/") < nav.index("api/pkg/__init__.py_docs/") < nav.index("api/pkg/shapes.py_docs/")
     assert "api/pkg/shapes.py_kw/" not in nav and "api/SUMMARY/" not in nav
+
+
+def test_a_github_repo_url_sends_the_line_links_to_the_forge(tmp_path):
+    root = project(tmp_path, """\
+        site_name: Shapes
+        repo_url: https://github.com/owner/shapes/
+        plugins:
+          - kwdocs:
+              jobs: 1
+        """)
+    built(root)
+    shapes = (root / "site/reference/pkg/shapes.py_docs/index.html").read_text(encoding="utf-8")
+    assert '<a href="https://github.com/owner/shapes/blob/HEAD/pkg/shapes.py#L5-L13">line 5</a>' in shapes
+    assert "./#original-source" not in shapes
 
 
 def test_output_inside_docs_dir_is_one_line_and_exit_1(tmp_path):
@@ -245,7 +272,8 @@ def test_mkdocs_serve_rebuilds_the_pages_when_a_source_file_is_saved(tmp_path):
     try:
         url = f"http://127.0.0.1:{port}/reference/pkg/units.py_docs/"
         assert "Units of length." in fetched(url, 60)
-        (root / "pkg/units.py").write_text('"""Units of length."""\n\nMetre = float\n\n\ndef feet(metres: float) -> float:\n'
+        (root / "pkg/units.py").write_text('"""Units of length."""\n\nMetre = float\n\n\n'
+                                           'def feet(metres: float) -> float:\n'
                                            '    """Metres in feet."""\n    return metres * 3.28\n', encoding="utf-8")
         assert "Metres in feet." in fetched(url, 60, "Metres in feet.")
         time.sleep(2)   # a rebuild writing into the output folder would set off another, and another
