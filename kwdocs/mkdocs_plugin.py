@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import posixpath
 import re
 from pathlib import Path
@@ -94,6 +95,7 @@ class KwdocsPlugin(BasePlugin[KwdocsPluginConfig]):
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         assert self.kwdocs is not None
         _build(self.kwdocs)
+        docs = Path(config.docs_dir).resolve()
         from kwdocs.store import owned
         self.pages = {}
         for page in sorted(owned.pages_on_disk(self.kwdocs)):
@@ -101,7 +103,13 @@ class KwdocsPlugin(BasePlugin[KwdocsPluginConfig]):
             if files.get_file_from_path(uri) is not None:   # the user's own page there wins
                 log.info(f"kwdocs: {uri} is a page of docs_dir; kwdocs' page of that name is left out")
                 continue
-            files.append(File.generated(config, uri, abs_src_path=str(self.kwdocs.out / page)))
+            file = File.generated(config, uri, abs_src_path=str(self.kwdocs.out / page))
+            # a theme's "edit" link: a documentation page's is its source file's, relative to docs_dir as
+            # MkDocs' edit_uri is (``../pkg/a.py`` from ``docs/``); a page written from many files has none
+            kind, subject = layout.page_subject(page)
+            file.edit_uri = os.path.relpath(self.kwdocs.src / subject, docs).replace(os.sep, "/") \
+                if kind == "docs" else None
+            files.append(file)
             self.pages[uri] = page
         self.added = set(self.pages.values())
         summary = self.config.summary

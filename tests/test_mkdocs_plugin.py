@@ -202,6 +202,10 @@ def test_a_github_repo_url_sends_the_line_links_to_the_forge(tmp_path):
     built(root)
     shapes = (root / "site/reference/pkg/shapes.py_docs/index.html").read_text(encoding="utf-8")
     assert '<a href="https://github.com/owner/shapes/blob/HEAD/pkg/shapes.py#L5-L13">line 5</a>' in shapes
+    # the theme's edit link edits the source file, not a page that kwdocs writes
+    assert 'href="https://github.com/owner/shapes/edit/master/pkg/shapes.py"' in shapes
+    keywords = (root / "site/reference/pkg/shapes.py_kw/index.html").read_text(encoding="utf-8")
+    assert "/edit/" not in keywords
     assert "./#original-source" not in shapes
 
 
