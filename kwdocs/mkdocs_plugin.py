@@ -127,19 +127,14 @@ class KwdocsPlugin(BasePlugin[KwdocsPluginConfig]):
         return source_links(markdown, out_page, self.kwdocs, self.added)
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
-        """Watch the source tree, all but the folders kwdocs and MkDocs write (a write there
-        would start the next rebuild, and that one the next)."""
+        """Watch the source tree as ``kwdocs watch`` does: the folders its scan enters, not the
+        output folder (a write there would start the next rebuild, and that one the next), nor
+        what the configuration or ``.gitignore`` leaves out (``site_dir`` among them)."""
+        from kwdocs.engine.on_save import watch_plan
         if self.kwdocs is None:
             return server
-        base = Path(config.config_file_path or ".").resolve().parent
-        written = {self.kwdocs.out, Path(config.site_dir).resolve(), (base / _named_site_dir(config)).resolve()}
-        for entry in sorted(self.kwdocs.src.iterdir()):
-            if entry.name.startswith(".") or entry.resolve() in written:
-                continue
-            if any(path.is_relative_to(entry.resolve()) for path in written):
-                log.info(f"kwdocs: {entry} holds a folder that kwdocs or MkDocs writes; its edits are not watched")
-                continue
-            server.watch(str(entry))
+        for folder, recursive in watch_plan(self.kwdocs).items():
+            server.watch(folder, recursive=recursive)
         return server
 
 
