@@ -63,6 +63,7 @@ class Config:
     empty_sections: str = "omit"
     source_url: str = ""            # where a definition's lines link: "" for the relative path#L10-L20
     source_ref: str = "HEAD"        # what ``{ref}`` of ``source_url`` stands for
+    front_matter: bool = False      # YAML front matter (title, description) atop each page, for hosts that read it
     scheduler: str = ""             # a Dask scheduler's address, or "local"; "" to build on this machine
     config_file: Path | None = field(default=None, compare=False)
 
@@ -107,6 +108,7 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "source_url": (str, "a URL holding {path}, and perhaps {start}, {end} and {ref} "
                         "(https://host/project/blob/{ref}/{path}#L{start}-L{end})"),
     "source_ref": (str, "a branch, tag or commit without spaces, for {ref} in source_url"),
+    "front_matter": (bool, "true or false"),
 }
 SOURCE_URL_FIELDS = frozenset(("path", "start", "end", "ref"))
 EMPTY_SECTIONS = ("omit", "keep")
@@ -339,6 +341,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         empty_sections=values.get("empty_sections", "omit"),
         source_url=values.get("source_url", ""),
         source_ref=values.get("source_ref", "HEAD"),
+        front_matter=values.get("front_matter", False),
         scheduler=values.get("scheduler", "").strip(),
         config_file=origin,
     )

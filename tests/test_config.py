@@ -66,6 +66,7 @@ BAD = {
     "empty_sections": '"all"',               # a string, but not one of the two layouts
     "source_url": '"https://example.org/{file}#L{line}"',   # fields it does not have
     "source_ref": '"main branch"',           # no ref has a space
+    "front_matter": '"yes"',                 # true or false
 }
 
 

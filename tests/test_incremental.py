@@ -583,3 +583,24 @@ def test_diff_tells_added_deleted_and_modified_files():
     assert diff(before, [SourceFile("0.py", 1, 1), before[0], before[1]]) == (["0.py"], ["c.py"], [])
     assert diff(before, before[:2]) == ([], ["c.py"], [])
     assert diff(before[1:], before) == (["a.py"], [], [])
+
+
+def test_entries_of_a_folder_excluded_since_do_not_come_back_with_the_next_edit(tmp_path):
+    """A changed setting (``--exclude``) makes the keyword index again from the files left; a
+    letter only the excluded files had must not keep its table of before, which the letter's
+    next edit would read: ``beta`` of the excluded ``b/`` came back with ``bravo``."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "a").mkdir(parents=True)
+    (src / "b").mkdir()
+    (src / "a/x.py").write_text("def alpha():\n    pass\n")
+    (src / "b/y.py").write_text("def beta():\n    pass\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert "beta" in (out / "keywords.md").read_text()
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q", "--exclude", "/b/") == 0
+    assert "beta" not in (out / "keywords.md").read_text()
+    with (src / "a/x.py").open("a") as module:
+        module.write("def bravo():\n    pass\n")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q", "--exclude", "/b/") == 0
+    index = (out / "keywords.md").read_text()
+    assert "bravo" in index and "beta" not in index
+    assert run_kwdocs("check", "--src", str(src), "--out", str(out), "--exclude", "/b/") == 0

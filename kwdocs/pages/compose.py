@@ -45,6 +45,21 @@ def _folder_link(src: Path, out: Path, page_folder: str, folder: str) -> str:
     return "" if up == "." else up + "/"
 
 
+def front_matter(config: Config, text: str, title: str, description: str = "") -> str:
+    """``text`` with YAML front matter (``title``, and ``description`` when there is one) on top
+    when the configuration asks for it (MkDocs, Jekyll and Hugo read it); else ``text`` as it is."""
+    if not config.front_matter:
+        return text
+    import yaml  # only for the few builds that ask: it quotes whatever a title or sentence holds
+    fields = {"title": title} | ({"description": description} if description else {})
+    return "---\n" + yaml.safe_dump(fields, sort_keys=False, allow_unicode=True, width=1 << 16) + "---\n\n" + text
+
+
+def _folder_title(config: Config, folder: str) -> str:
+    """A folder as its pages' headings name it."""
+    return f"{folder}/" if folder else f"{config.project_name} (repository root)"
+
+
 def source_bytes_shown(config: Config) -> int:
     """How much of a file its page needs: the configured size, a few bytes more (to cut at a
     whole character), and at least what tells a binary file."""
@@ -81,11 +96,14 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
         entries=entries, keep_empty=config.empty_sections == "keep", source_url=config.source_url,
         source_ref=config.source_ref)
     docs = markdown.render("file_docs", docs_model, docs_path)
+    docs = front_matter(config, docs, f"Documentation: {rel}", model.summary_sentence(model.own_text(
+        facts.get("docstring", ""))))
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
     section_map = model.section_map(docs_model, facts.get("symbols", []), shown)
     kw_model = model.file_kw_model(
         facts, project=config.project_name, src_link=src_link, section_map=section_map, entries=entries)
-    texts = {docs_path: docs, kw_path: markdown.render("file_kw", kw_model, kw_path)}
+    texts = {docs_path: docs,
+             kw_path: front_matter(config, markdown.render("file_kw", kw_model, kw_path), f"Keyword Index: {rel}")}
     for output_format in formats:
         texts[output_format.page_path(docs_path)] = output_format.render("file_docs", docs_model, docs_path)
         texts[output_format.page_path(kw_path)] = output_format.render("file_kw", kw_model, kw_path)
@@ -133,8 +151,11 @@ def folder_pages(config: Config, renderer: Renderer, folder: str, file_rows: lis
     doc_model = model.folder_doc_model(
         folder, project=config.project_name, parts=parts, subfolders=subfolders, total_files=total_files,
         importance=importance)
-    texts = {index_path: renderer.render(FOLDER_TEMPLATES[0], index_model),
-             doc_path: renderer.render(FOLDER_TEMPLATES[1], doc_model)}
+    title = _folder_title(config, folder)
+    texts = {index_path: front_matter(config, renderer.render(FOLDER_TEMPLATES[0], index_model),
+                                      f"Folder Index: {title}"),
+             doc_path: front_matter(config, renderer.render(FOLDER_TEMPLATES[1], doc_model),
+                                    f"Folder Documentation: {title}")}
     row_models = [model.file_row_model(name, shown) for name, shown in row_items] if formats else []
     for output_format in formats:
         rows = output_format.rows("file_row", row_models, index_path)
@@ -196,12 +217,12 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
         models: dict[str, dict] = {}
         rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page), models)
         page_model = keywords.letter_model(None, rows, project=config.project_name, all_letters=[], counts=counts)
-        yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
+        yield page, _keywords_text(config, renderer, page_model, None), kept
         yield from _keyword_formats(formats, page, page_model, grouped, cached_rows, kept, models)
         return
     page = layout.keywords_page()
     page_model = keywords.bar_model(project=config.project_name, all_letters=all_letters, counts=counts)
-    yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), None
+    yield page, _keywords_text(config, renderer, page_model, None), None
     yield from _keyword_formats(formats, page, page_model, [], cached_rows)
     for letter in all_letters:
         if letter in letters_to_render:
@@ -211,8 +232,14 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
             rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page), models)
             page_model = keywords.letter_model(letter, rows, project=config.project_name, all_letters=all_letters,
                                                counts=counts)
-            yield page, renderer.render(KEYWORDS_TEMPLATE, page_model), kept
+            yield page, _keywords_text(config, renderer, page_model, letter), kept
             yield from _keyword_formats(formats, page, page_model, grouped, cached_rows, kept, models)
+
+
+def _keywords_text(config: Config, renderer: Renderer, page_model: dict, letter: str | None) -> str:
+    """A keyword index page in Markdown, with its front matter when asked for."""
+    title = f"Keyword Index of {config.project_name}" + (f": {letter}" if letter else "")
+    return front_matter(config, renderer.render(KEYWORDS_TEMPLATE, page_model), title)
 
 
 def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, grouped: list[tuple[str, list[list]]],

@@ -20,7 +20,15 @@ from kwdocs.pages import compose as pages, keywords, layout
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
-from kwdocs.store.state import KEYWORD_ENTRIES, KEYWORDS_META, keyword_rows, keyword_table, load_shard, save_shard
+from kwdocs.store.state import (
+    KEYWORD_ENTRIES,
+    KEYWORDS,
+    KEYWORDS_META,
+    keyword_rows,
+    keyword_table,
+    load_shard,
+    save_shard,
+)
 
 
 def owned_keyword_page(page: str) -> bool:
@@ -87,6 +95,10 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         output.write_sealed(config.out, keyword_table(config, letter), keywords.table_text(table).encode("utf-8"))
         kept[letter] = table
     updates.clear()
+    if fresh:   # a letter's table of before that no unit filled now: the letter's next edit would read it
+        for path in sorted((config.state / KEYWORDS).glob("letter-*.jsonl")):
+            if path.name.removeprefix("letter-").removesuffix(".jsonl") not in kept:
+                output.remove(config.out, path)
     all_letters = keywords.sorted_letters(set(counts))
     split = sum(counts.values()) > keywords.SPLIT_THRESHOLD
     everything_again = fresh or not split or meta.get("letters") != all_letters or meta.get("split") != split
