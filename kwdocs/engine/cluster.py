@@ -221,20 +221,12 @@ class Tasks:
         self.units, self.payload, self.count, self.size = [], {}, 0, 0
 
 
-_session: Session | None = None
-
-
-def active(config: Config) -> bool:
-    """Whether this build runs on a cluster (``connected``)."""
-    return _session is not None and _session.config == config
-
-
 @contextmanager
 def connected(config: Config) -> Iterator[Session]:
     """A session on ``config.scheduler`` for the duration; a scheduler that cannot be reached, or
     Dask not installed, is the user's mistake (ConfigError: one line, exit 2).  On the way
-    out (Ctrl-C included) what is left is cancelled and the client closed."""
-    global _session
+    out (Ctrl-C included) what is left is cancelled and the client closed.  The build lends
+    it to its steps as ``OnCluster(session)`` in its ``BuildSession``."""
     if config.scheduler == "local":
         _start_forkserver()     # it imports kwdocs and Dask for the workers while this process imports Dask
     try:
@@ -273,14 +265,11 @@ def connected(config: Config) -> Iterator[Session]:
                 cluster.close()
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ConfigError([f"'scheduler' ({config.scheduler}): cannot reach it: {reason}"]) from None
-        _session = Session(config, client, cluster)
-        extract.remote_facts, render.remote_pages = facts_of, pages_of
+        session = Session(config, client, cluster)
         try:
-            yield _session
+            yield session
         finally:
-            extract.remote_facts = render.remote_pages = None
-            _session.drop()
-            _session = None
+            session.drop()
             client.close()
             if cluster is not None:
                 cluster.close()
@@ -321,11 +310,27 @@ def _start_forkserver() -> None:
             os.environ.pop("PYTHONSAFEPATH", None)
 
 
-def run_on_cluster(tasks: dict, config: Config, run: Callable[[dict, int, Config], int]) -> int:
+class OnCluster:
+    """A build's cluster as its steps ask it (``build_session.Remote``): doit run with the work
+    sent out, and what the workers made of each unit."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def run(self, tasks: dict, config: Config, run_doit: Callable[[dict, int, Config], int]) -> int:
+        return run_on_cluster(tasks, self.session, config, run_doit)
+
+    def facts_of(self, config: Config, unit: str) -> RemoteFacts | None:
+        return facts_of(self.session, config, unit)
+
+    def pages_of(self, config: Config, unit: str) -> RemotePages | None:
+        return pages_of(self.session, config, unit)
+
+
+def run_on_cluster(tasks: dict, session: Session, config: Config, run: Callable[[dict, int, Config], int]) -> int:
     """doit over the namespace in this process, with extraction and rendering on the cluster;
     ``run`` is the runner's ``run_doit`` (the runner calls this, so it is handed in)."""
-    session = _session
-    assert session is not None and session.config == config
+    assert session.config == config
     render_args = [task["actions"][0][1] for task in tasks["task_render"]()]
     submit_extractions(session, [task["actions"][0][1] for task in tasks["task_extract"]()])
     order = list(tasks["DOIT_CONFIG"]["default_tasks"])
@@ -333,7 +338,7 @@ def run_on_cluster(tasks: dict, config: Config, run: Callable[[dict, int, Config
     namespace = dict(tasks, DOIT_CONFIG=dict(tasks["DOIT_CONFIG"], default_tasks=order))
     namespace["task_dispatch"] = lambda: {
         "doc": "Send the stale file pages to the cluster to render.",
-        "actions": [(dispatch, [config, render_args])], "task_dep": ["link"], "verbosity": 0}
+        "actions": [(dispatch, [session, config, render_args])], "task_dep": ["link"], "verbosity": 0}
     try:
         return run(namespace, 1, config)
     finally:
@@ -396,13 +401,10 @@ def stamped_read(config: Config, rel: str) -> tuple[Source, list | None]:
     return source, [before[1], before[0], source.sha256]
 
 
-def dispatch(config: Config, units: list[list]) -> dict:
+def dispatch(session: Session, config: Config, units: list[list]) -> dict:
     """After linking: send the units to render to the cluster: workers sharing this file system
     plan them from the state (and render what a shared cache does not hold); others are sent
     the inputs of each unit's stale files."""
-    session = _session
-    if session is None:
-        return {}
     if session.shared and not config.cache:
         tasks = Tasks(session, session.pages, render_shared, session.task_files(sum(len(rels) for *_, rels in units)))
         for _, unit, folder_names, rels in units:
@@ -489,33 +491,31 @@ class RemotePages:
         return texts
 
 
-def facts_of(config: Config, unit: str) -> RemoteFacts | None:
+def facts_of(session: Session, config: Config, unit: str) -> RemoteFacts | None:
     """The unit's facts from the cluster (waiting for them), None when there are none to use."""
-    if not active(config):
+    if session.config != config:
         return None
-    assert _session is not None
-    records = _session.records.pop(unit, {})
-    made = _session.result(_session.facts, unit, "extract")
+    records = session.records.pop(unit, {})
+    made = session.result(session.facts, unit, "extract")
     if made is None or made[1] is None:
         return None
     key, part = made
     if key != common.extraction_key(config):
-        _session.refuse("extraction keys")
+        session.refuse("extraction keys")
         return None
     found, seen = part
-    return RemoteFacts(found, seen if _session.shared else records)
+    return RemoteFacts(found, seen if session.shared else records)
 
 
-def pages_of(config: Config, unit: str) -> RemotePages | None:
+def pages_of(session: Session, config: Config, unit: str) -> RemotePages | None:
     """The unit's rendered pages from the cluster (waiting for them), None when there are none."""
-    if not active(config):
+    if session.config != config:
         return None
-    assert _session is not None
-    made = _session.result(_session.pages, unit, "render")
+    made = session.result(session.pages, unit, "render")
     if made is None or made[1] is None:
         return None
     keys, found = made
     if keys != common.file_page_keys(config):
-        _session.refuse("render keys")
+        session.refuse("render keys")
         return None
     return RemotePages(found)

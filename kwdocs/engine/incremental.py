@@ -347,9 +347,11 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     # before anything is written: no file of the user's is replaced
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
     if config.scheduler:
-        from kwdocs.engine.cluster import connected
-        with connected(config):
-            code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
+        from kwdocs.engine.build_session import BuildSession
+        from kwdocs.engine.cluster import OnCluster, connected
+        with connected(config) as cluster:
+            code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts,
+                           BuildSession(remote=OnCluster(cluster)))
     else:
         code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
     if code == 0:

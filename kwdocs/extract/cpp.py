@@ -1372,8 +1372,8 @@ def extract(text: str, path: str) -> dict[str, Any]:
         result["parsed"] = False
         return _finish(result, symbols, imports)
     root = tree.root_node
-    if treesitter.tree_parsed is not None:    # an HTML build: its highlighting from this tree, not a second parse
-        treesitter.tree_parsed(text, root, source, "tree_sitter_cuda" if cuda else "tree_sitter_cpp", "language", True)
+    # an HTML build: its highlighting from this tree, not a second parse
+    treesitter.parsed(text, root, source, "tree_sitter_cuda" if cuda else "tree_sitter_cpp", "language", True)
     walker = _Walker(source, _fields(cuda), docs)
     walker.walk(root)
     walker.finish()

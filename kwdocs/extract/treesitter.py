@@ -11,7 +11,9 @@ from __future__ import annotations
 import importlib
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from typing import Any
 
@@ -38,16 +40,38 @@ def parse(text: str, module: str, function: str = "language") -> tuple[Tree, byt
     if len(source) > MAX_PARSE_BYTES:
         return None
     tree = parser(module, function).parse(source)
-    if tree_parsed is not None:
-        tree_parsed(text, tree.root_node, source, module, function, False)
+    parsed(text, tree.root_node, source, module, function, False)
     return tree, source
 
 
 TreeHook = Callable[[str, Node, bytes, str, str, bool], None]
-tree_parsed: TreeHook | None = None
-"""Called, while an HTML build's extraction records highlight tokens (``kwdocs.site.tokens``), with
-each tree an extractor parsed: the text, the root, the bytes parsed (the text encoded, or prepared
-with macros blanked: then ``prepared`` is True), and the grammar (``module.function``)."""
+"""What ``observing`` calls with each tree an extractor parsed: the text, the root, the bytes
+parsed (the text encoded, or prepared with macros blanked: then ``prepared`` is True), and the
+grammar (``module.function``)."""
+
+# The hook of the ``observing`` block this thread is in.  A context variable, not an argument:
+# extractors are called through ``Language.extract(text, path)``, which a language from another
+# package implements too; the variable is set for the block only, and in its own thread only.
+_observer: ContextVar[TreeHook | None] = ContextVar("kwdocs_tree_observer", default=None)
+
+
+@contextmanager
+def observing(hook: TreeHook) -> Iterator[None]:
+    """Have ``hook`` called with every tree an extractor parses inside, in this thread (an HTML
+    build's extraction records highlight tokens from them: ``kwdocs.site.tokens``)."""
+    token = _observer.set(hook)
+    try:
+        yield
+    finally:
+        _observer.reset(token)
+
+
+def parsed(text: str, root: Node, source: bytes, module: str, function: str, prepared: bool) -> None:
+    """Tell the ``observing`` hook of a tree an extractor parsed (``parse`` does; an extractor
+    parsing bytes of its own calls this itself)."""
+    hook = _observer.get()
+    if hook is not None:
+        hook(text, root, source, module, function, prepared)
 
 
 def too_large(text: str) -> dict[str, Any]:
