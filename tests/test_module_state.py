@@ -6,7 +6,6 @@ functions included."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from tests.test_layering import PACKAGE, module_name
 
@@ -96,7 +95,8 @@ def test_the_check_sees_a_hook_lent_a_global_used_and_a_module_cache_filled():
         "kwdocs.b": ("from kwdocs import a\nimport kwdocs.a as other\n"
                      "def lend():\n    a.hook, x = print, 1\n    setattr(other, 'hook', None)\n    return a._seen\n"),
         "kwdocs.c": "import kwdocs.a\ndef fill():\n    kwdocs.a.cache[1] = 2\n    kwdocs.a.hook = 3\n",
-        "kwdocs.d": "from kwdocs.a import hook\ndef own(a):\n    hook.x = 1\n",    # an object's attribute: its own business
+        # an object's attribute, even an object a module holds, is the object's business
+        "kwdocs.d": "from kwdocs.a import hook\ndef own(a):\n    hook.x = 1\n",
     }
     assert foreign_state(sources) == [
         "kwdocs.b: setattr on kwdocs.a",
