@@ -257,17 +257,25 @@ class RemotePages:
         return texts
 
 
-def facts_of(session: Session, config: Config, unit: str) -> RemoteFacts | None:
-    """The unit's facts from the cluster (waiting for them), None when there are none to use."""
+def _made(session: Session, config: Config, work: Work, unit: str, step: str, key: Any, keys: str) -> Any:
+    """The unit's part of what its ``step`` task made (waiting for it), when made under ``key``
+    (the cluster of this build); None otherwise (``keys`` names the keys that differ)."""
     if session.config != config:
         return None
-    records = session.records.pop(unit, {})
-    made = session.result(session.facts, unit, "extract")
+    made = session.result(work, unit, step)
     if made is None or made[1] is None:
         return None
-    key, part = made
-    if key != common.extraction_key(config):
-        session.refuse("extraction keys")
+    if made[0] != key:
+        session.refuse(keys)
+        return None
+    return made[1]
+
+
+def facts_of(session: Session, config: Config, unit: str) -> RemoteFacts | None:
+    """The unit's facts from the cluster (waiting for them), None when there are none to use."""
+    records = session.records.pop(unit, {}) if session.config == config else {}
+    part = _made(session, config, session.facts, unit, "extract", common.extraction_key(config), "extraction keys")
+    if part is None:
         return None
     found, seen = part
     return RemoteFacts(found, seen if session.shared else records)
@@ -275,13 +283,5 @@ def facts_of(session: Session, config: Config, unit: str) -> RemoteFacts | None:
 
 def pages_of(session: Session, config: Config, unit: str) -> RemotePages | None:
     """The unit's rendered pages from the cluster (waiting for them), None when there are none."""
-    if session.config != config:
-        return None
-    made = session.result(session.pages, unit, "render")
-    if made is None or made[1] is None:
-        return None
-    keys, found = made
-    if keys != common.file_page_keys(config):
-        session.refuse("render keys")
-        return None
-    return RemotePages(found)
+    found = _made(session, config, session.pages, unit, "render", common.file_page_keys(config), "render keys")
+    return RemotePages(found) if found is not None else None

@@ -74,6 +74,25 @@ def parsed(text: str, root: Node, source: bytes, module: str, function: str, pre
         hook(text, root, source, module, function, prepared)
 
 
+Walk = Callable[[bytes, Node, list[dict[str, Any]], list[dict[str, Any]]], None]
+"""An extractor's walk of its tree: the bytes parsed and the root; it appends to the symbols and imports."""
+
+
+def extract_tree(text: str, grammar: str, walk: Walk,
+                 docstring: Callable[[bytes, Node], str] | None = None) -> dict[str, Any]:
+    """What a tree-sitter extractor returns: ``text`` parsed with ``grammar`` (too large to parse:
+    ``too_large``), ``walk`` over it filling the symbols and imports, and ``finish`` with the
+    file's doc comment (``docstring(source, root)``, ``leading_doc`` by default)."""
+    parsed = parse(text, grammar)
+    if parsed is None:
+        return too_large(text)
+    tree, source = parsed
+    symbols: list[dict[str, Any]] = []
+    imports: list[dict[str, Any]] = []
+    walk(source, tree.root_node, symbols, imports)
+    return finish(symbols, imports, (docstring or leading_doc)(source, tree.root_node), tree)
+
+
 def too_large(text: str) -> dict[str, Any]:
     """The result for a file not parsed: its identifiers, and a line saying why."""
     from kwdocs.extract import text as plain
