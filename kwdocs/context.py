@@ -57,3 +57,9 @@ def per_config(function: Callable[..., T]) -> Callable[..., T]:
     def kept(config: Config, *args: Any) -> T:
         return context_for(config).get((function, *args), lambda: function(config, *args))
     return kept
+
+
+def seed(config: Config, kept: Callable[..., T], value: T, *args: Any) -> None:
+    """Give ``config``'s context the value the ``per_config`` function ``kept`` would make for
+    ``args``, made another way (a Dask worker makes its rules from the files it is sent)."""
+    context_for(config).made[(kept.__wrapped__, *args)] = value    # type: ignore[attr-defined]  # per_config's wraps

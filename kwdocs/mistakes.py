@@ -50,17 +50,16 @@ def describe(error: BaseException) -> str | None:
     return None
 
 
-_kept: list[str] = []
-
-
 @contextmanager
-def doit_database_kept() -> Iterator[None]:
-    """While doit runs, a failure of its database (a full disk) is kept, not printed: opening
-    it stops doit (``DoitStopped``); removing a failed task's record (which doit does before it
-    reports the failure) leaves the database unsaved, so no record of a partial run is kept
-    (the next build does that work again); the final save is given up."""
+def doit_database_kept() -> Iterator[list[str]]:
+    """While doit runs, a failure of its database (a full disk) is kept in the list it gives (for
+    ``raise_kept``), not printed: opening it stops doit (``DoitStopped``); removing a failed
+    task's record (which doit does before it reports the failure) leaves the database unsaved,
+    so no record of a partial run is kept (the next build does that work again); the final save
+    is given up."""
     from doit.dependency import DatabaseException, SqliteDB
 
+    lines: list[str] = []
     dump, remove, remove_all, connect = SqliteDB.dump, SqliteDB.remove, SqliteDB.remove_all, SqliteDB._sqlite3
 
     def kept(error: BaseException) -> bool:
@@ -69,7 +68,7 @@ def doit_database_kept() -> Iterator[None]:
             line = describe(error.__context__)     # doit's wording around sqlite's error
         if line is None:
             return False
-        _kept.append(line)
+        lines.append(line)
         return True
 
     def kept_connect(self, name: str):
@@ -109,14 +108,13 @@ def doit_database_kept() -> Iterator[None]:
     SqliteDB.dump, SqliteDB.remove, SqliteDB.remove_all = kept_dump, kept_remove, kept_remove_all
     SqliteDB._sqlite3 = kept_connect
     try:
-        yield
+        yield lines
     finally:
         SqliteDB.dump, SqliteDB.remove, SqliteDB.remove_all, SqliteDB._sqlite3 = dump, remove, remove_all, connect
 
 
-def raise_kept(reporter_mistakes: list[str]) -> None:
-    """After a doit run: raise the first mistake a task or doit's save met, if any."""
-    lines = reporter_mistakes + _kept
-    _kept.clear()
+def raise_kept(lines: list[str]) -> None:
+    """After a doit run: raise the first mistake a task or doit's save met (the reporter's, then
+    ``doit_database_kept``'s), if any."""
     if lines:
         raise UserMistake(lines[0])

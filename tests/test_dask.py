@@ -229,12 +229,12 @@ def listening_scheduler(port: int) -> subprocess.Popen:
 
 def test_a_cluster_without_workers_costs_a_wait_never_a_hung_build(tmp_path, monkeypatch, capsys):
     from kwdocs import cli
-    from kwdocs.engine import cluster
+    from kwdocs.engine import cluster_connection
 
     src = tmp_path / "src"
     make_tree(src, folders=3, files=3)
     assert run_build(src, tmp_path / "local", "-q").returncode == 0
-    monkeypatch.setattr(cluster, "NO_WORKERS", 2.0)
+    monkeypatch.setattr(cluster_connection, "NO_WORKERS", 2.0)
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     scheduler = listening_scheduler(port)
@@ -305,13 +305,13 @@ def test_a_local_cluster_leaves_no_garbage_collection_callback_in_the_building_p
     cluster runs in the building process, times every full collection in one (the build went on
     to its end after a Ctrl-C in 7 builds of 44 on this machine)."""
     from kwdocs.config import load_config
-    from kwdocs.engine import cluster
+    from kwdocs.engine import cluster_connection
 
     src = tmp_path / "src"
     make_tree(src, folders=1, files=1)
     config = load_config(str(src), None, {"output": str(tmp_path / "out"), "scheduler": "local", "jobs": 1})
     before = list(gc.callbacks)
-    with cluster.connected(config) as session:
+    with cluster_connection.connected(config) as session:
         assert session.client.submit(sum, [1, 2]).result(timeout=60) == 3   # the scheduler and a worker are up
         assert gc.callbacks == before
 

@@ -573,7 +573,7 @@ def test_folder_pages_do_not_depend_on_how_the_folder_is_split(tmp_path, monkeyp
 def test_diff_tells_added_deleted_and_modified_files():
     """Edits pair up file by file; a rename or an added file with as many files as before
     must still read as one file gone and one new."""
-    from kwdocs.engine.incremental import diff
+    from kwdocs.engine.rescan import diff
     from kwdocs.scan import SourceFile
 
     before = [SourceFile("a.py", 1, 1), SourceFile("b.py", 2, 2), SourceFile("c.py", 3, 3)]

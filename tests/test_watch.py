@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs.engine import on_save as watch_module
+from kwdocs.engine import on_save as watch_module, watches
 from kwdocs.config import load_config
 from kwdocs.store.lock import locked
-from kwdocs.engine.incremental import Changes
+from kwdocs.engine.rescan import Changes
 from kwdocs.scan import scan, scan_folder
 from tests.conftest import run_kwdocs
 from tests.output_checks import fulltext_search, keyword_search
@@ -365,7 +365,7 @@ def test_polling_for_mounts_without_inotify(golden_tree, tmp_path):
 
 def test_a_dead_watcher_thread_is_noticed(golden_tree):
     config = load_config(golden_tree)
-    observer = watch_module.TreeObserver(config, watch_module.make_handler(
+    observer = watches.TreeObserver(config, watch_module.make_handler(
         watch_module.EventPaths(config), watch_module.Pending()), poll=False)
     observer.start()
     try:
@@ -401,7 +401,7 @@ def test_left_out_folders_get_no_watches(golden_tree):
     (golden_tree / ".git").mkdir()
     (golden_tree / "kwdocs-out/sub").mkdir(parents=True)
     config = load_config(golden_tree)
-    plan = watch_module.watch_plan(config)
+    plan = watches.watch_plan(config)
     assert plan[str(golden_tree)] is False                   # the root alone: the output sits in it
     assert plan[str(golden_tree / "geometry")] is True
     assert not any(path.startswith((str(config.out), str(golden_tree / ".git"), str(golden_tree / "build")))
@@ -463,10 +463,10 @@ def test_a_failing_handler_cannot_stop_the_observer(golden_tree, capsys):
 
 
 def test_too_few_inotify_watches_is_said_at_start():
-    assert watch_module.watch_limit_warning(needed=500, limit=8192, used=100) is None
-    warning = watch_module.watch_limit_warning(needed=9000, limit=8192, used=100)
+    assert watches.watch_limit_warning(needed=500, limit=8192, used=100) is None
+    warning = watches.watch_limit_warning(needed=9000, limit=8192, used=100)
     assert "--poll" in warning and "9,000" in warning and "8,092" in warning
-    counts = watch_module.inotify_watches()
+    counts = watches.inotify_watches()
     assert counts is None or counts[0] > 0 and counts[1] >= 0
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kwdocs.config import Config
-from kwdocs.context import context_for
+from kwdocs.context import seed
 from kwdocs.engine.steps import common, extract, render
 from kwdocs.engine.workers import collector_paused
 from kwdocs.facts import Facts
@@ -75,9 +75,8 @@ def _prime(config: Config, settings: dict[str, Any]) -> None:
                              lazy=True)
         _settled[ident] = (rules, Renderer(templates, None))
     rules, renderer = _settled[ident]
-    made = context_for(config).made     # where ``steps.common.rules_for`` and ``renderer_for`` keep theirs
-    made[(common.rules_for.__wrapped__,)] = rules   # type: ignore[attr-defined]  # functools.wraps sets it
-    made[(renderer_for.__wrapped__,)] = renderer   # type: ignore[attr-defined]
+    seed(config, common.rules_for, rules)
+    seed(config, renderer_for, renderer)
 
 
 def extract_shared(config: Config, settings: dict[str, Any], payload: Payload

@@ -4,7 +4,7 @@
 milliseconds, and on a large tree a full scan and doit's check of every task
 cost more than that.  So a rebuild here stats again the files events
 said were written, rescans only the folders where files appeared or went
-(``scan.scan_folder``), diffs that against the previous scan, and hands doit
+(``kwdocs.engine.rescan``), diffs that against the previous scan, and hands doit
 the ``extract`` and ``render`` tasks of the changed files' units only
 (``tasks.namespace(only=...)``; every unit of a folder that gained or lost a
 file, as each page lists its neighbours), with ``link``, ``keywords``,
@@ -20,34 +20,22 @@ runs a full build instead.
 """
 from __future__ import annotations
 
-import bisect
 import gc
 import io
 import os
-import stat
 import sys
 import time
 from dataclasses import dataclass, field
 
 from kwdocs.config import Config
 from kwdocs.engine import summary
+from kwdocs.engine.rescan import Changes, diff, merge, rescan_targets, tree_units
 from kwdocs.engine.restore import repair
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
-from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder, with_ancestors
+from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, with_ancestors
 from kwdocs.store import journal as ledger, owned, snapshot, state, symbol_index, writer as output
 
-RESCAN_LIMIT = 256      # more folders to rescan than this: one full scan is cheaper
 PARALLEL_UNITS = 8      # this many units to redo or more: doit's worker processes are worth their start
-
-
-@dataclass
-class Changes:
-    """What events said may have changed (paths relative to the source root)."""
-
-    written: set[str] = field(default_factory=set)    # written to: stat it again
-    files: set[str] = field(default_factory=set)      # created, deleted or moved: rescan its folder
-    folders: set[str] = field(default_factory=set)    # rescan the folder and all below it
-    everything: bool = False                          # rescan the whole tree
 
 
 @dataclass
@@ -69,102 +57,6 @@ class Outcome:
     @property
     def changed(self) -> list[str]:
         return sorted(self.added + self.deleted + self.modified)
-
-
-def rescan_targets(changes: Changes) -> dict[str, bool] | None:
-    """Folder -> rescan recursively?; None for a full scan."""
-    if changes.everything:
-        return None
-    targets: dict[str, bool] = {}
-    for rel in changes.folders:
-        targets[rel] = True
-    for rel in changes.files | {rel for rel in changes.written if rel.rpartition("/")[2] == ".gitignore"}:
-        folder = folder_of(rel)
-        recursive = rel.rpartition("/")[2] == ".gitignore"   # its rules reach every folder below
-        targets[folder] = targets.get(folder, False) or recursive
-    if targets.get("") or len(targets) > RESCAN_LIMIT:
-        return None
-    recursive_roots = sorted(folder for folder, deep in targets.items() if deep)
-    return {folder: deep for folder, deep in targets.items()
-            if not any(_below(folder, root) and folder != root for root in recursive_roots)}
-
-
-def _below(rel: str, folder: str) -> bool:
-    return not folder or rel == folder or rel.startswith(folder + "/")
-
-
-def _slice(rels: list[str], folder: str) -> range:
-    """Indices of the sorted ``rels`` inside ``folder`` (at any depth)."""
-    if not folder:
-        return range(len(rels))
-    prefix = folder + "/"
-    return range(bisect.bisect_left(rels, prefix), bisect.bisect_left(rels, prefix[:-1] + "0"))
-
-
-def merge(old: ScanResult, targets: dict[str, bool], written: set[str], config: Config
-          ) -> tuple[ScanResult, list[SourceFile], list[SourceFile]]:
-    """The scan after rescanning ``targets`` and statting the ``written`` files again (a large
-    folder is slow to rescan); also the old and new entries that were looked at."""
-    rels = [source.rel for source in old.files]
-    dropped: set[int] = set()
-    found: list[SourceFile] = []
-    problems = list(old.problems)
-    for rel in sorted(written):
-        folder = folder_of(rel)
-        index = bisect.bisect_left(rels, rel)
-        if index == len(rels) or rels[index] != rel or folder in targets or any(
-                deep and _below(folder, root) for root, deep in targets.items()):
-            continue    # not documented (writing cannot change that), or rescanned anyway
-        try:
-            info = os.stat(config.src / rel)
-        except OSError:
-            info = None
-        if info is None or not stat.S_ISREG(info.st_mode):
-            targets = dict(targets, **{folder: targets.get(folder, False)})
-            continue
-        dropped.add(index)
-        found.append(SourceFile(rel, info.st_size, info.st_mtime_ns))
-    for folder, recursive in targets.items():
-        inside = _slice(rels, folder)
-        dropped.update(inside if recursive else (i for i in inside if folder_of(rels[i]) == folder))
-        # B023: ``own`` is used in this iteration only
-        own = (lambda rel: _below(rel, folder)) if recursive else (  # noqa: B023
-            lambda rel: folder_of(rel) == folder or rel == (folder or "."))  # noqa: B023
-        problems = [problem for problem in problems if not own(problem[0])]
-        result = scan_folder(config, folder, recursive)
-        if result is not None:
-            found.extend(result.files)
-            problems.extend(result.problems)
-    before = [old.files[i] for i in sorted(dropped)]
-    kept = [source for i, source in enumerate(old.files) if i not in dropped]
-    merged = ScanResult(files=sorted(kept + found, key=lambda source: source.rel),
-                        problems=sorted(set(problems)), skipped=old.skipped)
-    return merged, before, found
-
-
-def diff(before: list[SourceFile], after: list[SourceFile]) -> tuple[list[str], list[str], list[str]]:
-    """(added, deleted, modified) documented files."""
-    if len(before) == len(after):   # edits only: the sorted lists pair up, compared in a third of the time
-        unequal = [(old, new) for old, new in zip(before, after) if old != new]
-        if all(old.rel == new.rel for old, new in unequal):
-            return [], [], sorted(new.rel for _, new in unequal)
-    old_keys, new_keys = set(before), set(after)
-    old = {key[0] for key in old_keys - new_keys}
-    new = {key[0] for key in new_keys - old_keys}
-    return sorted(new - old), sorted(old - new), sorted(old & new)
-
-
-def tree_units(scanned: ScanResult, folders: set[str] | None = None) -> dict[str, dict[str, list[str]]]:
-    """Folder -> unit -> its files (relative paths), split as ``kwdocs.engine.tasks`` splits them;
-    only the given folders when ``folders`` is given."""
-    names: dict[str, list[str]] = {}
-    for source in scanned.files:
-        folder, _, name = source.rel.rpartition("/")
-        if folders is None or folder in folders:
-            names.setdefault(folder, []).append(name)
-    return {folder: {unit: [f"{folder}/{name}" if folder else name for name in members]
-                     for unit, members in state.units_of(folder, members_all).items()}
-            for folder, members_all in names.items()}
 
 
 def _link_meta_stamp(config: Config) -> tuple[int, int, int] | None:
@@ -347,9 +239,12 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     # before anything is written: no file of the user's is replaced
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
     if config.scheduler:
-        from kwdocs.engine.cluster import connected
-        with connected(config):
-            code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
+        from kwdocs.engine.build_session import BuildSession
+        from kwdocs.engine.cluster import OnCluster
+        from kwdocs.engine.cluster_connection import connected
+        with connected(config) as cluster:
+            code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts,
+                           BuildSession(remote=OnCluster(cluster)))
     else:
         code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
     if code == 0:

@@ -15,27 +15,29 @@ from pathlib import Path
 from kwdocs import mistakes
 from kwdocs.config import Config
 from kwdocs.engine import workers
+from kwdocs.engine.build_session import LOCAL, BuildSession
 from kwdocs.scan import ScanResult, scan
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 
 def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bool = False,
-                    stream=None, only=None) -> dict:
-    """The dodo namespace with kwdocs' reporter attached (``only``: see ``tasks.namespace``)."""
+                    stream=None, only=None, session: BuildSession = LOCAL) -> dict:
+    """The dodo namespace with kwdocs' reporter attached (``only``, ``session``: see ``tasks.namespace``)."""
     from kwdocs.engine.summary import BuildReporter
     from kwdocs.engine.tasks import namespace
 
     scanned = scanned if scanned is not None else scan(config)
-    tasks = namespace(config, scanned, only)
+    tasks = namespace(config, scanned, only, session)
     tasks["DOIT_CONFIG"]["reporter"] = BuildReporter(stream or sys.stdout, {}, config=config,
                                                     scanned=scanned, quiet=quiet)
     return tasks
 
 
 def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
-            counts: dict[str, int] | None) -> int:
-    """doit over every task; when a step met damaged state (``state.damaged``), the state
-    starts over and doit runs again: damage costs time, never correctness."""
+            counts: dict[str, int] | None, session: BuildSession = LOCAL) -> int:
+    """doit over every task, in the build's ``session``; when a step met damaged state
+    (``state.damaged``), the state starts over and doit runs again: damage costs time, never
+    correctness."""
     snapshot.forget(config)     # until this build succeeds, no snapshot vouches for the output
     code = 1
     for _ in range(2):
@@ -45,11 +47,11 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
             written_before = set(ledger.load(config))
             state.start_over(config)
         state.mark_format(config)
-        tasks = build_namespace(config, scanned, quiet=quiet, stream=stream)
+        tasks = build_namespace(config, scanned, quiet=quiet, stream=stream, session=session)
         reporter = tasks["DOIT_CONFIG"]["reporter"]
         if damage is not None:
             reporter.tidy = lambda: _remove_unlisted(config, written_before)  # noqa: B023 - run within this attempt
-        code = _run_tasks(tasks, jobs, config)
+        code = _run_tasks(tasks, jobs, config, session)
         if counts is not None:
             for key in ("written", "removed"):
                 counts[key] = counts.get(key, 0) + reporter.counts[key]
@@ -59,12 +61,10 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
     return code or 1
 
 
-def _run_tasks(tasks: dict, jobs: int, config: Config) -> int:
+def _run_tasks(tasks: dict, jobs: int, config: Config, session: BuildSession) -> int:
     """doit over a build's tasks: on the build's Dask cluster when it has one (``cluster``)."""
-    if config.scheduler:
-        from kwdocs.engine import cluster
-        if cluster.active(config):
-            return cluster.run_on_cluster(tasks, config, run_doit)
+    if session.remote is not None:
+        return session.remote.run(tasks, config, run_doit)
     return run_doit(tasks, jobs, config)
 
 
@@ -134,7 +134,7 @@ def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
         state.check_doit_records(config)
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
-    with workers.dying_with_builder(), looking_ahead(), mistakes.doit_database_kept():
+    with workers.dying_with_builder(), looking_ahead(), mistakes.doit_database_kept() as kept:
         # no config_filenames: the shell's folder's pyproject.toml or doit.cfg is no business of this build
         try:
             code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
@@ -142,5 +142,5 @@ def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
             code = 3    # doit's code for an error of its own; the line is kept, raised below
     if config is not None and code in (0, 1):     # doit saved its records: they are whole
         state.doit_records_verified(config)
-    mistakes.raise_kept(getattr(tasks["DOIT_CONFIG"].get("reporter"), "mistakes", []))
+    mistakes.raise_kept(getattr(tasks["DOIT_CONFIG"].get("reporter"), "mistakes", []) + kept)
     return code

@@ -19,6 +19,7 @@ from doit.tools import config_changed
 
 from kwdocs import sources
 from kwdocs.config import Config
+from kwdocs.engine.build_session import LOCAL, BuildSession
 from kwdocs.engine.stat_checker import checker_for
 from kwdocs.engine.steps import (
     assemble as assemble_step,
@@ -103,8 +104,10 @@ def doit_config(config: Config) -> dict:
     }
 
 
-def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bool] | None = None) -> dict:
-    """A dodo-module namespace (``task_*`` callables and ``DOIT_CONFIG``) for one tree.
+def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bool] | None = None,
+              session: BuildSession = LOCAL) -> dict:
+    """A dodo-module namespace (``task_*`` callables and ``DOIT_CONFIG``) for one tree, its
+    extract and render tasks handed the build's ``session``.
 
     ``only(kind, unit)``, asked when doit loads the tasks, limits the ``extract``
     and ``render`` tasks to some units (watch mode: generating all of them is
@@ -133,7 +136,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
                 continue
             yield {
                 "name": task_name(unit),
-                "actions": [(extract, [config, unit, rels])],
+                "actions": [(extract, [config, unit, rels], {"session": session})],
                 "file_dep": [sources.source_path(config, rel) for rel in rels],
                 "targets": [shard_path(config, FACTS, unit)],
                 "uptodate": [config_changed(key)],
@@ -163,7 +166,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             names = folder_names[folder]
             yield {
                 "name": task_name(unit),
-                "actions": [(render, [config, unit, names, rels])],
+                "actions": [(render, [config, unit, names, rels], {"session": session})],
                 "file_dep": [shard_path(config, FACTS, unit), shard_path(config, LINKS, unit)],
                 # siblings decide each page's Related Files: a file added next door re-checks the unit
                 "uptodate": [config_changed({"templates": keys,

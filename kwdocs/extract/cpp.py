@@ -1234,6 +1234,17 @@ def scan_preprocessor(text: str, dead: list[tuple[int, int]] | None = None
         yield line, match.start("hash") - position, match
 
 
+def _add_directive(line: int, match: re.Match[str], docs: _DocComments, symbols: list[dict],
+                   imports: list[dict]) -> None:
+    """Add a scanned directive's symbol (a macro with the doc comment above it) and its include."""
+    symbol, include = _directive_facts(line, match)
+    if include is None and (doc := docs.above(line - 1)):
+        symbol["doc"] = doc
+    symbols.append(symbol)
+    if include:
+        imports.append(include)
+
+
 def _directive_facts(line: int, match: re.Match[str]) -> tuple[dict, dict | None]:
     """The symbol (and for an include, the import) of one scanned directive."""
     if match.group("macro"):
@@ -1371,32 +1382,21 @@ def extract(text: str, path: str) -> dict[str, Any]:
         reason = f"parsing took over {PARSE_SECONDS:g} s"
     if tree is None:
         for line, _column, match in scan_preprocessor(text, dead):
-            symbol, include = _directive_facts(line, match)
-            if include is None and (doc := docs.above(line - 1)):
-                symbol["doc"] = doc
-            symbols.append(symbol)
-            if include:
-                imports.append(include)
+            _add_directive(line, match, docs, symbols, imports)
         result["problems"].append(
             {"message": f"{reason}; only #define and #include were scanned"})
         result["parsed"] = False
         return _finish(result, symbols, imports)
     root = tree.root_node
-    if treesitter.tree_parsed is not None:    # an HTML build: its highlighting from this tree, not a second parse
-        treesitter.tree_parsed(text, root, source, "tree_sitter_cuda" if cuda else "tree_sitter_cpp", "language", True)
+    # an HTML build: its highlighting from this tree, not a second parse
+    treesitter.parsed(text, root, source, "tree_sitter_cuda" if cuda else "tree_sitter_cpp", "language", True)
     walker = _Walker(source, _fields(cuda), docs)
     walker.walk(root)
     walker.finish()
     symbols, imports = walker.symbols, walker.imports
     for line, column, match in scan_preprocessor(text, dead):
-        if line in walker.preproc_lines or not _is_directive(root, line, column):
-            continue
-        symbol, include = _directive_facts(line, match)
-        if include is None and (doc := docs.above(line - 1)):
-            symbol["doc"] = doc
-        symbols.append(symbol)
-        if include:
-            imports.append(include)
+        if line not in walker.preproc_lines and _is_directive(root, line, column):
+            _add_directive(line, match, docs, symbols, imports)
     if root.type == "ERROR" or walker.damage is not None:
         line = walker.damage or _first_error_line(root)
         result["problems"].append({"line": line, "message": "C/C++ syntax not understood from"

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from tree_sitter import Node
+
 from kwdocs.extract import treesitter as ts
 
 GRAMMAR = "tree_sitter_go"
@@ -18,13 +20,12 @@ def extract(text: str, path: str) -> dict[str, Any]:
     """Definitions and imports of a Go file (or of a ``go.mod``)."""
     if path.rpartition("/")[2] == "go.mod":
         return extract_go_mod(text)
-    parsed = ts.parse(text, GRAMMAR)
-    if parsed is None:
-        return ts.too_large(text)
-    tree, source = parsed
-    symbols: list[dict[str, Any]] = []
-    imports: list[dict[str, Any]] = []
-    for node in tree.root_node.named_children:
+    return ts.extract_tree(text, GRAMMAR, _walk)
+
+
+def _walk(source: bytes, root: Node, symbols: list[dict[str, Any]], imports: list[dict[str, Any]]) -> None:
+    """The package, imports and top-level declarations of a Go file's tree."""
+    for node in root.named_children:
         kind = node.type
         if kind == "package_clause":
             name = node.named_children[0] if node.named_children else None
@@ -46,7 +47,6 @@ def extract(text: str, path: str) -> dict[str, Any]:
                     _type(source, spec, node, symbols)
         elif kind in ("const_declaration", "var_declaration"):
             _values(source, node, "constant" if kind == "const_declaration" else "variable", symbols)
-    return ts.finish(symbols, imports, ts.leading_doc(source, tree.root_node), tree)
 
 
 def _imports(source: bytes, node, symbols: list, imports: list) -> None:

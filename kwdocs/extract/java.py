@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tree_sitter import Node
+
 from kwdocs.extract import treesitter as ts
 
 GRAMMAR = "tree_sitter_java"
@@ -20,13 +22,12 @@ _METHODS = ("method_declaration", "constructor_declaration", "compact_constructo
 
 def extract(text: str, path: str) -> dict[str, Any]:
     """Definitions and imports of a Java file."""
-    parsed = ts.parse(text, GRAMMAR)
-    if parsed is None:
-        return ts.too_large(text)
-    tree, source = parsed
-    symbols: list[dict[str, Any]] = []
-    imports: list[dict[str, Any]] = []
-    for node in tree.root_node.named_children:
+    return ts.extract_tree(text, GRAMMAR, _walk)
+
+
+def _walk(source: bytes, root: Node, symbols: list[dict[str, Any]], imports: list[dict[str, Any]]) -> None:
+    """The package, imports and classes of a Java file's tree."""
+    for node in root.named_children:
         if node.type == "package_declaration":
             name = next((c for c in node.named_children if "identifier" in c.type), None)
             symbols.append(ts.definition(source, ts.text_of(source, name), "namespace", node,
@@ -42,7 +43,6 @@ def extract(text: str, path: str) -> dict[str, Any]:
             symbols.append({"name": module, "kind": "import", "line": ts.line_of(node)})
         elif node.type in _CLASSES:
             _class(source, node, "", symbols)
-    return ts.finish(symbols, imports, ts.leading_doc(source, tree.root_node), tree)
 
 
 def _class(source: bytes, node, parent: str, symbols: list) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tree_sitter import Node
+
 from kwdocs.extract import treesitter as ts
 
 GRAMMAR = "tree_sitter_lua"
@@ -11,13 +13,12 @@ GRAMMAR = "tree_sitter_lua"
 
 def extract(text: str, path: str) -> dict[str, Any]:
     """Definitions and ``require`` imports of a Lua file."""
-    parsed = ts.parse(text, GRAMMAR)
-    if parsed is None:
-        return ts.too_large(text)
-    tree, source = parsed
-    symbols: list[dict[str, Any]] = []
-    imports: list[dict[str, Any]] = []
-    stack = [tree.root_node]
+    return ts.extract_tree(text, GRAMMAR, _walk)
+
+
+def _walk(source: bytes, root: Node, symbols: list[dict[str, Any]], imports: list[dict[str, Any]]) -> None:
+    """The functions, assignments of functions and ``require`` calls anywhere in a Lua file's tree."""
+    stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "function_declaration":
@@ -33,7 +34,6 @@ def extract(text: str, path: str) -> dict[str, Any]:
         elif node.type == "function_call":
             _require(source, node, symbols, imports)
         stack.extend(reversed(node.named_children))
-    return ts.finish(symbols, imports, ts.leading_doc(source, tree.root_node), tree)
 
 
 def _function(source: bytes, node, name_node, anchor) -> dict[str, Any]:

@@ -6,6 +6,8 @@ import posixpath
 import re
 from typing import Any
 
+from tree_sitter import Node
+
 from kwdocs.extract import treesitter as ts
 
 GRAMMAR = "tree_sitter_make"
@@ -64,14 +66,18 @@ def _installed(source: bytes, recipe: Any, folder: str) -> list[dict[str, Any]]:
 
 def extract(text: str, path: str) -> dict[str, Any]:
     """Targets, variables, includes and installed files of a Makefile."""
-    parsed = ts.parse(text, GRAMMAR)
-    if parsed is None:
-        return ts.too_large(text)
-    tree, source = parsed
-    symbols: list[dict[str, Any]] = []
-    imports: list[dict[str, Any]] = []
     installs: list[dict[str, Any]] = []
-    stack = list(reversed(tree.root_node.named_children))
+    found = ts.extract_tree(text, GRAMMAR, lambda source, root, symbols, imports: _walk(
+        source, root, symbols, imports, installs, posixpath.dirname(path)))
+    if installs:
+        found["installs"] = installs
+    return found
+
+
+def _walk(source: bytes, root: Node, symbols: list[dict[str, Any]], imports: list[dict[str, Any]],
+          installs: list[dict[str, Any]], folder: str) -> None:
+    """``extract``'s walk; the files ``install`` targets copy go to ``installs`` (``folder``: the Makefile's)."""
+    stack = list(reversed(root.named_children))
     while stack:
         node = stack.pop()
         kind = node.type
@@ -87,7 +93,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
                         symbol["signature"] = rule_line
                     symbols.append(symbol)
                 if name.startswith("install") and recipe is not None:   # ``install:``, ``install-headers:``
-                    installs.extend(_installed(source, recipe, posixpath.dirname(path)))
+                    installs.extend(_installed(source, recipe, folder))
             pattern = node.child_by_field_name("target")  # ``$(OBJS): %.o: %.c``
             for word in pattern.named_children if pattern is not None else []:
                 symbols.append(ts.definition(source, ts.text_of(source, word), "target", word,
@@ -119,7 +125,3 @@ def extract(text: str, path: str) -> dict[str, Any]:
                 symbols.append({"name": module, "kind": "include", "line": ts.line_of(node)})
         if kind in _BRANCHES:
             stack.extend(reversed(node.named_children))  # both branches define
-    found = ts.finish(symbols, imports, ts.leading_doc(source, tree.root_node), tree)
-    if installs:
-        found["installs"] = installs
-    return found

@@ -23,14 +23,8 @@ _FUNCTIONS = ("function_item", "function_signature_item")
 
 def extract(text: str, path: str) -> dict[str, Any]:
     """Definitions and imports of a Rust file."""
-    parsed = ts.parse(text, GRAMMAR)
-    if parsed is None:
-        return ts.too_large(text)
-    tree, source = parsed
-    symbols: list[dict[str, Any]] = []
-    imports: list[dict[str, Any]] = []
-    _walk(source, tree.root_node, "", False, symbols, imports, "")
-    return ts.finish(symbols, imports, _inner_doc(source, tree.root_node), tree)
+    return ts.extract_tree(text, GRAMMAR, lambda source, root, symbols, imports: _walk(
+        source, root, "", False, symbols, imports, ""), _inner_doc)
 
 
 def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, imports: list,

@@ -11,7 +11,9 @@ from __future__ import annotations
 import importlib
 import re
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from typing import Any
 
@@ -38,16 +40,57 @@ def parse(text: str, module: str, function: str = "language") -> tuple[Tree, byt
     if len(source) > MAX_PARSE_BYTES:
         return None
     tree = parser(module, function).parse(source)
-    if tree_parsed is not None:
-        tree_parsed(text, tree.root_node, source, module, function, False)
+    parsed(text, tree.root_node, source, module, function, False)
     return tree, source
 
 
 TreeHook = Callable[[str, Node, bytes, str, str, bool], None]
-tree_parsed: TreeHook | None = None
-"""Called, while an HTML build's extraction records highlight tokens (``kwdocs.site.tokens``), with
-each tree an extractor parsed: the text, the root, the bytes parsed (the text encoded, or prepared
-with macros blanked: then ``prepared`` is True), and the grammar (``module.function``)."""
+"""What ``observing`` calls with each tree an extractor parsed: the text, the root, the bytes
+parsed (the text encoded, or prepared with macros blanked: then ``prepared`` is True), and the
+grammar (``module.function``)."""
+
+# The hook of the ``observing`` block this thread is in.  A context variable, not an argument:
+# extractors are called through ``Language.extract(text, path)``, which a language from another
+# package implements too; the variable is set for the block only, and in its own thread only.
+_observer: ContextVar[TreeHook | None] = ContextVar("kwdocs_tree_observer", default=None)
+
+
+@contextmanager
+def observing(hook: TreeHook) -> Iterator[None]:
+    """Have ``hook`` called with every tree an extractor parses inside, in this thread (an HTML
+    build's extraction records highlight tokens from them: ``kwdocs.site.tokens``)."""
+    token = _observer.set(hook)
+    try:
+        yield
+    finally:
+        _observer.reset(token)
+
+
+def parsed(text: str, root: Node, source: bytes, module: str, function: str, prepared: bool) -> None:
+    """Tell the ``observing`` hook of a tree an extractor parsed (``parse`` does; an extractor
+    parsing bytes of its own calls this itself)."""
+    hook = _observer.get()
+    if hook is not None:
+        hook(text, root, source, module, function, prepared)
+
+
+Walk = Callable[[bytes, Node, list[dict[str, Any]], list[dict[str, Any]]], None]
+"""An extractor's walk of its tree: the bytes parsed and the root; it appends to the symbols and imports."""
+
+
+def extract_tree(text: str, grammar: str, walk: Walk,
+                 docstring: Callable[[bytes, Node], str] | None = None) -> dict[str, Any]:
+    """What a tree-sitter extractor returns: ``text`` parsed with ``grammar`` (too large to parse:
+    ``too_large``), ``walk`` over it filling the symbols and imports, and ``finish`` with the
+    file's doc comment (``docstring(source, root)``, ``leading_doc`` by default)."""
+    parsed = parse(text, grammar)
+    if parsed is None:
+        return too_large(text)
+    tree, source = parsed
+    symbols: list[dict[str, Any]] = []
+    imports: list[dict[str, Any]] = []
+    walk(source, tree.root_node, symbols, imports)
+    return finish(symbols, imports, (docstring or leading_doc)(source, tree.root_node), tree)
 
 
 def too_large(text: str) -> dict[str, Any]:

@@ -21,6 +21,8 @@ import io
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from html import escape
 from typing import Any
@@ -288,22 +290,29 @@ def _moved(tokens: Tokens, text: str, source: bytes) -> Tokens:
 
 
 TokenLookup = Callable[[str, bytes], Tokens | None]
-_kept: TokenLookup | None = None
+# The lookup of the ``tokens_from`` block this thread is in: a context variable, not an argument,
+# since pages reach the highlighter through the formats' renderers, which take none; set for the
+# block only, and in its own thread only (a server highlighting beside a build sees none).
+_offered: ContextVar[TokenLookup | None] = ContextVar("kwdocs_offered_tokens", default=None)
 
 
-def keep_tokens(lookup: TokenLookup | None) -> TokenLookup | None:
-    """Take tokens from ``lookup(info, data)`` (those extraction made of exactly ``data``, see
-    ``kwdocs.site.tokens``) before parsing, until called again; returns the lookup it replaces."""
-    global _kept
-    previous, _kept = _kept, lookup
-    return previous
+@contextmanager
+def tokens_from(lookup: TokenLookup | None) -> Iterator[None]:
+    """Inside, in this thread, take tokens from ``lookup(info, data)`` (those extraction made of
+    exactly ``data``, see ``kwdocs.site.tokens``) before parsing."""
+    token = _offered.set(lookup)
+    try:
+        yield
+    finally:
+        _offered.reset(token)
 
 
 def _tree_sitter(text: str, info: str, links: Mapping[str, str] | None) -> str | None:
     if _query(info) is None:
         return None
     data = text.encode("utf-8", "surrogatepass")
-    tokens = _kept(info, data) if _kept is not None else None
+    kept = _offered.get()
+    tokens = kept(info, data) if kept is not None else None
     if tokens is None:
         tokens = source_tokens(text, data, info)
         if tokens is None:

@@ -95,7 +95,7 @@ class Recorder:
 
     def record(self, text: str, root: Any, source: bytes, module: str, function: str, prepared: bool) -> None:
         """Keep the tokens of ``text`` from the tree ``root`` an extractor parsed from ``source`` (see
-        ``treesitter.tree_parsed``), when the highlighter would parse the same with the same grammar."""
+        ``treesitter.observing``), when the highlighter would parse the same with the same grammar."""
         info = highlight.grammar_info(module, function, prepared)
         if not self.path or info not in FENCES:
             return
@@ -112,11 +112,8 @@ def recording(max_bytes: int) -> Iterator[Recorder]:
     """Record the highlight tokens of every tree extractors parse inside, of texts up to
     ``max_bytes`` (the largest a page shows whole)."""
     recorder = Recorder(max_bytes)
-    outer, treesitter.tree_parsed = treesitter.tree_parsed, recorder.record
-    try:
+    with treesitter.observing(recorder.record):
         yield recorder
-    finally:
-        treesitter.tree_parsed = outer
 
 
 # ---------------------------------------------------------------- the shard
@@ -175,8 +172,5 @@ def offered(entries: Mapping[str, Entry]) -> Iterator[None]:
                     return unpack(entry.packed)
         return None
 
-    outer = highlight.keep_tokens(known if by_size else None)
-    try:
+    with highlight.tokens_from(known if by_size else None):
         yield
-    finally:
-        highlight.keep_tokens(outer)

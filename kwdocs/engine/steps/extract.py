@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
-from typing import Any
 
 from kwdocs import languages, sources
 from kwdocs.config import Config
+from kwdocs.engine.build_session import LOCAL, BuildSession
 from kwdocs.engine.steps.common import Lookup, Read, _stat, _unit_rows, extraction_key, recovering, rules_for
 from kwdocs.engine.steps.link_inputs import _link_inputs
 from kwdocs.engine.steps.shared import SharedFacts
@@ -134,8 +133,9 @@ def unit_facts(config: Config, unit: str, rels: list[str]) -> dict[str, Facts]:
 
 @recovering
 @collector_paused()
-def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str]) -> dict:
-    """Bring the unit's facts shard up to date.
+def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str],
+                 session: BuildSession = LOCAL) -> dict:
+    """Bring the unit's facts shard up to date (``session``: the build's, see ``build_session``).
 
     doit's ``changed`` is not trusted with what to keep (after a killed build doit
     knows nothing and says nothing changed): a file's facts are kept when its size
@@ -145,7 +145,7 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     key = extraction_key(config)
     previous, kept, now_seen = vouched_facts(config, unit, rels)
     redo = [rel for rel in rels if rel not in kept]
-    remote = cluster_facts(config, unit) if redo else None
+    remote = session.remote_facts(config, unit) if redo else None
     shared = SharedFacts(config, redo) if config.cache and redo else None
     lookup = _first_of([found.lookup for found in (remote, shared) if found is not None])
     made_here = [rel for rel in (shared.misses if shared is not None else redo) if remote is None or rel not in remote]
@@ -247,20 +247,6 @@ def vouched_facts(config: Config, unit: str, rels: list[str]) -> tuple[dict[str,
             kept[rel] = before
             now_seen[rel] = record
     return previous, kept, now_seen
-
-
-# What Dask workers made, while a build runs on a cluster: ``kwdocs.engine.cluster`` lends its
-# ``facts_of`` here (and its ``pages_of`` to ``render``) for a session's duration (it is built
-# on the steps, so they never import it)
-remote_facts: Callable[[Config, str], Any] | None = None
-
-
-def cluster_facts(config: Config, unit: str):
-    """What a Dask worker made of the unit's files (``kwdocs.engine.cluster``), when this build
-    runs on a cluster."""
-    if not config.scheduler or remote_facts is None:
-        return None
-    return remote_facts(config, unit)
 
 
 def _prefetch_tags(config: Config, rels: list[str]) -> None:

@@ -1,10 +1,11 @@
 """The render step: each unit's file pages, from its facts and links, for the files whose page keys changed."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, cast
+from collections.abc import Mapping
+from typing import NamedTuple, cast
 
 from kwdocs.config import Config
+from kwdocs.engine.build_session import LOCAL, BuildSession
 from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering, rules_for
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
@@ -17,16 +18,13 @@ from kwdocs.sources import ChangedSinceExtracted, page_source
 from kwdocs.store import writer as output
 from kwdocs.store.state import LINKS, PAGES, load_shard, save_shard
 
-# What Dask workers rendered, while a build runs on a cluster: ``kwdocs.engine.cluster`` lends its
-# ``pages_of`` here for a session's duration, as it lends ``facts_of`` to ``extract``
-remote_pages: Callable[[Config, str], Any] | None = None
-
-
 
 @recovering
 @collector_paused()
-def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[str]) -> dict:
-    """Render the pages of the unit's files whose inputs changed; remove pages of gone files."""
+def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[str],
+                session: BuildSession = LOCAL) -> dict:
+    """Render the pages of the unit's files whose inputs changed; remove pages of gone files
+    (``session``: the build's, see ``build_session``)."""
     plan = render_plan(config, unit, folder_names, rels)
     facts_by_file, links, related_of, new_manifest = plan.facts, plan.links, plan.related, plan.keys
     renderer = renderer_for(config)
@@ -35,7 +33,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     written = removed = html_written = html_removed = 0
     todo = plan.todo
     unsettled: list[str] = []      # changed since extracted: their pages are left as they are
-    remote = cluster_pages(config, unit) if todo else None
+    remote = session.remote_pages(config, unit) if todo else None
     shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
     with _offering_tokens(config, unit, facts_by_file, todo):
         for rel in todo:
@@ -113,14 +111,6 @@ def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[s
         new_manifest[rel] = page_key(file_facts, links.get(rel), related_of[rel], keys)
     todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
     return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo)
-
-
-def cluster_pages(config: Config, unit: str):
-    """What a Dask worker rendered of the unit's files (``kwdocs.engine.cluster``), when this
-    build runs on a cluster."""
-    if not config.scheduler or remote_pages is None:
-        return None
-    return remote_pages(config, unit)
 
 
 def _remove_file_pages(config: Config, rel: str) -> tuple[int, int]:
