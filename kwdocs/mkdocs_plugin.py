@@ -130,7 +130,7 @@ class KwdocsPlugin(BasePlugin[KwdocsPluginConfig]):
         """Watch the source tree as ``kwdocs watch`` does: the folders its scan enters, not the
         output folder (a write there would start the next rebuild, and that one the next), nor
         what the configuration or ``.gitignore`` leaves out (``site_dir`` among them)."""
-        from kwdocs.engine.on_save import watch_plan
+        from kwdocs.engine.watches import watch_plan
         if self.kwdocs is None:
             return server
         for folder, recursive in watch_plan(self.kwdocs).items():
