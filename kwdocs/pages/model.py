@@ -20,7 +20,7 @@ from kwdocs.extract import not_doc
 from kwdocs.extract.links import module_file
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
-from kwdocs.pages import coverage, docstrings, layout
+from kwdocs.pages import coverage, diagrams, docstrings, layout
 
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"
@@ -1244,7 +1244,8 @@ def _purposes_summary(purposes: list[list[str]], importance: dict[str, dict]) ->
 def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders: list[dict],
                      total_files: int, importance: dict[str, dict] | None = None) -> dict:
     """``parts``: the ``folder_part`` of each unit of the folder; ``importance``: linking's
-    counts of uses of its files (``{file name: {"users": n, "names": {name: n}}}``)."""
+    counts of uses of its files (``{file name: {"users": n, "names": {name: n}}}``) and what
+    its ``diagrams`` show (``deps``, ``classes``)."""
     page = layout.doc_page(folder)
     merged = merge_folder_parts(parts)
     importance = importance or {}
@@ -1271,4 +1272,5 @@ def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders
         parent_display=folder_display(posixpath.dirname(folder)) if folder else "",
         subfolders=[dict(name=posixpath.basename(sub["folder"]), link=layout.link(page, layout.doc_page(sub["folder"])))
                     for sub in subfolders],
+        diagrams=diagrams.folder_diagrams(folder, importance),
     )
