@@ -75,6 +75,11 @@ def test_a_folder_page_shows_its_imports_and_its_classes_inheritance_across_file
         ("Shape", "Base"), ("Circle", "Shape"), ("Circle", "Mixin"),   # across the folder's files
         ("Thing", "Widget (other/things.py)"),    # a dotted base, resolved through the import to its file
     }
+    # a file's page draws its own classes' bases, those in other files named with their file
+    assert graphs(out / "pkg" / "shapes.py_docs.md")["Class Hierarchy"][1] == {
+        ("Shape", "Base (pkg/base.py)"), ("Circle", "Shape"), ("Circle", "Mixin (pkg/base.py)"),
+        ("Thing", "Widget (other/things.py)")}
+    assert "mermaid" not in (out / "other" / "things.py_docs.md").read_text(encoding="utf-8")
     # other/ has no import between its files and no class with a base: nothing true to draw
     assert "## Diagrams" not in (out / "other" / "doc.md").read_text(encoding="utf-8")
     assert "mermaid" not in (out / "doc.md").read_text(encoding="utf-8")
@@ -113,6 +118,20 @@ def test_an_incremental_build_redraws_a_folders_diagrams_when_an_import_or_a_bas
     assert run_kwdocs("check", "--src", str(tree)) == 0     # what a cold build would write
 
 
+def test_a_base_moving_between_the_files_a_package_re_exports_is_followed_on_the_next_build(tmp_path):
+    files = {"pkg/__init__.py": "from pkg.core import *\nfrom pkg.extra import *\n",
+             "pkg/core.py": "class Thing:\n    pass\n", "pkg/extra.py": "def other():\n    pass\n",
+             "app/x.py": "import pkg\n\n\nclass X(pkg.Thing):\n    pass\n"}
+    tree = write_tree(tmp_path / "tree", files)
+    out = build(tree)
+    assert graphs(out / "app" / "doc.md")["Inheritance"][1] == {("X", "Thing (pkg/core.py)")}
+    # no import changes: the link step only looks again for the names whose definitions moved
+    write_tree(tree, {"pkg/core.py": "def other():\n    pass\n",
+                      "pkg/extra.py": "class Thing:\n    pass\n\n\ndef other():\n    pass\n"})
+    build(tree)
+    assert graphs(out / "app" / "doc.md")["Inheritance"][1] == {("X", "Thing (pkg/extra.py)")}
+
+
 def test_labels_that_mermaid_would_read_are_written_as_its_codes():
     from kwdocs.pages.render import mermaid_label
     assert mermaid_label('a"b`c#d<e>\nf') == "a#quot;b#96;c#35;d#lt;e#gt; f"
@@ -149,7 +168,9 @@ def test_the_site_draws_the_diagrams_with_its_own_mermaid(tree):
     out = build(tree, "--html")
     with chromium() as browser:
         found = drawn(browser, out / "site" / "pkg" / "doc.html")
-    assert found == [{"nodes": count, "error": False} for count in expected_nodes(out / "pkg" / "doc.md")]
+        assert found == [{"nodes": count, "error": False} for count in expected_nodes(out / "pkg" / "doc.md")]
+        found = drawn(browser, out / "site" / "pkg" / "shapes.py_docs.html")
+    assert found == [{"nodes": count, "error": False} for count in expected_nodes(out / "pkg" / "shapes.py_docs.md")]
     page = (out / "site" / "pkg" / "doc.html").read_text(encoding="utf-8")
     assert "_kwdocs/mermaid.min.js" in page and "http" not in page.partition("<body")[0].replace("http-equiv", "")
     assert "mermaid.min.js" not in (out / "site" / "other" / "doc.html").read_text(encoding="utf-8")
@@ -162,6 +183,7 @@ def test_the_torch_nn_folders_diagrams_all_parse(corpus_slice, tmp_path):
     out = build(tree, "--html")
     pages = sorted(path for path in (out / "torch" / "nn").rglob("doc.md") if "```mermaid" in path.read_text())
     assert len(pages) >= 5
+    pages.append(out / "torch" / "nn" / "modules" / "conv.py_docs.md")     # a file page's classes too
     with chromium() as browser:
         for md_page in pages:
             site_page = out / "site" / md_page.relative_to(out).with_suffix(".html")

@@ -9,7 +9,11 @@ their edges then their labels, and numbered in the order of their labels.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
+
+from kwdocs.extract.links import bound_modules
+from kwdocs.facts import Facts
 
 MAX_NODES = 30
 """The most connected nodes a diagram shows; the rest are counted under it."""
@@ -26,6 +30,84 @@ def folder_diagrams(folder: str, importance: Mapping[str, Mapping]) -> dict[str,
     each None without an edge to show; None for neither."""
     imports, inheritance = import_graph(folder, importance), inheritance_graph(folder, importance)
     return {"imports": imports, "inheritance": inheritance} if imports or inheritance else None
+
+
+_BASE_NAME = re.compile(r"\s*([A-Za-z_][\w.]*)\s*(?:\[.*\])?\s*")
+
+
+def base_names(signature: str) -> list[str]:
+    """The base classes a Python class's signature names (``(Base[T], Mixin, metaclass=M)``:
+    ``Base``, ``Mixin``), from the parentheses after any type parameters."""
+    start = signature.find("(", signature.rfind("]", 0, signature.find("(")) + 1 if signature.startswith("[") else 0)
+    if start < 0 or not signature.endswith(")"):
+        return []
+    names: list[str] = []
+    depth, begin, inner = 0, 0, signature[start + 1:-1]
+    for index, char in enumerate(inner + ","):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            match = _BASE_NAME.fullmatch(inner[begin:index])
+            if match:     # a keyword (``metaclass=M``) or an expression is not a base
+                names.append(match.group(1))
+            begin = index + 1
+    return names
+
+
+def class_bases(facts: Facts) -> list[list]:
+    """A Python file's top-level classes that name bases, as ``[class, [[base as written, as
+    the imports resolve it or ""], ...]]`` (``nn.Module`` with ``from torch import nn``:
+    ``torch.nn.Module``); ``object`` is left out."""
+    if facts.get("language") != "python":
+        return []
+    bound: dict[str, str] | None = None
+    found = []
+    for symbol in facts.get("symbols", []):
+        if symbol["kind"] != "class" or symbol.get("parent"):
+            continue
+        bases = [base for base in base_names(symbol.get("signature") or "") if base != "object"]
+        if not bases:
+            continue
+        if bound is None:
+            bound = bound_modules(facts)
+        pairs = []
+        for base in bases:
+            head, dot, rest = base.partition(".")
+            pairs.append([base, f"{bound[head]}.{rest}" if dot and head in bound else ""])
+        found.append([symbol["name"], pairs])
+    return found
+
+
+def resolved_bases(rel: str, classes: list[list], own: Collection[str], links: Mapping) -> list[list]:
+    """``classes`` (``class_bases`` of the file ``rel``) with each base's defining file, or None
+    where no file of the tree defines it: the file itself (``own``: its top-level names), a
+    named import's definition (the link step's ``names``) or a dotted name's (``anchors``)."""
+    names, anchors = links.get("names", {}), links.get("anchors", {})
+    resolved = []
+    for name, bases in classes:
+        found = []
+        for written, qualified in bases:
+            if written in own:
+                place: str | None = rel
+            elif "." not in written:
+                target = names.get(written)
+                place = target[0] if target and target[1] is not None else None
+            else:
+                place = (anchors.get(qualified) or [None])[0]
+            found.append([written, place])
+        resolved.append([name, found])
+    return resolved
+
+
+def file_inheritance(rel: str, facts: Facts, links: Mapping | None, own: Collection[str]) -> dict | None:
+    """A file's page's diagram of its classes' bases (``own``: its top-level names), or None."""
+    classes = class_bases(facts)
+    if not classes:
+        return None
+    folder, _, name = rel.rpartition("/")
+    return inheritance_graph(folder, {name: {"classes": resolved_bases(rel, classes, own, links or {})}})
 
 
 def _rel(folder: str, name: str) -> str:

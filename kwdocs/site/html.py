@@ -560,7 +560,8 @@ class HtmlFormat:
             keyword_items=functools.partial(_keyword_items, href), section_items=_section_items,
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page)))
-        return _page(self.config, md_page, body, model["path"], sources, self._template(PAGE_TEMPLATE))
+        return _page(self.config, md_page, body, model["path"], sources, self._template(PAGE_TEMPLATE),
+                     diagrams=bool(model.get("class_diagram")))
 
     def rows(self, kind: str, models: list[dict], md_page: str) -> list[Markup]:
         """Table rows of an index page (``kind``: a key of ``ROW_MACROS``), one per model, each

@@ -10,6 +10,7 @@ from kwdocs.engine.steps.common import changed_units, digest, recovering, rules_
 from kwdocs.engine.steps.link_inputs import ANCHORED_PART, _definitions_digest, _import_digest, _interned, _link_inputs
 from kwdocs.engine.steps.shared import SharedLinks
 from kwdocs.engine.workers import collector_paused
+from kwdocs.pages.diagrams import resolved_bases
 from kwdocs.rules.ruleset import RuleSet
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
@@ -179,29 +180,8 @@ def _diagram_facts(rel: str, links: dict, info: dict) -> dict[str, list]:
     if deps:
         found["deps"] = deps
     if info.get("bases"):
-        found["classes"] = _resolved_bases(rel, links, info)
+        found["classes"] = resolved_bases(rel, info["bases"], info.get("defs", {}), links)
     return found
-
-
-def _resolved_bases(rel: str, links: dict, info: dict) -> list[list]:
-    """``info``'s classes (``[class, [[base, as resolved], ...]]``) with each base's defining
-    file: the file itself, a named import's definition (``names``) or a dotted name's
-    (``anchors``, which name its file)."""
-    own, names, anchors = info.get("defs", {}), links.get("names", {}), links.get("anchors", {})
-    classes = []
-    for name, bases in info["bases"]:
-        resolved = []
-        for written, qualified in bases:
-            if written in own:
-                place: str | None = rel
-            elif "." not in written:
-                target = names.get(written)
-                place = target[0] if target and target[1] is not None else None
-            else:
-                place = (anchors.get(qualified) or [None])[0]
-            resolved.append([written, place])
-        classes.append([name, resolved])
-    return classes
 
 
 def _refresh_classes(config: Config, units: list[str], fresh_inputs: dict[str, dict]) -> None:
@@ -215,7 +195,8 @@ def _refresh_classes(config: Config, units: list[str], fresh_inputs: dict[str, d
         inputs = fresh_inputs.get(unit) or _stored_link_inputs(config, unit)
         for rel, counts in files.items():
             if inputs.get(rel, {}).get("bases") and isinstance(counts, dict):
-                counts["classes"] = _resolved_bases(rel, links.get(rel, {}), inputs[rel])
+                counts["classes"] = resolved_bases(rel, inputs[rel]["bases"], inputs[rel].get("defs", {}),
+                                                   links.get(rel, {}))
         save_shard(config, IMPORTANCE, unit, stored)
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 
 from kwdocs.engine.steps.common import digest
-from kwdocs.extract.links import bound_modules, mentions_of
+from kwdocs.extract.links import mentions_of
 from kwdocs.facts import Facts
-from kwdocs.pages import model
+from kwdocs.pages import diagrams, model
 
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
@@ -23,33 +23,10 @@ def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
             info["defines"] = defines
         if facts.get("installs"):   # what a build file installs, joined with the other files when linking
             info["installs"] = facts["installs"]
-        if bases := _bases_of(facts):
+        if bases := diagrams.class_bases(facts):
             info["bases"] = bases
         inputs[rel] = info
     return inputs
-
-
-def _bases_of(facts: Facts) -> list[list]:
-    """A Python file's top-level classes that name bases, as ``[class, [[base as written, as
-    the imports resolve it or ""], ...]]``: linking finds the file each base is defined in."""
-    if facts.get("language") != "python":
-        return []
-    bound: dict[str, str] | None = None
-    found = []
-    for symbol in facts.get("symbols", []):
-        if symbol["kind"] != "class" or symbol.get("parent"):
-            continue
-        bases = [base for base in model._class_bases(symbol.get("signature") or "") if base != "object"]
-        if not bases:
-            continue
-        if bound is None:
-            bound = bound_modules(facts)
-        pairs = []
-        for base in bases:
-            head, dot, rest = base.partition(".")
-            pairs.append([base, f"{bound[head]}.{rest}" if dot and head in bound else ""])
-        found.append([symbol["name"], pairs])
-    return found
 
 
 def _names_of(facts: Facts) -> dict[str, dict]:
