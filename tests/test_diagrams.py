@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kwdocs.pages import diagrams
+from kwdocs.pages.render import mermaid_label
 from tests.browser import chromium, watch
 from tests.conftest import run_kwdocs
 
@@ -103,7 +104,8 @@ def test_diagrams_are_the_same_for_the_same_tree_whatever_the_order_met(tree, tm
     importance = {"b.py": {"deps": ["p/a.py", "q/x.py"]}, "a.py": {"deps": ["p/b.py"]},
                   "c.py": {"classes": [["C", [["B", "p/b.py"], ["Z", None]]]]},
                   "b.py2": {"classes": [["B", [["A", "p/a.py"]]]]}}
-    assert diagrams.folder_diagrams("p", importance) == diagrams.folder_diagrams("p", dict(reversed(importance.items())))
+    reordered = dict(reversed(importance.items()))
+    assert diagrams.folder_diagrams("p", importance) == diagrams.folder_diagrams("p", reordered)
 
 
 def test_an_incremental_build_redraws_a_folders_diagrams_when_an_import_or_a_base_changes(tree):
@@ -133,8 +135,7 @@ def test_a_base_moving_between_the_files_a_package_re_exports_is_followed_on_the
 
 
 def test_labels_that_mermaid_would_read_are_written_as_its_codes():
-    from kwdocs.pages.render import mermaid_label
-    assert mermaid_label('a"b`c#d<e>\nf') == "a#quot;b#96;c#35;d#lt;e#gt; f"
+    assert mermaid_label('a"b`c#d<e>\nf&g') == "a#quot;b#96;c#35;d#lt;e#gt; f#38;g"
 
 
 # ---------------------------------------------------------------- drawn in Chromium
@@ -164,13 +165,27 @@ def expected_nodes(md_page: Path) -> list[int]:
     return [len(labels) for labels, _ in graphs(md_page).values()]
 
 
+HOSTILE_HEADER = "b<img src=x onerror=alert(1)>&amp;#35;`.h"    # a name C's quoted includes can give
+
+
 def test_the_site_draws_the_diagrams_with_its_own_mermaid(tree):
+    write_tree(tree, {"native/a.c": f'#include "{HOSTILE_HEADER}"\n', f"native/{HOSTILE_HEADER}": "int b;\n"})
     out = build(tree, "--html")
     with chromium() as browser:
         found = drawn(browser, out / "site" / "pkg" / "doc.html")
         assert found == [{"nodes": count, "error": False} for count in expected_nodes(out / "pkg" / "doc.md")]
         found = drawn(browser, out / "site" / "pkg" / "shapes.py_docs.html")
-    assert found == [{"nodes": count, "error": False} for count in expected_nodes(out / "pkg" / "shapes.py_docs.md")]
+        assert found == [{"nodes": count, "error": False}
+                         for count in expected_nodes(out / "pkg" / "shapes.py_docs.md")]
+        # a file's name is a label, shown as written: no element, no script
+        assert drawn(browser, out / "site" / "native" / "doc.html") == [{"nodes": 2, "error": False}]
+        page = browser.new_page()
+        page.goto((out / "site" / "native" / "doc.html").as_uri())
+        page.wait_for_selector("pre.mermaid svg")
+        assert HOSTILE_HEADER in page.locator("pre.mermaid svg").text_content()
+        assert page.locator("pre.mermaid img").count() == 0
+        page.close()
+    assert graphs(out / "native" / "doc.md")["Imports"][1] == {("a.c", mermaid_label(HOSTILE_HEADER))}
     page = (out / "site" / "pkg" / "doc.html").read_text(encoding="utf-8")
     assert "_kwdocs/mermaid.min.js" in page and "http" not in page.partition("<body")[0].replace("http-equiv", "")
     assert "mermaid.min.js" not in (out / "site" / "other" / "doc.html").read_text(encoding="utf-8")

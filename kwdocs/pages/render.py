@@ -51,8 +51,8 @@ def fenced(text: str, info: str = "") -> str:
 
 
 # Mermaid's entity codes: a label's quote, a backtick (a Markdown fence), ``#`` (which starts a
-# code) and angle brackets (which Mermaid reads as HTML) are written as codes, a line as a space
-_MERMAID_CODES = str.maketrans({"#": "#35;", '"': "#quot;", "`": "#96;", "<": "#lt;", ">": "#gt;",
+# code), angle brackets and ``&`` (which Mermaid reads as HTML) are written as codes, a line as a space
+_MERMAID_CODES = str.maketrans({"#": "#35;", '"': "#quot;", "`": "#96;", "<": "#lt;", ">": "#gt;", "&": "#38;",
                                 "\n": " ", "\r": " "})
 
 
