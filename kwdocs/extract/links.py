@@ -715,14 +715,10 @@ def is_module_file(module: str, path: str) -> bool:
 _DOTTED = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
-def mentions_of(facts: Mapping[str, Any]) -> dict[str, list[str]]:
-    """``{"mentions": [...]}``: the dotted names a file's docstrings and signatures say through
-    a name its imports bind (``pkg.Engine`` with ``import pkg``, ``F.relu`` with ``import
-    pkg.functional as F``), as the imports resolve them, sorted; the link step finds their
-    definitions as it does for called names, so a page links them to the defining file.
-    Python's only: the names other languages' imports bind are no dotted module paths."""
-    if facts.get("language") != "python":
-        return {}
+def bound_modules(facts: Mapping[str, Any]) -> dict[str, str]:
+    """The names a Python file's imports bind -> the module or dotted name each stands for
+    (``nn`` -> ``torch.nn`` for ``from torch import nn``), with which a dotted name written in
+    the file (``nn.Module``) reads as the imports resolve it (``torch.nn.Module``)."""
     bound: dict[str, str] = {}
     for module in (entry.get("module") for entry in facts.get("imports") or () if isinstance(entry, dict)):
         if isinstance(module, str) and module:
@@ -731,6 +727,18 @@ def mentions_of(facts: Mapping[str, Any]) -> dict[str, list[str]]:
         if symbol.get("kind") == "import" and isinstance(symbol.get("name"), str):
             head = symbol["name"].partition(".")[0]
             bound[head] = symbol.get("signature") or bound.get(head, head)
+    return bound
+
+
+def mentions_of(facts: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``{"mentions": [...]}``: the dotted names a file's docstrings and signatures say through
+    a name its imports bind (``pkg.Engine`` with ``import pkg``, ``F.relu`` with ``import
+    pkg.functional as F``), as the imports resolve them, sorted; the link step finds their
+    definitions as it does for called names, so a page links them to the defining file.
+    Python's only: the names other languages' imports bind are no dotted module paths."""
+    if facts.get("language") != "python":
+        return {}
+    bound = bound_modules(facts)
     if not bound:
         return {}
     found: set[str] = set()

@@ -20,7 +20,8 @@ from kwdocs.extract import not_doc
 from kwdocs.extract.links import module_file
 from kwdocs.facts import Facts
 from kwdocs.languages import TEXT, Language, by_id, group_order, kind_group
-from kwdocs.pages import coverage, docstrings, layout
+from kwdocs.pages import coverage, diagrams, docstrings, layout
+from kwdocs.pages.diagrams import base_names as _class_bases
 
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"
@@ -346,30 +347,6 @@ def _mark_uses(entries: list[dict], symbols: list, links: dict | None, page: str
         entry["uses_unshown"] = len(entry["uses"]) - len(entry["uses_shown"]) + entry["more_uses"]
 
 
-_BASE_NAME = re.compile(r"\s*([A-Za-z_][\w.]*)\s*(?:\[.*\])?\s*")
-
-
-def _class_bases(signature: str) -> list[str]:
-    """The base classes a Python class's signature names (``(Base[T], Mixin, metaclass=M)``:
-    ``Base``, ``Mixin``), from the parentheses after any type parameters."""
-    start = signature.find("(", signature.rfind("]", 0, signature.find("(")) + 1 if signature.startswith("[") else 0)
-    if start < 0 or not signature.endswith(")"):
-        return []
-    names: list[str] = []
-    depth, begin, inner = 0, 0, signature[start + 1:-1]
-    for index, char in enumerate(inner + ","):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            match = _BASE_NAME.fullmatch(inner[begin:index])
-            if match:     # a keyword (``metaclass=M``) or an expression is not a base
-                names.append(match.group(1))
-            begin = index + 1
-    return names
-
-
 def _mark_inherited(entries: list[dict], symbols: list) -> None:
     """Each Python class's ``inherited``: the public members of its bases defined in the same
     file that it does not define itself, as pdoc lists them, a group per base (nearest first),
@@ -534,9 +511,12 @@ def analysis_section(given: DocsInput) -> Section | None:
     if analysis is None:
         return None
     counted = coverage.file_coverage(facts)
+    own = {entry["name"] for entry, symbol in zip(given.entries, facts.get("symbols", []))
+           if symbol["kind"] in LINKED_KINDS and not symbol.get("parent")}
     return Section(dict(analysis=analysis, parse_note=parse_note, structure=given.structure,
                         other_keywords=given.other_keywords, api=api,
-                        coverage=coverage.summary(counted["documented"], counted["public"])),
+                        coverage=coverage.summary(counted["documented"], counted["public"]),
+                        class_diagram=diagrams.file_inheritance(given.path, facts, given.links, own)),
                    [entry["name"] for entry in given.entries] + [row["name"] for row in api])
 
 
@@ -1249,7 +1229,8 @@ def _purposes_summary(purposes: list[list[str]], importance: dict[str, dict]) ->
 def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders: list[dict],
                      total_files: int, importance: dict[str, dict] | None = None) -> dict:
     """``parts``: the ``folder_part`` of each unit of the folder; ``importance``: linking's
-    counts of uses of its files (``{file name: {"users": n, "names": {name: n}}}``)."""
+    counts of uses of its files (``{file name: {"users": n, "names": {name: n}}}``) and what
+    its ``diagrams`` show (``deps``, ``classes``)."""
     page = layout.doc_page(folder)
     merged = merge_folder_parts(parts)
     importance = importance or {}
@@ -1276,4 +1257,5 @@ def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders
         parent_display=folder_display(posixpath.dirname(folder)) if folder else "",
         subfolders=[dict(name=posixpath.basename(sub["folder"]), link=layout.link(page, layout.doc_page(sub["folder"])))
                     for sub in subfolders],
+        diagrams=diagrams.folder_diagrams(folder, importance),
     )

@@ -50,6 +50,17 @@ def fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{body}{fence}"
 
 
+# Mermaid's entity codes: a label's quote, a backtick (a Markdown fence), ``#`` (which starts a
+# code), angle brackets and ``&`` (which Mermaid reads as HTML) are written as codes, a line as a space
+_MERMAID_CODES = str.maketrans({"#": "#35;", '"': "#quot;", "`": "#96;", "<": "#lt;", ">": "#gt;", "&": "#38;",
+                                "\n": " ", "\r": " "})
+
+
+def mermaid_label(text: object) -> str:
+    """Text for a quoted Mermaid node label (``id["text"]``), shown as written."""
+    return str(text).translate(_MERMAID_CODES)
+
+
 def escape_md(text: object) -> str:
     """Plain text that Markdown shows as written, and HTML cannot be smuggled through."""
     text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -197,7 +208,7 @@ class Renderer:
             # process that sees templates change (watch mode) makes a new Renderer (``context.drop_contexts``)
             auto_reload=False,
         )
-        self.env.filters.update(code=inline_code, fence=fenced, md=escape_md, prose=prose,
+        self.env.filters.update(code=inline_code, fence=fenced, md=escape_md, prose=prose, mermaid=mermaid_label,
                                 size=human_size, short_size=short_size,
                                 num=lambda value: f"{value:,}")
         # jinja's own sync filters, without the wrapper that asks on each call whether the

@@ -51,6 +51,7 @@ from kwdocs.pages.render import (
     StateBytecodeCache,
     _ModelCodeGenerator,
     human_size,
+    mermaid_label,
     short_size,
 )
 from kwdocs.site import highlight as highlighting, search
@@ -62,11 +63,14 @@ SITE_FOLDER = "site"
 STATIC_FOLDER = "_kwdocs"          # the site's own assets: script, styles, tree and search data
 MANIFEST = HTML_MANIFEST     # in the state folder: what each HTML page was rendered from
 PAGE_TEMPLATE = "html/page.html.j2"
-STATIC_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg")
+STATIC_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg", "mermaid.min.js", "mermaid.LICENSE")
 PYGMENTS_CSS = "pygments.css"
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; form-action 'none'")
+# A page with diagrams: Mermaid styles the SVG it draws with a style element and attributes;
+# scripts stay the site's own files only
+DIAGRAM_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
 
 # What the pages need, and nothing more: no script, style, forms, frames, images or event handlers.
 ALLOWED_TAGS = {
@@ -420,7 +424,8 @@ def _environment(override: Path | None, out: Path | None = None) -> jinja2.Envir
                                      undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                      trim_blocks=True, lstrip_blocks=True, auto_reload=False)
     environment.filters.update(inline=_inline, slug=_slug, size=human_size, num=lambda value: f"{value:,}",
-                               codes=_codes, basename=posixpath.basename, short_size=short_size, prose=_prose)
+                               codes=_codes, basename=posixpath.basename, short_size=short_size, prose=_prose,
+                               mermaid=mermaid_label)
     environment.globals.update(code_block=_code_block, heading=_heading)
     return environment
 
@@ -468,10 +473,11 @@ def render_site_page(config: Config, md_page: str, markdown_text: str, subject: 
 
 
 def _page(config: Config, md_page: str, body: str, subject: str | None, sources: list[str] | None = None,
-          template: jinja2.Template | None = None) -> str:
+          template: jinja2.Template | None = None, diagrams: bool = False) -> str:
     """The layout around a page's body: header, folder tree, breadcrumbs, tabs, contents; ``sources``:
     the highlighted sources the body holds as ``_SOURCE_MARK``s, put in last; ``template``: the
-    layout's (``PAGE_TEMPLATE``), when the caller has it."""
+    layout's (``PAGE_TEMPLATE``), when the caller has it; ``diagrams``: the body has Mermaid
+    diagrams, which only then load Mermaid."""
     page = html_page(md_page)
     kind, subject, title = describe(md_page, subject)
     tabs = []
@@ -481,7 +487,8 @@ def _page(config: Config, md_page: str, body: str, subject: str | None, sources:
                 dict(label="Keywords", href=layout.link(page, html_page(layout.kw_page(subject))),
                      current=kind == "kw")]
     text = _render(template or _template(config), dict(
-        csp=Markup(CSP), title=f"{title} · {config.project_name}", project=config.project_name, page=page,
+        csp=Markup(DIAGRAM_CSP if diagrams else CSP), diagrams=diagrams,
+        title=f"{title} · {config.project_name}", project=config.project_name, page=page,
         root=root_prefix(page), static=root_prefix(page) + STATIC_FOLDER + "/", kind=kind,
         crumbs=breadcrumbs(page, kind, subject, config.project_name), tabs=tabs,
         body=Markup(body), toc=contents(body)))
@@ -505,6 +512,7 @@ FILE_TEMPLATES = {"file_docs": "html/file_docs.html.j2", "file_kw": "html/file_k
 # folder and keyword index pages: their models' table rows come rendered (``rows``), by ROW_MACROS
 INDEX_TEMPLATES = {"folder_index": "html/folder_index.html.j2", "folder_doc": "html/folder_doc.html.j2",
                    "keywords": "html/keywords.html.j2"}
+DIAGRAM_TEMPLATE = "diagram.mmd.j2"     # imported by the folder_doc templates of both formats
 ROW_MACROS = {"file_row": ("html/folder_row.html.j2", "file_row"), "keyword_row": ("html/keyword_row.html.j2", "row")}
 FRAGMENT_TAGS = {"a", "code", "em", "strong", "del", "br"}
 
@@ -540,7 +548,7 @@ class HtmlFormat:
             body = _render(self._template(INDEX_TEMPLATES[kind]), model, {"href": href})
             # a folder's pages name it as the build knows it (exact for an escaped folder name)
             return _page(self.config, md_page, body, model.get("folder") if kind != "keywords" else None,
-                         template=self._template(PAGE_TEMPLATE))
+                         template=self._template(PAGE_TEMPLATE), diagrams=bool(model.get("diagrams")))
         page = html_page(md_page)
         template = self._template(FILE_TEMPLATES[kind])
         sources: list[str] = []
@@ -552,7 +560,8 @@ class HtmlFormat:
             keyword_items=functools.partial(_keyword_items, href), section_items=_section_items,
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page)))
-        return _page(self.config, md_page, body, model["path"], sources, self._template(PAGE_TEMPLATE))
+        return _page(self.config, md_page, body, model["path"], sources, self._template(PAGE_TEMPLATE),
+                     diagrams=bool(model.get("class_diagram")))
 
     def rows(self, kind: str, models: list[dict], md_page: str) -> list[Markup]:
         """Table rows of an index page (``kind``: a key of ``ROW_MACROS``), one per model, each
@@ -893,7 +902,7 @@ def render_key(config: Config) -> str:
     digest.update(repr(highlighting.declared()).encode())    # the languages' highlighting, declared elsewhere
     environment = _environment(config.templates)
     loader = environment.loader     # _environment always gives one
-    for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values(), *INDEX_TEMPLATES.values(),
+    for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values(), *INDEX_TEMPLATES.values(), DIAGRAM_TEMPLATE,
                  *(template for template, _ in ROW_MACROS.values())):
         digest.update(loader.get_source(environment, name)[0].encode())  # type: ignore[union-attr]
     for package in ("cmarkgfm", "pygments", "nh3", "tree-sitter", *highlighting.grammar_packages()):

@@ -29,7 +29,8 @@ PAGE_NAME = re.compile(r".+_docs\.md|.+_kw\.md|index\.md|doc\.md")   # in any fo
 SITE_FOLDER, SITE_ASSETS = "site", "site/_kwdocs/"    # as kwdocs.site.html names them (heavy to import)
 # the files every site build writes in its asset folder (kwdocs.site.html's STATIC_FILES and
 # PYGMENTS_CSS, kwdocs.site.search's TREE_FILE), and its search indexes: (state folder, scripts folder)
-SITE_OWN_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg", "pygments.css", "tree.js")
+SITE_OWN_FILES = ("kwdocs.js", "kwdocs.css", "favicon.svg", "mermaid.min.js", "mermaid.LICENSE", "pygments.css",
+                  "tree.js")
 SITE_INDEXES = (("search", "keywords"), ("fulltext", "fulltext"))   # kwdocs.site.search's Index records
 SITE_INDEX_META, SITE_INDEX_LIST = "meta.json", "buckets.js"
 STATE_GITIGNORE = "# kwdocs' own state: never commit it\n*\n"   # in every state folder (see kwdocs.store.lock)

@@ -10,6 +10,7 @@ from kwdocs.engine.steps.common import changed_units, digest, recovering, rules_
 from kwdocs.engine.steps.link_inputs import ANCHORED_PART, _definitions_digest, _import_digest, _interned, _link_inputs
 from kwdocs.engine.steps.shared import SharedLinks
 from kwdocs.engine.workers import collector_paused
+from kwdocs.pages.diagrams import resolved_bases
 from kwdocs.rules.ruleset import RuleSet
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
@@ -77,6 +78,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
             except (TypeError, IndexError, KeyError, AttributeError):
                 rewritten = None     # a damaged record of where anchors were looked for: link it all
         if rewritten is not None:
+            _refresh_classes(config, rewritten, fresh_inputs)
             output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
                                                           rewritten=rewritten))
             return {"link_shards": len(rewritten)}
@@ -162,10 +164,40 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
                 links["findings"] = rules.installed_findings(rel, flat[rel]["language"], build, line)
             files[rel] = links
         # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
-        importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {})} for rel in entry}
+        importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {}),
+                            **_diagram_facts(rel, files[rel], flat[rel])} for rel in entry}
         linked[unit] = [files, importance, by_unit.get(unit, {})]
     return {"units": linked, "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
                                           for rel, (owner, users) in sorted(anchored.items())}}
+
+
+def _diagram_facts(rel: str, links: dict, info: dict) -> dict[str, list]:
+    """What a folder page's diagrams need of a file beside its counts of uses: the files of the
+    tree it imports (``deps``) and its classes with each base's defining file, or None where
+    no file of the tree defines it (``classes``); neither key when empty."""
+    found: dict[str, list] = {}
+    deps = sorted({dep["target"] for dep in links.get("deps", []) if dep.get("target") and dep["target"] != rel})
+    if deps:
+        found["deps"] = deps
+    if info.get("bases"):
+        found["classes"] = resolved_bases(rel, info["bases"], info.get("defs", {}), links)
+    return found
+
+
+def _refresh_classes(config: Config, units: list[str], fresh_inputs: dict[str, dict]) -> None:
+    """After anchors moved without an import changing (``_anchor_again``), the classes' bases
+    of ``units`` found again in their importance shards: a base re-exported from another file."""
+    for unit in units:
+        stored = load_shard(config, IMPORTANCE, unit)
+        files, links = stored.get("files"), load_shard(config, LINKS, unit).get("files") or {}
+        if not isinstance(files, dict):
+            continue
+        inputs = fresh_inputs.get(unit) or _stored_link_inputs(config, unit)
+        for rel, counts in files.items():
+            if inputs.get(rel, {}).get("bases") and isinstance(counts, dict):
+                counts["classes"] = resolved_bases(rel, inputs[rel]["bases"], inputs[rel].get("defs", {}),
+                                                   links.get(rel, {}))
+        save_shard(config, IMPORTANCE, unit, stored)
 
 
 def _link_bodies(linked: dict, units: list[str]) -> Iterator[tuple[str, bytes]]:

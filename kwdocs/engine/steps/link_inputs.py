@@ -7,7 +7,7 @@ import sys
 from kwdocs.engine.steps.common import digest
 from kwdocs.extract.links import mentions_of
 from kwdocs.facts import Facts
-from kwdocs.pages import model
+from kwdocs.pages import diagrams, model
 
 
 def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
@@ -23,6 +23,8 @@ def _link_inputs(files: dict[str, Facts]) -> dict[str, dict]:
             info["defines"] = defines
         if facts.get("installs"):   # what a build file installs, joined with the other files when linking
             info["installs"] = facts["installs"]
+        if bases := diagrams.class_bases(facts):
+            info["bases"] = bases
         inputs[rel] = info
     return inputs
 

@@ -580,6 +580,15 @@
     });
   }
 
+  // a folder page's diagrams (pre.mermaid), drawn by the site's copy of Mermaid, which only such a page loads
+  function drawDiagrams() {
+    if (!window.mermaid || !document.querySelector("pre.mermaid")) return;
+    var theme = document.documentElement.getAttribute("data-theme");
+    var dark = theme === "dark" || (!theme && window.matchMedia("(prefers-color-scheme: dark)").matches);
+    window.mermaid.initialize({startOnLoad: false, securityLevel: "strict", theme: dark ? "dark" : "default"});
+    window.mermaid.run({querySelector: "pre.mermaid"});
+  }
+
   // under 60rem the folder tree is a drawer, opened by the header's button
   function setUpDrawer() {
     var button = document.getElementById("kwdocs-drawer");
@@ -606,6 +615,7 @@
     addPermalinks();
     addSourceLinks();
     setUpTheme();
+    drawDiagrams();
     setUpLineNumbers();
     setUpDrawer();
     revealTarget();
