@@ -594,3 +594,46 @@ def test_a_rest_escaped_parameter_name_is_shown_as_the_name(tmp_path):
     assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
     page = (tmp_path / "out" / "api.py_docs.md").read_text(encoding="utf-8")
     assert "- `**kwargs`: what `request` takes." in page, page
+
+
+DECLARATIONS = """\
+/** Maps input to output. This is the default Mapping */
+export declare const Identity: (value: unknown) => unknown;
+/** `[Context]` Creates a Context Parser */
+export declare function Context(left: IParser, right: IParser): IContext;
+/** A parser of one kind. */
+export interface IParser {
+    /** The parser's kind, such as `Const`. */
+    type: string;
+    mapping(input: unknown): unknown;
+}
+/** Options of a parse. */
+export declare class Options {
+    /** How deep a parse may nest. */
+    readonly depth: number;
+    private cache;
+}
+declare module "fs" {
+    /** Reads a file. */
+    export function readFileSync(path: string): string;
+}
+"""
+
+
+def test_typescript_declarations_are_listed_with_their_jsdoc(tmp_path):
+    """A ``.d.ts`` file is a package's public API, as TypeDoc shows it: ``export declare
+    function|const|class`` with the JSDoc above them, and the properties of its interfaces and
+    classes (private ones are not its API)."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "types.d.ts").write_text(DECLARATIONS, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "types.d.ts_docs.md").read_text(encoding="utf-8")
+    assert "Maps input to output." in _definition(page, "Identity")
+    assert "Creates a Context Parser" in _definition(page, "Context")
+    assert "The parser's kind, such as `Const`." in _definition(page, "type")
+    assert "How deep a parse may nest." in _definition(page, "depth")
+    assert "Reads a file." in _definition(page, "readFileSync")
+    assert "**`fs`**" in page and '**`"fs"`**' not in page
+    assert "**`cache`**" not in page
