@@ -637,3 +637,38 @@ def test_typescript_declarations_are_listed_with_their_jsdoc(tmp_path):
     assert "Reads a file." in _definition(page, "readFileSync")
     assert "**`fs`**" in page and '**`"fs"`**' not in page
     assert "**`cache`**" not in page
+
+
+MACROS_AND_ENUMS = """\
+/** How deep a document may nest. */
+#define JSON_MAX_RECURSION_DEPTH 1024 // see the decoder
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define JSON_MESSAGE "a // not a comment"
+#define LONG_BODY(x) do { first_step(x); second_step(x); third_step(x); fourth_step(x); fifth(x); } while (0)
+
+/** The kinds of a JSON value. */
+enum JSTYPES {
+  JT_NULL,      // NULL
+  JT_TRUE = 3,  ///< true
+  JT_FALSE
+};
+"""
+
+
+def test_c_macro_values_and_every_enumerator_are_shown(tmp_path):
+    """As Doxygen shows a header: a macro's replacement (whole, or not at all when it is a body
+    to read in the source; comments are not part of it) and every value of an enum with its
+    initializer, documented or not."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "ultrajson.h").write_text(MACROS_AND_ENUMS, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "ultrajson.h_docs.md").read_text(encoding="utf-8")
+    depth = _definition(page, "JSON_MAX_RECURSION_DEPTH")
+    assert "`1024`" in depth and "see the decoder" not in depth and "How deep a document may nest." in depth
+    assert "`(x) __builtin_expect(!!(x), 1)`" in _definition(page, "LIKELY")
+    assert '`"a // not a comment"`' in _definition(page, "JSON_MESSAGE")
+    assert "first_step" not in _definition(page, "LONG_BODY") and "`(x)`" in _definition(page, "LONG_BODY")
+    assert "**`JT_NULL`**" in page and "**`JT_FALSE`**" in page
+    assert "`= 3`" in _definition(page, "JT_TRUE") and "true" in _definition(page, "JT_TRUE")

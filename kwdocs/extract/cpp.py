@@ -191,7 +191,8 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
               if _names_follow(padded, m.end(1))]
     caps_lines = [m.start() for m in _CAPS_LINE.finditer(padded)]
     spans += [m.span(1) for m in _matches_at(_MACRO_LINE, padded, caps_lines)
-              if padded[m.start() - 1:m.start()] != "\\"]  # a ``#define`` body's last line
+              if padded[m.start() - 1:m.start()] != "\\"  # a ``#define`` body's last line
+              and not _last_enumerator(padded, m)]
     if "{" in text:
         spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
     if ")" in text:
@@ -222,6 +223,18 @@ def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[
 def _in_directive(text: str, position: int) -> bool:
     """Is ``position`` on a ``#`` line (after the ``#``)?"""
     return "#" in text[text.rfind("\n", 0, position):position]
+
+
+def _last_enumerator(text: str, match: re.Match) -> bool:
+    """``JT_FALSE`` alone before the ``}`` of a list whose previous line ends with a comma: an
+    enum's last value, not a macro statement."""
+    if "(" in match.group(1) or ";" in match.group(1) or not text[match.end(1):].lstrip().startswith("}"):
+        return False
+    previous = text[:match.start()].rstrip().rpartition("\n")[2]
+    return _TRAILING_COMMENT.sub("", previous).endswith(",")
+
+
+_TRAILING_COMMENT = re.compile(r"\s*(?://.*|/\*.*?\*/\s*)$")
 
 
 def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
@@ -663,11 +676,10 @@ class _Walker:
             name_node = enumerator.child_by_field_id(self.fields.name)
             if name_node is None:
                 continue
-            doc = docs.of(enumerator, name_node, None)
-            if doc:
-                value = self.source[name_node.end_byte:enumerator.end_byte].decode("utf-8", "replace")
-                self.add(self.text(name_node), "constant", name_node, scope, detail="enum",
-                         signature=_squeeze(value), doc=doc)
+            # every enumerator with its value, as Doxygen lists an enum's values, documented or not
+            value = self.source[name_node.end_byte:enumerator.end_byte].decode("utf-8", "replace")
+            self.add(self.text(name_node), "constant", name_node, scope, detail="enum",
+                     signature=_squeeze(value), doc=docs.of(enumerator, name_node, None))
 
     # functions, methods and prototypes
 
@@ -910,9 +922,17 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
+        name = self.text(name_node)
         params = node.child_by_field_name("parameters")
+        # what follows the name, as a function's signature does: its parameters and its replacement,
+        # the replacement whole or not at all (Doxygen's initializer)
         signature = _squeeze(self.text(params)) if params is not None else ""
-        self.add(self.text(name_node), "macro", name_node, _FILE_SCOPE, signature=signature, decl=node)
+        value = node.child_by_field_name("value")
+        if value is not None and value.start_point[0] == node.start_point[0] and value.end_point[0] == value.start_point[0]:
+            text = _squeeze(_MACRO_COMMENTS.sub(_blank_comment, self.text(value)))
+            if text and len(text) <= MAX_MACRO_VALUE:
+                signature = f"{signature} {text}".lstrip()
+        self.add(name, "macro", name_node, _FILE_SCOPE, signature=signature, decl=node)
         self.preproc_lines.add(name_node.start_point[0] + 1)
 
     def include(self, node: Node, _scope: _Scope) -> None:
@@ -1037,6 +1057,18 @@ def _declared_name(declarator: Node) -> Node | None:
 
 def _is_macro_name(name: str) -> bool:
     return name.isupper() or (name.upper() == name and "_" in name)
+
+
+# a macro's replacement over more than one line or longer than this is a body to read in the
+# source, not a value to show
+MAX_MACRO_VALUE = 80
+# string and character literals (kept) and comments (blanked) of a macro's replacement
+_MACRO_COMMENTS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.DOTALL)
+
+
+def _blank_comment(match: re.Match) -> str:
+    text = match.group()
+    return " " if text.startswith("/") else text
 
 
 def _squeeze(text: str) -> str:
