@@ -672,3 +672,33 @@ def test_c_macro_values_and_every_enumerator_are_shown(tmp_path):
     assert "first_step" not in _definition(page, "LONG_BODY") and "`(x)`" in _definition(page, "LONG_BODY")
     assert "**`JT_NULL`**" in page and "**`JT_FALSE`**" in page
     assert "`= 3`" in _definition(page, "JT_TRUE") and "true" in _definition(page, "JT_TRUE")
+
+
+MEMBERS = """\
+struct record {
+  /** Frees the record's data; nullptr when it owns none. */
+  void (*free_data)(record *) = nullptr;
+};
+
+/** Sets up a converter. */
+void dconv_d2s_init(void **d2s, int flags, const char* infinity_symbol, const char* nan_symbol,
+                    char exponent_character, int decimal_in_shortest_low, int decimal_in_shortest_high,
+                    int max_leading_padding_zeroes_in_precision_mode,
+                    int max_trailing_padding_zeroes_in_precision_mode);
+"""
+
+
+def test_function_pointer_members_and_long_signatures_are_shown_whole(tmp_path):
+    """A data member holding a function is documented like any member, and a long prototype's
+    signature is shown to its end (Doxygen cuts neither)."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "record.h").write_text(MEMBERS, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "record.h_docs.md").read_text(encoding="utf-8")
+    member = _definition(page, "free_data")
+    assert "**`free_data`** `void (*free_data)(record *)`" in member and "member variable **`free_data`**" in page
+    assert "Frees the record's data; nullptr when it owns none." in member
+    init = _definition(page, "dconv_d2s_init")
+    assert "int max_trailing_padding_zeroes_in_precision_mode) -> void" in init

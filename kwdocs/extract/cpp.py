@@ -39,7 +39,6 @@ _MARKS = string.punctuation.replace("_", "").encode()
 PARSE_SECONDS = 5.0
 """Budget for one parse; past it the file is scanned like a too large one."""
 
-MAX_SIGNATURE = 240
 DAMAGE_LINES = 20
 """A parse error spanning this many lines is reported as a problem; smaller
 ones (a macro the parser took for a type) lose nothing worth a warning."""
@@ -722,7 +721,9 @@ class _Walker:
                 return
             name_kind = name_node.type
         if name_kind not in _FUNCTION_NAMES:
-            return  # function pointers and other non-names
+            if name_kind == "parenthesized_declarator" and node.type in _DECLARATIONS:
+                self.function_pointer(node, declarator, name_node, scope)  # ``void (*free_data)(record*)``
+            return
         if name_kind == "operator_cast":
             name = self.conversion_name(name_node)
         else:
@@ -744,7 +745,7 @@ class _Walker:
         params = params_owner.child_by_field_id(self.fields.parameters) if params_owner is not None else None
         signature = self.signature(head, params_owner, params)
         if signature:
-            signature = (self.template_head(node) + signature)[:MAX_SIGNATURE]
+            signature = self.template_head(node) + signature
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
@@ -834,7 +835,25 @@ class _Walker:
         head = self.source[node.start_byte:name_node.start_byte].decode("utf-8", "replace")
         words = [word for word in head.split() if word not in _SPECIFIER_WORDS]
         self.add(self.text(name_node), "variable", name_node, scope, detail="member" if scope.is_class else "",
-                 signature=" ".join(words)[:MAX_SIGNATURE], doc=doc)
+                 signature=" ".join(words), doc=doc)
+
+    def function_pointer(self, node: Node, declarator: Node, inner: Node, scope: _Scope) -> None:
+        """A documented variable or data member holding a function (``void (*free)(T*) = nullptr;``):
+        its type is written around its name, so the declaration up to its parameters' end is shown."""
+        name_node: Node | None = inner
+        while name_node is not None and name_node.type not in ("identifier", "field_identifier"):
+            if name_node.type not in ("parenthesized_declarator", "pointer_declarator", "reference_declarator"):
+                return
+            name_node = name_node.child_by_field_id(self.fields.declarator) or (
+                name_node.named_children[0] if name_node.named_children else None)
+        if name_node is None:
+            return
+        doc = self.docs.of(node, name_node, self.starts.get(node.id))
+        if doc:
+            written = self.source[node.start_byte:declarator.end_byte].decode("utf-8", "replace")
+            words = [word for word in _squeeze(written).split(" ") if word not in _SPECIFIER_WORDS]
+            self.add(self.text(name_node), "variable", name_node, scope,
+                     detail="member" if scope.is_class else "", signature=" ".join(words), doc=doc)
 
     def conversion_name(self, name_node: Node) -> str:
         """``operator bool``: the name as written up to its parameters."""
@@ -888,7 +907,7 @@ class _Walker:
         trailing = returns in ("auto", "decltype(auto)") and "->" in result
         if returns and not returns.startswith("[") and not trailing:   # ``auto f() -> T`` says T once
             result += " -> " + returns
-        return result[:MAX_SIGNATURE]
+        return result
 
     def template_head(self, node: Node) -> str:
         """``template <typename T> `` when ``node`` is the declaration of a template, else ""."""
