@@ -702,3 +702,41 @@ def test_function_pointer_members_and_long_signatures_are_shown_whole(tmp_path):
     assert "Frees the record's data; nullptr when it owns none." in member
     init = _definition(page, "dconv_d2s_init")
     assert "int max_trailing_padding_zeroes_in_precision_mode) -> void" in init
+
+
+RUST_TYPES = """\
+/// A JSON value.
+pub enum Value {
+    /// No value.
+    Null,
+    #[serde(rename = "b")]
+    /// A flag.
+    Bool(bool),
+    Number { n: f64 },
+}
+
+/// A point.
+pub struct Point {
+    /// The horizontal coordinate.
+    pub x: f64,
+    y: f64,
+}
+"""
+
+
+def test_rust_variants_and_public_fields_are_members_with_their_docs(tmp_path):
+    """As rustdoc shows a type: every variant of an enum (with its fields' shape) and the public
+    fields of a struct, each with its doc comment, and keywords for them."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "value.rs").write_text(RUST_TYPES, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "value.rs_docs.md").read_text(encoding="utf-8")
+    assert "No value." in _definition(page, "Null")
+    assert "`Bool(bool)`" in _definition(page, "Bool") and "A flag." in _definition(page, "Bool")
+    assert "`Number { n: f64 }`" in _definition(page, "Number")
+    assert "The horizontal coordinate." in _definition(page, "x")
+    assert "**`y`**" not in page
+    keywords = (out / "value.rs_kw.md").read_text(encoding="utf-8")
+    assert all(f"**`{name}`**" in keywords for name in ("Null", "Bool", "Number", "x"))
