@@ -740,3 +740,39 @@ def test_rust_variants_and_public_fields_are_members_with_their_docs(tmp_path):
     assert "**`y`**" not in page
     keywords = (out / "value.rs_kw.md").read_text(encoding="utf-8")
     assert all(f"**`{name}`**" in keywords for name in ("Null", "Bool", "Number", "x"))
+
+
+GO_PACKAGE = """\
+// Package cobra is a commander for modern Go CLI interactions.
+package cobra
+
+// Command is just that, a command for your application.
+type Command struct {
+	// Use is the one-line usage message.
+	Use string
+	hidden bool
+}
+
+var (
+	// EnablePrefixMatching allows setting automatic prefix matching.
+	EnablePrefixMatching = false
+
+	// EnableCommandSorting controls sorting of the slice of commands.
+	EnableCommandSorting = true
+)
+"""
+
+
+def test_go_exported_fields_and_grouped_values_have_their_comments(tmp_path):
+    """As ``go doc -all`` shows a package: a struct's exported fields with their comments, and
+    each value of a parenthesized ``var`` group with the comment above it."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "command.go").write_text(GO_PACKAGE, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "command.go_docs.md").read_text(encoding="utf-8")
+    assert "Use is the one-line usage message." in _definition(page, "Use")
+    assert "**`hidden`**" not in page
+    assert "allows setting automatic prefix matching" in _definition(page, "EnablePrefixMatching")
+    assert "controls sorting of the slice of commands" in _definition(page, "EnableCommandSorting")
