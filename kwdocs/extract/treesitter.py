@@ -84,7 +84,8 @@ def signature(source: bytes, node: Node, body: Node | None) -> str:
     return text
 
 
-_COMMENT_MARK = re.compile(r"^\s*(?:/\*+!?|\*+/|\*(?!/)|///?!?|--+\[*=*\[*|#+|;+)\s?")
+# one blank after the marker is the comment's; a tab is the text's (a Go doc comment's code block)
+_COMMENT_MARK = re.compile(r"^\s*(?:/\*+!?|\*+/|\*(?!/)|///?!?|--+\[*=*\[*|#+|;+) ?")
 _COMMENT_END = re.compile(r"\s*(?:\*+/|\]=*\])\s*$")
 _DIRECTIVE = re.compile(r"^(?:go:|nolint|eslint|@ts-|prettier-|jshint|istanbul |tslint|shellcheck |@(?:no)?flow\b)")
 

@@ -420,8 +420,8 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
     (an annotated Python signature with its names linked), None where it has none; the name
     resolver is made at the first definition that needs it (most files have none)."""
     resolve: Callable[..., str] | None = None
-    parse = {"python": docstrings.python_doc, "rust": docstrings.rust_doc}.get(facts.get("language", ""),
-                                                                           docstrings.comment_doc)
+    parse = {"python": docstrings.python_doc, "rust": docstrings.rust_doc,
+             "go": docstrings.go_doc}.get(facts.get("language", ""), docstrings.comment_doc)
     python = facts.get("language") == "python"
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         doc = symbol.get("doc")
