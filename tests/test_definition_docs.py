@@ -776,3 +776,19 @@ def test_go_exported_fields_and_grouped_values_have_their_comments(tmp_path):
     assert "**`hidden`**" not in page
     assert "allows setting automatic prefix matching" in _definition(page, "EnablePrefixMatching")
     assert "controls sorting of the slice of commands" in _definition(page, "EnableCommandSorting")
+
+
+def test_a_long_doc_comment_is_shown_to_its_end(tmp_path):
+    """Doxygen and pdoc show a whole comment: a constructor documenting each of its 60 flags over
+    180 lines keeps the last flag's description (it was cut at 80 lines or 2,400 characters)."""
+    flags = "".join(f"/// FLAG_{n}: what flag number {n} changes in the conversion,\n///   and when.\n///\n"
+                    for n in range(60))
+    header = f"/// Builds a converter.\n///\n/// Flags:\n{flags}class Converter {{}};\n"
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "converter.h").write_text(header, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    converter = _definition((out / "converter.h_docs.md").read_text(encoding="utf-8"), "Converter")
+    assert "Builds a converter." in converter and "FLAG\\_0: what flag number 0 " in converter
+    assert "FLAG\\_59: what flag number 59 changes in the conversion, and when." in converter

@@ -1097,7 +1097,7 @@ def _squeeze(text: str) -> str:
 
 # --- doc comments ---------------------------------------------------------------
 
-MAX_DOC_LINES = 80
+MAX_DOC_LINES = 300
 _TRAILING_DOC = re.compile(r"(?://[/!]|/\*[*!])<[ \t]?(.*)$")
 _TRAILING_MORE = re.compile(r"^[ \t]*//[/!]<[ \t]?(.*)$")
 # Notes to tools, not to readers: looked past between a declaration and its documentation.

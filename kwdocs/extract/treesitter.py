@@ -22,7 +22,7 @@ from kwdocs.extract import not_doc
 MAX_PARSE_BYTES = 4_000_000
 """Beyond this a file is not parsed: its page lists identifiers only, and says so."""
 MAX_SIGNATURE = 240
-MAX_DOC = 600
+MAX_DOC = 12000
 
 
 @cache

@@ -28,7 +28,7 @@ import textwrap
 from collections.abc import Callable
 
 Resolver = Callable[[str], str]   # a name -> a link to its definition, or ""
-MAX_BODY_CHARS = 2400             # a definition's documentation beyond its summary, at most
+MAX_BODY_CHARS = 12000            # a definition's documentation beyond its summary, at most
 
 _OFF = {"warnings": False}
 # Google's ``Returns: Tensor: the output`` names the type, not the value
