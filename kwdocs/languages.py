@@ -5,9 +5,11 @@ its source, the file suffixes and exact names (and ``#!`` interpreters) that
 say a file is written in it, its extractor module (``extract(text, path) ->
 dict``, see ``kwdocs.extract``), the keyword kinds it adds to the shared ones
 (``facts.KIND_GROUPS``) with the group each is listed under, how its imports
-are found in the tree, and how its class signatures name base classes.
-Extraction, links, the page models and the rules ask this module, never a
-language's name.
+are found in the tree, and how its class signatures name base classes; and how
+it is presented: the site's highlighting of its source (``Highlight``), how its
+doc comments read, its module and test conventions, whether it is prose.
+Extraction, links, the page models, the site and the rules ask this module, never
+a language's name.
 
 Adding a language is one ``Language(...)`` row in ``BUILT_IN`` plus its module
 under ``kwdocs/extract/``, or, from another package, an entry point in the
@@ -24,7 +26,8 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import Any, Protocol, cast
 
 from kwdocs.facts import GROUP_ORDER, KIND_GROUPS
 
@@ -40,6 +43,40 @@ ENTRY_POINT_GROUP = "kwdocs.languages"
 # -> target path or None``.
 RESOLVERS = ("python", "include", "cmake")
 CTAGS = "ctags"     # the ``module`` of languages Universal Ctags reads (``kwdocs.extract.ctags``)
+
+
+class Extractor(Protocol):
+    """What a language's ``module`` holds: ``extract`` (``kwdocs.extract`` catches what it raises)."""
+
+    def extract(self, text: str, path: str) -> dict[str, Any]: ...
+
+
+class TreeResolver(Protocol):
+    """A language's own resolver class (``"package.module:Resolver"``), built once per tree from every
+    path's language id and imports; ``answer`` gives an import's target path (or None) and category."""
+
+    def __init__(self, languages: dict[str, str], imports: dict[str, list]) -> None: ...
+
+    def answer(self, record: dict[str, Any], path: str) -> tuple[str | None, str]: ...
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """How the site colours a language's source (and code blocks fenced with its ``fence``): a lexer
+    of its own, else a tree-sitter grammar with the highlight queries its wheels ship, else
+    Pygments' lexer.  References ``"module:name"`` are imported when the site first needs them."""
+
+    grammar: str = ""                    # module of a tree-sitter grammar wheel (``tree_sitter_c``)
+    function: str = "language"           # that module's function giving the grammar
+    queries: tuple[str, ...] = ()        # modules whose ``HIGHLIGHTS_QUERY`` apply, in order (default: grammar's)
+    prepare: str = ""                    # "module:function", text -> the text the grammar parses instead
+    lexer: str = ""                      # "module:function", (source bytes, hrefs) -> HTML, before any grammar
+    pygments: str = ""                   # Pygments' lexer name, when not the fence
+    extraction_tree: bool = False        # the extractor parses the same tree: an HTML build keeps its tokens
+
+    @property
+    def query_modules(self) -> tuple[str, ...]:
+        return self.queries or ((self.grammar,) if self.grammar else ())
 
 
 @dataclass(frozen=True)
@@ -61,6 +98,15 @@ class Language:
     bases: Callable[[str], list[str]] | None = None   # base class names from a class signature
     doc_comments: str | None = None      # "#" or "//": the comment block above a definition documents it
     configure_input: bool = False        # ``X.in`` (what configure makes X from) reads as X does
+    # how its pages and the site present it; pages read these from the first language of an id
+    highlight: Highlight | None = None   # the site's colouring of its fence (else Pygments' lexer of that name)
+    doc_parser: str = "comment_doc"      # how a definition's doc reads: a name of ``kwdocs.pages.docstrings.PARSERS``
+    python_module: bool = False          # Python's conventions: top-level names are imported, ``__all__``,
+                                         # annotated signatures, members qualified by class, inherited ones
+    namespaces: bool = False             # C-like: definitions outside classes count, in their one namespace
+    reexport_modules: bool = False       # a module that only passes others on says so (``export * from``)
+    test_command: str = ""               # how a file defining tests runs them; ``{path}`` is its path
+    prose: bool = False                  # documentation rather than code: the site searches its sections
 
     def extract(self, text: str, path: str) -> dict[str, Any]:
         """What the extractor finds in ``text``; may raise (``kwdocs.extract`` catches).  A module
@@ -111,10 +157,24 @@ def _base_list(inner: str) -> list[str]:
 
 # ---------------------------------------------------------------- the built-in languages
 
-_PYTHON: dict[str, Any] = dict(resolver="python", dependencies=True, bases=python_bases)
+_PYTHON: dict[str, Any] = dict(resolver="python", dependencies=True, bases=python_bases,
+                               highlight=Highlight(lexer="kwdocs.site.highlight:python_lexer"),
+                               doc_parser="python_doc", python_module=True, test_command="python -m pytest {path}")
 # C/C++ doc comments are attached by the extractor itself, from the parse tree (``extract.cpp``).
 _C_FAMILY: dict[str, Any] = dict(resolver="include", dependencies=True, bases=c_family_bases,
-                                 configure_input=True)
+                                 configure_input=True, namespaces=True)
+# C++ and CUDA grammars extend C's, and C++'s own query only adds to C's.  Their text is parsed as
+# extraction parses it, macros blanked (``extract.cpp.prepare``): the parser reads declarations past
+# the macros, and the tree extraction made serves the highlighting too (``kwdocs.site.tokens``).
+_C_QUERIES = ("tree_sitter_c", "tree_sitter_cpp")
+_CPP_HIGHLIGHT = Highlight("tree_sitter_cpp", queries=_C_QUERIES, prepare="kwdocs.extract.cpp:prepare_cpp",
+                           extraction_tree=True)
+_JS_QUERIES = ("tree_sitter_javascript",)
+
+
+def _tree(grammar: str, function: str = "language", queries: tuple[str, ...] = ()) -> Highlight:
+    """A grammar extraction parses with too, highlighted by its wheel's query."""
+    return Highlight(grammar, function, queries, extraction_tree=True)
 
 
 def _own(module: str) -> str:
@@ -131,14 +191,19 @@ BUILT_IN: tuple[Language, ...] = (
              interpreters=("python", "pypy"), modelines=("python",), **_PYTHON),
     Language("python", "Python Stub", "python", "python", suffixes=(".pyi",), **_PYTHON),
     Language("markdown", "Markdown Documentation", "markdown", "prose", suffixes=(".md", ".markdown"),
-             modelines=("markdown",)),
-    Language("rst", "reStructuredText Documentation", "rst", "prose", suffixes=(".rst",), modelines=("rst",)),
-    Language("cpp", "C/C++ Header", "cpp", "cpp", suffixes=(".h",), **_C_FAMILY),
-    Language("cpp", "C++ Header", "cpp", "cpp", suffixes=(".hpp", ".hh", ".hxx", ".inl"), **_C_FAMILY),
-    Language("cuda", "CUDA Source", "cuda", "cpp", suffixes=(".cuh", ".cu"), **_C_FAMILY),
-    Language("cpp", "C Source", "c", "cpp", suffixes=(".c",), modelines=("c",), **_C_FAMILY),
-    Language("cpp", "C++ Source", "cpp", "cpp", suffixes=(".cc", ".cpp", ".cxx"), modelines=("c++", "cpp"),
+             modelines=("markdown",), prose=True),
+    Language("rst", "reStructuredText Documentation", "rst", "prose", suffixes=(".rst",), modelines=("rst",),
+             prose=True),
+    Language("cpp", "C/C++ Header", "cpp", "cpp", suffixes=(".h",), highlight=_CPP_HIGHLIGHT, **_C_FAMILY),
+    Language("cpp", "C++ Header", "cpp", "cpp", suffixes=(".hpp", ".hh", ".hxx", ".inl"), highlight=_CPP_HIGHLIGHT,
              **_C_FAMILY),
+    Language("cuda", "CUDA Source", "cuda", "cpp", suffixes=(".cuh", ".cu"),
+             highlight=Highlight("tree_sitter_cuda", queries=_C_QUERIES, prepare="kwdocs.extract.cpp:prepare_cuda",
+                                 extraction_tree=True), **_C_FAMILY),
+    Language("cpp", "C Source", "c", "cpp", suffixes=(".c",), modelines=("c",), highlight=Highlight("tree_sitter_c"),
+             **_C_FAMILY),
+    Language("cpp", "C++ Source", "cpp", "cpp", suffixes=(".cc", ".cpp", ".cxx"), modelines=("c++", "cpp"),
+             highlight=_CPP_HIGHLIGHT, **_C_FAMILY),
     Language("yaml", "YAML Data", "yaml", "data", suffixes=(".yaml", ".yml"), modelines=("yaml",), doc_comments="#"),
     Language("toml", "TOML Data", "toml", "data", suffixes=(".toml",), modelines=("toml",), doc_comments="#"),
     Language("json", "JSON Data", "json", "data", suffixes=(".json",), modelines=("json",)),
@@ -146,22 +211,30 @@ BUILT_IN: tuple[Language, ...] = (
              modelines=("cmake",), resolver="cmake", doc_comments="#", configure_input=True),
     Language("shell", "Shell Script", "bash", "shell", suffixes=(".sh", ".bash", ".ksh", ".zsh"),
              interpreters=("sh", "bash", "dash", "ksh", "zsh", "ash", "mksh", "busybox"),
-             modelines=("sh", "bash", "shell-script"), resolver="include", doc_comments="#", configure_input=True),
+             modelines=("sh", "bash", "shell-script"), resolver="include", doc_comments="#", configure_input=True,
+             highlight=Highlight("tree_sitter_bash")),
     Language("javascript", "JavaScript Source", "javascript", "javascript", suffixes=(".js", ".mjs", ".cjs", ".jsx"),
-             interpreters=("node", "nodejs", "bun"), modelines=("javascript", "js"), resolver=_own("javascript")),
+             interpreters=("node", "nodejs", "bun"), modelines=("javascript", "js"), resolver=_own("javascript"),
+             highlight=_tree("tree_sitter_javascript"), reexport_modules=True),
     Language("typescript", "TypeScript Source", "typescript", "javascript", suffixes=(".ts", ".mts", ".cts"),
-             interpreters=("deno", "ts-node"), modelines=("typescript",), resolver=_own("javascript")),
-    Language("typescript", "TypeScript JSX Source", "tsx", "javascript", suffixes=(".tsx",)),
+             interpreters=("deno", "ts-node"), modelines=("typescript",), resolver=_own("javascript"),
+             highlight=_tree("tree_sitter_typescript", "language_typescript", _JS_QUERIES), reexport_modules=True),
+    Language("typescript", "TypeScript JSX Source", "tsx", "javascript", suffixes=(".tsx",),
+             highlight=_tree("tree_sitter_typescript", "language_tsx", _JS_QUERIES), reexport_modules=True),
     Language("tsconfig", "TypeScript Configuration", "json", "javascript", names=("tsconfig.json", "jsconfig.json")),
-    Language("go", "Go Source", "go", "golang", suffixes=(".go",), modelines=("go",), resolver=_own("golang")),
+    Language("go", "Go Source", "go", "golang", suffixes=(".go",), modelines=("go",), resolver=_own("golang"),
+             highlight=_tree("tree_sitter_go"), doc_parser="go_doc"),
     Language("gomod", "Go Module Definition", "text", "golang", names=("go.mod",)),
-    Language("rust", "Rust Source", "rust", "rust", suffixes=(".rs",), modelines=("rust",), resolver=_own("rust")),
-    Language("java", "Java Source", "java", "java", suffixes=(".java",), modelines=("java",), resolver=_own("java")),
+    Language("rust", "Rust Source", "rust", "rust", suffixes=(".rs",), modelines=("rust",), resolver=_own("rust"),
+             highlight=_tree("tree_sitter_rust"), doc_parser="rust_doc"),
+    Language("java", "Java Source", "java", "java", suffixes=(".java",), modelines=("java",), resolver=_own("java"),
+             highlight=_tree("tree_sitter_java")),
     Language("lua", "Lua Source", "lua", "lua", suffixes=(".lua",), interpreters=("lua", "luajit"),
-             modelines=("lua",), resolver=_own("lua")),
+             modelines=("lua",), resolver=_own("lua"), highlight=_tree("tree_sitter_lua")),
     Language("make", "Makefile", "makefile", "make", suffixes=(".mk", ".mak"),
              names=("Makefile", "makefile", "GNUmakefile"), interpreters=("make", "gmake"),
-             modelines=("make", "makefile", "makefile-gmake"), resolver="include", configure_input=True),
+             modelines=("make", "makefile", "makefile-gmake"), resolver="include", configure_input=True,
+             highlight=_tree("tree_sitter_make")),
     Language("dockerfile", "Dockerfile", "dockerfile", "text", suffixes=(".dockerfile",),
              names=("Dockerfile", "Containerfile"), modelines=("dockerfile",)),
     # languages only Universal Ctags reads here
@@ -213,6 +286,7 @@ class Registry:
         self.by_interpreter: dict[str, Language] = {}
         self.by_modeline: dict[str, Language] = {}
         self.by_id: dict[str, Language] = {}
+        self.highlights: dict[str, Highlight] = {}     # fence -> how the first language declaring one colours it
         self.kind_groups: dict[str, str] = dict(KIND_GROUPS)
         for language in languages:
             self.add(language)
@@ -232,6 +306,8 @@ class Registry:
             took = True
         for kind, group in language.kinds.items():
             self.kind_groups.setdefault(kind, group)
+        if language.highlight is not None:
+            self.highlights.setdefault(language.fence, language.highlight)
         return took
 
     def of_name(self, name: str) -> Language | None:
@@ -384,22 +460,41 @@ def group_order() -> list[str]:
     return list(dict.fromkeys([*GROUP_ORDER, *REGISTRY.kind_groups.values()]))
 
 
+def highlight_of(fence: str) -> Highlight | None:
+    """How the site colours text fenced as ``fence`` (a file's source, a code block), or None
+    (Pygments' lexer of that name); installed languages are read when no built-in declares it."""
+    found = REGISTRY.highlights.get(fence)
+    if found is None and _installed is None and fence:
+        read_installed()
+        found = REGISTRY.highlights.get(fence)
+    return found
+
+
+def built_in_highlights() -> dict[str, Highlight]:
+    """The built-in languages' highlighting by fence, in their order (no entry point read)."""
+    found: dict[str, Highlight] = {}
+    for language in BUILT_IN:
+        if language.highlight is not None:
+            found.setdefault(language.fence, language.highlight)
+    return found
+
+
 def fingerprint() -> list[list[str]]:
     """The registered languages, installed ones included: part of what facts depend on."""
     read_installed()
     return REGISTRY.fingerprint()
 
 
-def resolver(language_id: str) -> str | Callable[[str, str, frozenset[str]], str | None] | None:
-    """How a language's imports are found: a name of RESOLVERS, a function, or None."""
+def resolver(language_id: str) -> str | type[TreeResolver] | Callable[[str, str, frozenset[str]], str | None] | None:
+    """How a language's imports are found: a name of RESOLVERS, a resolver class, a function, or None."""
     language = by_id(language_id)
     how = language.resolver if language else None
     if how is None or how in RESOLVERS:
         return how
-    return _function(how)
+    return loaded(how)
 
 
-_MODULES: dict[str, Any] = {}
+_MODULES: dict[str, Extractor] = {}
 
 
 def _extractor(module: str, language: Language) -> Callable[[str, str], dict[str, Any]]:
@@ -407,13 +502,15 @@ def _extractor(module: str, language: Language) -> Callable[[str, str], dict[str
     (``extract_as`` bound to ``language`` where the module has one)."""
     found = _MODULES.get(module)
     if found is None:
+        imported: ModuleType | None = None
         if "." not in module:
             try:
-                found = importlib.import_module(f"kwdocs.extract.{module}")
+                imported = importlib.import_module(f"kwdocs.extract.{module}")
             except ModuleNotFoundError as error:
                 if error.name != f"kwdocs.extract.{module}":
                     raise
-        found = _MODULES[module] = found or importlib.import_module(module)
+        # a module is an ``Extractor`` by what it defines: checked when called, as extraction calls it
+        found = _MODULES[module] = cast(Extractor, imported or importlib.import_module(module))
     as_language = getattr(found, "extract_as", None)
     if as_language is not None:
         return lambda text, path: as_language(text, path, language)
@@ -423,7 +520,8 @@ def _extractor(module: str, language: Language) -> Callable[[str, str], dict[str
 _FUNCTIONS: dict[str, Callable[..., Any]] = {}
 
 
-def _function(reference: str) -> Callable[..., Any]:
+def loaded(reference: str) -> Callable[..., Any]:
+    """What a ``"module:name"`` reference names, imported at its first use."""
     found = _FUNCTIONS.get(reference)
     if found is None:
         module, _, name = reference.partition(":")

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kwdocs.languages import Highlight
 from kwdocs.site import highlight as hl
 from tests.conftest import run_kwdocs
 
@@ -112,9 +113,7 @@ def _tokens_at(body: str) -> list[tuple[int, int, str]]:
 def python_query():
     """tree-sitter's Python highlight query as the highlighter compiled it before the lexer (built
     apart from ``_query``'s cache, and kept alive for the module's tests)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(hl.GRAMMARS, "python", ("tree_sitter_python", "language", ("tree_sitter_python",)))
-        return hl._query.__wrapped__("python")
+    return hl._compiled(Highlight("tree_sitter_python"))
 
 
 def _tree_sitter_python(text: str, python_query) -> list[tuple[int, int, str]]:

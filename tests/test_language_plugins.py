@@ -1,8 +1,10 @@
 """The language seam as a plug-in author uses it: the guide's worked example, installed as a package
-with an entry point in ``kwdocs.languages``, builds pages; a build with nothing to do reads no
-entry point."""
+with an entry point in ``kwdocs.languages``, builds pages, and with a grammar wheel of its own
+gets its source highlighted in the site; a build with nothing to do reads no entry point; the
+page model asks a language what it declares, never its name."""
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -14,6 +16,10 @@ from kwdocs import languages
 from kwdocs.extract import extract_bytes
 
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "extending.md"
+MODEL = Path(__file__).resolve().parents[1] / "kwdocs" / "pages" / "model.py"
+# the guide's INI language extended with ``highlight=Highlight("tree_sitter_toml")``, installed as
+# pip leaves a package: its module and a dist-info naming its entry point
+PLUGINS = Path(__file__).parent / "fixtures" / "plugins"
 INI = "; Settings of the demo server\n[server]\nport = 8080\n\n[database]\nurl = sqlite://\n"
 
 
@@ -101,3 +107,47 @@ def test_built_in_languages_are_declared_once_each_and_their_extractors_load():
     assert facts["language"] == "python" and facts["type_label"] == "Python Source"
     assert languages.by_id("python").bases("(Base, metaclass=Meta)") == ["Base"]
     assert languages.by_id("cpp").bases("class Shape : public geo::Base<T>") == ["geo.Base"]
+
+
+def test_an_installed_language_gets_its_source_highlighted_by_the_grammar_it_declares(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "settings.ini").write_text('# Settings of the demo server\n[server]\nport = 8080\nname = "demo"\n')
+    out = tmp_path / "out"
+    env = {**{key: value for key, value in os.environ.items() if key != "PYTHONPATH"}, "PYTHONPATH": str(PLUGINS)}
+    built = subprocess.run([sys.executable, "-m", "kwdocs", "build", "--src", str(tree), "--out", str(out),
+                            "--html", "-q"], capture_output=True, text=True, env=env, timeout=300)
+    assert built.returncode == 0, built.stderr
+    assert "**Type**: INI Settings" in (out / "settings.ini_docs.md").read_text()
+    page = (out / "site" / "settings.ini_docs.html").read_text()
+    source = page.split('<details class="kwdocs-source"', 1)[1].split("</details>", 1)[0]
+    # the TOML grammar's query, through the site's token classes: comment, key, number, string
+    for token in ("<i class=c># Settings of the demo server</i>", "[<i class=nc>server</i>]",
+                  "<i class=nc>port</i> = <i class=m>8080</i>", '<i class=s>"demo"</i>'):
+        assert token in source, source
+
+
+def _language_id_literals(node: ast.AST, ids: frozenset[str]) -> list[str]:
+    """The language ids ``node`` spells as string literals, itself or as items of a tuple, list or set."""
+    items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+    return [item.value for item in items if isinstance(item, ast.Constant) and item.value in ids]
+
+
+def test_the_page_model_compares_no_language_id():
+    """``pages/model.py`` asks a file's ``Language`` (its doc parser, module conventions, test
+    command ...), so a language from another package is presented as a built-in one is: no
+    comparison with a language id, and no table keyed by one."""
+    ids = languages.known_ids(installed=False)
+    plain_words = {"text", "binary", "unreadable"}   # also a doc block's type ("t": "text"): counted beside "lang"
+    found = []
+    for node in ast.walk(ast.parse(MODEL.read_text())):
+        if isinstance(node, ast.Compare):
+            spelled = [name for operand in (node.left, *node.comparators)
+                       for name in _language_id_literals(operand, ids)]
+        elif isinstance(node, ast.Dict):
+            spelled = [name for key in node.keys if key is not None for name in _language_id_literals(key, ids)]
+        else:
+            continue
+        found += [f"line {node.lineno}: {name!r}" for name in spelled
+                  if name not in plain_words or "lang" in ast.unparse(node)]
+    assert not found, found

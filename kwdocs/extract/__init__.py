@@ -14,12 +14,21 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kwdocs.extract.decode import bom_encoding, coding_line, decode, is_binary
 from kwdocs.extract.text import attach_comment_docs
 from kwdocs.facts import Facts, facts_fields
 from kwdocs.languages import BINARY, BY_NAME, BY_SUFFIX, TEXT, Language, language_for, language_of  # noqa: F401  (re-exported)
+
+if TYPE_CHECKING:   # mypy holds the built-in extractor modules and resolver classes to the languages' protocols
+    from kwdocs.extract import cmake, cpp, data, golang, java, javascript, lua, make, prose, python, rust, shell, text
+    from kwdocs.languages import Extractor, TreeResolver
+    # (``ctags`` reads many languages: it has ``extract_as``, told which)
+    _EXTRACTORS: tuple[Extractor, ...] = (cmake, cpp, data, golang, java, javascript, lua, make, prose, python, rust,
+                                          shell, text)
+    _RESOLVERS: tuple[type[TreeResolver], ...] = (golang.Resolver, java.Resolver, javascript.Resolver, lua.Resolver,
+                                                  rust.Resolver)
 
 
 def extract_bytes(path: str, data: bytes, mask: Callable[[str, str], str] | None = None,

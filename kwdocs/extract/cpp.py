@@ -161,6 +161,16 @@ def prepare(text: str, cuda: bool = False) -> str:
     return _prepare(text, cuda)[0]
 
 
+def prepare_cpp(text: str) -> str:
+    """``prepare`` for C and C++: what the site's highlighter parses (``Highlight.prepare``)."""
+    return prepare(text, False)
+
+
+def prepare_cuda(text: str) -> str:
+    """``prepare`` for CUDA, its qualifiers blanked too."""
+    return prepare(text, True)
+
+
 def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
     """``prepare``, plus the ``#if 0`` stretches (offsets in ``"\n" + text``)."""
     padded = "\n" + text  # lets line-start patterns begin with a literal

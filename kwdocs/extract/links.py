@@ -176,7 +176,7 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
             elif cmake:
                 target, category = files.cmake_answer(module, kind, folder)
                 dep = record(entry, target, category)
-            elif callable(found_by):    # an installed language's own resolver
+            elif callable(found_by) and not isinstance(found_by, type):    # an installed language's own function
                 target = _installed_answer(found_by, module, path, files.paths)
                 dep = record(entry, target, "repo" if target else "third_party")
             else:

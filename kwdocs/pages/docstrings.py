@@ -1045,3 +1045,9 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
 def summary_text(doc: dict) -> str:
     """The summary's words, as plain text (for sentences that quote it)."""
     return "".join(span["v"] for span in doc.get("summary", ()))
+
+
+PARSERS: dict[str, Callable[..., dict]] = {"python_doc": python_doc, "rust_doc": rust_doc, "go_doc": go_doc,
+                                           "comment_doc": comment_doc}
+"""The doc-comment styles a language names (``Language.doc_parser``): a doc's text and a name
+resolver -> summary and blocks."""

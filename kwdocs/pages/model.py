@@ -19,7 +19,7 @@ from typing import Any
 from kwdocs.extract import not_doc
 from kwdocs.extract.links import module_file
 from kwdocs.facts import Facts
-from kwdocs.languages import by_id, group_order, kind_group
+from kwdocs.languages import TEXT, Language, by_id, group_order, kind_group
 from kwdocs.pages import coverage, docstrings, layout
 
 RELATED_LIMIT = 10
@@ -153,13 +153,18 @@ def _depths(symbols: Sequence[Mapping]) -> list[int]:
 def top_definitions(facts: Facts) -> dict[str, str]:
     """A Python file's top-level definitions, name -> anchor (the first of a name defined twice):
     what a name imported from the file links to on its page."""
-    if facts.get("language") != "python":
+    if not facts_language(facts).python_module:
         return {}
     found: dict[str, str] = {}
     for symbol in facts.get("symbols", []):
         if not symbol.get("parent") and symbol["kind"] in _DEFINITION_KINDS:
             found.setdefault(symbol["name"], layout.anchor(symbol["kind"], symbol["name"], symbol["line"]))
     return found
+
+
+def facts_language(facts: Facts) -> Language:
+    """The language of a file's facts, which says how its pages present it (text's for none)."""
+    return by_id(facts.get("language") or "text") or TEXT
 
 
 def is_test(facts: Facts) -> bool:
@@ -221,7 +226,7 @@ class DocsInput:
                                                      source_url, source_ref)
         _document(facts, self.entries, lambda: _resolver(facts, self.entries, links, self.page))
         _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
-        if facts.get("language") == "python":
+        if facts_language(facts).python_module:
             _mark_inherited(self.entries, facts.get("symbols", []))
 
     @functools.cached_property
@@ -420,9 +425,9 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
     (an annotated Python signature with its names linked), None where it has none; the name
     resolver is made at the first definition that needs it (most files have none)."""
     resolve: Callable[..., str] | None = None
-    parse = {"python": docstrings.python_doc, "rust": docstrings.rust_doc,
-             "go": docstrings.go_doc}.get(facts.get("language", ""), docstrings.comment_doc)
-    python = facts.get("language") == "python"
+    language = facts_language(facts)
+    parse = docstrings.PARSERS.get(language.doc_parser, docstrings.comment_doc)
+    python = language.python_module
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         doc = symbol.get("doc")
         annotated = python and entry["definition"] and (":" in entry["signature"] or "->" in entry["signature"])
@@ -627,8 +632,8 @@ def testing_section(given: DocsInput) -> Section | None:
     tests_using = [{"path": user, "link": given.link(user), "via": ""} for user in test_users[:USED_BY_LIMIT]]
     tests_using += [{"path": user, "link": given.link(user), "via": package, "via_link": given.link(package)}
                     for user, package in indirect[:max(0, min(INDIRECT_TESTS_LIMIT, USED_BY_LIMIT - len(tests_using)))]]
-    python_test = defines_tests(given.facts) and given.facts.get("language") == "python"
-    test_command = f"python -m pytest {given.path}" if python_test else ""
+    command = facts_language(given.facts).test_command
+    test_command = command.replace("{path}", given.path) if command and defines_tests(given.facts) else ""
     if not (test_command or tests_using or used_by or given.keep_empty):
         return None
     return Section(dict(keep_empty=given.keep_empty, test_command=test_command, tests_using=tests_using,
@@ -687,7 +692,7 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
     kept = _paragraphs("\n".join(lines))
     stem = posixpath.basename(facts["path"]).split(".", 1)[0].lstrip("_")
     defines = (_module_reexports_sentence(facts, entries)
-               or _defines_sentence(entries, facts.get("language") in ("cpp", "cuda"), stem)
+               or _defines_sentence(entries, facts_language(facts).namespaces, stem)
                or _reexports_sentence(facts))
     if facts.get("exports"):    # a package's ``__all__`` says what it is for better than its helpers
         defines = f"{_exports_sentence(facts['exports'])} {defines}".rstrip()
@@ -720,7 +725,7 @@ def _exports_sentence(exports: list[str]) -> str:
 def _reexports_sentence(facts: Facts) -> str:
     """For a Python module that defines nothing: the names it imports, which it exists to
     re-export (``Imports `Linear`, `Conv2d` and 4 more from `torch.ao.nn.qat.modules`.``)."""
-    if facts.get("language") != "python":
+    if not facts_language(facts).python_module:
         return ""
     names = [symbol["name"] for symbol in facts.get("symbols", [])
              if symbol["kind"] == "import" and symbol.get("signature") and not symbol["name"].startswith("_")]
@@ -745,7 +750,7 @@ _REEXPORT_KINDS = frozenset({"require", "export"})
 def _module_reexports_sentence(facts: Facts, entries: list[dict]) -> str:
     """For a JavaScript/TypeScript module that only passes others on (``export * from``, or
     compiled: ``__exportStar(require(...))``): ``Re-exports `./any` and 2 more modules.``"""
-    if facts.get("language") not in ("javascript", "typescript"):
+    if not facts_language(facts).reexport_modules:
         return ""
     modules = list(dict.fromkeys(record["module"] for record in facts.get("imports", [])
                                  if record.get("kind") in _REEXPORT_KINDS and record.get("module")))
@@ -1046,7 +1051,7 @@ def _qualified_names(facts: Facts, entries: list[dict]) -> dict[int, str]:
     """A Python class member's name as its class path qualifies it (``GZipDecoder.decode``), by
     the entry's id: a keyword page lists a file's eleven ``decode`` methods apart.  A local
     definition keeps its bare name (the page says which function it is local to)."""
-    if facts.get("language") != "python":
+    if not facts_language(facts).python_module:
         return {}
     return {id(entry): f"{symbol['parent']}.{entry['name']}"
             for entry, symbol in zip(entries, facts.get("symbols", []))

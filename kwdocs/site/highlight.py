@@ -1,6 +1,7 @@
 """Source highlighting for the site: tree-sitter's highlight queries first, Pygments after.
 
-A language with a grammar kwdocs already parses with is highlighted through the
+A language says how its source is coloured (``kwdocs.languages.Highlight``, looked up by
+the fence info string).  One with a tree-sitter grammar is highlighted through the
 highlight query its grammar wheel ships (``HIGHLIGHTS_QUERY``): one parse and one
 query in C, then a walk over the captured ranges.  The capture names map onto a few
 of Pygments' short class names (``k``, ``s``, ``c`` ...), so one stylesheet, light and
@@ -27,23 +28,7 @@ from typing import Any
 from tree_sitter import Language, Query, QueryCursor
 
 from kwdocs.extract.treesitter import MAX_PARSE_BYTES, parser
-
-# fence info string -> (grammar module, its language function, modules whose queries apply, in order):
-# C++ and CUDA grammars extend C's, and C++'s own query only adds to C's
-GRAMMARS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "c": ("tree_sitter_c", "language", ("tree_sitter_c",)),
-    "cpp": ("tree_sitter_cpp", "language", ("tree_sitter_c", "tree_sitter_cpp")),
-    "cuda": ("tree_sitter_cuda", "language", ("tree_sitter_c", "tree_sitter_cpp")),
-    "javascript": ("tree_sitter_javascript", "language", ("tree_sitter_javascript",)),
-    "typescript": ("tree_sitter_typescript", "language_typescript", ("tree_sitter_javascript",)),
-    "tsx": ("tree_sitter_typescript", "language_tsx", ("tree_sitter_javascript",)),
-    "go": ("tree_sitter_go", "language", ("tree_sitter_go",)),
-    "rust": ("tree_sitter_rust", "language", ("tree_sitter_rust",)),
-    "java": ("tree_sitter_java", "language", ("tree_sitter_java",)),
-    "lua": ("tree_sitter_lua", "language", ("tree_sitter_lua",)),
-    "makefile": ("tree_sitter_make", "language", ("tree_sitter_make",)),
-    "bash": ("tree_sitter_bash", "language", ("tree_sitter_bash",)),
-}
+from kwdocs.languages import Highlight, built_in_highlights, highlight_of, loaded
 
 # capture name (or its first part) -> Pygments' short class; names not here get no span
 CLASSES = {
@@ -98,16 +83,19 @@ def _text_matched(pattern: str, index: int) -> tuple[str, str, re.Pattern[bytes]
 
 @cache
 def _query(info: str) -> tuple[str, str, Query, dict[str, Capture]] | None:
-    """The grammar and compiled highlight query for a fence info string, with each capture kept
-    as (rank, class, a test of its text or None); None when there is none (no grammar for it, or
-    its wheel is not installed)."""
-    found = GRAMMARS.get(info)
-    if found is None:
-        return None
-    module, function, query_modules = found
+    """The grammar and compiled highlight query for a fence info string (``_compiled``); None when
+    there is none (no language declares a grammar for it, or its wheel is not installed)."""
+    found = highlight_of(info)
+    return _compiled(found) if found is not None and found.grammar else None
+
+
+def _compiled(highlight: Highlight) -> tuple[str, str, Query, dict[str, Capture]] | None:
+    """A grammar and its compiled highlight query, with each capture kept as (rank, class, a
+    test of its text or None); None when its wheel is not installed."""
+    module, function = highlight.grammar, highlight.function
     try:
         language = Language(getattr(importlib.import_module(module), function)())
-        source = "\n".join(importlib.import_module(name).HIGHLIGHTS_QUERY for name in query_modules)
+        source = "\n".join(importlib.import_module(name).HIGHLIGHTS_QUERY for name in highlight.query_modules)
         query = Query(language, source)
         patterns = [source[query.start_byte_for_pattern(index):query.end_byte_for_pattern(index)]
                     for index in range(query.pattern_count)]
@@ -243,18 +231,15 @@ class _Source:
         out.append(self.piece(position, stop))
 
 
-# fence info -> CUDA or not, for the languages whose text extraction parses with macros blanked
-# (``kwdocs.extract.cpp.prepare``): highlighted from the same text, the tree extraction made serves
-# the highlighting too (``kwdocs.site.tokens``), and the parser reads declarations past the macros
-PREPARED = {"cpp": False, "cuda": True}
 Tokens = list[tuple[int, int, bytes]]     # (start byte, end byte, class), as ``_tokens`` gives them
 
 
 def grammar_info(module: str, function: str, prepared: bool) -> str | None:
     """The fence info whose highlighting parses text with the grammar ``module.function``, prepared
     or as it is (what an extractor parsed so may serve the highlighting); None if none does."""
-    return next((info for info, (grammar, made_by, _) in GRAMMARS.items()
-                 if (grammar, made_by) == (module, function) and (info in PREPARED) == prepared), None)
+    return next((info for info, found in built_in_highlights().items()
+                 if (found.grammar, found.function) == (module, function) and bool(found.prepare) == prepared),
+                None)
 
 
 def source_tokens(text: str, data: bytes, info: str) -> Tokens | None:
@@ -264,11 +249,10 @@ def source_tokens(text: str, data: bytes, info: str) -> Tokens | None:
     if found is None or len(data) > MAX_PARSE_BYTES:
         return None
     module, function, _, _ = found
-    cuda = PREPARED.get(info)
-    if cuda is None:
+    prepare = getattr(highlight_of(info), "prepare", "")
+    if not prepare:
         return tree_tokens(info, parser(module, function).parse(data).root_node, text, data, data)
-    from kwdocs.extract.cpp import prepare
-    source = prepare(text, cuda).encode("utf-8", "surrogatepass")
+    source = loaded(prepare)(text).encode("utf-8", "surrogatepass")
     return tree_tokens(info, parser(module, function).parse(source).root_node, text, data, source)
 
 
@@ -469,11 +453,11 @@ def _at_statement_start(text: bytes, start: int) -> bool:
     return _STATEMENT_START.fullmatch(text, line, start) is not None
 
 
-def _python(data: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
-    """Python source as highlighted, escaped HTML by one regular expression: the classes tree-sitter's
-    query gave (keywords, strings, comments, numbers, constants, the name a ``def`` defines, builtins
-    called, types named whole in annotations), and a class's name and decorators as Pygments colours
-    them; names in ``hrefs`` (``_hrefs``) linked, outside strings and comments."""
+def python_lexer(data: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
+    """Python source (its ``Highlight.lexer``) as highlighted, escaped HTML by one regular expression:
+    the classes tree-sitter's query gave (keywords, strings, comments, numbers, constants, the name a
+    ``def`` defines, builtins called, types named whole in annotations), and a class's name and
+    decorators as Pygments colours them; names in ``hrefs`` (``_hrefs``) linked, outside strings and comments."""
     text = _escape(data)
     out: list[bytes] = []
     position = skip = 0
@@ -560,8 +544,12 @@ def _linked(text: bytes, hrefs: Mapping[bytes, bytes]) -> bytes:
                      if found.group() in hrefs else found.group(), text)
 
 
-# fence info -> a lexer of its own, taken before any grammar: (source bytes, ``_hrefs``) -> HTML
-LEXERS: dict[str, Callable[[bytes, Mapping[bytes, bytes]], bytes]] = {"python": _python}
+@cache
+def _lexer(info: str) -> Callable[[bytes, Mapping[bytes, bytes]], bytes] | None:
+    """The lexer of its own a fence's language declares, taken before any grammar: (source bytes,
+    ``_hrefs``) -> HTML."""
+    found = highlight_of(info)
+    return loaded(found.lexer) if found is not None and found.lexer else None
 
 
 # ---------------------------------------------------------------- Pygments, for the rest
@@ -575,7 +563,9 @@ def _pygments_tokens(text: str, info: str) -> Iterator[tuple[Any, str]]:
 
     try:
         # blank lines at the start kept: each line keeps its number
-        lexer = get_lexer_by_name(info, stripnl=False) if info else TextLexer(stripnl=False)
+        found = highlight_of(info) if info else None
+        name = (found.pygments if found is not None else "") or info
+        lexer = get_lexer_by_name(name, stripnl=False) if name else TextLexer(stripnl=False)
     except ClassNotFound:
         lexer = TextLexer(stripnl=False)
     for kind, value in lexer.get_tokens(text):
@@ -599,7 +589,7 @@ def highlighted(text: str, info: str, links: Mapping[str, str] | None = None) ->
     """``text`` as escaped, highlighted HTML: ``highlight``'s lines joined, made without splitting."""
     if not text:
         return ""
-    lexer = LEXERS.get(info)
+    lexer = _lexer(info)
     body = (lexer(text.encode("utf-8", "surrogatepass"), _hrefs(links)).decode("utf-8", "surrogatepass")
             if lexer is not None else _tree_sitter(text, info, links))
     if body is None:
@@ -615,9 +605,15 @@ def highlight(text: str, info: str, links: Mapping[str, str] | None = None) -> l
     return highlighted(text, info, links).split("\n") if text else []
 
 
+def declared() -> list[tuple[str, Highlight]]:
+    """The built-in languages' highlighting, by fence (an installed language's version is in the
+    facts' fingerprint: its files' pages are made again when it changes)."""
+    return sorted(built_in_highlights().items())
+
+
 def grammar_packages() -> list[str]:
     """The distributions whose grammars and queries shape the highlighting."""
-    modules = {module for grammar, _, queries in GRAMMARS.values() for module in (grammar, *queries)}
+    modules = {module for _, found in declared() for module in (found.grammar, *found.query_modules) if module}
     return sorted(module.replace("_", "-") for module in modules)
 
 

@@ -890,6 +890,7 @@ def _static_identity(config: Config, key: str) -> list:
 def render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
     digest = hashlib.sha256(Path(__file__).read_bytes() + Path(highlighting.__file__).read_bytes())
+    digest.update(repr(highlighting.declared()).encode())    # the languages' highlighting, declared elsewhere
     environment = _environment(config.templates)
     loader = environment.loader     # _environment always gives one
     for name in (PAGE_TEMPLATE, *FILE_TEMPLATES.values(), *INDEX_TEMPLATES.values(),

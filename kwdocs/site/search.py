@@ -40,6 +40,7 @@ from pathlib import Path
 import orjson
 
 from kwdocs.config import Config
+from kwdocs.languages import by_id
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
 from kwdocs.store.state import (
@@ -410,7 +411,6 @@ STOP_WORDS = frozenset("""the and for are but not you all any can had her was on
 may new now old see two who did get let put say she too use this that with from have were they will
 would there their what when which while been into than then them these those also each only other
 some such more most very just over same both here where does done should could""".split())
-PROSE_LANGUAGES = ("markdown", "rst")
 
 
 def words_of(text: str) -> set[str]:
@@ -436,7 +436,8 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
     texts: list[tuple] = []
     for rel, facts in sorted(files.items()):
         symbols = facts.get("symbols", [])
-        if facts.get("language") in PROSE_LANGUAGES and not facts.get("binary") and facts.get("sha256"):
+        language = by_id(facts.get("language") or "text")
+        if language is not None and language.prose and not facts.get("binary") and facts.get("sha256"):
             try:
                 texts.extend(_sections(config, rel, facts, symbols, mask))
             except ChangedSinceExtracted:

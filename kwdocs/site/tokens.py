@@ -24,13 +24,14 @@ from typing import Any, NamedTuple
 import orjson
 
 from kwdocs.extract import treesitter
+from kwdocs.languages import built_in_highlights
 from kwdocs.site import highlight
 from kwdocs.store import writer as output
 
-FENCES = frozenset({"cpp", "cuda", "javascript", "typescript", "tsx", "go", "rust", "java", "lua", "makefile"})
+FENCES = frozenset(fence for fence, found in built_in_highlights().items() if found.extraction_tree)
 """The fence infos of the files extraction parses with tree-sitter and the highlighter parses the
-same way (Python, parsed with tree-sitter only when ``ast`` fails, has a lexer of its own:
-``highlight.LEXERS``): tokens are kept of these alone."""
+same way (their ``Highlight.extraction_tree``; Python, parsed with tree-sitter only when ``ast``
+fails, has a lexer of its own): tokens are kept of these alone."""
 
 
 class Entry(NamedTuple):
