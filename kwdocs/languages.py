@@ -223,7 +223,7 @@ BUILT_IN: tuple[Language, ...] = (
              highlight=_tree("tree_sitter_typescript", "language_tsx", _JS_QUERIES), reexport_modules=True),
     Language("tsconfig", "TypeScript Configuration", "json", "javascript", names=("tsconfig.json", "jsconfig.json")),
     Language("go", "Go Source", "go", "golang", suffixes=(".go",), modelines=("go",), resolver=_own("golang"),
-             highlight=_tree("tree_sitter_go")),
+             highlight=_tree("tree_sitter_go"), doc_parser="go_doc"),
     Language("gomod", "Go Module Definition", "text", "golang", names=("go.mod",)),
     Language("rust", "Rust Source", "rust", "rust", suffixes=(".rs",), modelines=("rust",), resolver=_own("rust"),
              highlight=_tree("tree_sitter_rust"), doc_parser="rust_doc"),

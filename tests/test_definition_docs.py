@@ -594,3 +594,201 @@ def test_a_rest_escaped_parameter_name_is_shown_as_the_name(tmp_path):
     assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
     page = (tmp_path / "out" / "api.py_docs.md").read_text(encoding="utf-8")
     assert "- `**kwargs`: what `request` takes." in page, page
+
+
+DECLARATIONS = """\
+/** Maps input to output. This is the default Mapping */
+export declare const Identity: (value: unknown) => unknown;
+/** `[Context]` Creates a Context Parser */
+export declare function Context(left: IParser, right: IParser): IContext;
+/** A parser of one kind. */
+export interface IParser {
+    /** The parser's kind, such as `Const`. */
+    type: string;
+    mapping(input: unknown): unknown;
+}
+/** Options of a parse. */
+export declare class Options {
+    /** How deep a parse may nest. */
+    readonly depth: number;
+    private cache;
+}
+declare module "fs" {
+    /** Reads a file. */
+    export function readFileSync(path: string): string;
+}
+"""
+
+
+def test_typescript_declarations_are_listed_with_their_jsdoc(tmp_path):
+    """A ``.d.ts`` file is a package's public API, as TypeDoc shows it: ``export declare
+    function|const|class`` with the JSDoc above them, and the properties of its interfaces and
+    classes (private ones are not its API)."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "types.d.ts").write_text(DECLARATIONS, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "types.d.ts_docs.md").read_text(encoding="utf-8")
+    assert "Maps input to output." in _definition(page, "Identity")
+    assert "Creates a Context Parser" in _definition(page, "Context")
+    assert "The parser's kind, such as `Const`." in _definition(page, "type")
+    assert "How deep a parse may nest." in _definition(page, "depth")
+    assert "Reads a file." in _definition(page, "readFileSync")
+    assert "**`fs`**" in page and '**`"fs"`**' not in page
+    assert "**`cache`**" not in page
+
+
+MACROS_AND_ENUMS = """\
+/** How deep a document may nest. */
+#define JSON_MAX_RECURSION_DEPTH 1024 // see the decoder
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define JSON_MESSAGE "a // not a comment"
+#define LONG_BODY(x) do { first_step(x); second_step(x); third_step(x); fourth_step(x); fifth(x); } while (0)
+
+/** The kinds of a JSON value. */
+enum JSTYPES {
+  JT_NULL,      // NULL
+  JT_TRUE = 3,  ///< true
+  JT_FALSE
+};
+"""
+
+
+def test_c_macro_values_and_every_enumerator_are_shown(tmp_path):
+    """As Doxygen shows a header: a macro's replacement (whole, or not at all when it is a body
+    to read in the source; comments are not part of it) and every value of an enum with its
+    initializer, documented or not."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "ultrajson.h").write_text(MACROS_AND_ENUMS, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "ultrajson.h_docs.md").read_text(encoding="utf-8")
+    depth = _definition(page, "JSON_MAX_RECURSION_DEPTH")
+    assert "`1024`" in depth and "see the decoder" not in depth and "How deep a document may nest." in depth
+    assert "`(x) __builtin_expect(!!(x), 1)`" in _definition(page, "LIKELY")
+    assert '`"a // not a comment"`' in _definition(page, "JSON_MESSAGE")
+    assert "first_step" not in _definition(page, "LONG_BODY") and "`(x)`" in _definition(page, "LONG_BODY")
+    assert "**`JT_NULL`**" in page and "**`JT_FALSE`**" in page
+    assert "`= 3`" in _definition(page, "JT_TRUE") and "true" in _definition(page, "JT_TRUE")
+
+
+MEMBERS = """\
+struct record {
+  /** Frees the record's data; nullptr when it owns none. */
+  void (*free_data)(record *) = nullptr;
+};
+
+/** Sets up a converter. */
+void dconv_d2s_init(void **d2s, int flags, const char* infinity_symbol, const char* nan_symbol,
+                    char exponent_character, int decimal_in_shortest_low, int decimal_in_shortest_high,
+                    int max_leading_padding_zeroes_in_precision_mode,
+                    int max_trailing_padding_zeroes_in_precision_mode);
+"""
+
+
+def test_function_pointer_members_and_long_signatures_are_shown_whole(tmp_path):
+    """A data member holding a function is documented like any member, and a long prototype's
+    signature is shown to its end (Doxygen cuts neither)."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "record.h").write_text(MEMBERS, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "record.h_docs.md").read_text(encoding="utf-8")
+    member = _definition(page, "free_data")
+    assert "**`free_data`** `void (*free_data)(record *)`" in member and "member variable **`free_data`**" in page
+    assert "Frees the record's data; nullptr when it owns none." in member
+    init = _definition(page, "dconv_d2s_init")
+    assert "int max_trailing_padding_zeroes_in_precision_mode) -> void" in init
+
+
+RUST_TYPES = """\
+/// A JSON value.
+pub enum Value {
+    /// No value.
+    Null,
+    #[serde(rename = "b")]
+    /// A flag.
+    Bool(bool),
+    Number { n: f64 },
+}
+
+/// A point.
+pub struct Point {
+    /// The horizontal coordinate.
+    pub x: f64,
+    y: f64,
+}
+"""
+
+
+def test_rust_variants_and_public_fields_are_members_with_their_docs(tmp_path):
+    """As rustdoc shows a type: every variant of an enum (with its fields' shape) and the public
+    fields of a struct, each with its doc comment, and keywords for them."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "value.rs").write_text(RUST_TYPES, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "value.rs_docs.md").read_text(encoding="utf-8")
+    assert "No value." in _definition(page, "Null")
+    assert "`Bool(bool)`" in _definition(page, "Bool") and "A flag." in _definition(page, "Bool")
+    assert "`Number { n: f64 }`" in _definition(page, "Number")
+    assert "The horizontal coordinate." in _definition(page, "x")
+    assert "**`y`**" not in page
+    keywords = (out / "value.rs_kw.md").read_text(encoding="utf-8")
+    assert all(f"**`{name}`**" in keywords for name in ("Null", "Bool", "Number", "x"))
+
+
+GO_PACKAGE = """\
+// Package cobra is a commander for modern Go CLI interactions.
+package cobra
+
+// Command is just that, a command for your application.
+type Command struct {
+	// Use is the one-line usage message.
+	Use string
+	hidden bool
+}
+
+var (
+	// EnablePrefixMatching allows setting automatic prefix matching.
+	EnablePrefixMatching = false
+
+	// EnableCommandSorting controls sorting of the slice of commands.
+	EnableCommandSorting = true
+)
+"""
+
+
+def test_go_exported_fields_and_grouped_values_have_their_comments(tmp_path):
+    """As ``go doc -all`` shows a package: a struct's exported fields with their comments, and
+    each value of a parenthesized ``var`` group with the comment above it."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "command.go").write_text(GO_PACKAGE, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "command.go_docs.md").read_text(encoding="utf-8")
+    assert "Use is the one-line usage message." in _definition(page, "Use")
+    assert "**`hidden`**" not in page
+    assert "allows setting automatic prefix matching" in _definition(page, "EnablePrefixMatching")
+    assert "controls sorting of the slice of commands" in _definition(page, "EnableCommandSorting")
+
+
+def test_a_long_doc_comment_is_shown_to_its_end(tmp_path):
+    """Doxygen and pdoc show a whole comment: a constructor documenting each of its 60 flags over
+    180 lines keeps the last flag's description (it was cut at 80 lines or 2,400 characters)."""
+    flags = "".join(f"/// FLAG_{n}: what flag number {n} changes in the conversion,\n///   and when.\n///\n"
+                    for n in range(60))
+    header = f"/// Builds a converter.\n///\n/// Flags:\n{flags}class Converter {{}};\n"
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / "converter.h").write_text(header, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    converter = _definition((out / "converter.h_docs.md").read_text(encoding="utf-8"), "Converter")
+    assert "Builds a converter." in converter and "FLAG\\_0: what flag number 0 " in converter
+    assert "FLAG\\_59: what flag number 59 changes in the conversion, and when." in converter

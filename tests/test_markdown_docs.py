@@ -157,3 +157,47 @@ def test_a_rustdoc_comment_reads_as_rustdoc_shows_it(tmp_path):
     assert run, page
     assert (f"Make one: see [`Self::run`](#{run.group(1)}) and [`Command::run`](#{run.group(1)}), "
             "not `super::run`." in _entry(page, "make")), _entry(page, "make")
+
+
+GO_DOC = """\
+// Package a runs commands.
+package a
+
+// Command is a command.
+type Command struct{}
+
+// Run runs the command.
+//
+// # Flags
+//
+// It reads these flags:
+//   - verbose: print more
+//   - quiet: print less
+//
+// Example:
+//
+//	cmd := a.New()
+//	cmd.Run(os.Args[1:]...)
+//
+// See [Command] and [strings.Split]; a*b*c and snake_case are plain text.
+func Run() {}
+"""
+
+
+def test_go_doc_comments_are_rendered_as_go_doc_renders_them(tmp_path):
+    """go.dev/doc/comment: a ``# `` line alone is a heading, indented lines are a list or a code
+    block, ``[Name]`` is a doc link (linked when the name is defined here), and the rest is
+    plain text, never Markdown."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.go").write_text(GO_DOC, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "a.go_docs.md").read_text(encoding="utf-8")
+    run = page[page.index("**`Run`**"):page.index("## Cross-References")]
+    assert re.search(r"^\s*#{3,6} Flags$", run, re.MULTILINE)
+    assert "- verbose: print more\n  - quiet: print less" in run
+    assert "```\ncmd := a.New()\ncmd.Run(os.Args[1:]...)\n```" in run
+    assert "[`Command`](#l5-class-command)" in run and "`strings.Split`" in run
+    assert "a\\*b\\*c and snake\\_case are plain text" in run
+    assert "\\# Flags" not in run and "\\[Command\\]" not in run

@@ -39,7 +39,6 @@ _MARKS = string.punctuation.replace("_", "").encode()
 PARSE_SECONDS = 5.0
 """Budget for one parse; past it the file is scanned like a too large one."""
 
-MAX_SIGNATURE = 240
 DAMAGE_LINES = 20
 """A parse error spanning this many lines is reported as a problem; smaller
 ones (a macro the parser took for a type) lose nothing worth a warning."""
@@ -201,7 +200,8 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
               if _names_follow(padded, m.end(1))]
     caps_lines = [m.start() for m in _CAPS_LINE.finditer(padded)]
     spans += [m.span(1) for m in _matches_at(_MACRO_LINE, padded, caps_lines)
-              if padded[m.start() - 1:m.start()] != "\\"]  # a ``#define`` body's last line
+              if padded[m.start() - 1:m.start()] != "\\"  # a ``#define`` body's last line
+              and not _last_enumerator(padded, m)]
     if "{" in text:
         spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
     if ")" in text:
@@ -232,6 +232,18 @@ def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[
 def _in_directive(text: str, position: int) -> bool:
     """Is ``position`` on a ``#`` line (after the ``#``)?"""
     return "#" in text[text.rfind("\n", 0, position):position]
+
+
+def _last_enumerator(text: str, match: re.Match) -> bool:
+    """``JT_FALSE`` alone before the ``}`` of a list whose previous line ends with a comma: an
+    enum's last value, not a macro statement."""
+    if "(" in match.group(1) or ";" in match.group(1) or not text[match.end(1):].lstrip().startswith("}"):
+        return False
+    previous = text[:match.start()].rstrip().rpartition("\n")[2]
+    return _TRAILING_COMMENT.sub("", previous).endswith(",")
+
+
+_TRAILING_COMMENT = re.compile(r"\s*(?://.*|/\*.*?\*/\s*)$")
 
 
 def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
@@ -673,11 +685,10 @@ class _Walker:
             name_node = enumerator.child_by_field_id(self.fields.name)
             if name_node is None:
                 continue
-            doc = docs.of(enumerator, name_node, None)
-            if doc:
-                value = self.source[name_node.end_byte:enumerator.end_byte].decode("utf-8", "replace")
-                self.add(self.text(name_node), "constant", name_node, scope, detail="enum",
-                         signature=_squeeze(value), doc=doc)
+            # every enumerator with its value, as Doxygen lists an enum's values, documented or not
+            value = self.source[name_node.end_byte:enumerator.end_byte].decode("utf-8", "replace")
+            self.add(self.text(name_node), "constant", name_node, scope, detail="enum",
+                     signature=_squeeze(value), doc=docs.of(enumerator, name_node, None))
 
     # functions, methods and prototypes
 
@@ -720,7 +731,9 @@ class _Walker:
                 return
             name_kind = name_node.type
         if name_kind not in _FUNCTION_NAMES:
-            return  # function pointers and other non-names
+            if name_kind == "parenthesized_declarator" and node.type in _DECLARATIONS:
+                self.function_pointer(node, declarator, name_node, scope)  # ``void (*free_data)(record*)``
+            return
         if name_kind == "operator_cast":
             name = self.conversion_name(name_node)
         else:
@@ -742,7 +755,7 @@ class _Walker:
         params = params_owner.child_by_field_id(self.fields.parameters) if params_owner is not None else None
         signature = self.signature(head, params_owner, params)
         if signature:
-            signature = (self.template_head(node) + signature)[:MAX_SIGNATURE]
+            signature = self.template_head(node) + signature
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
@@ -832,7 +845,25 @@ class _Walker:
         head = self.source[node.start_byte:name_node.start_byte].decode("utf-8", "replace")
         words = [word for word in head.split() if word not in _SPECIFIER_WORDS]
         self.add(self.text(name_node), "variable", name_node, scope, detail="member" if scope.is_class else "",
-                 signature=" ".join(words)[:MAX_SIGNATURE], doc=doc)
+                 signature=" ".join(words), doc=doc)
+
+    def function_pointer(self, node: Node, declarator: Node, inner: Node, scope: _Scope) -> None:
+        """A documented variable or data member holding a function (``void (*free)(T*) = nullptr;``):
+        its type is written around its name, so the declaration up to its parameters' end is shown."""
+        name_node: Node | None = inner
+        while name_node is not None and name_node.type not in ("identifier", "field_identifier"):
+            if name_node.type not in ("parenthesized_declarator", "pointer_declarator", "reference_declarator"):
+                return
+            name_node = name_node.child_by_field_id(self.fields.declarator) or (
+                name_node.named_children[0] if name_node.named_children else None)
+        if name_node is None:
+            return
+        doc = self.docs.of(node, name_node, self.starts.get(node.id))
+        if doc:
+            written = self.source[node.start_byte:declarator.end_byte].decode("utf-8", "replace")
+            words = [word for word in _squeeze(written).split(" ") if word not in _SPECIFIER_WORDS]
+            self.add(self.text(name_node), "variable", name_node, scope,
+                     detail="member" if scope.is_class else "", signature=" ".join(words), doc=doc)
 
     def conversion_name(self, name_node: Node) -> str:
         """``operator bool``: the name as written up to its parameters."""
@@ -886,7 +917,7 @@ class _Walker:
         trailing = returns in ("auto", "decltype(auto)") and "->" in result
         if returns and not returns.startswith("[") and not trailing:   # ``auto f() -> T`` says T once
             result += " -> " + returns
-        return result[:MAX_SIGNATURE]
+        return result
 
     def template_head(self, node: Node) -> str:
         """``template <typename T> `` when ``node`` is the declaration of a template, else ""."""
@@ -920,9 +951,17 @@ class _Walker:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
+        name = self.text(name_node)
         params = node.child_by_field_name("parameters")
+        # what follows the name, as a function's signature does: its parameters and its replacement,
+        # the replacement whole or not at all (Doxygen's initializer)
         signature = _squeeze(self.text(params)) if params is not None else ""
-        self.add(self.text(name_node), "macro", name_node, _FILE_SCOPE, signature=signature, decl=node)
+        value = node.child_by_field_name("value")
+        if value is not None and value.start_point[0] == node.start_point[0] and value.end_point[0] == value.start_point[0]:
+            text = _squeeze(_MACRO_COMMENTS.sub(_blank_comment, self.text(value)))
+            if text and len(text) <= MAX_MACRO_VALUE:
+                signature = f"{signature} {text}".lstrip()
+        self.add(name, "macro", name_node, _FILE_SCOPE, signature=signature, decl=node)
         self.preproc_lines.add(name_node.start_point[0] + 1)
 
     def include(self, node: Node, _scope: _Scope) -> None:
@@ -1049,6 +1088,18 @@ def _is_macro_name(name: str) -> bool:
     return name.isupper() or (name.upper() == name and "_" in name)
 
 
+# a macro's replacement over more than one line or longer than this is a body to read in the
+# source, not a value to show
+MAX_MACRO_VALUE = 80
+# string and character literals (kept) and comments (blanked) of a macro's replacement
+_MACRO_COMMENTS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.DOTALL)
+
+
+def _blank_comment(match: re.Match) -> str:
+    text = match.group()
+    return " " if text.startswith("/") else text
+
+
 def _squeeze(text: str) -> str:
     squeezed = " ".join(text.split())
     return squeezed.replace("( ", "(").replace(" )", ")")
@@ -1056,7 +1107,7 @@ def _squeeze(text: str) -> str:
 
 # --- doc comments ---------------------------------------------------------------
 
-MAX_DOC_LINES = 80
+MAX_DOC_LINES = 300
 _TRAILING_DOC = re.compile(r"(?://[/!]|/\*[*!])<[ \t]?(.*)$")
 _TRAILING_MORE = re.compile(r"^[ \t]*//[/!]<[ \t]?(.*)$")
 # Notes to tools, not to readers: looked past between a declaration and its documentation.

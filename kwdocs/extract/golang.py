@@ -89,6 +89,8 @@ def _type(source: bytes, spec, declaration, symbols: list) -> None:
     elif detail == "struct":
         symbol["signature"] = f"type {symbol['signature']}"
     symbols.append(symbol)
+    if detail == "struct" and body is not None:
+        _fields(source, body, name, symbols)
     if detail == "interface":
         for element in shape.named_children:
             if element.type in ("method_elem", "method_spec"):
@@ -97,13 +99,28 @@ def _type(source: bytes, spec, declaration, symbols: list) -> None:
                     element, parent=name))
 
 
+def _fields(source: bytes, body, owner: str, symbols: list) -> None:
+    """A struct's exported fields with their comments, as ``go doc`` shows the struct (an
+    unexported field is not part of its API; an embedded type has no name of its own)."""
+    for field in body.named_children:
+        if field.type != "field_declaration":
+            continue
+        for name in field.children_by_field_name("name"):
+            text = ts.text_of(source, name)
+            if text[:1].isupper():
+                symbols.append(ts.definition(source, text, "variable", field, parent=owner, detail="field"))
+
+
 def _values(source: bytes, declaration, kind: str, symbols: list) -> None:
     specs = [child for child in declaration.named_children if child.type.endswith("_spec")]
     for child in declaration.named_children:
         if child.type.endswith("_spec_list"):
             specs += [spec for spec in child.named_children if spec.type.endswith("_spec")]
+    # ``var ( // Doc.\n X = 1 )``: in a parenthesized group each value has its own comment
+    grouped = len(specs) > 1 or any(child.type == "(" or child.type.endswith("_spec_list")
+                                    for child in declaration.children)
     for spec in specs:
-        anchor = declaration if len(specs) == 1 else spec
+        anchor = spec if grouped else declaration
         for name in spec.children_by_field_name("name"):
             symbols.append(ts.definition(source, ts.text_of(source, name), kind, name, anchor=anchor,
                                          with_signature=False))

@@ -94,6 +94,10 @@ class _Walker:
         if kind == "import_statement":
             self.module_source(node, "import")
             return
+        if kind == "ambient_declaration":  # ``export declare function f(...)``: documented above ``export``
+            for inner in node.named_children:
+                self.visit(inner, parent, top, anchor)
+            return
         if kind in _FUNCTIONS and node.child_by_field_name("name") is not None:
             self.symbols.append(ts.definition(source, self.name(node), "function", node, anchor=anchor,
                                               body=node.child_by_field_name("body"),
@@ -109,7 +113,7 @@ class _Walker:
             return
         if kind in _TYPES:
             our_kind, detail = _TYPES[kind]
-            name = self.name(node)
+            name = ts.unquote(self.name(node))  # ``declare module "fs"`` names the module ``fs``
             body = node.child_by_field_name("body")
             self.symbols.append(ts.definition(source, name, our_kind, node, anchor=anchor,
                                               body=body if kind != "type_alias_declaration" else None,
@@ -143,13 +147,16 @@ class _Walker:
                 return
         if kind in ("call_expression", "new_expression"):
             self.call(node)
-        if kind in ("public_field_definition", "field_definition"):
+        if kind in ("public_field_definition", "field_definition", "property_signature"):
             value = node.child_by_field_name("value")
+            name = ts.text_of(source, node.child_by_field_name("name") or node.child_by_field_name("property"))
             if value is not None and value.type in _VALUE_FUNCTIONS:
-                name = ts.text_of(source, node.child_by_field_name("name")
-                                  or node.child_by_field_name("property"))
                 self.symbols.append(ts.definition(source, name, "method", node, anchor=anchor,
                                                   body=value.child_by_field_name("body"), parent=parent))
+            elif parent and name and not _private(source, node, name):
+                # a class's or interface's property, as TypeDoc lists it (private ones are not its API)
+                self.symbols.append(ts.definition(source, name, "variable", node, anchor=anchor,
+                                                  body=value, detail="property", parent=parent))
         self.walk(node, parent, False)
 
     def walk_body(self, node, parent: str) -> None:
@@ -250,6 +257,12 @@ class _Walker:
         line = ts.line_of(node)
         self.imports.append({"module": module, "line": line, "kind": kind})
         self.symbols.append({"name": module, "kind": "import", "line": line})
+
+
+def _private(source: bytes, node, name: str) -> bool:
+    """``private x`` (TypeScript) or ``#x`` (JavaScript): a member outside the class's API."""
+    return name.startswith("#") or any(
+        child.type == "accessibility_modifier" and ts.text_of(source, child) == "private" for child in node.children)
 
 
 def _is_default(node) -> bool:

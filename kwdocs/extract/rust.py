@@ -27,6 +27,21 @@ def extract(text: str, path: str) -> dict[str, Any]:
         source, root, "", False, symbols, imports, ""), _inner_doc)
 
 
+def _members(source: bytes, body, owner: str, symbols: list) -> None:
+    """An enum's variants and a struct's or union's public fields, as rustdoc lists them (a
+    private field is not part of the type's API)."""
+    for member in body.named_children:
+        if member.type == "enum_variant":
+            symbols.append(ts.definition(source, ts.text_of(source, member.child_by_field_name("name")),
+                                         "constant", member, anchor=_anchor(member), parent=owner,
+                                         detail="variant", with_signature=member.child_by_field_name("body") is not None))
+        elif member.type == "field_declaration" and any(
+                child.type == "visibility_modifier" for child in member.children):
+            symbols.append(ts.definition(source, ts.text_of(source, member.child_by_field_name("name")),
+                                         "variable", member, anchor=_anchor(member), parent=owner,
+                                         detail="field"))
+
+
 def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, imports: list,
           inline: str) -> None:
     """Definitions under ``node``; ``inline`` is the path of the ``mod x { ... }`` blocks
@@ -46,6 +61,8 @@ def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, import
                                          parent=parent, detail=_CLASSES[kind]))
             if kind == "trait_item" and body is not None:
                 _walk(source, body, name, True, symbols, imports, inline)
+            elif body is not None and kind != "trait_item":
+                _members(source, body, name, symbols)
         elif kind == "impl_item":
             target = _REFERENCE.sub("", ts.text_of(source, child.child_by_field_name("type"))).split("<", 1)[0]
             symbols.append(ts.definition(source, target, "class", child, anchor=anchor, body=body,

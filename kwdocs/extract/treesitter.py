@@ -24,7 +24,7 @@ from kwdocs.extract import not_doc
 MAX_PARSE_BYTES = 4_000_000
 """Beyond this a file is not parsed: its page lists identifiers only, and says so."""
 MAX_SIGNATURE = 240
-MAX_DOC = 600
+MAX_DOC = 12000
 
 
 @cache
@@ -127,7 +127,8 @@ def signature(source: bytes, node: Node, body: Node | None) -> str:
     return text
 
 
-_COMMENT_MARK = re.compile(r"^\s*(?:/\*+!?|\*+/|\*(?!/)|///?!?|--+\[*=*\[*|#+|;+)\s?")
+# one blank after the marker is the comment's; a tab is the text's (a Go doc comment's code block)
+_COMMENT_MARK = re.compile(r"^\s*(?:/\*+!?|\*+/|\*(?!/)|///?!?|--+\[*=*\[*|#+|;+) ?")
 _COMMENT_END = re.compile(r"\s*(?:\*+/|\]=*\])\s*$")
 _DIRECTIVE = re.compile(r"^(?:go:|nolint|eslint|@ts-|prettier-|jshint|istanbul |tslint|shellcheck |@(?:no)?flow\b)")
 

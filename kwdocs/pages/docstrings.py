@@ -28,7 +28,7 @@ import textwrap
 from collections.abc import Callable
 
 Resolver = Callable[[str], str]   # a name -> a link to its definition, or ""
-MAX_BODY_CHARS = 2400             # a definition's documentation beyond its summary, at most
+MAX_BODY_CHARS = 12000            # a definition's documentation beyond its summary, at most
 
 _OFF = {"warnings": False}
 # Google's ``Returns: Tensor: the output`` names the type, not the value
@@ -710,6 +710,58 @@ def rust_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     return {"summary": summary, "blocks": _capped(body)}
 
 
+# a Go doc link: ``[Command]``, ``[strings.Split]``, ``[*bytes.Buffer]``, ``[Command.Execute]``
+_GO_DOC_LINK = re.compile(r"\[\*?([A-Za-z_]\w*(?:[./][A-Za-z_]\w*)*)\](?![(\[:])")
+_GO_LIST_ITEM = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s")
+# what Markdown reads as markup in a line of Go doc text, which has none but doc links and headings
+_GO_MARKUP = re.compile(r"[\\`*_<>|\[\]]")
+
+
+def go_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
+    """A Go doc comment (go.dev/doc/comment) as summary and blocks: ``# `` headings, indented
+    lists, other indented lines as code, ``[Name]`` doc links as names; its text is plain, so
+    characters Markdown would read as markup are shown as written."""
+    lines = text.split("\n")
+    markdown: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if not line[:1].isspace() or not line.strip():
+            heading = line.startswith("# ") and (index == 0 or not lines[index - 1].strip()) and (
+                index + 1 == len(lines) or not lines[index + 1].strip())
+            markdown.append("# " + _go_text(line[2:]) if heading else _go_text(line))
+            index += 1
+            continue
+        end = index
+        while end < len(lines) and (lines[end][:1].isspace() or not lines[end].strip()):
+            end += 1
+        while not lines[end - 1].strip():   # blank lines after the block are the paragraph break
+            end -= 1
+        block = lines[index:end]
+        if _GO_LIST_ITEM.match(block[0]):
+            markdown += [_go_text(item.strip()) if _GO_LIST_ITEM.match(item) else "  " + _go_text(item.strip())
+                         for item in block if item.strip()]
+        else:
+            body = textwrap.dedent("\n".join(block).expandtabs(4))
+            fence = "~" * max([3, *(len(run) + 1 for run in re.findall(r"~+", body))])
+            markdown += ["", fence, body, fence, ""]
+        index = end
+    summary, body = _summary(markdown_blocks("\n".join(markdown), resolve))
+    return {"summary": summary, "blocks": _capped(body)}
+
+
+def _go_text(line: str) -> str:
+    """A line of Go doc text as Markdown shows it as written, its doc links as linked names."""
+    pieces = []
+    position = 0
+    for match in _GO_DOC_LINK.finditer(line):
+        pieces.append(_GO_MARKUP.sub(lambda m: "\\" + m.group(), line[position:match.start()]))
+        pieces.append(f"[`{match.group(1)}`]")
+        position = match.end()
+    pieces.append(_GO_MARKUP.sub(lambda m: "\\" + m.group(), line[position:]))
+    return "".join(pieces)
+
+
 # ---------------------------------------------------------------- Python
 
 def _griffe():
@@ -995,6 +1047,7 @@ def summary_text(doc: dict) -> str:
     return "".join(span["v"] for span in doc.get("summary", ()))
 
 
-PARSERS: dict[str, Callable[..., dict]] = {"python_doc": python_doc, "rust_doc": rust_doc, "comment_doc": comment_doc}
+PARSERS: dict[str, Callable[..., dict]] = {"python_doc": python_doc, "rust_doc": rust_doc, "go_doc": go_doc,
+                                           "comment_doc": comment_doc}
 """The doc-comment styles a language names (``Language.doc_parser``): a doc's text and a name
 resolver -> summary and blocks."""
