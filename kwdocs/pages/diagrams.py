@@ -14,6 +14,7 @@ from collections.abc import Collection, Mapping
 
 from kwdocs.extract.links import bound_modules
 from kwdocs.facts import Facts
+from kwdocs.languages import by_id
 
 MAX_NODES = 30
 """The most connected nodes a diagram shows; the rest are counted under it."""
@@ -60,7 +61,8 @@ def class_bases(facts: Facts) -> list[list]:
     """A Python file's top-level classes that name bases, as ``[class, [[base as written, as
     the imports resolve it or ""], ...]]`` (``nn.Module`` with ``from torch import nn``:
     ``torch.nn.Module``); ``object`` is left out."""
-    if facts.get("language") != "python":
+    language = by_id(facts.get("language") or "")
+    if language is None or not language.python_module:   # bases as Python's imports resolve them
         return []
     bound: dict[str, str] | None = None
     found = []
