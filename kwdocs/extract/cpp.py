@@ -957,7 +957,7 @@ class _Walker:
         # the replacement whole or not at all (Doxygen's initializer)
         signature = _squeeze(self.text(params)) if params is not None else ""
         value = node.child_by_field_name("value")
-        if value is not None and value.start_point[0] == node.start_point[0] and value.end_point[0] == value.start_point[0]:
+        if value is not None and value.start_point[0] == node.start_point[0] == value.end_point[0]:
             text = _squeeze(_MACRO_COMMENTS.sub(_blank_comment, self.text(value)))
             if text and len(text) <= MAX_MACRO_VALUE:
                 signature = f"{signature} {text}".lstrip()

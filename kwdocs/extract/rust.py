@@ -34,7 +34,8 @@ def _members(source: bytes, body, owner: str, symbols: list) -> None:
         if member.type == "enum_variant":
             symbols.append(ts.definition(source, ts.text_of(source, member.child_by_field_name("name")),
                                          "constant", member, anchor=_anchor(member), parent=owner,
-                                         detail="variant", with_signature=member.child_by_field_name("body") is not None))
+                                         detail="variant",
+                                         with_signature=member.child_by_field_name("body") is not None))
         elif member.type == "field_declaration" and any(
                 child.type == "visibility_modifier" for child in member.children):
             symbols.append(ts.definition(source, ts.text_of(source, member.child_by_field_name("name")),

@@ -742,9 +742,9 @@ def go_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
             markdown += [_go_text(item.strip()) if _GO_LIST_ITEM.match(item) else "  " + _go_text(item.strip())
                          for item in block if item.strip()]
         else:
-            body = textwrap.dedent("\n".join(block).expandtabs(4))
-            fence = "~" * max([3, *(len(run) + 1 for run in re.findall(r"~+", body))])
-            markdown += ["", fence, body, fence, ""]
+            code = textwrap.dedent("\n".join(block).expandtabs(4))
+            fence = "~" * max([3, *(len(run) + 1 for run in re.findall(r"~+", code))])
+            markdown += ["", fence, code, fence, ""]
         index = end
     summary, body = _summary(markdown_blocks("\n".join(markdown), resolve))
     return {"summary": summary, "blocks": _capped(body)}
