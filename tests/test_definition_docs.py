@@ -474,7 +474,8 @@ def test_cpp_doc_comments_of_members_enumerators_templates_and_macros(tmp_path):
     assert "**`other`**" not in page and "**`last`**" not in page
     assert "second line" not in page.split("## Detailed Analysis")[1]
     keywords = (tmp_path / "out/include/lib/gil.h_kw.md").read_text(encoding="utf-8")
-    assert "`depth`" in keywords and "`shared`" in keywords
+    # members as their class qualifies them (an enum's values by their enum), as Doxygen names them
+    assert "`gil.depth`" in keywords and "`mode.shared`" in keywords
     # a comment starting with "Type" is documentation, not a ``# type:`` note to a tool
     yaml = (tmp_path / "out/settings.yaml_docs.md").read_text(encoding="utf-8")
     assert "Type of the lock." in _definition(yaml, "lock")
@@ -739,7 +740,7 @@ def test_rust_variants_and_public_fields_are_members_with_their_docs(tmp_path):
     assert "The horizontal coordinate." in _definition(page, "x")
     assert "**`y`**" not in page
     keywords = (out / "value.rs_kw.md").read_text(encoding="utf-8")
-    assert all(f"**`{name}`**" in keywords for name in ("Null", "Bool", "Number", "x"))
+    assert all(f"**`{name}`**" in keywords for name in ("Value.Null", "Value.Bool", "Value.Number", "Point.x"))
 
 
 GO_PACKAGE = """\

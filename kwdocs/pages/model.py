@@ -1028,14 +1028,22 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
 
 
 def _qualified_names(facts: Facts, entries: list[dict]) -> dict[int, str]:
-    """A Python class member's name as its class path qualifies it (``GZipDecoder.decode``), by
-    the entry's id: a keyword page lists a file's eleven ``decode`` methods apart.  A local
-    definition keeps its bare name (the page says which function it is local to)."""
-    if not facts_language(facts).python_module:
+    """A class member's name as its class qualifies it (``GZipDecoder.decode``), by the entry's
+    id: a keyword page lists a file's eleven ``decode`` methods apart.  A Python member keeps its
+    class path; in other languages a member of a class, struct, interface, enum or impl of this
+    file is qualified (a namespace's or package's names are not).  A local definition keeps its
+    bare name (the page says which function it is local to)."""
+    symbols = facts.get("symbols", [])
+    if facts_language(facts).python_module:
+        return {id(entry): f"{symbol['parent']}.{entry['name']}"
+                for entry, symbol in zip(entries, symbols)
+                if symbol.get("parent") and not entry["local_to"] and symbol["kind"] != "import"}
+    classes = {symbol["name"] for symbol in symbols if symbol["kind"] == "class"}
+    if not classes:
         return {}
     return {id(entry): f"{symbol['parent']}.{entry['name']}"
-            for entry, symbol in zip(entries, facts.get("symbols", []))
-            if symbol.get("parent") and not entry["local_to"] and symbol["kind"] != "import"}
+            for entry, symbol in zip(entries, symbols)
+            if symbol.get("parent") in classes and not entry["local_to"] and symbol["kind"] != "import"}
 
 
 _ROUTINE_ORDER = (SOURCE_SECTION, "Detailed Analysis")
