@@ -70,8 +70,20 @@ class Entity:
 
     @property
     def short(self) -> str:
-        """The last part of its name, the name kwdocs' pages show."""
-        return re.split(r"::|\.", self.name)[-1]
+        """The last part of its name, the name kwdocs' pages show (a C++ specialization's
+        template arguments left out)."""
+        return self.parts[-1]
+
+    @property
+    def parts(self) -> list[str]:
+        """Its name's parts, outer scopes first, without template arguments."""
+        name = self.name
+        while True:
+            bare = re.sub(r"<[^<>]*>", "", name)
+            if bare == name:
+                break
+            name = bare
+        return [part.strip() for part in re.split(r"::|\.", name)]
 
 
 @dataclass
@@ -195,35 +207,39 @@ def first_sentence(text: str) -> tuple[str, ...]:
 
 
 # bold, emphasis, code marks, a list or heading marker, a link: Markdown a page printed as text
-_ESCAPED = re.compile(r"\\\*\\\*|\\\*\w[^*\n]*\\\*|\\_\\_|\\`|^\s*\\[#*+-]\s|^\s*\d+\\\.\s"
+# (not ``\\_\\_init\\_\\_`` or ``\\*\\*kwargs``, which a plain-text comment means literally)
+_ESCAPED = re.compile(r"\\\*\\\*[^*\n]+?\\\*\\\*|\\\*\w[^*\n]*\\\*|\\`|^\s*\\[#*+-]\s|^\s*\d+\\\.\s"
                       r"|\\\[[^\]\n]*\\\](?:\\\[|\(|:)", re.MULTILINE)
 _ENDS_SENTENCE = re.compile(r"[.:;!?,)\]`*>|]\s*$")
 
 
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _TOOL_CODE = re.compile(r"```|~~~|^\s*>>> |(?:\A|\n[ \t]*\n)(?: {4,}|\t)\S|@code\b|@example\b")
 _PAGE_CODE = re.compile(r"```|~~~|(?:\A|\n[ \t]*\n)(?: {4,}|\t)\S")
 
 
 def rendering_problem(markdown: str, tool_doc: str = "") -> str:
     """Why a definition's documentation on a page does not read as its author wrote it: escaped
-    Markdown, a paragraph broken at each source line, or the code of the tool's doc (a fenced or
-    indented block, a doctest) run into the prose; "" when it reads well."""
+    Markdown, the code of the tool's doc (a fenced or indented block, a doctest) run into the
+    prose, a code line shown as a heading, or a paragraph broken at each source line; "" when it
+    reads well."""
     text = _CODE_BLOCK.sub("\n\n", markdown)
     text = re.sub(r"`[^`\n]*`", "code", text)  # escapes inside code spans are literal text
     if _ESCAPED.search(text):
         return "escaped Markdown"
+    if _TOOL_CODE.search(inspect.cleandoc(tool_doc)) and not _PAGE_CODE.search(markdown):
+        return "code run into the text"
+    # a heading the tool's doc does not have: a hidden doctest line (rustdoc's ``# use x;``) as a heading
+    headings = {h.strip() for h in _HEADING.findall(_CODE_BLOCK.sub("", tool_doc))}
+    for heading in _HEADING.findall(text):
+        if heading.strip() not in headings and plain(heading).strip() not in headings:
+            return "code line shown as a heading"
     blocks = [block.strip() for block in re.split(r"\n\s*\n", text) if block.strip()]
     for before, after in itertools.pairwise(blocks):
         last = before.splitlines()[-1]
         if (not _ENDS_SENTENCE.search(last) and re.match(r"[a-z]", after)
                 and not re.match(r"\s*(\||#|>)", last)):
             return "split per line"
-    headings = {h.strip() for h in re.findall(r"^[ \t]*#{1,6}[ \t]+(.+)$", _CODE_BLOCK.sub("", tool_doc), re.MULTILINE)}
-    for heading in re.findall(r"^[ \t]*#{1,6}[ \t]+(.+)$", text, re.MULTILINE):
-        if heading.strip() not in headings and plain(heading).strip() not in headings:
-            return "code line shown as a heading"
-    if _TOOL_CODE.search(inspect.cleandoc(tool_doc)) and not _PAGE_CODE.search(markdown):
-        return "code run into the text"
     return ""
 
 
@@ -236,7 +252,7 @@ def find_definition(entity: Entity, pages: dict[str, list[Definition]]) -> Defin
         files = [path for path in pages if path.startswith(entity.path) and "/" not in path[len(entity.path):]]
     else:
         files = [entity.path]
-    parts = re.split(r"::|\.", entity.name)
+    parts = entity.parts
     parent = parts[-2] if len(parts) > 1 else ""
     candidates = [definition for path in files for definition in pages.get(path, ())
                   if definition.name in (entity.short, entity.name) and definition.kind in entity.accepts]
@@ -367,24 +383,28 @@ QUIET = YES
 WARNINGS = NO
 OUTPUT_DIRECTORY = {output}
 STRIP_FROM_PATH = {tree}
+ALIASES = "rst=\\verbatim" "endrst=\\endverbatim"
 """
 
 
 def _xml_text(node: ET.Element | None) -> str:
-    """A Doxygen description as text, one paragraph per ``<para>``, parameter lists and return
-    sections left out (their words are not the summary)."""
+    """A Doxygen description as text, one paragraph per ``<para>`` (a verbatim block keeps its
+    lines), parameter lists and return sections left out (their words are not the summary)."""
     if node is None:
         return ""
     paragraphs = []
     for para in node.iter("para"):
         parts: list[str] = [para.text or ""]
         for child in para:
-            if child.tag not in ("parameterlist", "simplesect", "programlisting", "para"):
+            if child.tag == "verbatim":
+                parts.append("\n\n" + (child.text or "") + "\n\n")
+            elif child.tag not in ("parameterlist", "simplesect", "programlisting", "para"):
                 parts.append("".join(child.itertext()))
             parts.append(child.tail or "")
-        text = " ".join("".join(parts).split())
-        if text:
-            paragraphs.append(text)
+        for block in re.split(r"\n[ \t]*\n", "".join(parts)):
+            text = "\n".join(" ".join(line.split()) for line in block.strip().splitlines())
+            if text:
+                paragraphs.append(text)
     return "\n\n".join(paragraphs)
 
 
@@ -451,11 +471,21 @@ def _ts_comment(reflection: dict) -> str:  # type: ignore[type-arg]
 def typedoc_entities(tree: Path, project: dict, parents: tuple[str, ...] = ()) -> list[Entity]:  # type: ignore[type-arg]
     """The entities of TypeDoc's JSON: every reflection it documents with a comment, at its source,
     once (entry points re-export the same declarations)."""
-    found = {(e.path, e.line, e.short, e.kind): e for e in _typedoc_reflections(project, parents)}
+    found = {(e.path, e.line, e.short, e.kind): e for e in _typedoc_reflections(tree, project, parents)}
     return list(found.values())
 
 
-def _typedoc_reflections(project: dict, parents: tuple[str, ...]) -> list[Entity]:  # type: ignore[type-arg]
+def _own_comment(tree: Path, path: str, line: int) -> bool:
+    """Whether a doc comment ends right above the line (TypeDoc copies an overridden member's
+    comment to a member without one; those are counted apart)."""
+    try:
+        lines = (tree / path).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return True
+    return line >= 2 and lines[line - 2].rstrip().endswith("*/")
+
+
+def _typedoc_reflections(tree: Path, project: dict, parents: tuple[str, ...]) -> list[Entity]:  # type: ignore[type-arg]
     entities: list[Entity] = []
     for child in project.get("children", ()):
         kind, accepts = _TS_KINDS.get(child.get("kind", 0), ("", frozenset()))
@@ -464,9 +494,11 @@ def _typedoc_reflections(project: dict, parents: tuple[str, ...]) -> list[Entity
         inherited = "inheritedFrom" in child   # listed on each subclass; counted where it is written
         if kind and path and kind != "module" and not inherited and not child.get("flags", {}).get("isExternal"):
             path = path[path.index("src/"):] if "src/" in path else path
+            if "overwrites" in child and not _own_comment(tree, path, line):
+                kind += " (comment of the member it overrides)"
             entities.append(Entity(path, ".".join(parents + (child["name"],)), kind, accepts,
                                    _ts_comment(child), line))
-        entities.extend(_typedoc_reflections(child, parents + ((child["name"],) if kind != "module" else ())))
+        entities.extend(_typedoc_reflections(tree, child, parents + ((child["name"],) if kind != "module" else ())))
     return entities
 
 
@@ -663,6 +695,13 @@ def ujson_project(fetch: bool, work: Path) -> tuple[Path, list[str], list[Entity
     return tree, [f"{i}/**" for i in inputs], doxygen_entities(tree, inputs, work)
 
 
+def pybind11_project(fetch: bool, work: Path) -> tuple[Path, list[str], list[Entity]]:
+    """A C++ project with Doxygen comments, beside ujson, whose sources have none for Doxygen."""
+    _need("doxygen", "doxygen")
+    tree = _sdist("pybind11", "", fetch)
+    return tree, ["include/**"], doxygen_entities(tree, ["include"], work)
+
+
 def zod_project(fetch: bool, work: Path) -> tuple[Path, list[str], list[Entity]]:
     typedoc = CACHE / "typedoc" / "node_modules" / "typedoc" / "bin" / "typedoc"
     found = sorted(path for path in CACHE.glob("zod-[0-9]*") if path.is_dir())
@@ -714,6 +753,7 @@ def clap_project(fetch: bool, work: Path) -> tuple[Path, list[str], list[Entity]
 PROJECTS: dict[str, tuple[str, Callable[[bool, Path], tuple[Path, list[str], list[Entity]]]]] = {
     "httpx": ("pdoc", httpx_project),
     "ujson": ("Doxygen XML", ujson_project),
+    "pybind11": ("Doxygen XML", pybind11_project),
     "zod": ("TypeDoc JSON", zod_project),
     "cobra": ("go doc -all", cobra_project),
     "clap": ("rustdoc conventions", clap_project),
