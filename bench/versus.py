@@ -224,23 +224,29 @@ def rendering_problem(markdown: str, tool_doc: str = "") -> str:
     prose, a code line shown as a heading, or a paragraph broken at each source line; "" when it
     reads well."""
     text = _CODE_BLOCK.sub("\n\n", markdown)
-    text = re.sub(r"`[^`\n]*`", "code", text)  # escapes inside code spans are literal text
+    text = re.sub(r"`[^`\n]*`", "CODE", text)  # escapes inside code spans are literal text
     if _ESCAPED.search(text):
         return "escaped Markdown"
     if _TOOL_CODE.search(inspect.cleandoc(tool_doc)) and not _PAGE_CODE.search(markdown):
         return "code run into the text"
     # a heading the tool's doc does not have: a hidden doctest line (rustdoc's ``# use x;``) as a heading
     headings = {h.strip() for h in _HEADING.findall(_CODE_BLOCK.sub("", tool_doc))}
-    for heading in _HEADING.findall(text):
+    for heading in _HEADING.findall(_CODE_BLOCK.sub("\n\n", markdown)):
         if heading.strip() not in headings and plain(heading).strip() not in headings:
             return "code line shown as a heading"
+    # paragraphs the tool's doc has too (a summary without a full stop) are the author's
+    starts = {_words(block)[:3] for block in re.split(r"\n\s*\n", inspect.cleandoc(tool_doc))}
     blocks = [block.strip() for block in re.split(r"\n\s*\n", text) if block.strip()]
     for before, after in itertools.pairwise(blocks):
         last = before.splitlines()[-1]
         if (not _ENDS_SENTENCE.search(last) and re.match(r"[a-z]", after)
-                and not re.match(r"\s*(\||#|>)", last)):
+                and not re.match(r"\s*(\||#|>)", last) and _words(after)[:3] not in starts):
             return "split per line"
     return ""
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(word.lower() for word in _WORD.findall(plain(text)))
 
 
 # ---- the comparison ------------------------------------------------------------------------------
