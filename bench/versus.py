@@ -483,7 +483,7 @@ def typedoc_entities(tree: Path, project: dict, parents: tuple[str, ...] = ()) -
 
 def _own_comment(tree: Path, path: str, line: int) -> bool:
     """Whether a doc comment ends right above the line (TypeDoc copies an overridden member's
-    comment to a member without one; those are counted apart)."""
+    comment to a member without one)."""
     try:
         lines = (tree / path).read_text(encoding="utf-8").splitlines()
     except OSError:
@@ -500,10 +500,11 @@ def _typedoc_reflections(tree: Path, project: dict, parents: tuple[str, ...]) ->
         inherited = "inheritedFrom" in child   # listed on each subclass; counted where it is written
         if kind and path and kind != "module" and not inherited and not child.get("flags", {}).get("isExternal"):
             path = path[path.index("src/"):] if "src/" in path else path
-            if "overwrites" in child and not _own_comment(tree, path, line):
-                kind += " (comment of the member it overrides)"
+            # a member without a comment of its own shows the one it overrides in TypeDoc: not
+            # documented here (pdoc's inherited docstrings are not counted either)
+            copied = "overwrites" in child and not _own_comment(tree, path, line)
             entities.append(Entity(path, ".".join(parents + (child["name"],)), kind, accepts,
-                                   _ts_comment(child), line))
+                                   "" if copied else _ts_comment(child), line))
         entities.extend(_typedoc_reflections(tree, child, parents + ((child["name"],) if kind != "module" else ())))
     return entities
 
