@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import glob
 import html
+import importlib.util
 import inspect
 import itertools
 import json
@@ -44,7 +45,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -67,6 +68,7 @@ class Entity:
     accepts: frozenset[str]  # kwdocs kinds it may be shown as
     doc: str             # its documentation, plain text or the tool's markup
     line: int = 0        # where the tool says it is (0: not known)
+    body: tuple[str, int] = ("", 0)   # where its definition is, when apart from its declaration
 
     @property
     def short(self) -> str:
@@ -282,6 +284,9 @@ def compare(entities: Iterable[Entity], pages: dict[str, list[Definition]]) -> O
             continue
         outcome.entities += 1
         definition = find_definition(entity, pages)
+        if entity.body[0] and (definition is None or not first_sentence(definition.doc)):
+            definition = find_definition(replace(entity, path=entity.body[0], line=entity.body[1]),
+                                         pages) or definition
         if definition is None:
             outcome.misses.append((entity, "not shown"))
             outcome.reasons[f"not shown: {entity.kind}"] += 1
@@ -414,6 +419,11 @@ def _xml_text(node: ET.Element | None) -> str:
     return "\n\n".join(paragraphs)
 
 
+def _relative(tree: Path, path: str) -> str:
+    path = Path(path).as_posix() if path else ""
+    return path[len(tree.as_posix()) + 1:] if path.startswith(tree.as_posix() + "/") else path
+
+
 def doxygen_entities(tree: Path, inputs: list[str], work: Path) -> list[Entity]:
     """The entities Doxygen documents (EXTRACT_ALL=NO), read from its XML."""
     (work / "Doxyfile").write_text(DOXYFILE.format(inputs=" ".join(str(tree / i) for i in inputs),
@@ -430,9 +440,10 @@ def doxygen_entities(tree: Path, inputs: list[str], work: Path) -> list[Entity]:
             return
         doc = "\n\n".join(filter(None, (_xml_text(node.find("briefdescription")),
                                         _xml_text(node.find("detaileddescription")))))
-        path = Path(where.get("file", "")).as_posix()
-        path = path[len(tree.as_posix()) + 1:] if path.startswith(tree.as_posix() + "/") else path
-        entities[ident] = Entity(path, name, kind, kinds[kind], doc, int(where.get("line", "0")))
+        path, body = (_relative(tree, where.get(attribute, "")) for attribute in ("file", "bodyfile"))
+        # a function declared in one file and defined in another: Doxygen joins the comments of both
+        apart = (body, int(where.get("bodystart", "0"))) if body and body != path else ("", 0)
+        entities[ident] = Entity(path, name, kind, kinds[kind], doc, int(where.get("line", "0")), apart)
 
     for xml in sorted((work / "xml").glob("*.xml")):
         if xml.name == "index.xml":
@@ -664,7 +675,9 @@ def _sdist(name: str, version: str, fetch: bool) -> Path:
     if not found and fetch:
         CACHE.mkdir(exist_ok=True)
         spec = f"{name}=={version}" if version else name
-        _run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps", spec, "-d", str(CACHE)])
+        # this interpreter's pip, or the system's (a venv made --without-pip has none)
+        pip = [sys.executable if importlib.util.find_spec("pip") else "python3", "-m", "pip"]
+        _run([*pip, "download", "-q", "--no-binary", ":all:", "--no-deps", spec, "-d", str(CACHE)])
         for archive in sorted(CACHE.glob(f"{pattern}.tar.gz")):
             _unpack(archive, CACHE)
         found = sorted(path for path in CACHE.glob(pattern) if path.is_dir())
@@ -714,14 +727,14 @@ def zod_project(fetch: bool, work: Path) -> tuple[Path, list[str], list[Entity]]
     found = sorted(path for path in CACHE.glob("zod-[0-9]*") if path.is_dir())
     if fetch and not found:
         CACHE.mkdir(exist_ok=True)
-        _run(["npm", "pack", "zod"], cwd=CACHE)
+        _run(["npm", "pack", "--silent", "zod"], cwd=CACHE)
         archive = sorted(CACHE.glob("zod-*.tgz"))[-1]
         _unpack(archive, work)
         shutil.move(str(work / "package"), CACHE / archive.name[: -len(".tgz")])
         found = sorted(path for path in CACHE.glob("zod-[0-9]*") if path.is_dir())
     if fetch and not typedoc.exists():
         (CACHE / "typedoc").mkdir(parents=True, exist_ok=True)
-        _run(["npm", "install", "typedoc", "typescript"], cwd=CACHE / "typedoc")
+        _run(["npm", "install", "--silent", "typedoc", "typescript"], cwd=CACHE / "typedoc")
     if not found or not typedoc.exists():
         raise Missing(f"no zod package or typedoc in {CACHE} (run with --fetch)")
     tree = found[-1]
@@ -741,9 +754,9 @@ def cobra_project(fetch: bool, work: Path) -> tuple[Path, list[str], list[Entity
     tree = Path("/usr/share/gocode/src/github.com/spf13/cobra")
     if not tree.is_dir():
         raise Missing(f"no {tree} (apt-get install -y golang-github-spf13-cobra-dev)")
-    environment = dict(os.environ, GOFLAGS="-mod=mod", GOPATH=str(work / "gopath"), GOCACHE=str(work / "gocache"),
-                       GO111MODULE="off", GOPROXY="off")
-    environment["GOPATH"] = "/usr/share/gocode"
+    # Debian's Go sources are a GOPATH tree: read them as one, offline, caching in the scratch folder
+    environment = dict(os.environ, GOPATH="/usr/share/gocode", GO111MODULE="off", GOFLAGS="", GOPROXY="off",
+                       GOCACHE=str(work / "gocache"))
     done = subprocess.run(["go", "doc", "-all", "."], cwd=tree, env=environment, capture_output=True, text=True,
                           check=True)
     return tree, ["*.go"], godoc_entities(done.stdout, "")
