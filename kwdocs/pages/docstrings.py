@@ -840,7 +840,13 @@ _STRUCTURAL = frozenset({"name", "module", "namespace", "memberof", "memberOf", 
                          "async", "generator", "event", "fires", "emits", "listens", "mixin", "mixes", "interface",
                          "implements", "augments", "extends", "const", "constant", "variation", "fileoverview",
                          "overview", "file", "author", "version", "license", "copyright", "internal", "hidden",
-                         "category", "group", "this", "fn", "var", "def", "struct", "union"})
+                         "category", "group", "this", "fn", "var", "def", "struct", "union",
+                         # Doxygen's grouping: the groups it names are Doxygen's outline, not the page's
+                         "ingroup", "addtogroup", "weakgroup", "defgroup"})
+# TSDoc's modifier tags take no argument: words after one on its line are prose (TypeDoc's summary)
+_MODIFIERS = frozenset({"internal", "hidden", "private", "public", "protected", "package", "readonly", "abstract",
+                        "virtual", "override", "static", "async", "generator", "sealed", "alpha", "beta",
+                        "experimental"})
 _BLOCK_ENDS = {"code": "endcode", "verbatim": "endverbatim", "rst": "endrst", "f[": "f]"}
 
 
@@ -919,6 +925,8 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
             current = None
         elif name in _STRUCTURAL:
             current = None
+            if name in _MODIFIERS and rest:
+                prose.append(rest)
         elif name in _TYPED:
             flush()
             shown, _ = _jsdoc_type(rest)
