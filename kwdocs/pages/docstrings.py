@@ -336,9 +336,18 @@ _RUST_CODE = frozenset({"", "rust", "no_run", "ignore", "should_panic", "compile
                         "edition2015", "edition2018", "edition2021", "edition2024"})
 
 
+_REFERENCE_USE = re.compile(r"\]\[(?P<label>[^\]\n]+)\]")
+
+
 def is_markdown(text: str) -> bool:
-    """Whether a docstring is written in Markdown rather than reStructuredText."""
-    return bool(_MARKDOWN_MARKS.search(text)) and not _REST_MARKS.search(text)
+    """Whether a docstring is written in Markdown rather than reStructuredText: a fence, strong
+    text, an inline link, or a reference link (``[text][0]``) with its ``[0]: url`` line."""
+    if _REST_MARKS.search(text):
+        return False
+    if _MARKDOWN_MARKS.search(text):
+        return True
+    defined = {match["label"].lower() for match in _REFERENCE_DEFINITION.finditer(text)}
+    return any(match["label"].lower() in defined for match in _REFERENCE_USE.finditer(text))
 
 
 def safe_url(url: str) -> str:
