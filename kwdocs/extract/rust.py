@@ -30,7 +30,6 @@ def extract(text: str, path: str) -> dict[str, Any]:
     symbols: list[dict[str, Any]] = []
     imports: list[dict[str, Any]] = []
     _walk(source, tree.root_node, "", False, symbols, imports, "")
-    _join_attribute_docs(source, tree.root_node, symbols)
     return ts.finish(symbols, imports, _inner_doc(source, tree.root_node), tree)
 
 
@@ -83,6 +82,8 @@ def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, import
             symbols.append({"name": module, "kind": "import", "line": ts.line_of(child)})
         elif kind in ("declaration_list", "attribute_item") or kind.startswith("macro_invocation"):
             continue
+    if node.parent is None:   # the file's root, walked last: every definition is listed now
+        _join_attribute_docs(source, node, symbols)
 
 
 # ``#[doc = "..."]`` or ``#[cfg_attr(<cfg>, doc = "...")]``: a line of the doc comment, as rustdoc reads it
