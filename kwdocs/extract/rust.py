@@ -94,6 +94,54 @@ def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, import
             symbols.append({"name": module, "kind": "import", "line": ts.line_of(child)})
         elif kind in ("declaration_list", "attribute_item") or kind.startswith("macro_invocation"):
             continue
+    if node.parent is None:   # the file's root, walked last: every definition is listed now
+        _join_attribute_docs(source, node, symbols)
+
+
+# ``#[doc = "..."]`` or ``#[cfg_attr(<cfg>, doc = "...")]``: a line of the doc comment, as rustdoc reads it
+_DOC_ATTRIBUTE = re.compile(r'#\[\s*(cfg_attr\s*\(.*,\s*)?doc\s*=\s*"((?:[^"\\]|\\.)*)"\s*\)?\s*\]\s*', re.DOTALL)
+_ESCAPE = re.compile(r"\\(.)")
+_OUTER_DOC = ("///", "/**")
+
+
+def _join_attribute_docs(source: bytes, root, symbols: list) -> None:
+    """Give a definition the whole doc comment rustdoc shows where attributes interrupt it
+    (``/// # Examples``, then ``#[cfg_attr(feature = "x", doc = " ```")]``, then more ``///``):
+    ts.doc_comment stops at the first attribute, which lost the summary above it and the
+    code fence the attribute opens.  Other definitions keep the doc they have."""
+    docs: dict[int, str] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if node.prev_sibling is None or node.prev_sibling.type not in ("attribute_item", "line_comment"):
+            continue
+        lines: list[str] = []
+        interrupted = False
+        attribute_below = False   # an attribute between this line and the item
+        last_cfg = False
+        sibling = node.prev_sibling
+        while sibling is not None and sibling.type in ("attribute_item", "line_comment", "block_comment"):
+            text = ts.text_of(source, sibling).rstrip("\r\n")
+            if sibling.type == "attribute_item":
+                found = _DOC_ATTRIBUTE.fullmatch(text)
+                if found and not (found[1] and last_cfg):  # of consecutive cfg_attr docs, one is built
+                    lines[:0] = ["///" + _ESCAPE.sub(r"\1", found[2])]  # its leading blank is "/// "'s
+                    interrupted = True
+                last_cfg = bool(found and found[1])
+                attribute_below = True
+            elif text.startswith(_OUTER_DOC) and not text.startswith(("////", "/***")):
+                lines[:0] = text.split("\n")
+                interrupted = interrupted or attribute_below
+                last_cfg = False
+            else:
+                break
+            sibling = sibling.prev_sibling
+        if interrupted:
+            docs[ts.line_of(node.child_by_field_name("name") or node)] = ts.clean_comment(lines)
+    for symbol in symbols:
+        if symbol["kind"] != "import" and docs.get(symbol["line"]):
+            symbol["doc"] = docs[symbol["line"]]
 
 
 def _anchor(node):

@@ -336,9 +336,18 @@ _RUST_CODE = frozenset({"", "rust", "no_run", "ignore", "should_panic", "compile
                         "edition2015", "edition2018", "edition2021", "edition2024"})
 
 
+_REFERENCE_USE = re.compile(r"\]\[(?P<label>[^\]\n]+)\]")
+
+
 def is_markdown(text: str) -> bool:
-    """Whether a docstring is written in Markdown rather than reStructuredText."""
-    return bool(_MARKDOWN_MARKS.search(text)) and not _REST_MARKS.search(text)
+    """Whether a docstring is written in Markdown rather than reStructuredText: a fence, strong
+    text, an inline link, or a reference link (``[text][0]``) with its ``[0]: url`` line."""
+    if _REST_MARKS.search(text):
+        return False
+    if _MARKDOWN_MARKS.search(text):
+        return True
+    defined = {match["label"].lower() for match in _REFERENCE_DEFINITION.finditer(text)}
+    return any(match["label"].lower() in defined for match in _REFERENCE_USE.finditer(text))
 
 
 def safe_url(url: str) -> str:
@@ -892,7 +901,13 @@ _STRUCTURAL = frozenset({"name", "module", "namespace", "memberof", "memberOf", 
                          "async", "generator", "event", "fires", "emits", "listens", "mixin", "mixes", "interface",
                          "implements", "augments", "extends", "const", "constant", "variation", "fileoverview",
                          "overview", "file", "author", "version", "license", "copyright", "internal", "hidden",
-                         "category", "group", "this", "fn", "var", "def", "struct", "union"})
+                         "category", "group", "this", "fn", "var", "def", "struct", "union",
+                         # Doxygen's grouping: the groups it names are Doxygen's outline, not the page's
+                         "ingroup", "addtogroup", "weakgroup", "defgroup"})
+# TSDoc's modifier tags take no argument: words after one on its line are prose (TypeDoc's summary)
+_MODIFIERS = frozenset({"internal", "hidden", "private", "public", "protected", "package", "readonly", "abstract",
+                        "virtual", "override", "static", "async", "generator", "sealed", "alpha", "beta",
+                        "experimental"})
 _BLOCK_ENDS = {"code": "endcode", "verbatim": "endverbatim", "rst": "endrst", "f[": "f]"}
 
 
@@ -971,6 +986,8 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
             current = None
         elif name in _STRUCTURAL:
             current = None
+            if name in _MODIFIERS and rest:
+                prose.append(rest)
         elif name in _TYPED:
             flush()
             shown, _ = _jsdoc_type(rest)
