@@ -16,6 +16,7 @@ from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages
 from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import Renderer, renderer_for
+from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import ChangedSinceExtracted, Source, page_source
 from kwdocs.store.state import FACTS, load_shard
 
@@ -75,8 +76,8 @@ def _prime(config: Config, settings: dict[str, Any]) -> None:
                              lazy=True)
         _settled[ident] = (rules, Renderer(templates, None))
     rules, renderer = _settled[ident]
-    made = context_for(config).made     # where ``steps.common.rules_for`` and ``renderer_for`` keep theirs
-    made[(common.rules_for.__wrapped__,)] = rules   # type: ignore[attr-defined]  # functools.wraps sets it
+    made = context_for(config).made     # where ``rules_for`` and ``renderer_for`` keep theirs
+    made[(rules_for.__wrapped__,)] = rules   # type: ignore[attr-defined]  # functools.wraps sets it
     made[(renderer_for.__wrapped__,)] = renderer   # type: ignore[attr-defined]
 
 
@@ -166,7 +167,7 @@ def _rendered(config: Config, items: list[tuple[Facts, dict | None, dict, bytes 
     """Each file's pages, with the key they were rendered from."""
     keys = common.file_page_keys(config)
     renderer = renderer_for(config)
-    mask = common.rules_for(config).mask_secrets
+    mask = rules_for(config).mask_secrets
     found = {}
     for facts, links, related, data in items:
         view = pages.source_view(config, facts, data, mask)

@@ -511,7 +511,7 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
 
     Each unit's facts shard is read again only when it changed since the last time (its
     size and time stamp), and only the buckets whose part from it changed are written."""
-    from kwdocs.engine.steps.common import rules_for
+    from kwdocs.rules.ruleset import rules_for
 
     # the parts are kept by the name of the unit's facts shard, in that order; a unit with no facts has no words
     shards = {posixpath.basename(path): (path, stamp, unit)

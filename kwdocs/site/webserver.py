@@ -100,8 +100,8 @@ class SourceFiles:
 
     def read(self, real: str) -> tuple[bytes, str]:
         """The file's bytes as served, and their content type: text with its secrets masked."""
-        from kwdocs.engine.steps.common import rules_for
         from kwdocs.extract.decode import decode, is_binary
+        from kwdocs.rules.ruleset import rules_for
         from kwdocs.sources import read_source
 
         data = read_source(real)

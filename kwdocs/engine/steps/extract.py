@@ -9,7 +9,7 @@ from typing import Any
 
 from kwdocs import languages, sources
 from kwdocs.config import Config
-from kwdocs.engine.steps.common import Lookup, Read, _stat, _unit_rows, extraction_key, recovering, rules_for
+from kwdocs.engine.steps.common import Lookup, Read, _stat, _unit_rows, extraction_key, recovering
 from kwdocs.engine.steps.link_inputs import _link_inputs
 from kwdocs.engine.steps.shared import SharedFacts
 from kwdocs.engine.workers import collector_paused
@@ -17,6 +17,7 @@ from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts, Problem
 from kwdocs.pages import compose as pages, keywords
+from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import Source, source_path
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint

@@ -5,7 +5,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, cast
 
 from kwdocs.config import Config
-from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering, rules_for
+from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
 from kwdocs.engine.workers import collector_paused
@@ -13,6 +13,7 @@ from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages, layout, model
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
+from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import ChangedSinceExtracted, page_source
 from kwdocs.store import writer as output
 from kwdocs.store.state import LINKS, PAGES, load_shard, save_shard
