@@ -8,10 +8,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.context import context_for
 from kwdocs.engine.steps import common, extract, render
-from kwdocs.engine.workers import collector_paused
 from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages
 from kwdocs.pages.formats import formats_for

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import orjson
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.pages import keywords, layout
 from kwdocs.store import writer as output
@@ -171,8 +172,6 @@ def write_search(config: Config, units: list[str], folder: Path) -> dict:
     ``folder`` up to date with the shards extraction wrote for ``units`` (the tree's units: shards
     of gone units are pruned later); returns counts.  It reads no page, so it runs beside the
     render step.  An edit reads and writes the parts of the units it changed."""
-    from kwdocs.engine.workers import collector_paused
-
     written = 0
     try:
         with collector_paused():    # a large tree's words are millions of short-lived lists, none in a cycle

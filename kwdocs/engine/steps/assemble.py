@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import (
     StateDamaged,
@@ -16,7 +17,6 @@ from kwdocs.engine.steps.common import (
 )
 from kwdocs.engine.steps.keywords import _remove_other_forms
 from kwdocs.engine.steps.shared import SharedFolders
-from kwdocs.engine.workers import collector_paused
 from kwdocs.pages import compose as pages, layout, model
 from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import renderer_for

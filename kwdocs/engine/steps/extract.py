@@ -8,11 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from kwdocs import languages, sources
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import Lookup, Read, _stat, _unit_rows, extraction_key, recovering
 from kwdocs.engine.steps.link_inputs import _link_inputs
 from kwdocs.engine.steps.shared import SharedFacts
-from kwdocs.engine.workers import collector_paused
 from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts, Problem

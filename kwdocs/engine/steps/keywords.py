@@ -6,6 +6,7 @@ from pathlib import Path
 
 import orjson
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import (
     StateDamaged,
@@ -15,7 +16,6 @@ from kwdocs.engine.steps.common import (
     recovering,
     stored_facts,
 )
-from kwdocs.engine.workers import collector_paused
 from kwdocs.pages import compose as pages, keywords, layout
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for

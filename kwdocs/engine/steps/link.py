@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import changed_units, digest, recovering, stored_facts
 from kwdocs.engine.steps.link_inputs import ANCHORED_PART, _definitions_digest, _import_digest, _interned, _link_inputs
 from kwdocs.engine.steps.shared import SharedLinks
-from kwdocs.engine.workers import collector_paused
 from kwdocs.rules.ruleset import RuleSet, rules_for
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint

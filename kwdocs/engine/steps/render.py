@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, cast
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
-from kwdocs.engine.workers import collector_paused
 from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages, layout, model
 from kwdocs.pages.formats import formats_for, written_forms
