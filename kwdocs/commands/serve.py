@@ -23,7 +23,7 @@ def _interrupt(signum, frame) -> None:
 
 def run(config: Config, args: argparse.Namespace) -> int:
     from kwdocs.cli import overrides
-    from kwdocs.site.webserver import serve
+    from kwdocs.webserver import serve
 
     signal.signal(signal.SIGTERM, _interrupt)   # stop as cleanly as Ctrl-C does
     return serve(config, host=args.bind, port=args.port, log_requests=args.log_requests,
