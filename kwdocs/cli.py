@@ -5,9 +5,9 @@ import argparse
 import importlib
 import os
 import sys
-from pathlib import Path
 
 from kwdocs import __version__
+from kwdocs.commands import overrides
 from kwdocs.config import ConfigError, load_config
 from kwdocs.mistakes import describe
 
@@ -42,18 +42,6 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
         module.add_arguments(sub)
         sub.set_defaults(module=module)
     return main
-
-
-def overrides(args: argparse.Namespace) -> dict:
-    """Flags as configuration keys; paths typed on the command line are relative to the shell."""
-    absolute = lambda path: str(Path(path).resolve()) if path else None  # noqa: E731
-    return {"output": absolute(args.out), "project_name": args.project_name, "include": args.include,
-            "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
-            "templates": absolute(args.templates), "jobs": args.jobs,
-            "html": True if getattr(args, "html", False) else None,
-            "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None),
-            "cache_key_file": absolute(getattr(args, "cache_key_file", None)),
-            "scheduler": getattr(args, "scheduler", None)}
 
 
 def main(argv: list[str] | None = None) -> int:
