@@ -38,9 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from kwdocs import languages
+from kwdocs import languages, layout
 from kwdocs.config import Config
-from kwdocs.pages import layout
 from kwdocs.site.html import CSP, build_site, site_root
 
 if TYPE_CHECKING:

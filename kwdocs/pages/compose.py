@@ -14,10 +14,11 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
 from kwdocs.facts import Facts
-from kwdocs.pages import coverage, keywords, layout, model
+from kwdocs.pages import coverage, keywords, model
 from kwdocs.pages.formats import TEMPLATES, Format, MarkdownFormat
 from kwdocs.pages.render import Renderer
 

@@ -91,7 +91,7 @@ def formats_for(config: Config) -> tuple[Format, ...]:
 
 def file_page_paths(config: Config, rel: str) -> set[str]:
     """Every page a build writes for the source file ``rel``, in every format."""
-    from kwdocs.pages import layout
+    from kwdocs import layout
     own = (layout.docs_page(rel), layout.kw_page(rel))
     return {*own, *(output_format.page_path(page) for output_format in formats_for(config) for page in own)}
 

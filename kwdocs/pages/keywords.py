@@ -13,8 +13,8 @@ import string
 from operator import itemgetter
 from pathlib import Path
 
+from kwdocs import layout
 from kwdocs.facts import Facts
-from kwdocs.pages import layout
 from kwdocs.pages.model import kind_label
 from kwdocs.store import writer as output
 

@@ -16,11 +16,12 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
+from kwdocs import layout
 from kwdocs.extract import not_doc
 from kwdocs.extract.links import module_file
 from kwdocs.facts import Facts
 from kwdocs.languages import by_id, group_order, kind_group
-from kwdocs.pages import coverage, docstrings, layout
+from kwdocs.pages import coverage, docstrings
 
 RELATED_LIMIT = 10
 SOURCE_SECTION = "Original Source"

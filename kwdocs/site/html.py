@@ -41,10 +41,10 @@ import nh3
 from cmarkgfm import cmark
 from markupsafe import Markup, escape
 
+from kwdocs import layout
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
-from kwdocs.pages import layout
-from kwdocs.pages.layout import html_page
+from kwdocs.layout import html_page
 from kwdocs.pages.render import (
     _DOUBLE_BACKTICKS,
     ModelEnvironment,

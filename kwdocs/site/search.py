@@ -39,9 +39,10 @@ from pathlib import Path
 
 import orjson
 
+from kwdocs import layout
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
-from kwdocs.pages import keywords, layout
+from kwdocs.pages import keywords
 from kwdocs.store import writer as output
 from kwdocs.store.state import (
     FACTS,
@@ -67,7 +68,7 @@ def as_script(global_name: str, data: object) -> str:
 def tree_data(project: str, files: Iterable[str], folders: Iterable[str]) -> dict:
     """Folders (those with an index page) and files (those with a documentation page) by their
     real names (see ``write_tree``); ``pages`` and ``folderPages`` hold where the pages
-    of those whose page path is not their name live (cut or escaped: see ``kwdocs.pages.layout``)."""
+    of those whose page path is not their name live (cut or escaped: see ``kwdocs.layout``)."""
     file_pages, folder_pages = {}, {}
     for rel in files:
         page = layout.docs_page(rel)

@@ -16,9 +16,9 @@ import os
 import re
 from collections.abc import Iterable
 
+from kwdocs import layout
 from kwdocs.config import STATE_FOLDER, Config
 from kwdocs.mistakes import UserMistake
-from kwdocs.pages import layout
 from kwdocs.store import journal as ledger
 from kwdocs.store.state import HTML_MANIFEST, first_build
 

@@ -89,7 +89,7 @@ def tree_snapshot(config: Config, scanned: ScanResult) -> str:
 def outputs_digest(config: Config, scanned: ScanResult) -> str:
     """The modification times of the folders the Markdown pages are in, and the site's with
     ``html``: a page deleted, or a file added there, by hand changes its folder's."""
-    from kwdocs.pages import layout
+    from kwdocs import layout
 
     digest = hashlib.sha256()
     folders = {posixpath.dirname(layout.index_page(folder)) for folder in scanned.folders()}

@@ -14,8 +14,8 @@ import sys
 import zlib
 from pathlib import Path
 
+from kwdocs import layout
 from kwdocs.config import Config
-from kwdocs.pages import layout
 from kwdocs.store import symbols, writer as output
 
 # Every name under the state folder is here; each file's format belongs to the step that writes it.
@@ -264,7 +264,7 @@ def written_pages(config: Config, subjects: dict[str, str] | None = None, strict
 
 def page_subjects(config: Config, strict: bool = False) -> dict[str, str]:
     """Each file's and folder's page the state says kwdocs wrote -> the source file or folder it
-    documents, by its real name (a page's own may be cut or escaped: see ``kwdocs.pages.layout``)."""
+    documents, by its real name (a page's own may be cut or escaped: see ``kwdocs.layout``)."""
     found: dict[str, str] = {}
     pages_dir = config.state / PAGES
     for path in sorted(pages_dir.glob("*.json")) if pages_dir.is_dir() else ():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kwdocs import layout
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import (
@@ -17,7 +18,7 @@ from kwdocs.engine.steps.common import (
 )
 from kwdocs.engine.steps.keywords import _remove_other_forms
 from kwdocs.engine.steps.shared import SharedFolders
-from kwdocs.pages import compose as pages, layout, model
+from kwdocs.pages import compose as pages, model
 from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output

@@ -7,12 +7,12 @@ import os
 from collections.abc import Callable
 from typing import NamedTuple
 
-from kwdocs import languages
+from kwdocs import languages, layout
 from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs.extract import ctags
 from kwdocs.facts import Facts, identity as facts_identity
-from kwdocs.pages import compose as pages, layout, model
+from kwdocs.pages import compose as pages, model
 from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import rules_for

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import orjson
 
+from kwdocs import layout
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import (
@@ -16,7 +17,7 @@ from kwdocs.engine.steps.common import (
     recovering,
     stored_facts,
 )
-from kwdocs.pages import compose as pages, keywords, layout
+from kwdocs.pages import compose as pages, keywords
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output

@@ -4,10 +4,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import digest, file_page_keys, render_key
 from kwdocs.engine.steps.keywords import owned_keyword_page
-from kwdocs.pages import compose as pages, layout
+from kwdocs.pages import compose as pages
 from kwdocs.store import writer as output
 from kwdocs.store.state import SEEN, written_pages
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, cast
 
+from kwdocs import layout
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
 from kwdocs.facts import Facts
-from kwdocs.pages import compose as pages, layout, model
+from kwdocs.pages import compose as pages, model
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import rules_for

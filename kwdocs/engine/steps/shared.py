@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import orjson
 
-from kwdocs import sources
+from kwdocs import layout, sources
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import Read, digest, extraction_key, folder_page_paths
 from kwdocs.engine.steps.link_inputs import ANCHORED_PART
 from kwdocs.facts import Facts, as_facts
-from kwdocs.pages import compose as pages, layout
+from kwdocs.pages import compose as pages
 from kwdocs.pages.formats import file_page_paths
 from kwdocs.sources import Source, source_path
 from kwdocs.store import writer as output
