@@ -30,11 +30,11 @@ import time
 from dataclasses import dataclass, field
 
 from kwdocs.config import Config
-from kwdocs.engine import summary
+from kwdocs.engine import summary, symbol_index
 from kwdocs.engine.restore import repair
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder, with_ancestors
-from kwdocs.store import journal as ledger, owned, snapshot, state, symbol_index, writer as output
+from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 RESCAN_LIMIT = 256      # more folders to rescan than this: one full scan is cheaper
 PARALLEL_UNITS = 8      # this many units to redo or more: doit's worker processes are worth their start
