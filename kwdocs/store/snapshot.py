@@ -17,12 +17,15 @@ import shutil
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kwdocs import __version__
 from kwdocs.config import Config, shipped_templates
-from kwdocs.scan import ScanResult
 from kwdocs.store import writer as output
 from kwdocs.store.state import SCANNED as SCANNED_FILE, SNAPSHOT as SNAPSHOT_FILE
+
+if TYPE_CHECKING:   # a type only: the scan sits above the store (it skips the output folders the store recognises)
+    from kwdocs.scan import ScanResult
 
 
 @lru_cache(maxsize=1)
