@@ -273,7 +273,7 @@ def source_block(text: str, info: str, links: Mapping[str, str] | None = None) -
 
 # ---------------------------------------------------------------- the layout
 
-def describe(md_page: str, subject: str | None = None) -> tuple[str, str, str]:
+def describe_page(md_page: str, subject: str | None = None) -> tuple[str, str, str]:
     """(kind, subject, title) of a page; the subject is the source file or folder by its real
     name: ``subject`` when given (the state's record, exact for cut page names too), else as
     ``layout.page_subject`` reads it from the path."""
@@ -463,7 +463,7 @@ def _block(context: jinja2.runtime.Context, name: str) -> Markup:
 
 def render_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> str:
     """The whole HTML page for one Markdown page (``md_page`` relative to the output root; ``subject``:
-    see ``describe``): the pages no format renders from their models yet (folder and keyword index pages)."""
+    see ``describe_page``): the pages no format renders from their models yet (folder and keyword index pages)."""
     return _page(config, md_page, name_links(markdown_to_html(markdown_text, md_page)), subject)
 
 
@@ -473,7 +473,7 @@ def _page(config: Config, md_page: str, body: str, subject: str | None, sources:
     the highlighted sources the body holds as ``_SOURCE_MARK``s, put in last; ``template``: the
     layout's (``PAGE_TEMPLATE``), when the caller has it."""
     page = html_page(md_page)
-    kind, subject, title = describe(md_page, subject)
+    kind, subject, title = describe_page(md_page, subject)
     tabs = []
     if kind in ("docs", "kw"):
         tabs = [dict(label="Documentation", href=layout.link(page, html_page(layout.docs_page(subject))),
@@ -532,7 +532,7 @@ class HtmlFormat:
         return f"{SITE_FOLDER}/{html_page(md_page)}"
 
     def key(self) -> str:
-        return render_key(self.config)
+        return html_render_key(self.config)
 
     def render(self, kind: str, model: dict, md_page: str) -> str:
         href = functools.partial(site_href, md_page)
@@ -878,7 +878,7 @@ def write_static(config: Config) -> int:
 
 
 def _static_identity(config: Config, key: str) -> list:
-    """What the site's static files are made from (``render_key``: the code, Pygments' version;
+    """What the site's static files are made from (``html_render_key``: the code, Pygments' version;
     the script and styles shipped or overridden) and the files as written, each by its path and
     identity (``search.file_identity``)."""
     sources = [os.fspath(_static_source(config, name)) for name in STATIC_FILES]
@@ -887,7 +887,7 @@ def _static_identity(config: Config, key: str) -> list:
 
 
 @per_config
-def render_key(config: Config) -> str:
+def html_render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
     digest = hashlib.sha256(Path(__file__).read_bytes() + Path(highlighting.__file__).read_bytes())
     environment = _environment(config.templates)
@@ -942,7 +942,7 @@ def build_site(config: Config) -> dict:
     site = site_root(config)
     manifest_path = config.state / MANIFEST
     manifest = output.read_json(manifest_path, {}) or {}
-    key = render_key(config)
+    key = html_render_key(config)
     folders = search.folders_with_pages(config)
     keyword_meta = output.read_json(config.state / KEYWORDS_META, {})
     keyword_pages = keyword_meta.get("pages", []) if isinstance(keyword_meta, dict) else []

@@ -126,9 +126,9 @@ def write_tree(config: Config, folders: list[str], folder: Path) -> int:
             units[name] = entry
             continue
         lists[name] = listed(name)
-        units[name] = [info, digest(_json_text(lists[name]))]
+        units[name] = [info, text_digest(_json_text(lists[name]))]
     script = folder / TREE_FILE
-    made_from = [config.project_name, digest(_json_text(sorted(folders)))]
+    made_from = [config.project_name, text_digest(_json_text(sorted(folders)))]
     same_files = units.keys() == known.keys() and all(
         isinstance(old := known[name], list) and old[1:] == entry[1:] for name, entry in units.items())
     written = False
@@ -186,7 +186,7 @@ def write_search(config: Config, units: list[str], folder: Path) -> dict:
 # ---------------------------------------------------------------- incremental indexes by bucket
 
 @dataclass(frozen=True)
-class Index:
+class SearchIndex:
     """A search index kept as one script per bucket: each unit's part of each bucket as JSON
     text, the scripts' text the parts of a bucket in unit order."""
     state: str           # the state's folder of it: meta.json (per unit: its input, its parts' digests),
@@ -201,11 +201,12 @@ BUCKETS_FILE = "buckets.js"      # no bucket is named like it: bucket names are 
 META_FILE = "meta.json"
 
 
-def digest(text: str) -> str:
+def text_digest(text: str) -> str:
+    """A short hash of ``text``: what a search bucket's meta records of each unit's part."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, object],
+def update_index(config: Config, index: SearchIndex, folder: Path, inputs: dict[str, object],
                  parts_of: Callable[[str], dict[str, str]], content_of: Callable[[str], str] | None = None,
                  unsettled: Collection[str] = ()) -> int:
     """Bring ``index`` in the site's static ``folder`` up to date; returns files written or removed.
@@ -237,7 +238,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
             now[unit] = [None if unit in unsettled else source, old[1], *content]
             continue
         texts = parts_of(unit)
-        digests = {bucket: digest(text) for bucket, text in texts.items()}
+        digests = {bucket: text_digest(text) for bucket, text in texts.items()}
         before = old[1] if old is not None else {}
         for bucket in set(digests) | set(before):
             if digests.get(bucket) != before.get(bucket):
@@ -251,7 +252,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
         table = (output.read_json(state / f"bucket-{bucket}.json", {}) or {}) if known else {}
         expected = {unit: entry[1][bucket] for unit, entry in known.items() if bucket in entry[1]}
         if not isinstance(table, dict) or table.keys() != expected.keys() or any(
-                not isinstance(text, str) or digest(text) != expected[unit] for unit, text in table.items()):
+                not isinstance(text, str) or text_digest(text) != expected[unit] for unit, text in table.items()):
             # a table that is not what the last build left: every bucket is made again
             output.remove(config.out, meta_path)
             return update_index(config, index, folder, inputs, parts_of, content_of, unsettled)
@@ -293,7 +294,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
 SOURCES_FILE = "sources.json"    # beside META_FILE: what each unit's parts were made from, without their digests
 
 
-def _keep_sources(config: Config, index: Index, folder: Path, sources: dict[str, list]) -> None:
+def _keep_sources(config: Config, index: SearchIndex, folder: Path, sources: dict[str, list]) -> None:
     """Record what each unit's parts were made from ([input, content digest]), with the meta and
     bucket list they belong to (by their identity): ``_parts_kept`` trusts it only beside them."""
     state = config.state / index.state
@@ -302,7 +303,7 @@ def _keep_sources(config: Config, index: Index, folder: Path, sources: dict[str,
         "buckets": file_identity(folder / index.scripts / BUCKETS_FILE)})
 
 
-def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, object],
+def _parts_kept(config: Config, index: SearchIndex, folder: Path, inputs: dict[str, object],
                 content_of: Callable[[str], str] | None, unsettled: Collection[str] = ()) -> bool:
     """Whether no unit's parts can have changed since ``update_index`` last ran: the same units,
     each with the input or (``content_of``) the content its parts were made from.  Then only the
@@ -335,7 +336,7 @@ def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, ob
 
 # ---------------------------------------------------------------- keyword search
 
-KEYWORD_INDEX = Index(state=SEARCH, scripts="keywords", data_global="KWDOCS_KEYWORDS",
+KEYWORD_INDEX = SearchIndex(state=SEARCH, scripts="keywords", data_global="KWDOCS_KEYWORDS",
                       list_global="KWDOCS_KEYWORD_SHARDS", version=2)
 KEYWORD_SHARDS = 32     # few scripts for the browser to load, each small enough to write again on an edit
 
@@ -388,7 +389,7 @@ def write_keyword_index(config: Config, folder: Path, units: Iterable[str]) -> i
         return letters
 
     def content_of(unit: str) -> str:
-        return digest(_json_text({letter: item[1] for letter, item in letters_of(unit).items()}, sort_keys=True))
+        return text_digest(_json_text({letter: item[1] for letter, item in letters_of(unit).items()}, sort_keys=True))
 
     def parts_of(unit: str) -> dict[str, str]:
         letters = letters_of(unit)
@@ -501,7 +502,7 @@ def bucket_parts(texts: list[tuple]) -> dict[str, dict]:
             for name, (files, _, docs, words) in sorted(buckets.items())}
 
 
-FULLTEXT_INDEX = Index(state=FULLTEXT, scripts="fulltext", data_global="KWDOCS_FULLTEXT",
+FULLTEXT_INDEX = SearchIndex(state=FULLTEXT, scripts="fulltext", data_global="KWDOCS_FULLTEXT",
                        list_global="KWDOCS_FULLTEXT_BUCKETS", version=2)
 
 
@@ -537,7 +538,7 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
 
     def content_of(name: str) -> str:
         # an edit that changes no documentation text (most do) leaves the unit's words as they were
-        return digest(_json_text(texts_of(name)))
+        return text_digest(_json_text(texts_of(name)))
 
     def parts_of(name: str) -> dict[str, str]:
         return {bucket: _json_text(part) for bucket, part in bucket_parts(texts_of(name)).items()}
