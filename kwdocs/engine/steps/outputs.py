@@ -55,7 +55,7 @@ def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: l
     stored = shared.get_many([claims["key"]]).get(claims["key"])
     if stored is not None:
         try:        # a fresh clone of a tree built before: the same inputs, so the same pages
-            cache.decode(stored, claims, shared.key)
+            cache.decode_entry(stored, claims, shared.key)
             return 0
         except ValueError:
             pass    # damaged: made again below
@@ -63,7 +63,7 @@ def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: l
     expected = written_pages(config)
     if not expected or not all(page in entries for page in expected):
         return 0
-    return shared.put_many({claims["key"]: cache.encode(claims, {page: entries[page][0] for page in expected},
+    return shared.put_many({claims["key"]: cache.encode_entry(claims, {page: entries[page][0] for page in expected},
                                                         shared.key)})
 
 
@@ -82,7 +82,7 @@ def expected_outputs(config: Config, scanned_files: list[str], folders: list[str
     if found is None:
         return None
     try:
-        digests = cache.decode(found, claims, shared.key)
+        digests = cache.decode_entry(found, claims, shared.key)
         if not isinstance(digests, dict) or not all(
                 isinstance(value, str) and len(value) == SHA256_HEX for value in digests.values()):
             raise ValueError("it holds no page hashes")

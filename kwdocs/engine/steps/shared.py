@@ -50,7 +50,7 @@ class SharedFacts:
         for key, data in self.cache.get_many(list(keys)).items():
             rel = keys[key]
             try:
-                facts = as_facts(cache.decode(data, self.claims(key, rel), self.cache.key))
+                facts = as_facts(cache.decode_entry(data, self.claims(key, rel), self.cache.key))
                 if facts is None or facts.get("path") != rel or facts.get("sha256") != self.hashes[rel]:
                     raise ValueError("its facts are of another file")
                 self.found[rel] = facts
@@ -82,7 +82,7 @@ class SharedFacts:
             if rel in self.used or facts is None or facts.get("sha256") != sha256 or rel not in seen:
                 continue
             key = cache.entry_key("facts", rel, sha256, self.key)
-            entries[key] = cache.encode(self.claims(key, rel), facts, self.cache.key)
+            entries[key] = cache.encode_entry(self.claims(key, rel), facts, self.cache.key)
         return self.cache.put_many(entries)
 
 
