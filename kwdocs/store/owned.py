@@ -152,7 +152,7 @@ def site_files(config: Config, md_pages: Iterable[str], strict: bool = False) ->
     return files
 
 
-def pages_of(config: Config, files: Iterable[str], folders: Iterable[str]) -> set[str]:
+def pages_written_for(config: Config, files: Iterable[str], folders: Iterable[str]) -> set[str]:
     """The pages kwdocs writes for these source files and folders, the keyword pages on disk
     included (which letters a build writes is known only once it has run), and their HTML."""
     pages = {page for rel in files for page in (layout.docs_page(rel), layout.kw_page(rel))}
@@ -171,7 +171,7 @@ def check_tree(config: Config, files: Iterable[str], folders: Iterable[str]) -> 
     did not write."""
     if not config.out.is_dir() or first_build(config):     # a new or empty folder: nothing to replace
         return
-    found = foreign(config, pages_of(config, files, folders))
+    found = foreign(config, pages_written_for(config, files, folders))
     if found:
         raise ForeignFiles(config, found)
 
