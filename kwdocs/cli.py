@@ -16,7 +16,7 @@ INTERRUPTED = 130   # the exit code of a command stopped by Ctrl-C, as shells re
 BROKEN_PIPE = 141   # the exit code of a command whose reader left (SIGPIPE), as shells report one
 
 
-def parser(only: str | None = None) -> argparse.ArgumentParser:
+def command_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; ``only``: with that command's options alone (see ``main``)."""
     main = argparse.ArgumentParser(
         prog="kwdocs",
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     # only the named command's module and options: making all of them was half of what a
     # query of the symbol index (kwdocs find) spent before its lookup; help and errors get all
     command = next((word for word in words if not word.startswith("-")), None)
-    args = parser(command).parse_args(argv)
+    args = command_parser(command).parse_args(argv)
     try:
         config = load_config(args.src, args.config, overrides(args))
         return args.module.run(config, args)

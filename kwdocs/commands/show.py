@@ -38,7 +38,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     typed, line = _split(args.where)
     index = symbols.Index(config.state)
     path = _relative(config, typed)
-    summary = symbols.file_summary(index, path)
+    summary = symbols.indexed_file(index, path)
     if summary is None:
         print(f"kwdocs: {typed}: no such file in the index of {config.src} (run kwdocs build if it is new)",
               file=sys.stderr)

@@ -86,7 +86,7 @@ def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
     there (``steps.outputs.expected_outputs``), without building; None when it has none."""
     from kwdocs import sources
     from kwdocs.engine.steps import outputs
-    from kwdocs.store.cache import check_store, report, unsigned_line
+    from kwdocs.store.cache import cache_report, check_store, unsigned_line
 
     check_store(config)
     rels = [source.rel for source in scanned.files]
@@ -95,7 +95,7 @@ def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
         return None     # an unreadable file: its page says why, which only building tells
     digests = outputs.expected_outputs(config, rels, scanned.folders(), scanned.problems,
                                        {rel: hashes[sources.source_path(config, rel)] or "" for rel in rels})
-    said = report()
+    said = cache_report()
     for line in said["cache_said"]:
         sys.stderr.write(line + "\n")
     if said["cache_unsigned"]:

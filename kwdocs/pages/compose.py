@@ -61,9 +61,9 @@ def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model
         # masked whole, as analysed, and only then cut: a secret across the cut is found and hidden
         text, _ = decode(data[:max(ANALYSE_LIMIT, config.max_source_bytes + 4)])
         masked, lines = mask(text, facts.get("language", ""))
-        return model.source_view(masked, facts["size"], config.max_source_bytes, tuple(lines))
+        return model.cut_source(masked, facts["size"], config.max_source_bytes, tuple(lines))
     text, _ = decode(data[: config.max_source_bytes + 4])
-    return model.source_view(text, facts["size"], config.max_source_bytes)
+    return model.cut_source(text, facts["size"], config.max_source_bytes)
 
 
 def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | None,

@@ -56,7 +56,7 @@ class SourceView:
     masked_lines: tuple[int, ...] = ()
 
 
-def source_view(text: str | None, size: int, limit: int, masked_lines: tuple[int, ...] = ()) -> SourceView:
+def cut_source(text: str | None, size: int, limit: int, masked_lines: tuple[int, ...] = ()) -> SourceView:
     """Cut text at ``limit`` bytes (at a line end), saying how much was left out."""
     if text is None:
         return SourceView(None)

@@ -126,9 +126,9 @@ def write_tree(config: Config, folders: list[str], folder: Path) -> int:
             units[name] = entry
             continue
         lists[name] = listed(name)
-        units[name] = [info, text_digest(_json_text(lists[name]))]
+        units[name] = [info, part_digest(_json_text(lists[name]))]
     script = folder / TREE_FILE
-    made_from = [config.project_name, text_digest(_json_text(sorted(folders)))]
+    made_from = [config.project_name, part_digest(_json_text(sorted(folders)))]
     same_files = units.keys() == known.keys() and all(
         isinstance(old := known[name], list) and old[1:] == entry[1:] for name, entry in units.items())
     written = False
@@ -201,7 +201,7 @@ BUCKETS_FILE = "buckets.js"      # no bucket is named like it: bucket names are 
 META_FILE = "meta.json"
 
 
-def text_digest(text: str) -> str:
+def part_digest(text: str) -> str:
     """A short hash of ``text``: what a search bucket's meta records of each unit's part."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -238,7 +238,7 @@ def update_index(config: Config, index: SearchIndex, folder: Path, inputs: dict[
             now[unit] = [None if unit in unsettled else source, old[1], *content]
             continue
         texts = parts_of(unit)
-        digests = {bucket: text_digest(text) for bucket, text in texts.items()}
+        digests = {bucket: part_digest(text) for bucket, text in texts.items()}
         before = old[1] if old is not None else {}
         for bucket in set(digests) | set(before):
             if digests.get(bucket) != before.get(bucket):
@@ -252,7 +252,7 @@ def update_index(config: Config, index: SearchIndex, folder: Path, inputs: dict[
         table = (output.read_json(state / f"bucket-{bucket}.json", {}) or {}) if known else {}
         expected = {unit: entry[1][bucket] for unit, entry in known.items() if bucket in entry[1]}
         if not isinstance(table, dict) or table.keys() != expected.keys() or any(
-                not isinstance(text, str) or text_digest(text) != expected[unit] for unit, text in table.items()):
+                not isinstance(text, str) or part_digest(text) != expected[unit] for unit, text in table.items()):
             # a table that is not what the last build left: every bucket is made again
             output.remove(config.out, meta_path)
             return update_index(config, index, folder, inputs, parts_of, content_of, unsettled)
@@ -389,7 +389,7 @@ def write_keyword_index(config: Config, folder: Path, units: Iterable[str]) -> i
         return letters
 
     def content_of(unit: str) -> str:
-        return text_digest(_json_text({letter: item[1] for letter, item in letters_of(unit).items()}, sort_keys=True))
+        return part_digest(_json_text({letter: item[1] for letter, item in letters_of(unit).items()}, sort_keys=True))
 
     def parts_of(unit: str) -> dict[str, str]:
         letters = letters_of(unit)
@@ -538,7 +538,7 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
 
     def content_of(name: str) -> str:
         # an edit that changes no documentation text (most do) leaves the unit's words as they were
-        return text_digest(_json_text(texts_of(name)))
+        return part_digest(_json_text(texts_of(name)))
 
     def parts_of(name: str) -> dict[str, str]:
         return {bucket: _json_text(part) for bucket, part in bucket_parts(texts_of(name)).items()}

@@ -180,7 +180,7 @@ def said() -> list[str]:
     return lines
 
 
-def report() -> dict[str, Any]:
+def cache_report() -> dict[str, Any]:
     """A task's values about the cache since the last call: the lines kept (``cache_said``)
     and how many entries were not signed with the key (``cache_unsigned``)."""
     unsigned, _unsigned[0] = _unsigned[0], 0

@@ -84,7 +84,7 @@ def keyword_table(config: Config, letter: str) -> Path:
     return config.state / KEYWORDS / f"letter-{letter}.jsonl"
 
 
-def keyword_rows(config: Config, page: str) -> Path:
+def keyword_rows_path(config: Config, page: str) -> Path:
     """Where a keyword page's rendered rows are kept (see ``pages.keyword_rows``)."""
     return config.state / KEYWORDS / f"rows-{page.removesuffix('.md')}.json"
 

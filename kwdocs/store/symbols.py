@@ -167,7 +167,7 @@ def refs(index: Index, name: str, prefix: bool) -> tuple[list[dict], int, list[d
     return found, more, users
 
 
-def file_summary(index: Index, path: str) -> dict | None:
+def indexed_file(index: Index, path: str) -> dict | None:
     """A file's language, lines, purpose sentence and definitions; None if the index has no such file."""
     rows = index.rows("SELECT path, language, lines, test, purpose FROM files WHERE path = ?", [path])
     if not rows:

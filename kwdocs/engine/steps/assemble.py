@@ -121,8 +121,8 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
     if shared is None:
         return counts
-    from kwdocs.store.cache import report
-    return counts | {"cache_stored": shared.store(), **report()}
+    from kwdocs.store.cache import cache_report
+    return counts | {"cache_stored": shared.store(), **cache_report()}
 
 
 def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -> list[dict]:

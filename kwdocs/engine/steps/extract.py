@@ -181,9 +181,9 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str])
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
     if shared is None and not config.scheduler:
         return {"files": len(rels), "extracted": extracted}
-    from kwdocs.store.cache import report
+    from kwdocs.store.cache import cache_report
     return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
-            "cache_stored": stored, **report(), "cluster_extracted": remote.used if remote else 0}
+            "cache_stored": stored, **cache_report(), "cluster_extracted": remote.used if remote else 0}
 
 
 def _recording_tokens(config: Config, redo: list[str]) -> contextlib.AbstractContextManager:

@@ -21,7 +21,7 @@ from kwdocs.pages import compose as pages, keywords
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
-from kwdocs.store.state import KEYWORD_ENTRIES, KEYWORDS_META, keyword_rows, keyword_table, load_shard, save_shard
+from kwdocs.store.state import KEYWORD_ENTRIES, KEYWORDS_META, keyword_rows_path, keyword_table, load_shard, save_shard
 
 
 def owned_keyword_page(page: str) -> bool:
@@ -72,7 +72,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         path = keyword_table(config, letter)
         if letter in meta.get("counts", {}) and output.read_state(path) is None:
             raise StateDamaged(f"{path} is missing")
-        return keywords.read_table(path, strict=True)
+        return keywords.read_entries(path, strict=True)
 
     kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
     for letter, changes in sorted(updates.items()):
@@ -126,7 +126,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
 def _rows_path(config: Config, page: str) -> Path:
     """Where the rows of a keyword page (in any format: ``site/keywords-A.html``) are kept."""
-    return keyword_rows(config, posixpath.basename(page))
+    return keyword_rows_path(config, posixpath.basename(page))
 
 
 def _remove_other_forms(config: Config, md_page: str) -> int:

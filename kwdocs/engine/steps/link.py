@@ -112,8 +112,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         "rewritten": rewritten})
     if shared is None:
         return {"link_shards": len(rewritten)}
-    from kwdocs.store.cache import report
-    return {"link_shards": len(rewritten), **report()}
+    from kwdocs.store.cache import cache_report
+    return {"link_shards": len(rewritten), **cache_report()}
 
 
 def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:

@@ -77,8 +77,8 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
               "files": len(facts_by_file), UNSETTLED: len(unsettled)}
     if shared is None and not config.scheduler:
         return counts
-    from kwdocs.store.cache import report
-    return counts | {"cache_stored": shared.store() if shared else 0, **report(),
+    from kwdocs.store.cache import cache_report
+    return counts | {"cache_stored": shared.store() if shared else 0, **cache_report(),
                      "cluster_rendered": remote.used if remote else 0}
 
 
