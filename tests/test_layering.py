@@ -201,3 +201,24 @@ def test_imports_go_down_the_layers():
     wrong = wrong_way(edges, LAYERS)
     assert not wrong, "imports against kwdocs' layers (LAYERS in tests/test_layering.py, top to bottom):\n" + \
         "\n".join(wrong)
+
+
+# Names every module of one kind defines for the same role, called through the module: an
+# extractor's ``extract`` and ``Resolver``, a command's ``add_arguments`` and ``run``, what a
+# module adds to the extraction key (``fingerprint``), a comment extractor's ``leading_comment``.
+ROLES = {"extract", "Resolver", "add_arguments", "run", "fingerprint", "leading_comment"}
+
+
+def test_no_two_modules_define_one_public_name():
+    """A public function or class defined at the top of two kwdocs modules means one thing, a role
+    in ``ROLES``; otherwise each name says its own job (``decode`` of a source's bytes, not of a
+    cache entry)."""
+    where: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text(), str(path)).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                    not node.name.startswith("_"):
+                where.setdefault(node.name, []).append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    twice = {name: places for name, places in where.items() if len(places) > 1 and name not in ROLES}
+    assert not twice, "one name, two meanings:\n" + "\n".join(f"{name}: {' '.join(places)}"
+                                                               for name, places in sorted(twice.items()))
