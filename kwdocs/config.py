@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import re
+import string
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -115,8 +116,6 @@ CONFIG_KEYS = tuple(_KEYS)
 
 def _url_template(value: object) -> bool:
     """Whether ``value`` is a ``source_url`` template: its fields the four known ones, {path} among them."""
-    import string
-
     if not isinstance(value, str):
         return True     # the type check names it
     try:

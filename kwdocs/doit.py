@@ -31,7 +31,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from doit import create_after
+from doit.exceptions import InvalidTask
 from doit.tools import config_changed
+
+from kwdocs.mistakes import describe
 
 if TYPE_CHECKING:
     from kwdocs.config import Config
@@ -147,9 +150,6 @@ def _checked(config: Config, scanned: ScanResult) -> ScanResult:
 @contextmanager
 def _one_line() -> Iterator[None]:
     """The user's mistakes (``kwdocs.mistakes``) as doit's ``InvalidTask``: their line, no traceback."""
-    from doit.exceptions import InvalidTask
-
-    from kwdocs.mistakes import describe
     try:
         yield
     except Exception as error:

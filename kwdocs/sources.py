@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -91,8 +92,6 @@ def read_head(path: Path | str, limit: int, hashed: bool = True) -> Source:
 def file_hashes(paths: list[str], threads: int = 4) -> dict[str, str | None]:
     """The SHA-256 of each regular file (None: unreadable, or not a regular file), read on a few
     threads: hashing and reading let go of the interpreter's lock."""
-    from concurrent.futures import ThreadPoolExecutor
-
     def one(path: str) -> str | None:
         try:
             return read_head(path, 0).sha256

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
 
@@ -42,8 +44,6 @@ def answered(config, index, paths, answer: dict, as_json: bool) -> dict:
     """``answer`` with whether it is current: the index made by the build that last finished, and
     none of ``paths`` (the sources it names) changed since (a stat of each, as ``check`` does).
     Unless ``as_json``, says on stderr, in one line, when it is not."""
-    import sys
-
     stale = index.changed(paths, config.src)
     built = index.built()
     answer.update(current=built and not stale, stale=stale)
@@ -57,8 +57,6 @@ def answered(config, index, paths, answer: dict, as_json: bool) -> dict:
 
 
 def print_json(answer: dict) -> None:
-    import json
-
     print(json.dumps(answer, ensure_ascii=False, sort_keys=True, indent=1))
 
 

@@ -33,6 +33,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import multiprocessing
+import multiprocessing.forkserver
 import os
 import time
 import warnings
@@ -306,9 +308,6 @@ def _start_forkserver() -> None:
     (a tree's own, unrelated) would be imported in place of this kwdocs, and every worker
     would fail.  So it starts with ``PYTHONSAFEPATH``, unless this kwdocs is the current
     folder's (run from a checkout)."""
-    import multiprocessing
-    import multiprocessing.forkserver
-
     multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", __name__])
     package_parent = Path(__file__).resolve().parents[2]
     safe = package_parent != Path.cwd().resolve() and "PYTHONSAFEPATH" not in os.environ

@@ -16,7 +16,7 @@ from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages
 from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import Renderer, renderer_for
-from kwdocs.rules.ruleset import rules_for
+from kwdocs.rules.ruleset import RuleSet, rules_for
 from kwdocs.sources import ChangedSinceExtracted, Source, page_source
 from kwdocs.store.state import FACTS, load_shard
 
@@ -54,8 +54,6 @@ _folders: list[tempfile.TemporaryDirectory] = []
 def _prime(config: Config, settings: dict[str, Any]) -> None:
     """This worker's rules and renderer for ``config``, made from the files sent with it (the
     paths in ``config`` are the coordinator's) and never caching anything in an output folder."""
-    from kwdocs.rules.ruleset import RuleSet
-
     ident = (config, hashlib.sha256(repr(sorted(settings["templates"].items())).encode()
                                     + b"".join(settings["rules"])).hexdigest())
     if ident not in _settled:

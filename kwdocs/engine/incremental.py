@@ -273,12 +273,11 @@ class Rebuilder:
 
     def _run_units(self, scanned: ScanResult, units: set[str], outcome: Outcome, stream) -> None:
         """doit over the given units, then over the units link gave new used-by lists."""
-        from kwdocs.engine.summary import BuildReporter
         from kwdocs.engine.tasks import task_order
 
         assert self._tasks is not None, "update makes the namespace before it runs units"
         self._extract = self._render = units
-        reporter = BuildReporter(stream, {}, config=self.config, scanned=scanned, quiet=True)
+        reporter = summary.BuildReporter(stream, {}, config=self.config, scanned=scanned, quiet=True)
         tasks = dict(self._tasks, DOIT_CONFIG=dict(self._tasks["DOIT_CONFIG"], reporter=reporter,
                                                    default_tasks=task_order(self.config, rebuild=True)))
         snapshot.forget(self.config)

@@ -26,6 +26,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEventHandler,
+)
+from watchdog.observers import Observer
+
 from kwdocs.config import Config, ConfigError
 from kwdocs.context import drop_contexts
 from kwdocs.engine.incremental import Changes, Outcome, Rebuilder
@@ -123,8 +136,6 @@ class EventPaths:
 
 def make_handler(paths: EventPaths, pending: Pending):
     """A watchdog handler that only records paths (and can never raise into watchdog's thread)."""
-    from watchdog.events import FileClosedEvent, FileModifiedEvent, FileSystemEventHandler
-
     class RecordingHandler(FileSystemEventHandler):
         def dispatch(self, event) -> None:
             try:
@@ -167,16 +178,6 @@ class LostEvents(logging.Handler):
 def watched_events() -> list:
     """Writes, creations, deletions and moves; not opened / closed-without-writing, which a
     build that only reads sources would otherwise wake itself up with."""
-    from watchdog.events import (
-        DirCreatedEvent,
-        DirDeletedEvent,
-        DirMovedEvent,
-        FileClosedEvent,
-        FileCreatedEvent,
-        FileDeletedEvent,
-        FileModifiedEvent,
-        FileMovedEvent,
-    )
     return [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent,
             DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
 
@@ -268,7 +269,6 @@ class TreeObserver:
         if self.poll:
             from watchdog.observers.polling import PollingObserver
             return PollingObserver()
-        from watchdog.observers import Observer
         return Observer()
 
     def start(self) -> None:

@@ -7,6 +7,7 @@ here for doit; ``doit`` at the repository root loads the same namespace from
 from __future__ import annotations
 
 import io
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,8 +100,6 @@ def run_dry(config: Config, scanned: ScanResult) -> int:
 @contextmanager
 def _records_in_memory(records: Path | None) -> Iterator[None]:
     """While doit runs: its database in memory, a copy of ``records`` (read-only) when given."""
-    import sqlite3
-
     from doit.dependency import SqliteDB
 
     connect = SqliteDB._sqlite3

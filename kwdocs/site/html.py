@@ -45,12 +45,14 @@ from kwdocs import layout
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.layout import html_page
+from kwdocs.pages.formats import TEMPLATES
 from kwdocs.pages.render import (
     _DOUBLE_BACKTICKS,
     ModelEnvironment,
     StateBytecodeCache,
     _ModelCodeGenerator,
     human_size,
+    renderer_for,
     short_size,
 )
 from kwdocs.site import highlight as highlighting, search
@@ -570,9 +572,6 @@ class HtmlFormat:
     def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
         """A docs-page section that has a Markdown block but no HTML one (a section added through
         the seam with its Markdown block only): its Markdown, converted and sanitized."""
-        from kwdocs.pages.formats import TEMPLATES
-        from kwdocs.pages.render import renderer_for
-
         text = renderer_for(self.config).render(TEMPLATES["file_docs"], model)
         start = text.find(f"\n## {section['title']}\n")
         if start < 0:

@@ -42,7 +42,11 @@ import orjson
 from kwdocs import layout
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
+from kwdocs.extract.decode import decode
 from kwdocs.pages import keywords
+from kwdocs.pages.compose import ANALYSE_LIMIT
+from kwdocs.rules.ruleset import rules_for
+from kwdocs.sources import ChangedSinceExtracted, page_source
 from kwdocs.store import writer as output
 from kwdocs.store.state import (
     FACTS,
@@ -432,8 +436,6 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
     the page itself) and each definition's own documentation, and each section of a prose file
     (read again, its secrets masked as on its page), in path and line order.  A prose file that no
     longer holds the bytes its facts describe gives no text and is added to ``unsettled``."""
-    from kwdocs.sources import ChangedSinceExtracted
-
     texts: list[tuple] = []
     for rel, facts in sorted(files.items()):
         symbols = facts.get("symbols", [])
@@ -454,10 +456,6 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
 
 
 def _sections(config: Config, rel: str, facts: dict, symbols: list, mask: Callable[[str, str], str]) -> list[tuple]:
-    from kwdocs.extract.decode import decode
-    from kwdocs.pages.compose import ANALYSE_LIMIT
-    from kwdocs.sources import page_source
-
     # of the facts' very bytes, or ChangedSinceExtracted (a checkout between the steps): words of
     # other bytes, kept under the facts' stamp, would stay when the file goes back (issue 31)
     head = page_source(config, {**facts, "path": rel}, ANALYSE_LIMIT)
@@ -512,8 +510,6 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
 
     Each unit's facts shard is read again only when it changed since the last time (its
     size and time stamp), and only the buckets whose part from it changed are written."""
-    from kwdocs.rules.ruleset import rules_for
-
     # the parts are kept by the name of the unit's facts shard, in that order; a unit with no facts has no words
     shards = {posixpath.basename(path): (path, stamp, unit)
               for unit, (path, stamp) in unit_stamps(config, FACTS, units).items() if stamp is not None}

@@ -8,8 +8,10 @@ up-to-date tree needs only this.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sqlite3
 import sys
 import zlib
 from pathlib import Path
@@ -227,8 +229,6 @@ def check_doit_records(config: Config) -> None:
 
 def doit_records_readable(path: Path) -> bool:
     """Whether doit can read every record: an intact SQLite file whose values are JSON."""
-    import json
-    import sqlite3
     try:
         with open(path, "rb") as handle:
             if handle.read(16) != b"SQLite format 3\0":

@@ -21,13 +21,12 @@ from kwdocs.pages import compose as pages, keywords
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
+from kwdocs.store.owned import KEYWORD_PAGE
 from kwdocs.store.state import KEYWORD_ENTRIES, KEYWORDS_META, keyword_rows_path, keyword_table, load_shard, save_shard
 
 
 def owned_keyword_page(page: str) -> bool:
     """Whether ``page`` is named as a keyword page (at the top of the output)."""
-    from kwdocs.store.owned import KEYWORD_PAGE
-
     return KEYWORD_PAGE.fullmatch(page) is not None
 
 

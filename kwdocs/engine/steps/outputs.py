@@ -9,7 +9,7 @@ from kwdocs.config import Config
 from kwdocs.engine.steps.common import digest, file_page_keys, render_key
 from kwdocs.engine.steps.keywords import owned_keyword_page
 from kwdocs.pages import compose as pages
-from kwdocs.store import writer as output
+from kwdocs.store import cache, journal, writer as output
 from kwdocs.store.state import SEEN, written_pages
 
 SHA256_HEX = 64
@@ -27,8 +27,6 @@ def outputs_inputs(config: Config, hashes: dict[str, str], problems: list) -> st
 
 
 def _outputs_claims(inputs: str) -> dict[str, str]:
-    from kwdocs.store import cache
-
     return {"kind": "outputs", "key": cache.entry_key("outputs", inputs), "inputs": inputs}
 
 
@@ -38,8 +36,6 @@ def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: l
     compares the pages with them instead of building (``expected_outputs``).  ``files``: the
     scan's (size, modification time) of each file.  Nothing is stored unless every file's hash
     (from the build's ``SEEN`` records) and every page's (from the journal) is known."""
-    from kwdocs.store import cache, journal
-
     shared = cache.shared_cache(config)
     if shared is None or not shared.writable or shared.down:
         return 0
@@ -72,8 +68,6 @@ def expected_outputs(config: Config, scanned_files: list[str], folders: list[str
     """What ``share_outputs`` stored for this tree (``hashes``: each file's SHA-256): every Markdown
     page kwdocs writes -> its SHA-256; None when the cache has no such entry, or one that fails
     its checks (said in one line)."""
-    from kwdocs.store import cache
-
     shared = cache.shared_cache(config)
     if shared is None:
         return None
