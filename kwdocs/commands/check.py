@@ -48,6 +48,7 @@ def below(config: Config, minimum: float, stream) -> int:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    # on use: `kwdocs --help` imports every command module, and this loads the build's engine
     from kwdocs.engine.verify import run_check
 
     code = run_check(config, fix=args.fix, jobs=args.jobs)

@@ -19,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def measure(config: Config) -> list[tuple[str, dict]]:
     """``(path, file_coverage)`` of every documented file with public definitions, by path:
     the facts as a build extracts them now (the sources, not the pages, are measured)."""
+    # on use: `kwdocs --help` imports every command module, and this loads the extractors
     from kwdocs.engine.steps.extract import extract_file
     from kwdocs.scan import scan
 

@@ -23,6 +23,7 @@ def _interrupt(signum, frame) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    # on use: `kwdocs --help` imports every command module, and the server loads the engine and the site
     from kwdocs.webserver import serve
 
     signal.signal(signal.SIGTERM, _interrupt)   # stop as cleanly as Ctrl-C does

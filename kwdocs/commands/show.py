@@ -33,6 +33,7 @@ def _relative(config: Config, path: str) -> str:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    # on use: `kwdocs --help` imports every command module (see kwdocs.commands.build)
     from kwdocs.store import symbols
 
     typed, line = _split(args.where)

@@ -32,6 +32,7 @@ def _interrupt(signum, frame) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    # on use: `kwdocs --help` imports every command module, and watching loads the engine
     from kwdocs.engine.on_save import watch
 
     signal.signal(signal.SIGTERM, _interrupt)

@@ -153,6 +153,7 @@ class Session:
 
     def wait(self, future: Any, unit: str, step: str) -> Any:
         """A task's result, waiting for it; None when there is none (said once)."""
+        # kwdocs[dask], an optional extra: only a build with --scheduler imports it
         from distributed import wait
 
         workerless = None
@@ -240,6 +241,7 @@ def connected(config: Config) -> Iterator[Session]:
     if config.scheduler == "local":
         _start_forkserver()     # it imports kwdocs and Dask for the workers while this process imports Dask
     try:
+        # kwdocs[dask], an optional extra: only a build with --scheduler imports it
         from dask.distributed import Client, LocalCluster
     except ImportError as error:
         raise ConfigError([f"'scheduler' ({config.scheduler}): Dask is not installed "
@@ -251,6 +253,7 @@ def connected(config: Config) -> Iterator[Session]:
         cluster = None
         try:
             if config.scheduler == "local":
+                # kwdocs[dask], an optional extra, as above
                 import dask
                 from distributed.gc import disable_gc_diagnosis
                 settings.enter_context(dask.config.set(LOCAL_SETTINGS))     # also for workers started later

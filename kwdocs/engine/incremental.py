@@ -273,6 +273,7 @@ class Rebuilder:
 
     def _run_units(self, scanned: ScanResult, units: set[str], outcome: Outcome, stream) -> None:
         """doit over the given units, then over the units link gave new used-by lists."""
+        # doit and the task rules only when something changed: a no-op build stops before
         from kwdocs.engine.tasks import task_order
 
         assert self._tasks is not None, "update makes the namespace before it runs units"
@@ -336,6 +337,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
                        time.monotonic() - started, quiet, {"html_written": 0, "html_removed": 0})
         return 0
     if config.cache:
+        # the shared cache's module only for a build that has one
         from kwdocs.store.cache import check_store
         check_store(config)
     state.check_complete(config)
@@ -346,6 +348,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     # before anything is written: no file of the user's is replaced
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
     if config.scheduler:
+        # Dask only for a build with --scheduler
         from kwdocs.engine.cluster import connected
         with connected(config):
             code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
@@ -355,6 +358,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
         vouch(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
         if config.cache and not config.html:    # the pages' hashes, for ``kwdocs check`` on a fresh clone
+            # the shared cache's module only for a build that has one
             from kwdocs.engine.steps.outputs import share_outputs
             share_outputs(config, {source.rel: (source.size, source.mtime_ns) for source in scanned.files},
                           scanned.problems)

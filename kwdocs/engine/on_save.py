@@ -267,6 +267,7 @@ class TreeObserver:
 
     def _new_observer(self):
         if self.poll:
+            # only with --poll
             from watchdog.observers.polling import PollingObserver
             return PollingObserver()
         return Observer()

@@ -23,6 +23,7 @@ from kwdocs.store import journal as ledger, owned, snapshot, state, writer as ou
 def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bool = False,
                     stream=None, only=None) -> dict:
     """The dodo namespace with kwdocs' reporter attached (``only``: see ``tasks.namespace``)."""
+    # doit and the task rules only when tasks run: a no-op build and a current check stop before
     from kwdocs.engine.summary import BuildReporter
     from kwdocs.engine.tasks import namespace
 
@@ -63,6 +64,7 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
 def _run_tasks(tasks: dict, jobs: int, config: Config) -> int:
     """doit over a build's tasks: on the build's Dask cluster when it has one (``cluster``)."""
     if config.scheduler:
+        # Dask only for a build with --scheduler
         from kwdocs.engine import cluster
         if cluster.active(config):
             return cluster.run_on_cluster(tasks, config, run_doit)
@@ -85,6 +87,7 @@ def run_dry(config: Config, scanned: ScanResult) -> int:
     its records from a copy in memory (none when the dry run is blank), so no file is written,
     in the output folder or anywhere else."""
     if config.cache:
+        # the shared cache's module only for a build that has one
         from kwdocs.store.cache import check_store
         check_store(config)
     records = None
@@ -100,6 +103,7 @@ def run_dry(config: Config, scanned: ScanResult) -> int:
 @contextmanager
 def _records_in_memory(records: Path | None) -> Iterator[None]:
     """While doit runs: its database in memory, a copy of ``records`` (read-only) when given."""
+    # doit only when tasks run: a no-op build and a current check stop before
     from doit.dependency import SqliteDB
 
     connect = SqliteDB._sqlite3
@@ -124,6 +128,7 @@ def _records_in_memory(records: Path | None) -> Iterator[None]:
 def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
     """doit's ``run`` over a namespace, in ``jobs`` worker processes when more than one (a
     damaged record file of doit's is removed first: it only schedules, see ``state``)."""
+    # doit only when tasks run: a no-op build and a current check stop before
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 

@@ -84,6 +84,7 @@ def _dry_findings(config: Config, dry: output.DryRun, expected: set[str],
 def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
     """With a shared cache: the pages judged by the hashes a full build of this very tree stored
     there (``steps.outputs.expected_outputs``), without building; None when it has none."""
+    # only with a shared cache: a check of a current tree reads no source
     from kwdocs import sources
     from kwdocs.engine.steps import outputs
     from kwdocs.store.cache import cache_report, check_store, unsigned_line
@@ -172,6 +173,7 @@ def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream
 
 
 def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
+    # the build's engine only for check --fix
     from kwdocs.engine.incremental import check_first_build, run_build
 
     counts: dict[str, int] = {}

@@ -63,6 +63,7 @@ def stop_workers(grace: float = 1.0) -> None:
     Ctrl-C then waits for its next task forever, and Python's exit waits for
     that worker (seen once in CI: the build hung after saying "interrupted").
     """
+    # only to stop a parallel build's workers: a no-op build starts none
     import multiprocessing
 
     children = multiprocessing.active_children()

@@ -865,11 +865,13 @@ def _not_own(line: str) -> bool:
 
 
 def _code(text: str) -> str:
+    # jinja2's renderer only when a page is rendered: a no-op build reads summaries here
     from kwdocs.pages.render import inline_code
     return inline_code(text)
 
 
 def render_prose(text: str) -> str:
+    # jinja2's renderer only when a page is rendered, as above
     from kwdocs.pages.render import prose
     return prose(text)
 

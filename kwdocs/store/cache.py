@@ -473,6 +473,7 @@ def check_store(config: Config) -> None:
     if not config.cache:
         return
     signing_key(config)     # a key file that cannot be read: said before anything is built
+    # fsspec only for a build with a shared cache
     import fsspec
     protocol = fsspec.core.split_protocol(config.cache)[0] or "file"
     try:

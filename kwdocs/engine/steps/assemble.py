@@ -121,6 +121,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
     if shared is None:
         return counts
+    # the shared cache's module only for a build that has one
     from kwdocs.store.cache import cache_report
     return counts | {"cache_stored": shared.store(), **cache_report()}
 

@@ -123,6 +123,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         "rewritten": rewritten})
     if shared is None:
         return {"link_shards": len(rewritten)}
+    # the shared cache's module only for a build that has one
     from kwdocs.store.cache import cache_report
     return {"link_shards": len(rewritten), **cache_report()}
 
@@ -130,6 +131,7 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
 def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
     """The whole tree linked: each unit's [links, importance, link requests] (``units``), and
     which files each unit's anchors were looked for in (``anchored``, as the link meta keeps it)."""
+    # only when the whole tree is linked: an edit's build links its own units
     from kwdocs.extract.cmake import installed_files
 
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}

@@ -77,6 +77,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
               "files": len(facts_by_file), UNSETTLED: len(unsettled)}
     if shared is None and not config.scheduler:
         return counts
+    # the shared cache's module only for a build that has one (or a cluster)
     from kwdocs.store.cache import cache_report
     return counts | {"cache_stored": shared.store() if shared else 0, **cache_report(),
                      "cluster_rendered": remote.used if remote else 0}

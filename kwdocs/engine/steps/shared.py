@@ -25,6 +25,7 @@ class SharedFacts:
     before extraction, and those extracted here stored in one batch after it."""
 
     def __init__(self, config: Config, rels: list[str]) -> None:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
@@ -72,6 +73,7 @@ class SharedFacts:
 
     def store(self, files: dict[str, Facts], seen: dict[str, list]) -> int:
         """Store the facts extracted here of files that held still while read (``seen``)."""
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         if self.cache is None:
@@ -92,6 +94,7 @@ class SharedLinks:
 
     def __init__(self, config: Config, inputs: dict[str, dict], digests: dict[str, list[str]], rules: str) -> None:
         """``digests``: each unit's ``_import_digest`` and ``_definitions_digest`` (linking made them)."""
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
@@ -119,6 +122,7 @@ class SharedLinks:
                                  "linked again")
 
     def store(self, bodies: dict[str, bytes]) -> int:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         if self.cache is None:
@@ -134,6 +138,7 @@ class _SharedPageSets:
     what, ignored, redone = "file", "ignored", "rendered again"
 
     def __init__(self, config: Config, claims: dict[str, dict[str, str]], expected: Callable[[str], set[str]]) -> None:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
@@ -153,6 +158,7 @@ class _SharedPageSets:
                 cache.ignored(error, f"{owner or '.'}: cache entry {key[:16]} {self.ignored} ({error}); {self.redone}")
 
     def store(self) -> int:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         if self.cache is None:
@@ -169,6 +175,7 @@ class SharedPages(_SharedPageSets):
     rendering, and those rendered here stored in one batch after it."""
 
     def __init__(self, config: Config, keys: dict[str, str]) -> None:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         claims = {}
@@ -189,6 +196,7 @@ class SharedFolders(_SharedPageSets):
     what, ignored, redone = "folder", "of the folder's pages ignored", "made again"
 
     def __init__(self, config: Config, keys: dict[str, str]) -> None:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         super().__init__(config, {folder: {"kind": "folder", "key": cache.entry_key("folder", folder, key),
