@@ -10,9 +10,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from kwdocs.config import Config
-from kwdocs.extract.decode import is_binary
+from kwdocs.extract.decode import BINARY_SNIFF, is_binary
 from kwdocs.facts import Facts
-from kwdocs.pages import compose as pages
+
+
+def source_bytes_shown(config: Config) -> int:
+    """How much of a file its page needs: the configured size, a few bytes more (to cut at a
+    whole character), and at least what tells a binary file."""
+    return max(config.max_source_bytes + 4, BINARY_SNIFF)
 
 
 def source_path(config: Config, rel: str) -> str:
@@ -116,7 +121,7 @@ def page_source(config: Config, facts: Facts, limit: int | None = None) -> bytes
         return None
     try:    # the whole file, hashed: the facts' hash is of the whole file
         source = read_head(source_path(config, facts["path"]),
-                           pages.source_bytes_shown(config) if limit is None else limit)
+                           source_bytes_shown(config) if limit is None else limit)
     except PermissionError:
         return None     # readable when extracted: its page says it is unreadable, as before
     except OSError as error:

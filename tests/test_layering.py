@@ -140,11 +140,11 @@ LAYERS: list[tuple[str, ...]] = [
     ("webserver",),         # kwdocs serve: watch's loop plus an HTTP server over the site
     ("engine",),            # build, watch and check orchestration over doit
     ("site",),              # the HTML site, its highlighting and search indexes
-    ("sources",),           # a source's bytes as read for a build (analysis limit, facts check)
     ("pages",),             # page models, composition, rendering, formats
     ("scan",),              # the tree's files, output folders recognised and skipped
     ("store",),             # what kwdocs keeps on disk: state, journal, ownership, cache
     ("layout",),            # page identity: where each page of a source or folder goes
+    ("sources",),           # a source's bytes as read for a build and a page, checked against its facts
     ("extract",),           # facts of a source, per language; links between files
     ("config",),
     ("rules",),

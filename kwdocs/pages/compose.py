@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from kwdocs import layout
 from kwdocs.config import Config
-from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
+from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.pages import coverage, keywords, model
 from kwdocs.pages.formats import TEMPLATES, Format, MarkdownFormat
@@ -46,14 +46,8 @@ def _folder_link(src: Path, out: Path, page_folder: str, folder: str) -> str:
     return "" if up == "." else up + "/"
 
 
-def source_bytes_shown(config: Config) -> int:
-    """How much of a file its page needs: the configured size, a few bytes more (to cut at a
-    whole character), and at least what tells a binary file."""
-    return max(config.max_source_bytes + 4, BINARY_SNIFF)
-
-
 def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model.SourceView:
-    """What the page embeds of the file (``data``: at least its first ``source_bytes_shown``
+    """What the page embeds of the file (``data``: at least its first ``sources.source_bytes_shown``
     bytes): decoded, secrets masked, cut at the configured size."""
     if data is None or facts.get("binary") or is_binary(data):
         return model.SourceView(None)
