@@ -5,9 +5,9 @@ import argparse
 import importlib
 import os
 import sys
-from pathlib import Path
 
 from kwdocs import __version__
+from kwdocs.commands import overrides
 from kwdocs.config import ConfigError, load_config
 from kwdocs.mistakes import describe
 
@@ -16,7 +16,7 @@ INTERRUPTED = 130   # the exit code of a command stopped by Ctrl-C, as shells re
 BROKEN_PIPE = 141   # the exit code of a command whose reader left (SIGPIPE), as shells report one
 
 
-def parser(only: str | None = None) -> argparse.ArgumentParser:
+def command_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; ``only``: with that command's options alone (see ``main``)."""
     main = argparse.ArgumentParser(
         prog="kwdocs",
@@ -44,24 +44,12 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     return main
 
 
-def overrides(args: argparse.Namespace) -> dict:
-    """Flags as configuration keys; paths typed on the command line are relative to the shell."""
-    absolute = lambda path: str(Path(path).resolve()) if path else None  # noqa: E731
-    return {"output": absolute(args.out), "project_name": args.project_name, "include": args.include,
-            "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
-            "templates": absolute(args.templates), "jobs": args.jobs,
-            "html": True if getattr(args, "html", False) else None,
-            "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None),
-            "cache_key_file": absolute(getattr(args, "cache_key_file", None)),
-            "scheduler": getattr(args, "scheduler", None)}
-
-
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     # only the named command's module and options: making all of them was half of what a
     # query of the symbol index (kwdocs find) spent before its lookup; help and errors get all
     command = next((word for word in words if not word.startswith("-")), None)
-    args = parser(command).parse_args(argv)
+    args = command_parser(command).parse_args(argv)
     try:
         config = load_config(args.src, args.config, overrides(args))
         return args.module.run(config, args)

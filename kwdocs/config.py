@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import re
+import string
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -117,8 +118,6 @@ CONFIG_KEYS = tuple(_KEYS)
 
 def _url_template(value: object) -> bool:
     """Whether ``value`` is a ``source_url`` template: its fields the four known ones, {path} among them."""
-    import string
-
     if not isinstance(value, str):
         return True     # the type check names it
     try:
@@ -234,6 +233,7 @@ def shipped_templates() -> Path:
     """The templates kwdocs ships: those of the checkout this code runs from, or the installed package's."""
     if (_CHECKOUT_TEMPLATES / "file_docs.md.j2").is_file():
         return _CHECKOUT_TEMPLATES
+    # only an installed kwdocs, with no checkout's templates beside it, needs the package
     import kwdocs.templates as templates
     return templates.folder()
 
@@ -294,6 +294,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
     rules = tuple((base / rule).resolve() for rule in values.get("rules", []))
     problems += [f"{where}: 'rules' file not found: {rule}" for rule in rules if not rule.is_file()]
     if not problems and rules:
+        # only a project with rule files: every command's start loads its settings, not the rules
         from kwdocs.rules.ruleset import RuleError, RuleSet
         try:
             RuleSet.load(extra_files=list(rules), replace=values.get("replace_rules", False))

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from kwdocs.config import Config
+if TYPE_CHECKING:   # a key only: the module sits below config, so that rules keep their rule set here too
+    from kwdocs.config import Config
 
 T = TypeVar("T")
 

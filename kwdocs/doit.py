@@ -31,7 +31,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from doit import create_after
+from doit.exceptions import InvalidTask
 from doit.tools import config_changed
+
+from kwdocs.mistakes import describe
 
 if TYPE_CHECKING:
     from kwdocs.config import Config
@@ -54,8 +57,7 @@ class _RuleSet:
     def load(self) -> Config:
         """The configuration (a bad one is doit's ``InvalidTask``: one message, no traceback)."""
         if self.config is None:
-            from doit.exceptions import InvalidTask
-
+            # on use: doit imports a project's dodo.py, and so this module, for any task it runs
             from kwdocs.config import ConfigError, load_config
             try:
                 self.config = load_config(self.src, self.config_file, self.settings)
@@ -69,6 +71,7 @@ class _RuleSet:
         that a step found damaged (or that is incomplete) started over."""
         if self.config is not None and self.scanned is not None:
             return self.config, self.scanned
+        # on use: doit imports a project's dodo.py, and so this module, for any task it runs
         from kwdocs.scan import scan
         from kwdocs.store import lock, snapshot, state, writer as output
 
@@ -95,6 +98,7 @@ class _RuleSet:
 
     def tasks(self) -> Iterator[dict]:
         """doit's task dicts: the build's namespace renamed into ``kwdocs:<step>``."""
+        # the task rules only when kwdocs' tasks are listed (see ``load``)
         from kwdocs.engine.tasks import namespace, task_order
 
         config, scanned = self.prepare()
@@ -138,6 +142,7 @@ def _renamed(task: dict, basename: str, generation: Any) -> dict:
 
 def _checked(config: Config, scanned: ScanResult) -> ScanResult:
     """``scanned``, once no page of it would replace a file kwdocs did not write (``owned.check_tree``)."""
+    # on use, as ``load``'s imports
     from kwdocs.store import owned
 
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
@@ -147,9 +152,6 @@ def _checked(config: Config, scanned: ScanResult) -> ScanResult:
 @contextmanager
 def _one_line() -> Iterator[None]:
     """The user's mistakes (``kwdocs.mistakes``) as doit's ``InvalidTask``: their line, no traceback."""
-    from doit.exceptions import InvalidTask
-
-    from kwdocs.mistakes import describe
     try:
         yield
     except Exception as error:
@@ -186,6 +188,7 @@ def kwdocs_doit_config(creator: Callable[[], Iterator[dict]]) -> dict:
     """kwdocs' own ``DOIT_CONFIG``, for a ``dodo.py`` whose only tasks are ``creator``'s: doit's
     records in the state folder, kwdocs' file checker, and ``kwdocs build``'s summary line
     instead of one line per task.  It scans the tree when the ``dodo.py`` is loaded."""
+    # on use, as ``load``'s imports
     from kwdocs.engine.summary import BuildReporter
     from kwdocs.engine.tasks import doit_config
 

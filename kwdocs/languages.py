@@ -345,6 +345,7 @@ def read_installed() -> list[Language]:
     global _installed
     if _installed is None:
         _installed = []
+        # importlib.metadata only when installed languages are first asked for
         from importlib.metadata import entry_points
         for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name):
             if point.value.startswith("kwdocs."):

@@ -57,6 +57,7 @@ def doit_database_kept() -> Iterator[list[str]]:
     task's record (which doit does before it reports the failure) leaves the database unsaved,
     so no record of a partial run is kept (the next build does that work again); the final save
     is given up."""
+    # doit only once a build ran it: every command's start imports this module
     from doit.dependency import DatabaseException, SqliteDB
 
     lines: list[str] = []

@@ -30,9 +30,9 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from kwdocs import layout
 from kwdocs.config import Config, ConfigError, load_config
 from kwdocs.mistakes import describe
-from kwdocs.pages import layout
 
 log = logging.getLogger("mkdocs.plugins.kwdocs")
 

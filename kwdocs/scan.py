@@ -22,6 +22,7 @@ from kwdocs.config import STATE_FOLDER, Config
 from kwdocs.store.owned import is_output_folder
 
 if TYPE_CHECKING:
+    # see the docstring: only a tree with ignore rules or globs
     import pathspec
 
 _OUTPUT_SIGNS = frozenset({STATE_FOLDER, "doc.md"})     # a folder holding one may be another output folder
@@ -148,6 +149,7 @@ def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
     """pathspec, imported on first use: a tree without ``.gitignore`` files or path globs never
     needs it (its import is a visible part of a no-op build).  It matches through google-re2
     when installed (a dependency), many times faster per file on a long ``.gitignore``."""
+    # see the docstring: only a tree with ignore rules or globs
     import pathspec
     return pathspec.GitIgnoreSpec.from_lines(lines)
 

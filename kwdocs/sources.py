@@ -5,13 +5,19 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
 from kwdocs.config import Config
-from kwdocs.extract.decode import is_binary
+from kwdocs.extract.decode import BINARY_SNIFF, is_binary
 from kwdocs.facts import Facts
-from kwdocs.pages import compose as pages
+
+
+def source_bytes_shown(config: Config) -> int:
+    """How much of a file its page needs: the configured size, a few bytes more (to cut at a
+    whole character), and at least what tells a binary file."""
+    return max(config.max_source_bytes + 4, BINARY_SNIFF)
 
 
 def source_path(config: Config, rel: str) -> str:
@@ -91,8 +97,6 @@ def read_head(path: Path | str, limit: int, hashed: bool = True) -> Source:
 def file_hashes(paths: list[str], threads: int = 4) -> dict[str, str | None]:
     """The SHA-256 of each regular file (None: unreadable, or not a regular file), read on a few
     threads: hashing and reading let go of the interpreter's lock."""
-    from concurrent.futures import ThreadPoolExecutor
-
     def one(path: str) -> str | None:
         try:
             return read_head(path, 0).sha256
@@ -117,7 +121,7 @@ def page_source(config: Config, facts: Facts, limit: int | None = None) -> bytes
         return None
     try:    # the whole file, hashed: the facts' hash is of the whole file
         source = read_head(source_path(config, facts["path"]),
-                           pages.source_bytes_shown(config) if limit is None else limit)
+                           source_bytes_shown(config) if limit is None else limit)
     except PermissionError:
         return None     # readable when extracted: its page says it is unreadable, as before
     except OSError as error:

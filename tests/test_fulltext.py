@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 from kwdocs.config import load_config
-from kwdocs.site.webserver import LiveVersion, SourceFiles, make_server
+from kwdocs.webserver import LiveVersion, SourceFiles, make_server
 from tests.browser import chromium, watch
 from tests.conftest import run_kwdocs
 

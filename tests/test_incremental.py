@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kwdocs.pages import layout
+from kwdocs import layout
 from kwdocs.store import writer as output
 from kwdocs.context import drop_contexts
 from tests.conftest import changed_files, run_kwdocs, snapshot

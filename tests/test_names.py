@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from kwdocs.pages import layout
+from kwdocs import layout
 from kwdocs.site.html import html_page
 from output_checks import broken_links, keyword_search, kwdocs_command, pages, run_build
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from kwdocs.extract import BY_NAME, BY_SUFFIX, extract_bytes, language_of
 from kwdocs.extract.decode import decode, is_binary
-from kwdocs.pages import layout
+from kwdocs import layout
 
 # One path per extractor the registry knows (and plain text for unknown names).
 PATHS = ["pkg/mod.py", "docs/guide.md", "docs/guide.rst", "notes.txt", "include/api.h", "src/impl.cpp",

@@ -10,7 +10,7 @@ from pathlib import Path
 from kwdocs.config import load_config
 from kwdocs.context import drop_contexts
 from kwdocs.engine.runner import build_namespace, run_doit
-from kwdocs.pages.layout import state_name
+from kwdocs.layout import state_name
 from kwdocs.scan import scan
 from kwdocs.store.state import PAGES
 from tests.conftest import run_kwdocs

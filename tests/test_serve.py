@@ -194,7 +194,7 @@ def test_the_server_listens_on_loopback_only(served):
 
 def test_a_busy_port_is_a_clear_error(golden_tree, capsys):
     from kwdocs.config import load_config
-    from kwdocs.site.webserver import serve
+    from kwdocs.webserver import serve
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -249,7 +249,7 @@ def test_idle_connections_hold_no_thread_each_and_disconnects_are_quiet(served):
 
 
 def test_a_silent_connection_is_dropped_and_a_crowd_of_them_is_bounded(tmp_path):
-    from kwdocs.site.webserver import LiveVersion, make_server
+    from kwdocs.webserver import LiveVersion, make_server
 
     (tmp_path / "index.html").write_text("<p>hello</p>\n")
     server = make_server(tmp_path, "127.0.0.1", 0, LiveVersion(), timeout=0.5)
@@ -277,7 +277,7 @@ SLOW_CLIENTS = 32
 def test_slow_clients_trickling_their_headers_never_lock_out_a_quick_request(tmp_path):
     """32 clients sending a byte every 3 s held every thread and every waiting place: the
     server closed any other connection at once (each byte reset the silence timeout)."""
-    from kwdocs.site.webserver import LiveVersion, make_server
+    from kwdocs.webserver import LiveVersion, make_server
 
     (tmp_path / "index.html").write_text("<p>hello</p>\n")
     server = make_server(tmp_path, "127.0.0.1", 0, LiveVersion())
@@ -301,7 +301,7 @@ def test_slow_clients_trickling_their_headers_never_lock_out_a_quick_request(tmp
 
 
 def test_a_client_that_never_finishes_its_headers_is_closed_at_the_deadline(tmp_path, monkeypatch):
-    from kwdocs.site import webserver
+    from kwdocs import webserver
 
     monkeypatch.setattr(webserver, "HEADER_DEADLINE", 1.0)
     (tmp_path / "index.html").write_text("<p>hello</p>\n")

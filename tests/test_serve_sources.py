@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kwdocs.config import load_config
-from kwdocs.site.webserver import LiveVersion, SourceFiles, make_server
+from kwdocs.webserver import LiveVersion, SourceFiles, make_server
 from tests.browser import chromium
 from tests.conftest import run_kwdocs
 from tests.test_serve import request

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 
 
 def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,8 +44,6 @@ def answered(config, index, paths, answer: dict, as_json: bool) -> dict:
     """``answer`` with whether it is current: the index made by the build that last finished, and
     none of ``paths`` (the sources it names) changed since (a stat of each, as ``check`` does).
     Unless ``as_json``, says on stderr, in one line, when it is not."""
-    import sys
-
     stale = index.changed(paths, config.src)
     built = index.built()
     answer.update(current=built and not stale, stale=stale)
@@ -56,8 +57,6 @@ def answered(config, index, paths, answer: dict, as_json: bool) -> dict:
 
 
 def print_json(answer: dict) -> None:
-    import json
-
     print(json.dumps(answer, ensure_ascii=False, sort_keys=True, indent=1))
 
 
@@ -65,3 +64,15 @@ def definition_line(entry: dict) -> str:
     """``path:line kind qualified-name  first sentence`` (the sentence left out when there is none)."""
     line = f"{entry['path']}:{entry['line']} {entry['kind']} {entry['qualified']}"
     return f"{line}  {' '.join(entry['summary'].split())}" if entry["summary"] else line
+
+
+def overrides(args: argparse.Namespace) -> dict:
+    """Flags as configuration keys; paths typed on the command line are relative to the shell."""
+    absolute = lambda path: str(Path(path).resolve()) if path else None  # noqa: E731
+    return {"output": absolute(args.out), "project_name": args.project_name, "include": args.include,
+            "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
+            "templates": absolute(args.templates), "jobs": args.jobs,
+            "html": True if getattr(args, "html", False) else None,
+            "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None),
+            "cache_key_file": absolute(getattr(args, "cache_key_file", None)),
+            "scheduler": getattr(args, "scheduler", None)}

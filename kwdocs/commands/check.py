@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from kwdocs.commands import add_cache_arguments
+from kwdocs.commands.coverage import measure
 from kwdocs.config import Config
+from kwdocs.pages.coverage import percent
 
 HELP = "list pages that are stale, missing or orphaned, writing nothing; exit 1 if there is any"
 
@@ -32,9 +35,6 @@ def _percent(text: str) -> float:
 def below(config: Config, minimum: float, stream) -> int:
     """Name the undocumented public definitions of each file documenting less than ``minimum``
     percent of them, one per line; 1 if there was any, else 0."""
-    from kwdocs.commands.coverage import measure
-    from kwdocs.pages.coverage import percent
-
     failing = [(path, counts) for path, counts in measure(config)
                if percent(counts["documented"], counts["public"]) < minimum]
     for path, counts in failing:
@@ -48,8 +48,7 @@ def below(config: Config, minimum: float, stream) -> int:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    import sys
-
+    # on use: `kwdocs --help` imports every command module, and this loads the build's engine
     from kwdocs.engine.verify import run_check
 
     code = run_check(config, fix=args.fix, jobs=args.jobs)

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from kwdocs.config import Config
+from kwdocs.pages.coverage import by_folder, file_coverage, percent
 
 HELP = "print how many public definitions of each folder are documented (a table, or --json)"
 
@@ -17,8 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def measure(config: Config) -> list[tuple[str, dict]]:
     """``(path, file_coverage)`` of every documented file with public definitions, by path:
     the facts as a build extracts them now (the sources, not the pages, are measured)."""
+    # on use: `kwdocs --help` imports every command module, and this loads the extractors
     from kwdocs.engine.steps.extract import extract_file
-    from kwdocs.pages.coverage import file_coverage
     from kwdocs.scan import scan
 
     measured = []
@@ -30,18 +32,12 @@ def measure(config: Config) -> list[tuple[str, dict]]:
 
 
 def totals(files: list[tuple[str, dict]]) -> dict:
-    from kwdocs.pages.coverage import percent
-
     public = sum(counts["public"] for _, counts in files)
     documented = sum(counts["documented"] for _, counts in files)
     return {"files": len(files), "public": public, "documented": documented, "percent": percent(documented, public)}
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    import json
-
-    from kwdocs.pages.coverage import by_folder
-
     files = measure(config)
     folders = by_folder(files)
     total = totals(files)

@@ -17,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    # on use: `kwdocs --help` imports every command module (see kwdocs.commands.build)
     from kwdocs.store import symbols
 
     name, prefix = name_query(args)

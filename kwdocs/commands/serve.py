@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import signal
 
+from kwdocs.commands import overrides
 from kwdocs.config import Config, load_config
 
 HELP = "serve the HTML site on 127.0.0.1, rebuilding it and reloading open pages when sources change"
@@ -22,8 +23,8 @@ def _interrupt(signum, frame) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    from kwdocs.cli import overrides
-    from kwdocs.site.webserver import serve
+    # on use: `kwdocs --help` imports every command module, and the server loads the engine and the site
+    from kwdocs.webserver import serve
 
     signal.signal(signal.SIGTERM, _interrupt)   # stop as cleanly as Ctrl-C does
     return serve(config, host=args.bind, port=args.port, log_requests=args.log_requests,

@@ -33,12 +33,13 @@ def _relative(config: Config, path: str) -> str:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
+    # on use: `kwdocs --help` imports every command module (see kwdocs.commands.build)
     from kwdocs.store import symbols
 
     typed, line = _split(args.where)
     index = symbols.Index(config.state)
     path = _relative(config, typed)
-    summary = symbols.file_summary(index, path)
+    summary = symbols.indexed_file(index, path)
     if summary is None:
         print(f"kwdocs: {typed}: no such file in the index of {config.src} (run kwdocs build if it is new)",
               file=sys.stderr)

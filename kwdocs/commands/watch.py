@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import signal
 
+from kwdocs.commands import overrides
 from kwdocs.config import Config, load_config
 
 HELP = "build, then keep the pages current while files are edited (Ctrl-C to stop)"
@@ -31,7 +32,7 @@ def _interrupt(signum, frame) -> None:
 
 
 def run(config: Config, args: argparse.Namespace) -> int:
-    from kwdocs.cli import overrides
+    # on use: `kwdocs --help` imports every command module, and watching loads the engine
     from kwdocs.engine.on_save import watch
 
     signal.signal(signal.SIGTERM, _interrupt)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import multiprocessing
+import multiprocessing.forkserver
 import os
 import time
 import warnings
@@ -110,6 +112,7 @@ class Session:
 
     def wait(self, future: Any, unit: str, step: str) -> Any:
         """A task's result, waiting for it; None when there is none (said once)."""
+        # kwdocs[dask], an optional extra: only a build with --scheduler imports it
         from distributed import wait
 
         workerless = None
@@ -166,6 +169,7 @@ def connected(config: Config) -> Iterator[Session]:
     if config.scheduler == "local":
         _start_forkserver()     # it imports kwdocs and Dask for the workers while this process imports Dask
     try:
+        # kwdocs[dask], an optional extra: only a build with --scheduler imports it
         from dask.distributed import Client, LocalCluster
     except ImportError as error:
         raise ConfigError([f"'scheduler' ({config.scheduler}): Dask is not installed "
@@ -177,6 +181,7 @@ def connected(config: Config) -> Iterator[Session]:
         cluster = None
         try:
             if config.scheduler == "local":
+                # kwdocs[dask], an optional extra, as above
                 import dask
                 from distributed.gc import disable_gc_diagnosis
                 settings.enter_context(dask.config.set(LOCAL_SETTINGS))     # also for workers started later
@@ -231,9 +236,6 @@ def _start_forkserver() -> None:
     (a tree's own, unrelated) would be imported in place of this kwdocs, and every worker
     would fail.  So it starts with ``PYTHONSAFEPATH``, unless this kwdocs is the current
     folder's (run from a checkout)."""
-    import multiprocessing
-    import multiprocessing.forkserver
-
     multiprocessing.get_context("forkserver").set_forkserver_preload(["distributed", __name__])
     package_parent = Path(__file__).resolve().parents[2]
     safe = package_parent != Path.cwd().resolve() and "PYTHONSAFEPATH" not in os.environ

@@ -8,14 +8,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.context import seed
 from kwdocs.engine.steps import common, extract, render
-from kwdocs.engine.workers import collector_paused
 from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages
 from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import Renderer, renderer_for
+from kwdocs.rules.ruleset import RuleSet, rules_for
 from kwdocs.sources import ChangedSinceExtracted, Source, page_source
 from kwdocs.store.state import FACTS, load_shard
 
@@ -53,8 +54,6 @@ _folders: list[tempfile.TemporaryDirectory] = []
 def _prime(config: Config, settings: dict[str, Any]) -> None:
     """This worker's rules and renderer for ``config``, made from the files sent with it (the
     paths in ``config`` are the coordinator's) and never caching anything in an output folder."""
-    from kwdocs.rules.ruleset import RuleSet
-
     ident = (config, hashlib.sha256(repr(sorted(settings["templates"].items())).encode()
                                     + b"".join(settings["rules"])).hexdigest())
     if ident not in _settled:
@@ -75,7 +74,7 @@ def _prime(config: Config, settings: dict[str, Any]) -> None:
                              lazy=True)
         _settled[ident] = (rules, Renderer(templates, None))
     rules, renderer = _settled[ident]
-    seed(config, common.rules_for, rules)
+    seed(config, rules_for, rules)
     seed(config, renderer_for, renderer)
 
 
@@ -165,7 +164,7 @@ def _rendered(config: Config, items: list[tuple[Facts, dict | None, dict, bytes 
     """Each file's pages, with the key they were rendered from."""
     keys = common.file_page_keys(config)
     renderer = renderer_for(config)
-    mask = common.rules_for(config).mask_secrets
+    mask = rules_for(config).mask_secrets
     found = {}
     for facts, links, related, data in items:
         view = pages.source_view(config, facts, data, mask)

@@ -28,12 +28,12 @@ import time
 from dataclasses import dataclass, field
 
 from kwdocs.config import Config
-from kwdocs.engine import summary
+from kwdocs.engine import summary, symbol_index
 from kwdocs.engine.rescan import Changes, diff, merge, rescan_targets, tree_units
 from kwdocs.engine.restore import repair
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, with_ancestors
-from kwdocs.store import journal as ledger, owned, snapshot, state, symbol_index, writer as output
+from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 PARALLEL_UNITS = 8      # this many units to redo or more: doit's worker processes are worth their start
 
@@ -165,12 +165,12 @@ class Rebuilder:
 
     def _run_units(self, scanned: ScanResult, units: set[str], outcome: Outcome, stream) -> None:
         """doit over the given units, then over the units link gave new used-by lists."""
-        from kwdocs.engine.summary import BuildReporter
+        # doit and the task rules only when something changed: a no-op build stops before
         from kwdocs.engine.tasks import task_order
 
         assert self._tasks is not None, "update makes the namespace before it runs units"
         self._extract = self._render = units
-        reporter = BuildReporter(stream, {}, config=self.config, scanned=scanned, quiet=True)
+        reporter = summary.BuildReporter(stream, {}, config=self.config, scanned=scanned, quiet=True)
         tasks = dict(self._tasks, DOIT_CONFIG=dict(self._tasks["DOIT_CONFIG"], reporter=reporter,
                                                    default_tasks=task_order(self.config, rebuild=True)))
         snapshot.forget(self.config)
@@ -229,6 +229,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
                        time.monotonic() - started, quiet, {"html_written": 0, "html_removed": 0})
         return 0
     if config.cache:
+        # the shared cache's module only for a build that has one
         from kwdocs.store.cache import check_store
         check_store(config)
     state.check_complete(config)
@@ -239,6 +240,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     # before anything is written: no file of the user's is replaced
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
     if config.scheduler:
+        # Dask only for a build with --scheduler
         from kwdocs.engine.build_session import BuildSession
         from kwdocs.engine.cluster import OnCluster
         from kwdocs.engine.cluster_connection import connected
@@ -251,6 +253,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
         vouch(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
         if config.cache and not config.html:    # the pages' hashes, for ``kwdocs check`` on a fresh clone
+            # the shared cache's module only for a build that has one
             from kwdocs.engine.steps.outputs import share_outputs
             share_outputs(config, {source.rel: (source.size, source.mtime_ns) for source in scanned.files},
                           scanned.problems)

@@ -24,6 +24,12 @@ import threading
 import time
 from collections.abc import Callable
 
+from watchdog.events import (
+    FileClosedEvent,
+    FileModifiedEvent,
+    FileSystemEventHandler,
+)
+
 from kwdocs.config import Config, ConfigError
 from kwdocs.context import drop_contexts
 from kwdocs.engine.incremental import Outcome, Rebuilder
@@ -123,8 +129,6 @@ class EventPaths:
 
 def make_handler(paths: EventPaths, pending: Pending):
     """A watchdog handler that only records paths (and can never raise into watchdog's thread)."""
-    from watchdog.events import FileClosedEvent, FileModifiedEvent, FileSystemEventHandler
-
     class RecordingHandler(FileSystemEventHandler):
         def dispatch(self, event) -> None:
             try:

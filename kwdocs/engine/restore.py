@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.engine.runner import run_dry
-from kwdocs.pages import layout
 from kwdocs.scan import scan
 from kwdocs.store import journal as ledger, owned, state, writer as output
 

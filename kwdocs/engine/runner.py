@@ -7,6 +7,7 @@ here for doit; ``doit`` at the repository root loads the same namespace from
 from __future__ import annotations
 
 import io
+import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from kwdocs.store import journal as ledger, owned, snapshot, state, writer as ou
 def build_namespace(config: Config, scanned: ScanResult | None = None, quiet: bool = False,
                     stream=None, only=None, session: BuildSession = LOCAL) -> dict:
     """The dodo namespace with kwdocs' reporter attached (``only``, ``session``: see ``tasks.namespace``)."""
+    # doit and the task rules only when tasks run: a no-op build and a current check stop before
     from kwdocs.engine.summary import BuildReporter
     from kwdocs.engine.tasks import namespace
 
@@ -84,6 +86,7 @@ def run_dry(config: Config, scanned: ScanResult) -> int:
     its records from a copy in memory (none when the dry run is blank), so no file is written,
     in the output folder or anywhere else."""
     if config.cache:
+        # the shared cache's module only for a build that has one
         from kwdocs.store.cache import check_store
         check_store(config)
     records = None
@@ -99,8 +102,7 @@ def run_dry(config: Config, scanned: ScanResult) -> int:
 @contextmanager
 def _records_in_memory(records: Path | None) -> Iterator[None]:
     """While doit runs: its database in memory, a copy of ``records`` (read-only) when given."""
-    import sqlite3
-
+    # doit only when tasks run: a no-op build and a current check stop before
     from doit.dependency import SqliteDB
 
     connect = SqliteDB._sqlite3
@@ -125,6 +127,7 @@ def _records_in_memory(records: Path | None) -> Iterator[None]:
 def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
     """doit's ``run`` over a namespace, in ``jobs`` worker processes when more than one (a
     damaged record file of doit's is removed first: it only schedules, see ``state``)."""
+    # doit only when tasks run: a no-op build and a current check stop before
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 

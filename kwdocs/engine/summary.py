@@ -167,11 +167,13 @@ class _Counting(_Reporter):
         if self.tidy is not None and not self.failed:
             self.counts["removed"] += self.tidy()
         if self.counts["cache_unsigned"]:     # one line for all of them, from every task and worker
+            # the shared cache's module only for a build that used one
             from kwdocs.store.cache import unsigned_line
             sys.stderr.write(unsigned_line(self.config.cache, self.counts["cache_unsigned"]) + "\n")
         report(self.write, self.config, self.scanned, self.counts["written"], self.counts["removed"],
                time.monotonic() - self.started, self.quiet, self.counts)
         if self.config.cache and self.counts["cache_stored"]:
+            # the shared cache's module only for a build that used one
             from kwdocs.store.cache import shared_cache
             cache = shared_cache(self.config)
             if cache is not None:
@@ -180,6 +182,7 @@ class _Counting(_Reporter):
 
 @functools.cache
 def _reporter_class() -> type:
+    # doit only when a build runs tasks (see ``__getattr__``)
     from doit.reporter import ConsoleReporter
     return type("BuildReporter", (_Counting, ConsoleReporter), {"__module__": __name__})
 

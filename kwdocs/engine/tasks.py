@@ -210,6 +210,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_search():
         """Bring the site's keyword and full-text search up to date with the extracted facts (html = true)."""
+        # the site (jinja2, Pygments) only for an --html build; every build imports this module
         from kwdocs.site.html import STATIC_FOLDER, site_root
         from kwdocs.site.search import write_search
         return {
@@ -225,6 +226,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
 
     def task_site():
         """Bring the HTML site in <out>/site up to date with the Markdown pages (html = true)."""
+        # the site only for an --html build, as above
         from kwdocs.site.html import build_site
         return {
             "actions": [(Guarded(build_site), [config])],

@@ -84,9 +84,10 @@ def _dry_findings(config: Config, dry: output.DryRun, expected: set[str],
 def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
     """With a shared cache: the pages judged by the hashes a full build of this very tree stored
     there (``steps.outputs.expected_outputs``), without building; None when it has none."""
+    # only with a shared cache: a check of a current tree reads no source
     from kwdocs import sources
     from kwdocs.engine.steps import outputs
-    from kwdocs.store.cache import check_store, report, unsigned_line
+    from kwdocs.store.cache import cache_report, check_store, unsigned_line
 
     check_store(config)
     rels = [source.rel for source in scanned.files]
@@ -95,7 +96,7 @@ def _against_shared(config: Config, scanned: ScanResult) -> Findings | None:
         return None     # an unreadable file: its page says why, which only building tells
     digests = outputs.expected_outputs(config, rels, scanned.folders(), scanned.problems,
                                        {rel: hashes[sources.source_path(config, rel)] or "" for rel in rels})
-    said = report()
+    said = cache_report()
     for line in said["cache_said"]:
         sys.stderr.write(line + "\n")
     if said["cache_unsigned"]:
@@ -172,6 +173,7 @@ def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream
 
 
 def _fix(config: Config, jobs: int | None, stream, started: float) -> int:
+    # the build's engine only for check --fix
     from kwdocs.engine.incremental import check_first_build, run_build
 
     counts: dict[str, int] = {}

@@ -12,6 +12,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+)
+from watchdog.observers import Observer
+
 from kwdocs.config import Config
 from kwdocs.engine.rescan import Changes
 from kwdocs.scan import scan_folder
@@ -20,16 +32,6 @@ from kwdocs.scan import scan_folder
 def watched_events() -> list:
     """Writes, creations, deletions and moves; not opened / closed-without-writing, which a
     build that only reads sources would otherwise wake itself up with."""
-    from watchdog.events import (
-        DirCreatedEvent,
-        DirDeletedEvent,
-        DirMovedEvent,
-        FileClosedEvent,
-        FileCreatedEvent,
-        FileDeletedEvent,
-        FileModifiedEvent,
-        FileMovedEvent,
-    )
     return [FileModifiedEvent, FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent,
             DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
 
@@ -119,9 +121,9 @@ class TreeObserver:
 
     def _new_observer(self):
         if self.poll:
+            # only with --poll
             from watchdog.observers.polling import PollingObserver
             return PollingObserver()
-        from watchdog.observers import Observer
         return Observer()
 
     def start(self) -> None:

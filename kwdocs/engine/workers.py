@@ -1,4 +1,4 @@
-"""Worker processes of a parallel build die with the build; build steps pause the collector.
+"""Worker processes of a parallel build die with the build.
 
 ``-j N`` runs doit's tasks in forked worker processes.  When the build is
 killed (SIGKILL, the OOM killer, a CI job cancelled by pid) its workers would
@@ -10,7 +10,6 @@ dies.
 from __future__ import annotations
 
 import ctypes
-import gc
 import os
 import signal
 from collections.abc import Iterator
@@ -64,6 +63,7 @@ def stop_workers(grace: float = 1.0) -> None:
     Ctrl-C then waits for its next task forever, and Python's exit waits for
     that worker (seen once in CI: the build hung after saying "interrupted").
     """
+    # only to stop a parallel build's workers: a no-op build starts none
     import multiprocessing
 
     children = multiprocessing.active_children()
@@ -74,22 +74,3 @@ def stop_workers(grace: float = 1.0) -> None:
         if child.is_alive():
             child.kill()
             child.join()
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic collector off for the duration (also a decorator).
-
-    Extraction and rendering allocate millions of short-lived objects (an
-    ``ast`` tree, a page's fragments) that reference counting frees on its own;
-    the collector still walks them, and everything older, every few hundred
-    allocations: a fifth of a cold build's CPU.  Steps hold no cycles worth
-    collecting mid-way, so it runs again once the step ends.
-    """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()

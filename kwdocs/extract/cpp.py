@@ -51,6 +51,7 @@ CUDA_SUFFIXES = (".cu", ".cuh")
 @cache
 def _parser(cuda: bool) -> Parser:
     """Build the parser once; building a Language costs more than a small parse."""
+    # each grammar's library only when a file of its language is parsed
     import tree_sitter_cpp
     import tree_sitter_cuda
 

@@ -10,6 +10,7 @@ from typing import Any
 from tree_sitter import Node
 
 from kwdocs.extract import treesitter as ts
+from kwdocs.extract.paths import PathIndex
 
 GRAMMAR = "tree_sitter_java"
 _CLASSES = {"class_declaration": "class", "interface_declaration": "interface",
@@ -79,8 +80,6 @@ class Resolver:
     outer class's file); ``a.b.*`` to the first file of that package's folder."""
 
     def __init__(self, languages: dict[str, str], imports: dict[str, list]) -> None:
-        from kwdocs.extract.paths import PathIndex
-
         self.index = PathIndex(path for path, language in languages.items() if language == "java")
         self.package_files: dict[str, str] = {}
         for path in sorted(self.index.paths):

@@ -10,7 +10,8 @@ import json
 import re
 from typing import Any
 
-from kwdocs.extract import treesitter as ts
+from kwdocs.extract import data, treesitter as ts
+from kwdocs.extract.paths import PathIndex, joined
 
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
 
@@ -283,8 +284,6 @@ _TRAILING_COMMA = re.compile(r",(?=\s*[}\]])")
 def _config(text: str, path: str) -> dict[str, Any]:
     """A ``tsconfig.json``: its keys, and as imports the file it ``extends`` and each
     ``paths`` alias (``"@app/*": ["src/app/*"]``), which imports in the project use."""
-    from kwdocs.extract import data
-
     plain = _TRAILING_COMMA.sub(" ", _JSONC.sub(_blank_comment, text))  # JSON with comments
     found = data.extract(plain, path)
     try:
@@ -338,8 +337,6 @@ class Resolver:
     Bare imports through the ``paths`` and ``baseUrl`` of the nearest ``tsconfig.json``."""
 
     def __init__(self, languages: dict[str, str], imports: dict[str, list]) -> None:
-        from kwdocs.extract.paths import PathIndex
-
         self.index = PathIndex(path for path, language in languages.items()
                                if language in _LANGUAGES or path.endswith(".json"))
         # folder of a tsconfig -> (baseUrl, [(alias, targets)]), deepest folder first
@@ -356,8 +353,6 @@ class Resolver:
         self.configs.sort(key=lambda item: -len(item[0]))
 
     def answer(self, entry: dict, path: str) -> tuple[str | None, str]:
-        from kwdocs.extract.paths import joined
-
         module = str(entry.get("module", ""))
         kind = entry.get("kind")
         folder = path.rpartition("/")[0]
@@ -383,8 +378,6 @@ class Resolver:
 
     def _aliased(self, module: str, path: str) -> str | None:
         """The file a bare import names through the nearest tsconfig's ``paths`` or ``baseUrl``."""
-        from kwdocs.extract.paths import joined
-
         for folder, base, aliases in self.configs:
             if folder and not path.startswith(folder + "/"):
                 continue

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kwdocs.engine.workers import collector_paused
+from kwdocs.collector import collector_paused
 from kwdocs.languages import resolver
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from tree_sitter import Node
 
 from kwdocs.extract import treesitter as ts
+from kwdocs.extract.paths import PathIndex
 
 GRAMMAR = "tree_sitter_lua"
 
@@ -85,8 +86,6 @@ class Resolver:
     """``require "a.b"`` to ``a/b.lua`` or ``a/b/init.lua`` under any folder, nearest first."""
 
     def __init__(self, languages: dict[str, str], imports: dict[str, list]) -> None:
-        from kwdocs.extract.paths import PathIndex
-
         self.index = PathIndex(path for path, language in languages.items() if language == "lua")
 
     def answer(self, entry: dict, path: str) -> tuple[str | None, str]:

@@ -1248,6 +1248,7 @@ def _tree_sitter_parser() -> Any:
     global _PARSER
     if _PARSER is None:
         try:
+            # only for a file Python's ast cannot parse (a newer syntax)
             import tree_sitter
             import tree_sitter_python
             _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language()))

@@ -19,7 +19,8 @@ from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
 
-from kwdocs.extract import not_doc
+from kwdocs.extract import not_doc, text as plain
+from kwdocs.extract.shell import unique_sorted
 
 MAX_PARSE_BYTES = 4_000_000
 """Beyond this a file is not parsed: its page lists identifiers only, and says so."""
@@ -95,8 +96,6 @@ def extract_tree(text: str, grammar: str, walk: Walk,
 
 def too_large(text: str) -> dict[str, Any]:
     """The result for a file not parsed: its identifiers, and a line saying why."""
-    from kwdocs.extract import text as plain
-
     found = plain.extract(text, "")
     found["problems"] = [{"message": f"larger than {MAX_PARSE_BYTES:,} bytes: not parsed, "
                                      "identifiers only"}]
@@ -265,8 +264,6 @@ def unquote(text: str) -> str:
 def finish(symbols: list[dict[str, Any]], imports: list[dict[str, Any]], docstring: str,
            tree: Tree) -> dict[str, Any]:
     """The extractor's result, sorted, with a problem when the parse failed badly."""
-    from kwdocs.extract.shell import unique_sorted
-
     # a name the parser took across lines (an unclosed string, a broken rule) names nothing
     symbols = [symbol for symbol in symbols if _one_line(symbol["name"])]
     imports = [entry for entry in imports if _one_line(entry["module"])]

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from kwdocs import layout
 from kwdocs.config import Config
-from kwdocs.extract.decode import BINARY_SNIFF, decode, is_binary
+from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
-from kwdocs.pages import coverage, keywords, layout, model
+from kwdocs.pages import coverage, keywords, model
 from kwdocs.pages.formats import TEMPLATES, Format, MarkdownFormat
 from kwdocs.pages.render import Renderer
 
@@ -60,14 +61,8 @@ def _folder_title(config: Config, folder: str) -> str:
     return f"{folder}/" if folder else f"{config.project_name} (repository root)"
 
 
-def source_bytes_shown(config: Config) -> int:
-    """How much of a file its page needs: the configured size, a few bytes more (to cut at a
-    whole character), and at least what tells a binary file."""
-    return max(config.max_source_bytes + 4, BINARY_SNIFF)
-
-
 def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model.SourceView:
-    """What the page embeds of the file (``data``: at least its first ``source_bytes_shown``
+    """What the page embeds of the file (``data``: at least its first ``sources.source_bytes_shown``
     bytes): decoded, secrets masked, cut at the configured size."""
     if data is None or facts.get("binary") or is_binary(data):
         return model.SourceView(None)
@@ -75,9 +70,9 @@ def source_view(config: Config, facts: Facts, data: bytes | None, mask) -> model
         # masked whole, as analysed, and only then cut: a secret across the cut is found and hidden
         text, _ = decode(data[:max(ANALYSE_LIMIT, config.max_source_bytes + 4)])
         masked, lines = mask(text, facts.get("language", ""))
-        return model.source_view(masked, facts["size"], config.max_source_bytes, tuple(lines))
+        return model.cut_source(masked, facts["size"], config.max_source_bytes, tuple(lines))
     text, _ = decode(data[: config.max_source_bytes + 4])
-    return model.source_view(text, facts["size"], config.max_source_bytes)
+    return model.cut_source(text, facts["size"], config.max_source_bytes)
 
 
 def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | None,

@@ -12,6 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Protocol
 
+from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs.pages.render import Renderer, renderer_for
@@ -91,7 +92,6 @@ def formats_for(config: Config) -> tuple[Format, ...]:
 
 def file_page_paths(config: Config, rel: str) -> set[str]:
     """Every page a build writes for the source file ``rel``, in every format."""
-    from kwdocs.pages import layout
     own = (layout.docs_page(rel), layout.kw_page(rel))
     return {*own, *(output_format.page_path(page) for output_format in formats_for(config) for page in own)}
 

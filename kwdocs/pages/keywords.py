@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import posixpath
 import string
 from operator import itemgetter
 from pathlib import Path
 
+from kwdocs import layout
 from kwdocs.facts import Facts
-from kwdocs.pages import layout
 from kwdocs.pages.model import kind_label
 from kwdocs.store import writer as output
 
@@ -77,7 +76,7 @@ def table_text(table: dict[str, Entries]) -> str:
     return "".join(f"{json.dumps(unit)}\t{table[unit][0]}\t{table[unit][1]}\n" for unit in sorted(table))
 
 
-def read_table(path: Path, strict: bool = False) -> dict[str, Entries]:
+def read_entries(path: Path, strict: bool = False) -> dict[str, Entries]:
     """``table_text`` read back (sealed: see ``output.read_sealed``); empty when missing."""
     try:
         text = (output.read_sealed(path, strict) or b"").decode("utf-8")
@@ -168,7 +167,3 @@ def bar_model(*, project: str, all_letters: list[str], counts: dict[str, int]) -
 
 def sorted_letters(found: set[str]) -> list[str]:
     return sorted(found - {OTHER}) + ([OTHER] if OTHER in found else [])
-
-
-def page_name(letter: str) -> str:
-    return posixpath.basename(layout.keywords_page(letter))

@@ -16,11 +16,12 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
+from kwdocs import layout
 from kwdocs.extract import not_doc
 from kwdocs.extract.links import module_file
 from kwdocs.facts import Facts
 from kwdocs.languages import TEXT, Language, by_id, group_order, kind_group
-from kwdocs.pages import coverage, diagrams, docstrings, layout
+from kwdocs.pages import coverage, diagrams, docstrings
 from kwdocs.pages.diagrams import base_names as _class_bases
 
 RELATED_LIMIT = 10
@@ -56,7 +57,7 @@ class SourceView:
     masked_lines: tuple[int, ...] = ()
 
 
-def source_view(text: str | None, size: int, limit: int, masked_lines: tuple[int, ...] = ()) -> SourceView:
+def cut_source(text: str | None, size: int, limit: int, masked_lines: tuple[int, ...] = ()) -> SourceView:
     """Cut text at ``limit`` bytes (at a line end), saying how much was left out."""
     if text is None:
         return SourceView(None)
@@ -849,11 +850,13 @@ def _not_own(line: str) -> bool:
 
 
 def _code(text: str) -> str:
+    # jinja2's renderer only when a page is rendered: a no-op build reads summaries here
     from kwdocs.pages.render import inline_code
     return inline_code(text)
 
 
 def render_prose(text: str) -> str:
+    # jinja2's renderer only when a page is rendered, as above
     from kwdocs.pages.render import prose
     return prose(text)
 

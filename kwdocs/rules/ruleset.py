@@ -29,12 +29,16 @@ import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ahocorasick_rs
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+from kwdocs.context import per_config
 from kwdocs.languages import by_id, known_ids
+
+if TYPE_CHECKING:   # config sits above the rules (it checks a project's rule files when it loads)
+    from kwdocs.config import Config
 
 SECTIONS: tuple[str, ...] = ("purpose", "role", "patterns", "performance", "security")
 
@@ -1012,3 +1016,11 @@ def mask_secrets(text: str, rules: RuleSet | None = None, language: str = "") ->
     secret rules) is given.
     """
     return (rules or _shipped()).mask_secrets(text, language)
+
+
+@per_config
+def rules_for(config: Config) -> RuleSet:
+    """The rules of ``config``'s project, kept in its build context.  Lazy: an edit's build needs
+    only their fingerprint; config validation compiled them once."""
+    return RuleSet.load(extra_files=list(config.rules), replace=config.replace_rules, project=config.project_name,
+                        lazy=True)

@@ -1,1 +1,1 @@
-"""The browsable HTML site: pages as HTML, navigation and search data, the local web server."""
+"""The browsable HTML site: pages as HTML, source highlighting, navigation and search data."""

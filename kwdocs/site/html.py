@@ -41,10 +41,11 @@ import nh3
 from cmarkgfm import cmark
 from markupsafe import Markup, escape
 
+from kwdocs import layout
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
-from kwdocs.pages import layout
-from kwdocs.pages.layout import html_page
+from kwdocs.layout import html_page
+from kwdocs.pages.formats import TEMPLATES
 from kwdocs.pages.render import (
     _DOUBLE_BACKTICKS,
     ModelEnvironment,
@@ -52,6 +53,7 @@ from kwdocs.pages.render import (
     _ModelCodeGenerator,
     human_size,
     mermaid_label,
+    renderer_for,
     short_size,
 )
 from kwdocs.site import highlight as highlighting, search
@@ -277,7 +279,7 @@ def source_block(text: str, info: str, links: Mapping[str, str] | None = None) -
 
 # ---------------------------------------------------------------- the layout
 
-def describe(md_page: str, subject: str | None = None) -> tuple[str, str, str]:
+def describe_page(md_page: str, subject: str | None = None) -> tuple[str, str, str]:
     """(kind, subject, title) of a page; the subject is the source file or folder by its real
     name: ``subject`` when given (the state's record, exact for cut page names too), else as
     ``layout.page_subject`` reads it from the path."""
@@ -468,7 +470,7 @@ def _block(context: jinja2.runtime.Context, name: str) -> Markup:
 
 def render_site_page(config: Config, md_page: str, markdown_text: str, subject: str | None = None) -> str:
     """The whole HTML page for one Markdown page (``md_page`` relative to the output root; ``subject``:
-    see ``describe``): the pages no format renders from their models yet (folder and keyword index pages)."""
+    see ``describe_page``): the pages no format renders from their models yet (folder and keyword index pages)."""
     return _page(config, md_page, name_links(markdown_to_html(markdown_text, md_page)), subject)
 
 
@@ -479,7 +481,7 @@ def _page(config: Config, md_page: str, body: str, subject: str | None, sources:
     layout's (``PAGE_TEMPLATE``), when the caller has it; ``diagrams``: the body has Mermaid
     diagrams, which only then load Mermaid."""
     page = html_page(md_page)
-    kind, subject, title = describe(md_page, subject)
+    kind, subject, title = describe_page(md_page, subject)
     tabs = []
     if kind in ("docs", "kw"):
         tabs = [dict(label="Documentation", href=layout.link(page, html_page(layout.docs_page(subject))),
@@ -540,7 +542,7 @@ class HtmlFormat:
         return f"{SITE_FOLDER}/{html_page(md_page)}"
 
     def key(self) -> str:
-        return render_key(self.config)
+        return html_render_key(self.config)
 
     def render(self, kind: str, model: dict, md_page: str) -> str:
         href = functools.partial(site_href, md_page)
@@ -579,9 +581,6 @@ class HtmlFormat:
     def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
         """A docs-page section that has a Markdown block but no HTML one (a section added through
         the seam with its Markdown block only): its Markdown, converted and sanitized."""
-        from kwdocs.pages.formats import TEMPLATES
-        from kwdocs.pages.render import renderer_for
-
         text = renderer_for(self.config).render(TEMPLATES["file_docs"], model)
         start = text.find(f"\n## {section['title']}\n")
         if start < 0:
@@ -887,7 +886,7 @@ def write_static(config: Config) -> int:
 
 
 def _static_identity(config: Config, key: str) -> list:
-    """What the site's static files are made from (``render_key``: the code, Pygments' version;
+    """What the site's static files are made from (``html_render_key``: the code, Pygments' version;
     the script and styles shipped or overridden) and the files as written, each by its path and
     identity (``search.file_identity``)."""
     sources = [os.fspath(_static_source(config, name)) for name in STATIC_FILES]
@@ -896,7 +895,7 @@ def _static_identity(config: Config, key: str) -> list:
 
 
 @per_config
-def render_key(config: Config) -> str:
+def html_render_key(config: Config) -> str:
     """What every HTML page depends on besides its Markdown: this code, the layout, the libraries."""
     digest = hashlib.sha256(Path(__file__).read_bytes() + Path(highlighting.__file__).read_bytes())
     digest.update(repr(highlighting.declared()).encode())    # the languages' highlighting, declared elsewhere
@@ -952,7 +951,7 @@ def build_site(config: Config) -> dict:
     site = site_root(config)
     manifest_path = config.state / MANIFEST
     manifest = output.read_json(manifest_path, {}) or {}
-    key = render_key(config)
+    key = html_render_key(config)
     folders = search.folders_with_pages(config)
     keyword_meta = output.read_json(config.state / KEYWORDS_META, {})
     keyword_pages = keyword_meta.get("pages", []) if isinstance(keyword_meta, dict) else []

@@ -39,9 +39,15 @@ from pathlib import Path
 
 import orjson
 
+from kwdocs import layout
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
+from kwdocs.extract.decode import decode
 from kwdocs.languages import by_id
-from kwdocs.pages import keywords, layout
+from kwdocs.pages import keywords
+from kwdocs.pages.compose import ANALYSE_LIMIT
+from kwdocs.rules.ruleset import rules_for
+from kwdocs.sources import ChangedSinceExtracted, page_source
 from kwdocs.store import writer as output
 from kwdocs.store.state import (
     FACTS,
@@ -67,7 +73,7 @@ def as_script(global_name: str, data: object) -> str:
 def tree_data(project: str, files: Iterable[str], folders: Iterable[str]) -> dict:
     """Folders (those with an index page) and files (those with a documentation page) by their
     real names (see ``write_tree``); ``pages`` and ``folderPages`` hold where the pages
-    of those whose page path is not their name live (cut or escaped: see ``kwdocs.pages.layout``)."""
+    of those whose page path is not their name live (cut or escaped: see ``kwdocs.layout``)."""
     file_pages, folder_pages = {}, {}
     for rel in files:
         page = layout.docs_page(rel)
@@ -125,9 +131,9 @@ def write_tree(config: Config, folders: list[str], folder: Path) -> int:
             units[name] = entry
             continue
         lists[name] = listed(name)
-        units[name] = [info, digest(_json_text(lists[name]))]
+        units[name] = [info, part_digest(_json_text(lists[name]))]
     script = folder / TREE_FILE
-    made_from = [config.project_name, digest(_json_text(sorted(folders)))]
+    made_from = [config.project_name, part_digest(_json_text(sorted(folders)))]
     same_files = units.keys() == known.keys() and all(
         isinstance(old := known[name], list) and old[1:] == entry[1:] for name, entry in units.items())
     written = False
@@ -172,8 +178,6 @@ def write_search(config: Config, units: list[str], folder: Path) -> dict:
     ``folder`` up to date with the shards extraction wrote for ``units`` (the tree's units: shards
     of gone units are pruned later); returns counts.  It reads no page, so it runs beside the
     render step.  An edit reads and writes the parts of the units it changed."""
-    from kwdocs.engine.workers import collector_paused
-
     written = 0
     try:
         with collector_paused():    # a large tree's words are millions of short-lived lists, none in a cycle
@@ -187,7 +191,7 @@ def write_search(config: Config, units: list[str], folder: Path) -> dict:
 # ---------------------------------------------------------------- incremental indexes by bucket
 
 @dataclass(frozen=True)
-class Index:
+class SearchIndex:
     """A search index kept as one script per bucket: each unit's part of each bucket as JSON
     text, the scripts' text the parts of a bucket in unit order."""
     state: str           # the state's folder of it: meta.json (per unit: its input, its parts' digests),
@@ -202,11 +206,12 @@ BUCKETS_FILE = "buckets.js"      # no bucket is named like it: bucket names are 
 META_FILE = "meta.json"
 
 
-def digest(text: str) -> str:
+def part_digest(text: str) -> str:
+    """A short hash of ``text``: what a search bucket's meta records of each unit's part."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, object],
+def update_index(config: Config, index: SearchIndex, folder: Path, inputs: dict[str, object],
                  parts_of: Callable[[str], dict[str, str]], content_of: Callable[[str], str] | None = None,
                  unsettled: Collection[str] = ()) -> int:
     """Bring ``index`` in the site's static ``folder`` up to date; returns files written or removed.
@@ -238,7 +243,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
             now[unit] = [None if unit in unsettled else source, old[1], *content]
             continue
         texts = parts_of(unit)
-        digests = {bucket: digest(text) for bucket, text in texts.items()}
+        digests = {bucket: part_digest(text) for bucket, text in texts.items()}
         before = old[1] if old is not None else {}
         for bucket in set(digests) | set(before):
             if digests.get(bucket) != before.get(bucket):
@@ -252,7 +257,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
         table = (output.read_json(state / f"bucket-{bucket}.json", {}) or {}) if known else {}
         expected = {unit: entry[1][bucket] for unit, entry in known.items() if bucket in entry[1]}
         if not isinstance(table, dict) or table.keys() != expected.keys() or any(
-                not isinstance(text, str) or digest(text) != expected[unit] for unit, text in table.items()):
+                not isinstance(text, str) or part_digest(text) != expected[unit] for unit, text in table.items()):
             # a table that is not what the last build left: every bucket is made again
             output.remove(config.out, meta_path)
             return update_index(config, index, folder, inputs, parts_of, content_of, unsettled)
@@ -294,7 +299,7 @@ def update_index(config: Config, index: Index, folder: Path, inputs: dict[str, o
 SOURCES_FILE = "sources.json"    # beside META_FILE: what each unit's parts were made from, without their digests
 
 
-def _keep_sources(config: Config, index: Index, folder: Path, sources: dict[str, list]) -> None:
+def _keep_sources(config: Config, index: SearchIndex, folder: Path, sources: dict[str, list]) -> None:
     """Record what each unit's parts were made from ([input, content digest]), with the meta and
     bucket list they belong to (by their identity): ``_parts_kept`` trusts it only beside them."""
     state = config.state / index.state
@@ -303,7 +308,7 @@ def _keep_sources(config: Config, index: Index, folder: Path, sources: dict[str,
         "buckets": file_identity(folder / index.scripts / BUCKETS_FILE)})
 
 
-def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, object],
+def _parts_kept(config: Config, index: SearchIndex, folder: Path, inputs: dict[str, object],
                 content_of: Callable[[str], str] | None, unsettled: Collection[str] = ()) -> bool:
     """Whether no unit's parts can have changed since ``update_index`` last ran: the same units,
     each with the input or (``content_of``) the content its parts were made from.  Then only the
@@ -336,7 +341,7 @@ def _parts_kept(config: Config, index: Index, folder: Path, inputs: dict[str, ob
 
 # ---------------------------------------------------------------- keyword search
 
-KEYWORD_INDEX = Index(state=SEARCH, scripts="keywords", data_global="KWDOCS_KEYWORDS",
+KEYWORD_INDEX = SearchIndex(state=SEARCH, scripts="keywords", data_global="KWDOCS_KEYWORDS",
                       list_global="KWDOCS_KEYWORD_SHARDS", version=2)
 KEYWORD_SHARDS = 32     # few scripts for the browser to load, each small enough to write again on an edit
 
@@ -389,7 +394,7 @@ def write_keyword_index(config: Config, folder: Path, units: Iterable[str]) -> i
         return letters
 
     def content_of(unit: str) -> str:
-        return digest(_json_text({letter: item[1] for letter, item in letters_of(unit).items()}, sort_keys=True))
+        return part_digest(_json_text({letter: item[1] for letter, item in letters_of(unit).items()}, sort_keys=True))
 
     def parts_of(unit: str) -> dict[str, str]:
         letters = letters_of(unit)
@@ -431,8 +436,6 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
     the page itself) and each definition's own documentation, and each section of a prose file
     (read again, its secrets masked as on its page), in path and line order.  A prose file that no
     longer holds the bytes its facts describe gives no text and is added to ``unsettled``."""
-    from kwdocs.sources import ChangedSinceExtracted
-
     texts: list[tuple] = []
     for rel, facts in sorted(files.items()):
         symbols = facts.get("symbols", [])
@@ -454,10 +457,6 @@ def unit_texts(config: Config, files: dict[str, dict], mask: Callable[[str, str]
 
 
 def _sections(config: Config, rel: str, facts: dict, symbols: list, mask: Callable[[str, str], str]) -> list[tuple]:
-    from kwdocs.extract.decode import decode
-    from kwdocs.pages.compose import ANALYSE_LIMIT
-    from kwdocs.sources import page_source
-
     # of the facts' very bytes, or ChangedSinceExtracted (a checkout between the steps): words of
     # other bytes, kept under the facts' stamp, would stay when the file goes back (issue 31)
     head = page_source(config, {**facts, "path": rel}, ANALYSE_LIMIT)
@@ -502,7 +501,7 @@ def bucket_parts(texts: list[tuple]) -> dict[str, dict]:
             for name, (files, _, docs, words) in sorted(buckets.items())}
 
 
-FULLTEXT_INDEX = Index(state=FULLTEXT, scripts="fulltext", data_global="KWDOCS_FULLTEXT",
+FULLTEXT_INDEX = SearchIndex(state=FULLTEXT, scripts="fulltext", data_global="KWDOCS_FULLTEXT",
                        list_global="KWDOCS_FULLTEXT_BUCKETS", version=2)
 
 
@@ -512,8 +511,6 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
 
     Each unit's facts shard is read again only when it changed since the last time (its
     size and time stamp), and only the buckets whose part from it changed are written."""
-    from kwdocs.engine.steps.common import rules_for
-
     # the parts are kept by the name of the unit's facts shard, in that order; a unit with no facts has no words
     shards = {posixpath.basename(path): (path, stamp, unit)
               for unit, (path, stamp) in unit_stamps(config, FACTS, units).items() if stamp is not None}
@@ -538,7 +535,7 @@ def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
 
     def content_of(name: str) -> str:
         # an edit that changes no documentation text (most do) leaves the unit's words as they were
-        return digest(_json_text(texts_of(name)))
+        return part_digest(_json_text(texts_of(name)))
 
     def parts_of(name: str) -> dict[str, str]:
         return {bucket: _json_text(part) for bucket, part in bucket_parts(texts_of(name)).items()}

@@ -66,7 +66,7 @@ def entry_key(kind: str, *inputs: str) -> str:
     return hashlib.sha256(orjson.dumps(["kwdocs", kind, FORMAT, *inputs])).hexdigest()
 
 
-def encode(claims: dict[str, str], value: Any, key: bytes | None = None) -> bytes:
+def encode_entry(claims: dict[str, str], value: Any, key: bytes | None = None) -> bytes:
     """An entry: a header line naming what it holds (``claims``: its key and inputs) and how to
     check it, then ``value`` as JSON; signed with ``key`` when given."""
     return encode_body(claims, orjson.dumps(value, option=orjson.OPT_SORT_KEYS), key)
@@ -88,7 +88,7 @@ def _signature(key: bytes, header: dict[str, Any]) -> str:
     return hmac.new(key, orjson.dumps(signed, option=orjson.OPT_SORT_KEYS), hashlib.sha256).hexdigest()
 
 
-def decode(data: bytes, claims: dict[str, str], key: bytes | None = None) -> Any:
+def decode_entry(data: bytes, claims: dict[str, str], key: bytes | None = None) -> Any:
     """The value an entry holds, once its header claims exactly ``claims``, is signed with
     ``key`` (if given) and its body is whole and what the header says; ValueError says what is
     wrong (``Unsigned`` for a signature that is missing or not by ``key``)."""
@@ -108,7 +108,7 @@ def encode_parts(claims: dict[str, str], parts: dict[str, bytes], key: bytes | N
 
 
 def decode_parts(data: bytes, claims: dict[str, str], key: bytes | None = None) -> dict[str, bytes]:
-    """The parts an ``encode_parts`` entry holds, checked as ``decode`` checks an entry, and
+    """The parts an ``encode_parts`` entry holds, checked as ``decode_entry`` checks an entry, and
     their sizes against its content; ValueError says what is wrong."""
     index, newline, body = _checked(data, claims, key).partition(b"\n")
     try:
@@ -180,7 +180,7 @@ def said() -> list[str]:
     return lines
 
 
-def report() -> dict[str, Any]:
+def cache_report() -> dict[str, Any]:
     """A task's values about the cache since the last call: the lines kept (``cache_said``)
     and how many entries were not signed with the key (``cache_unsigned``)."""
     unsigned, _unsigned[0] = _unsigned[0], 0
@@ -473,6 +473,7 @@ def check_store(config: Config) -> None:
     if not config.cache:
         return
     signing_key(config)     # a key file that cannot be read: said before anything is built
+    # fsspec only for a build with a shared cache
     import fsspec
     protocol = fsspec.core.split_protocol(config.cache)[0] or "file"
     try:

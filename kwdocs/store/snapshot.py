@@ -17,12 +17,15 @@ import shutil
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kwdocs import __version__
+from kwdocs import __version__, layout
 from kwdocs.config import Config, shipped_templates
-from kwdocs.scan import ScanResult
 from kwdocs.store import writer as output
 from kwdocs.store.state import SCANNED as SCANNED_FILE, SNAPSHOT as SNAPSHOT_FILE
+
+if TYPE_CHECKING:   # a type only: the scan sits above the store (it skips the output folders the store recognises)
+    from kwdocs.scan import ScanResult
 
 
 @lru_cache(maxsize=1)
@@ -89,8 +92,6 @@ def tree_snapshot(config: Config, scanned: ScanResult) -> str:
 def outputs_digest(config: Config, scanned: ScanResult) -> str:
     """The modification times of the folders the Markdown pages are in, and the site's with
     ``html``: a page deleted, or a file added there, by hand changes its folder's."""
-    from kwdocs.pages import layout
-
     digest = hashlib.sha256()
     folders = {posixpath.dirname(layout.index_page(folder)) for folder in scanned.folders()}
     if config.html:     # as kwdocs.site.html places its pages

@@ -8,14 +8,16 @@ up-to-date tree needs only this.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sqlite3
 import sys
 import zlib
 from pathlib import Path
 
+from kwdocs import layout
 from kwdocs.config import Config
-from kwdocs.pages import layout
 from kwdocs.store import symbols, writer as output
 
 # Every name under the state folder is here; each file's format belongs to the step that writes it.
@@ -84,7 +86,7 @@ def keyword_table(config: Config, letter: str) -> Path:
     return config.state / KEYWORDS / f"letter-{letter}.jsonl"
 
 
-def keyword_rows(config: Config, page: str) -> Path:
+def keyword_rows_path(config: Config, page: str) -> Path:
     """Where a keyword page's rendered rows are kept (see ``pages.keyword_rows``)."""
     return config.state / KEYWORDS / f"rows-{page.removesuffix('.md')}.json"
 
@@ -227,8 +229,6 @@ def check_doit_records(config: Config) -> None:
 
 def doit_records_readable(path: Path) -> bool:
     """Whether doit can read every record: an intact SQLite file whose values are JSON."""
-    import json
-    import sqlite3
     try:
         with open(path, "rb") as handle:
             if handle.read(16) != b"SQLite format 3\0":
@@ -264,7 +264,7 @@ def written_pages(config: Config, subjects: dict[str, str] | None = None, strict
 
 def page_subjects(config: Config, strict: bool = False) -> dict[str, str]:
     """Each file's and folder's page the state says kwdocs wrote -> the source file or folder it
-    documents, by its real name (a page's own may be cut or escaped: see ``kwdocs.pages.layout``)."""
+    documents, by its real name (a page's own may be cut or escaped: see ``kwdocs.layout``)."""
     found: dict[str, str] = {}
     pages_dir = config.state / PAGES
     for path in sorted(pages_dir.glob("*.json")) if pages_dir.is_dir() else ():

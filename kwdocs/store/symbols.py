@@ -2,7 +2,7 @@
 
 The index is one SQLite file in the state folder: every definition, every place
 one is used, and each file's stamp and purpose sentence.  The build keeps it
-current (``kwdocs.store.symbol_index``).  It holds the state's record of the
+current (``kwdocs.engine.symbol_index``).  It holds the state's record of the
 build that made it (``snapshot.json``, byte for byte): an answer says it is stale
 when that record changed since, or when a source it names did (a stat of each).
 A missing or damaged index is one line, ``NoIndex``.
@@ -167,7 +167,7 @@ def refs(index: Index, name: str, prefix: bool) -> tuple[list[dict], int, list[d
     return found, more, users
 
 
-def file_summary(index: Index, path: str) -> dict | None:
+def indexed_file(index: Index, path: str) -> dict | None:
     """A file's language, lines, purpose sentence and definitions; None if the index has no such file."""
     rows = index.rows("SELECT path, language, lines, test, purpose FROM files WHERE path = ?", [path])
     if not rows:

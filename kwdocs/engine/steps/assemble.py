@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kwdocs import layout
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import (
     StateDamaged,
@@ -16,8 +18,7 @@ from kwdocs.engine.steps.common import (
 )
 from kwdocs.engine.steps.keywords import _remove_other_forms
 from kwdocs.engine.steps.shared import SharedFolders
-from kwdocs.engine.workers import collector_paused
-from kwdocs.pages import compose as pages, layout, model
+from kwdocs.pages import compose as pages, model
 from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
@@ -120,8 +121,9 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
     if shared is None:
         return counts
-    from kwdocs.store.cache import report
-    return counts | {"cache_stored": shared.store(), **report()}
+    # the shared cache's module only for a build that has one
+    from kwdocs.store.cache import cache_report
+    return counts | {"cache_stored": shared.store(), **cache_report()}
 
 
 def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -> list[dict]:

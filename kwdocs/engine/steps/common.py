@@ -7,15 +7,15 @@ import os
 from collections.abc import Callable
 from typing import NamedTuple
 
-from kwdocs import languages
+from kwdocs import languages, layout
 from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs.extract import ctags
 from kwdocs.facts import Facts, identity as facts_identity
-from kwdocs.pages import compose as pages, layout, model
+from kwdocs.pages import compose as pages, model
 from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import renderer_for
-from kwdocs.rules.ruleset import RuleSet
+from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import Source
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
@@ -27,13 +27,6 @@ StateDamaged = output.StateDamaged
 def digest(*parts: object) -> str:
     """A stable hash of JSON-like parts (paths and the like as their text), for cache keys."""
     return hashlib.sha256(output.compact_json(parts, sort_keys=True, default=str)).hexdigest()
-
-
-@per_config
-def rules_for(config: Config) -> RuleSet:
-    """Lazy: an edit's build needs only their fingerprint; config validation compiled them once."""
-    return RuleSet.load(extra_files=list(config.rules), replace=config.replace_rules, project=config.project_name,
-                        lazy=True)
 
 
 @per_config

@@ -6,16 +6,17 @@ import contextlib
 import time
 
 from kwdocs import languages, sources
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.build_session import LOCAL, BuildSession
-from kwdocs.engine.steps.common import Lookup, Read, _stat, _unit_rows, extraction_key, recovering, rules_for
+from kwdocs.engine.steps.common import Lookup, Read, _stat, _unit_rows, extraction_key, recovering
 from kwdocs.engine.steps.link_inputs import _link_inputs
 from kwdocs.engine.steps.shared import SharedFacts
-from kwdocs.engine.workers import collector_paused
 from kwdocs.extract import ctags, extract_bytes
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts, Problem
 from kwdocs.pages import compose as pages, keywords
+from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import Source, source_path
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
@@ -180,15 +181,17 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str],
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
     if shared is None and not config.scheduler:
         return {"files": len(rels), "extracted": extracted}
-    from kwdocs.store.cache import report
+    # the shared cache's module only for a build that has one (or a cluster)
+    from kwdocs.store.cache import cache_report
     return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
-            "cache_stored": stored, **report(), "cluster_extracted": remote.used if remote else 0}
+            "cache_stored": stored, **cache_report(), "cluster_extracted": remote.used if remote else 0}
 
 
 def _recording_tokens(config: Config, redo: list[str]) -> contextlib.AbstractContextManager:
     """``tokens.recording()`` in an HTML build with files to extract; else nothing (None)."""
     if not (config.html and redo):
         return contextlib.nullcontext()
+    # the site's token store only for an --html build
     from kwdocs.site import tokens
     return tokens.recording(config.max_source_bytes)
 
@@ -196,6 +199,7 @@ def _recording_tokens(config: Config, redo: list[str]) -> contextlib.AbstractCon
 def _save_tokens(config: Config, unit: str, files: dict[str, Facts], recorded: dict) -> None:
     """Keep the tokens just recorded of the unit's files that are highlighted as recorded (their
     fence's), beside those kept of its other files (each proves itself by its text's digest)."""
+    # the site's token store only for an --html build
     from kwdocs.site import tokens as highlight_tokens
     fresh = {rel: entry for rel, entry in recorded.items()
              if rel in files and files[rel].get("fence") == entry.info}
@@ -212,6 +216,7 @@ def _offering_tokens(config: Config, unit: str, facts: dict[str, Facts], todo: l
     have some (``tokens.offered``); else nothing."""
     if not config.html or not todo:
         return contextlib.nullcontext()
+    # the site's token store only for an --html build
     from kwdocs.site import tokens as highlight_tokens
     wanted = {rel for rel in todo if facts[rel].get("fence") in highlight_tokens.FENCES}
     if not wanted:

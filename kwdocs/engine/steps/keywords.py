@@ -6,6 +6,8 @@ from pathlib import Path
 
 import orjson
 
+from kwdocs import layout
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import (
     StateDamaged,
@@ -15,16 +17,16 @@ from kwdocs.engine.steps.common import (
     recovering,
     stored_facts,
 )
-from kwdocs.engine.workers import collector_paused
-from kwdocs.pages import compose as pages, keywords, layout
+from kwdocs.pages import compose as pages, keywords
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
+from kwdocs.store.owned import KEYWORD_PAGE
 from kwdocs.store.state import (
     KEYWORD_ENTRIES,
     KEYWORDS,
     KEYWORDS_META,
-    keyword_rows,
+    keyword_rows_path,
     keyword_table,
     load_shard,
     save_shard,
@@ -33,8 +35,6 @@ from kwdocs.store.state import (
 
 def owned_keyword_page(page: str) -> bool:
     """Whether ``page`` is named as a keyword page (at the top of the output)."""
-    from kwdocs.store.owned import KEYWORD_PAGE
-
     return KEYWORD_PAGE.fullmatch(page) is not None
 
 
@@ -79,7 +79,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         path = keyword_table(config, letter)
         if letter in meta.get("counts", {}) and output.read_state(path) is None:
             raise StateDamaged(f"{path} is missing")
-        return keywords.read_table(path, strict=True)
+        return keywords.read_entries(path, strict=True)
 
     kept: dict[str, dict[str, keywords.Entries]] = {}     # tables updated here that a page still needs
     for letter, changes in sorted(updates.items()):
@@ -137,7 +137,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
 def _rows_path(config: Config, page: str) -> Path:
     """Where the rows of a keyword page (in any format: ``site/keywords-A.html``) are kept."""
-    return keyword_rows(config, posixpath.basename(page))
+    return keyword_rows_path(config, posixpath.basename(page))
 
 
 def _remove_other_forms(config: Config, md_page: str) -> int:

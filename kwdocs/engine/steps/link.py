@@ -5,13 +5,24 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
-from kwdocs.engine.steps.common import changed_units, digest, recovering, rules_for, stored_facts
+from kwdocs.engine.steps.common import changed_units, digest, recovering, stored_facts
 from kwdocs.engine.steps.link_inputs import ANCHORED_PART, _definitions_digest, _import_digest, _interned, _link_inputs
 from kwdocs.engine.steps.shared import SharedLinks
-from kwdocs.engine.workers import collector_paused
+from kwdocs.extract.links import (
+    chain_definition,
+    definer,
+    definition_anchors,
+    definition_links,
+    indirect_test_users,
+    name_uses,
+    reexports,
+    resolve_links,
+    uses_and_mentions,
+)
 from kwdocs.pages.diagrams import resolved_bases
-from kwdocs.rules.ruleset import RuleSet
+from kwdocs.rules.ruleset import RuleSet, rules_for
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.store.state import (
@@ -114,15 +125,16 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
         "rewritten": rewritten})
     if shared is None:
         return {"link_shards": len(rewritten)}
-    from kwdocs.store.cache import report
-    return {"link_shards": len(rewritten), **report()}
+    # the shared cache's module only for a build that has one
+    from kwdocs.store.cache import cache_report
+    return {"link_shards": len(rewritten), **cache_report()}
 
 
 def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
     """The whole tree linked: each unit's [links, importance, link requests] (``units``), and
     which files each unit's anchors were looked for in (``anchored``, as the link meta keeps it)."""
+    # only when the whole tree is linked: an edit's build links its own units
     from kwdocs.extract.cmake import installed_files
-    from kwdocs.extract.links import definition_links, indirect_test_users, name_uses, reexports, resolve_links
 
     flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
     unit_of = {rel: unit for unit, entry in inputs.items() for rel in entry}
@@ -213,8 +225,6 @@ def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str,
     from the ``moved`` units' files, looked for again; the units whose link shards changed.
     None when a name is now found in another file than before (or in none, or now in one):
     then where each definition is used changes too, and the whole tree is linked again."""
-    from kwdocs.extract.links import chain_definition, definer
-
     defs_of: dict[str, dict[str, dict]] = {}
 
     def defs(unit: str) -> dict[str, dict]:
@@ -249,8 +259,6 @@ def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of
              unit: str, unit_of: Mapping[str, str], anchored: dict[str, list], follows: dict) -> dict[str, list[str]]:
     """A file's ``definition_anchors``, noting in ``anchored`` (file -> [its unit, units whose
     anchors it may decide]) every file they were looked for in; ``follows``: their ``index``."""
-    from kwdocs.extract.links import definition_anchors, uses_and_mentions
-
     reached: set[str] = set()
     anchors = definition_anchors(links.get("deps", []), uses_and_mentions(info), defines_of, deps_of, reached, follows)
     for place in reached:
@@ -291,7 +299,6 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
         owner = anchored.get(rel)
         return unit_links(owner[0]).get(rel, {}).get("deps", []) if owner else []
 
-    from kwdocs.extract.links import definition_anchors, uses_and_mentions
 
     affected: set[str] = set()
     follows: dict = {}

@@ -4,11 +4,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import digest, file_page_keys, render_key
 from kwdocs.engine.steps.keywords import owned_keyword_page
-from kwdocs.pages import compose as pages, layout
-from kwdocs.store import writer as output
+from kwdocs.pages import compose as pages
+from kwdocs.store import cache, journal, writer as output
 from kwdocs.store.state import SEEN, written_pages
 
 SHA256_HEX = 64
@@ -26,8 +27,6 @@ def outputs_inputs(config: Config, hashes: dict[str, str], problems: list) -> st
 
 
 def _outputs_claims(inputs: str) -> dict[str, str]:
-    from kwdocs.store import cache
-
     return {"kind": "outputs", "key": cache.entry_key("outputs", inputs), "inputs": inputs}
 
 
@@ -37,8 +36,6 @@ def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: l
     compares the pages with them instead of building (``expected_outputs``).  ``files``: the
     scan's (size, modification time) of each file.  Nothing is stored unless every file's hash
     (from the build's ``SEEN`` records) and every page's (from the journal) is known."""
-    from kwdocs.store import cache, journal
-
     shared = cache.shared_cache(config)
     if shared is None or not shared.writable or shared.down:
         return 0
@@ -54,7 +51,7 @@ def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: l
     stored = shared.get_many([claims["key"]]).get(claims["key"])
     if stored is not None:
         try:        # a fresh clone of a tree built before: the same inputs, so the same pages
-            cache.decode(stored, claims, shared.key)
+            cache.decode_entry(stored, claims, shared.key)
             return 0
         except ValueError:
             pass    # damaged: made again below
@@ -62,7 +59,7 @@ def share_outputs(config: Config, files: dict[str, tuple[int, int]], problems: l
     expected = written_pages(config)
     if not expected or not all(page in entries for page in expected):
         return 0
-    return shared.put_many({claims["key"]: cache.encode(claims, {page: entries[page][0] for page in expected},
+    return shared.put_many({claims["key"]: cache.encode_entry(claims, {page: entries[page][0] for page in expected},
                                                         shared.key)})
 
 
@@ -71,8 +68,6 @@ def expected_outputs(config: Config, scanned_files: list[str], folders: list[str
     """What ``share_outputs`` stored for this tree (``hashes``: each file's SHA-256): every Markdown
     page kwdocs writes -> its SHA-256; None when the cache has no such entry, or one that fails
     its checks (said in one line)."""
-    from kwdocs.store import cache
-
     shared = cache.shared_cache(config)
     if shared is None:
         return None
@@ -81,7 +76,7 @@ def expected_outputs(config: Config, scanned_files: list[str], folders: list[str
     if found is None:
         return None
     try:
-        digests = cache.decode(found, claims, shared.key)
+        digests = cache.decode_entry(found, claims, shared.key)
         if not isinstance(digests, dict) or not all(
                 isinstance(value, str) and len(value) == SHA256_HEX for value in digests.values()):
             raise ValueError("it holds no page hashes")

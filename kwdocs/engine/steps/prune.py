@@ -1,10 +1,10 @@
 """The prune step: the pages and state of files and folders that are gone, removed."""
 from __future__ import annotations
 
+from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import digest, recovering
 from kwdocs.engine.steps.render import _remove_file_pages
-from kwdocs.pages import layout
 from kwdocs.scan import folder_of
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint

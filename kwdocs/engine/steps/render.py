@@ -4,16 +4,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple, cast
 
+from kwdocs import layout
+from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.build_session import LOCAL, BuildSession
-from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering, rules_for
+from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
-from kwdocs.engine.workers import collector_paused
 from kwdocs.facts import Facts
-from kwdocs.pages import compose as pages, layout, model
+from kwdocs.pages import compose as pages, model
 from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
+from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import ChangedSinceExtracted, page_source
 from kwdocs.store import writer as output
 from kwdocs.store.state import LINKS, PAGES, load_shard, save_shard
@@ -73,8 +75,9 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
               "files": len(facts_by_file), UNSETTLED: len(unsettled)}
     if shared is None and not config.scheduler:
         return counts
-    from kwdocs.store.cache import report
-    return counts | {"cache_stored": shared.store() if shared else 0, **report(),
+    # the shared cache's module only for a build that has one (or a cluster)
+    from kwdocs.store.cache import cache_report
+    return counts | {"cache_stored": shared.store() if shared else 0, **cache_report(),
                      "cluster_rendered": remote.used if remote else 0}
 
 

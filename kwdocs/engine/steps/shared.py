@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import orjson
 
-from kwdocs import sources
+from kwdocs import layout, sources
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import Read, digest, extraction_key, folder_page_paths
 from kwdocs.engine.steps.link_inputs import ANCHORED_PART
 from kwdocs.facts import Facts, as_facts
-from kwdocs.pages import compose as pages, layout
+from kwdocs.pages import compose as pages
 from kwdocs.pages.formats import file_page_paths
 from kwdocs.sources import Source, source_path
 from kwdocs.store import writer as output
@@ -25,6 +25,7 @@ class SharedFacts:
     before extraction, and those extracted here stored in one batch after it."""
 
     def __init__(self, config: Config, rels: list[str]) -> None:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
@@ -50,7 +51,7 @@ class SharedFacts:
         for key, data in self.cache.get_many(list(keys)).items():
             rel = keys[key]
             try:
-                facts = as_facts(cache.decode(data, self.claims(key, rel), self.cache.key))
+                facts = as_facts(cache.decode_entry(data, self.claims(key, rel), self.cache.key))
                 if facts is None or facts.get("path") != rel or facts.get("sha256") != self.hashes[rel]:
                     raise ValueError("its facts are of another file")
                 self.found[rel] = facts
@@ -72,6 +73,7 @@ class SharedFacts:
 
     def store(self, files: dict[str, Facts], seen: dict[str, list]) -> int:
         """Store the facts extracted here of files that held still while read (``seen``)."""
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         if self.cache is None:
@@ -82,7 +84,7 @@ class SharedFacts:
             if rel in self.used or facts is None or facts.get("sha256") != sha256 or rel not in seen:
                 continue
             key = cache.entry_key("facts", rel, sha256, self.key)
-            entries[key] = cache.encode(self.claims(key, rel), facts, self.cache.key)
+            entries[key] = cache.encode_entry(self.claims(key, rel), facts, self.cache.key)
         return self.cache.put_many(entries)
 
 
@@ -92,6 +94,7 @@ class SharedLinks:
 
     def __init__(self, config: Config, inputs: dict[str, dict], digests: dict[str, list[str]], rules: str) -> None:
         """``digests``: each unit's ``_import_digest`` and ``_definitions_digest`` (linking made them)."""
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
@@ -119,6 +122,7 @@ class SharedLinks:
                                  "linked again")
 
     def store(self, bodies: dict[str, bytes]) -> int:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         if self.cache is None:
@@ -134,6 +138,7 @@ class _SharedPageSets:
     what, ignored, redone = "file", "ignored", "rendered again"
 
     def __init__(self, config: Config, claims: dict[str, dict[str, str]], expected: Callable[[str], set[str]]) -> None:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
@@ -153,6 +158,7 @@ class _SharedPageSets:
                 cache.ignored(error, f"{owner or '.'}: cache entry {key[:16]} {self.ignored} ({error}); {self.redone}")
 
     def store(self) -> int:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         if self.cache is None:
@@ -169,6 +175,7 @@ class SharedPages(_SharedPageSets):
     rendering, and those rendered here stored in one batch after it."""
 
     def __init__(self, config: Config, keys: dict[str, str]) -> None:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         claims = {}
@@ -189,6 +196,7 @@ class SharedFolders(_SharedPageSets):
     what, ignored, redone = "folder", "of the folder's pages ignored", "made again"
 
     def __init__(self, config: Config, keys: dict[str, str]) -> None:
+        # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         super().__init__(config, {folder: {"kind": "folder", "key": cache.entry_key("folder", folder, key),

@@ -38,9 +38,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from kwdocs import languages
+from kwdocs import languages, layout, sources
 from kwdocs.config import Config
-from kwdocs.pages import layout
+from kwdocs.engine.on_save import watch
+from kwdocs.extract.decode import decode, is_binary
+from kwdocs.rules.ruleset import rules_for
 from kwdocs.site.html import CSP, build_site, site_root
 
 if TYPE_CHECKING:
@@ -100,11 +102,7 @@ class SourceFiles:
 
     def read(self, real: str) -> tuple[bytes, str]:
         """The file's bytes as served, and their content type: text with its secrets masked."""
-        from kwdocs.engine.steps.common import rules_for
-        from kwdocs.extract.decode import decode, is_binary
-        from kwdocs.sources import read_source
-
-        data = read_source(real)
+        data = sources.read_source(real)
         if is_binary(data):
             return data, "application/octet-stream"
         rel = Path(os.path.relpath(real, self.src)).as_posix()
@@ -393,8 +391,6 @@ def serve(config: Config, host: str = "127.0.0.1", port: int = 8000, log_request
           reload: Callable[[], Config] | None = None) -> int:
     """Build, serve and keep the site fresh until interrupted (Ctrl-C or SIGTERM): ``kwdocs watch``'s
     loop rebuilds what a save changed, then the site is brought up to date and open pages reload."""
-    from kwdocs.engine.on_save import watch
-
     # the site's file pages are made beside their Markdown pages, so every build here makes them
     config = replace(config, html=True)
     settings = reload
