@@ -43,7 +43,7 @@ from kwdocs.config import Config
 from kwdocs.engine.on_save import watch
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.rules.ruleset import rules_for
-from kwdocs.site.html import CSP, build_site, site_root
+from kwdocs.site.html import DIAGRAM_CSP, build_site, site_root
 
 if TYPE_CHECKING:
     from kwdocs.engine.incremental import Outcome
@@ -205,7 +205,9 @@ class SiteHandler(SimpleHTTPRequestHandler):
         return None
 
     def end_headers(self) -> None:
-        self.send_header("Content-Security-Policy", CSP + "; frame-ancestors 'none'")
+        # the loosest of the site's policies: each page's own (its meta tag) holds it to its own, since
+        # both apply, and a page with a diagram needs Mermaid's inline styles
+        self.send_header("Content-Security-Policy", DIAGRAM_CSP + "; frame-ancestors 'none'")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.send_header("Cache-Control", "no-cache")
