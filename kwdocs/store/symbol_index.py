@@ -9,7 +9,6 @@ damaged or of another format is made again whole.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 from pathlib import Path
@@ -73,9 +72,15 @@ def ensure(config: Config, snapshot: str, scanned: ScanResult) -> None:
 
 def _units(scanned: ScanResult) -> dict[str, list[SourceFile]]:
     """The tree's units, as the build makes them, each with its files as scanned."""
+    folders: dict[str, dict[str, SourceFile]] = {}
+    for source in scanned.files:
+        folder, _, name = source.rel.rpartition("/")
+        folders.setdefault(folder, {})[name] = source
     found: dict[str, list[SourceFile]] = {}
-    for folder, files in scanned.by_folder().items():
-        by_name = {source.rel.rpartition("/")[2]: source for source in files}
+    for folder, by_name in sorted(folders.items()):     # rows inserted in folder order, as before
+        if len(by_name) <= state.UNIT_LIMIT:    # most folders are one unit: no split to make
+            found[folder] = list(by_name.values())
+            continue
         for unit, names in state.units_of(folder, list(by_name)).items():
             found[unit] = [by_name[name] for name in names]
     return found
@@ -113,11 +118,11 @@ def _update_units(connection: sqlite3.Connection, config: Config, units: dict[st
     made again (all dropped first: a folder split into more buckets moves files between them)."""
     known = dict(connection.execute("SELECT unit, made_from FROM units"))
     changed: dict[str, str] = {}
+    kinds = (state.FACTS, state.LINKS, state.IMPORTANCE)
     for unit, files in units.items():
-        stamps = [output.stamp(state.shard(config, kind, unit))
-                  for kind in (state.FACTS, state.LINKS, state.IMPORTANCE)]
-        made_from = hashlib.sha256(json.dumps(
-            [stamps, [[source.rel, source.size, source.mtime_ns] for source in files]]).encode()).hexdigest()
+        # the shards' paths as text (a Path per unit and kind was a third of an edit's index update)
+        stamps = [output.stamp(state.shard_path(config, kind, unit)) for kind in kinds]
+        made_from = hashlib.sha256(repr((stamps, files)).encode()).hexdigest()
         if known.get(unit) != made_from:
             changed[unit] = made_from
     for unit in sorted((set(known) - set(units)) | (set(changed) & set(known))):
