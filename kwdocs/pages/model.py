@@ -10,7 +10,7 @@ import functools
 import heapq
 import posixpath
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -952,8 +952,13 @@ def _paragraphs(text: str, limit: int = 1500) -> list[str]:
 def _lead(text: str, limit: int = 1500) -> str:
     """The first paragraph that is not a title (``requests.sessions`` over a line of ``~``);
     the title when nothing else is there."""
-    blocks = _blocks(text, limit)
-    return next((paragraph for paragraph, title in blocks if not title), blocks[0][0] if blocks else "")
+    first = ""
+    # paragraphs made one at a time: the symbol index asks this of every definition's documentation
+    for paragraph, title in _each_block(text, limit):
+        if not title:
+            return paragraph
+        first = first or paragraph
+    return first
 
 
 # a reST or setext title's adornment: one punctuation character repeated, under (and maybe over) it
@@ -963,11 +968,20 @@ _ADORNMENT = re.compile(r"([=\-~^\"'`#*+:._])\1{2,}")
 def _blocks(text: str, limit: int) -> list[tuple[str, bool]]:
     """Paragraphs with their lines joined, each with whether it is a title: a title's
     adornment lines are dropped and the title is a paragraph of its own."""
+    return list(_each_block(text, limit))
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+def _each_block(text: str, limit: int) -> Iterator[tuple[str, bool]]:
+    """``_blocks``, one at a time."""
     text = text.strip()
+    if not text:
+        return
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0] + " …"
-    blocks: list[tuple[str, bool]] = []
-    for block in re.split(r"\n\s*\n", text):
+    for block in _PARAGRAPH_BREAK.split(text):
         lines = [line.strip() for line in block.split("\n")]
         current: list[str] = []
         index = 0
@@ -978,16 +992,15 @@ def _blocks(text: str, limit: int) -> list[tuple[str, bool]]:
                 if current and _ADORNMENT.fullmatch(current[-1]):    # its overline
                     current.pop()
                 if current:
-                    blocks.append((" ".join(" ".join(current).split()), False))
-                blocks.append((" ".join(line.split()), True))
+                    yield " ".join(" ".join(current).split()), False
+                yield " ".join(line.split()), True
                 current = []
                 index += 2
                 continue
             current.append(line)
             index += 1
         if any(current):
-            blocks.append((" ".join(" ".join(current).split()), False))
-    return blocks
+            yield " ".join(" ".join(current).split()), False
 
 
 def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
