@@ -124,48 +124,75 @@ def _writable(path: Path, as_left: bool) -> tuple[sqlite3.Connection, bool]:
 
 def _update_units(connection: sqlite3.Connection, config: Config, units: dict[str, list[SourceFile]]) -> int:
     """The rows of every unit that is gone or changed dropped, then those of the changed ones
-    made again (all dropped first: a folder split into more buckets moves files between them)."""
+    made again (all dropped first: a folder split into more buckets moves files between them).
+    A unit whose facts and files are as they were but whose links changed (an edit elsewhere
+    moved a name it uses) gets only its uses' rows made again: its definitions' are the same."""
     known = dict(connection.execute("SELECT unit, made_from FROM units"))
     changed: dict[str, str] = {}
-    kinds = (state.FACTS, state.LINKS, state.IMPORTANCE)
+    relinked: dict[str, str] = {}
     for unit, files in units.items():
         # the shards' paths as text (a Path per unit and kind was a third of an edit's index update)
-        stamps = [output.stamp(state.shard_path(config, kind, unit)) for kind in kinds]
-        made_from = hashlib.sha256(repr((stamps, files)).encode()).hexdigest()
-        if known.get(unit) != made_from:
+        made_from = ":".join((_digest([output.stamp(state.shard_path(config, state.FACTS, unit)), files]),
+                              _digest([output.stamp(state.shard_path(config, kind, unit))
+                                       for kind in (state.LINKS, state.IMPORTANCE)])))
+        before = known.get(unit)
+        if before == made_from:
+            continue
+        if before is not None and before.partition(":")[0] == made_from.partition(":")[0]:
+            relinked[unit] = made_from
+        else:
             changed[unit] = made_from
     for unit in sorted((set(known) - set(units)) | (set(changed) & set(known))):
         _drop(connection, unit)
+    for unit in sorted(relinked):
+        _drop(connection, unit, _USE_TABLES)
     for unit, made_from in changed.items():
         _add_unit(connection, config, unit, units[unit])
         connection.execute("INSERT INTO units VALUES (?, ?)", (unit, made_from))
-    return len(changed)
+    for unit, made_from in relinked.items():
+        _add_unit(connection, config, unit, units[unit], definitions=False)
+        connection.execute("UPDATE units SET made_from = ? WHERE unit = ?", (made_from, unit))
+    return len(changed) + len(relinked)
 
 
-def _drop(connection: sqlite3.Connection, unit: str) -> None:
-    connection.execute("DELETE FROM defs WHERE file IN (SELECT id FROM files WHERE unit = ?)", (unit,))
-    for table in ("units", "files", "refs", "more_refs", "users"):
+def _digest(value: object) -> str:
+    return hashlib.sha256(repr(value).encode()).hexdigest()
+
+
+_USE_TABLES = ("refs", "more_refs", "users")    # the rows a unit's links make
+_ALL_TABLES = ("units", "files", *_USE_TABLES)
+
+
+def _drop(connection: sqlite3.Connection, unit: str, tables: tuple[str, ...] = _ALL_TABLES) -> None:
+    if "files" in tables:
+        connection.execute("DELETE FROM defs WHERE file IN (SELECT id FROM files WHERE unit = ?)", (unit,))
+    for table in tables:
         connection.execute(f"DELETE FROM {table} WHERE unit = ?", (unit,))
 
 
-def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile]) -> None:
-    """A unit's rows from its facts and links shards (a file without facts gets its stamp only)."""
+def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile],
+              definitions: bool = True) -> None:
+    """A unit's rows from its facts and links shards (a file without facts gets its stamp only);
+    only those of its uses (``_USE_TABLES``) without ``definitions``."""
     facts_of = state.load_shard(config, state.FACTS, unit).get("files") or {}
     links_of = state.load_shard(config, state.LINKS, unit).get("files") or {}
     counts_of = state.load_shard(config, state.IMPORTANCE, unit).get("files") or {}
     file_rows, def_rows, ref_rows, more_rows, user_rows = [], [], [], [], []
     for source in files:
         facts: Facts = as_facts(facts_of.get(source.rel) if isinstance(facts_of, dict) else None) or {}
-        purpose = summary_sentence(own_text(facts.get("docstring", ""))) or next(
-            iter(facts.get("findings", {}).get("purpose", [])), "")
-        file_rows.append((source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
-                          facts.get("lines", 0), int(is_test(facts)), purpose))
+        if definitions:
+            purpose = summary_sentence(own_text(facts.get("docstring", ""))) or next(
+                iter(facts.get("findings", {}).get("purpose", [])), "")
+            file_rows.append((source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
+                              facts.get("lines", 0), int(is_test(facts)), purpose))
         top: set[str] = set()
         for symbol in facts.get("symbols", []):
             if symbol.get("kind") in NOT_DEFINITIONS:
                 continue
             if not symbol.get("parent"):
                 top.add(symbol["name"])
+            if not definitions:
+                continue
             name, parent, doc = symbol["name"], symbol.get("parent"), symbol.get("doc", "")
             def_rows.append((name, f"{parent}.{name}" if parent else name, symbol.get("kind", ""), source.rel,
                              symbol.get("line", 0), symbol.get("signature", ""), summary_sentence(doc), doc))
@@ -180,11 +207,12 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
         for name, files_using in sorted((counts.get("names") or {}).items()):
             if name in top:
                 user_rows.append((name, source.rel, files_using, unit))
-    connection.executemany("INSERT INTO files (path, unit, size, mtime_ns, language, lines, test, purpose) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-    number = dict(connection.execute("SELECT path, id FROM files WHERE unit = ?", (unit,)))
-    connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           (row[:3] + (number[row[3]],) + row[4:] for row in def_rows))
+    if definitions:
+        connection.executemany("INSERT INTO files (path, unit, size, mtime_ns, language, lines, test, purpose) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+        number = dict(connection.execute("SELECT path, id FROM files WHERE unit = ?", (unit,)))
+        connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               (row[:3] + (number[row[3]],) + row[4:] for row in def_rows))
     connection.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?)", ref_rows)
     connection.executemany("INSERT INTO more_refs VALUES (?, ?, ?, ?)", more_rows)
     connection.executemany("INSERT INTO users VALUES (?, ?, ?, ?)", user_rows)
