@@ -15,7 +15,6 @@ from pathlib import Path
 
 from kwdocs.config import Config
 from kwdocs.facts import Facts, as_facts
-from kwdocs.pages.model import is_test, own_text, summary_sentence
 from kwdocs.scan import ScanResult, SourceFile
 from kwdocs.store import state, writer as output
 from kwdocs.store.symbols import FORMAT, SCHEMA, Index, NoIndex, index_path
@@ -174,6 +173,9 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
               definitions: bool = True) -> None:
     """A unit's rows from its facts and links shards (a file without facts gets its stamp only);
     only those of its uses (``_USE_TABLES``) without ``definitions``."""
+    # imported here: a no-op build imports this module to check the index, and needs no page code
+    from kwdocs.pages.model import is_test, own_text, summary_sentence
+
     facts_of = state.load_shard(config, state.FACTS, unit).get("files") or {}
     links_of = state.load_shard(config, state.LINKS, unit).get("files") or {}
     counts_of = state.load_shard(config, state.IMPORTANCE, unit).get("files") or {}
