@@ -1037,7 +1037,10 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     ordered_entries = sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
     shown = _qualified_names(facts, entries)
     groups: dict[str, list] = {}
-    for entry in sorted(ordered_entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])):
+    # sorted again by the names shown only when some are qualified (Python class members): with
+    # none, the key is the first sort's and so is the order
+    for entry in sorted(ordered_entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])) \
+            if shown else ordered_entries:
         groups.setdefault(kind_group(entry["kind"]), []).append({
             "name": shown.get(id(entry), entry["name"]), "kind": entry["kind_label"], "line": entry["line"],
             "local_to": entry["local_to"], "link": layout.anchor_link(docs_page_link, entry["anchor"])})
