@@ -63,8 +63,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MAKE_CORPUS = REPO.parent / "shared" / "bench" / "make-corpus.sh"
 GNU_TIME = "/usr/bin/time"
-SCENARIOS = ("cold", "cold-after-delete", "floor", "noop", "noop-gitignore", "edit-py", "edit-header", "edit-100", "check",
-             "html-cold", "html-edit", "large-cold", "large-noop")
+SCENARIOS = ("cold", "stages", "cold-after-delete", "floor", "noop", "noop-gitignore", "edit-py", "edit-header",
+             "edit-100", "check", "html-cold", "html-edit", "large-cold", "large-noop")
 LARGE = ("large-cold", "large-noop")
 HTML = ("html-cold", "html-edit")
 HTML_RATIO = 1.5    # the site's cold build / the Markdown cold build, both measured in one run
@@ -474,6 +474,7 @@ class Bench:
         self.run_serial = 0
         self.code_stamp = None if args.freeze else source_stamp()
         self.set_aside_serial = 0
+        self.stage_lines: list[str] = []     # the per-stage table (``stages``), printed after the notes
 
     def set_aside(self, folder: Path) -> None:
         """Move an earlier run's output out of the way, to be deleted when the benchmark ends.
@@ -602,6 +603,25 @@ class Bench:
                 floor.notes.append(f"{floor.good[0].stdout.strip()} files, one process; its system time is "
                                    f"the kernel's: {floor.median('system'):.1f} s (median)")
         self.add(self.memory_row(row.runs, 300, "peak memory of the cold build"))
+
+    def stages(self) -> None:
+        """A cold build in one process (``-j 1``), each stage's CPU seconds, files/s and MB/s, beside
+        ``ctags -R`` on the same tree in the same run (``bench/stages.py``)."""
+        self.progress("a cold build in one process, timed per stage, and ctags -R")
+        python = self.kwdocs[0] if self.kwdocs[1:] == ["-m", "kwdocs"] else _python_of(self.kwdocs[0])
+        out = self.work / "out-stages"
+        self.set_aside(out)
+        done = subprocess.run([python, str(REPO / "bench" / "stages.py"), str(self.src), "--out", str(out), "--json"],
+                              capture_output=True, text=True, cwd=self.work, timeout=self.args.timeout)
+        self.set_aside(out)
+        if done.returncode != 0:
+            self.stage_lines = [f"per-stage build FAILED (exit {done.returncode}): {done.stderr.strip()[-400:]}"]
+            return
+        from stages import table  # bench/stages.py, beside this script
+        result = json.loads(done.stdout)
+        self.stage_lines = [f"Cold build per stage, one process (`-j 1`), CPU seconds; files/s and MB/s of the "
+                            f"{result['files']:,} files ({result['bytes'] / 1e6:,.0f} MB) kwdocs documents:", "",
+                            *table(result, result.get("ctags_cpu"))]
 
     def cold_after_delete(self) -> None:
         """A cold build started as soon as the last output is deleted (``rm -rf out && kwdocs
@@ -832,6 +852,7 @@ class Bench:
         chosen = self.selected
         steps = [
             ("cold" in chosen, self.cold),
+            ("stages" in chosen, self.stages),
             ("cold-after-delete" in chosen, self.cold_after_delete),
             ("noop" in chosen or "floor" in chosen, self.noop),
             ("noop-gitignore" in chosen, self.noop_gitignore),
@@ -990,6 +1011,8 @@ def main(argv: list[str] | None = None) -> int:
         notes = render_notes(bench.rows)
         if notes:
             block += ["", *notes]
+        if bench.stage_lines:
+            block += ["", *bench.stage_lines]
         print("\n".join(block))
         if not args.markdown:
             print(f"\nlogs of every run: {bench.logs}" + ("" if args.keep else " (removed; --keep to keep)"))

@@ -89,7 +89,11 @@ class GlobSet:
         by_name = [p for p in patterns if "/" not in p and not p.startswith("!")]
         by_path = [p for p in patterns if p not in by_name]
         self.name_regex = re.compile("|".join(fnmatch.translate(p) for p in by_name)) if by_name else None
-        self.path_spec = _gitignore_spec(by_path) if by_path else None
+        # made at the first path asked about: the default secret-file globs have a few with a slash,
+        # and a tree with no file of their names never needs pathspec (its import was an eighth
+        # of a no-op build's CPU)
+        self._by_path = by_path
+        self._path_spec: pathspec.GitIgnoreSpec | None = None
         # every name a pattern can match (``**/.kube/config``: ``config``), so that the scan asks
         # pathspec only about those; None when a pattern may match any name
         lasts = [p.rpartition("/")[2] for p in by_path]
@@ -98,7 +102,13 @@ class GlobSet:
                                 else re.compile("|".join(fnmatch.translate(p) for p in by_name + lasts)))
 
     def __bool__(self) -> bool:
-        return bool(self.name_regex or self.path_spec)
+        return bool(self.name_regex or self._by_path)
+
+    @property
+    def path_spec(self) -> pathspec.GitIgnoreSpec | None:
+        if self._path_spec is None and self._by_path:
+            self._path_spec = _gitignore_spec(self._by_path)
+        return self._path_spec
 
     def match(self, rel: str, name: str | None = None) -> bool:
         """Whether ``rel`` matches; ``name``, its last part, when the caller has it at hand."""

@@ -143,3 +143,41 @@ def test_a_build_with_nothing_to_do_never_imports_doit(tmp_path):
     assert first.stdout.split()[-2:] == ["0", "True"], first.stderr
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert again.stdout.split()[-2:] == ["0", "False"], again.stderr
+
+
+def test_a_build_with_nothing_to_do_never_imports_the_page_code(tmp_path):
+    """A no-op build checks the symbol index and stops: importing the page models (and what they
+    import) for the index's rows was a seventh of its CPU time."""
+    import subprocess
+    import sys
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "mod.py").write_text('def f():\n    """One."""\n    return 1\n')
+    code = ("import sys; from kwdocs.cli import main; "
+            f"code = main(['build', '--src', {str(src)!r}, '--out', {str(out)!r}, '-q']); "
+            "print(code, 'kwdocs.pages.model' in sys.modules)")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert first.stdout.split()[-2:] == ["0", "True"], first.stderr
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert again.stdout.split()[-2:] == ["0", "False"], again.stderr
+
+
+def test_a_scan_of_a_tree_without_gitignore_never_imports_pathspec(tmp_path):
+    """Only a ``.gitignore`` or a file named as a secret-file glob with a slash names it
+    (``**/.kube/config``) needs pathspec: its import was an eighth of a no-op build's CPU."""
+    import subprocess
+    import sys
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    code = ("import sys; from kwdocs.config import load_config; from kwdocs.scan import scan; "
+            f"found = scan(load_config(__import__('pathlib').Path({str(src)!r}), None, {{'output': {str(out)!r}}})); "
+            "print(len(found.files), 'pathspec' in sys.modules)")
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert plain.stdout.split()[-2:] == ["1", "False"], plain.stderr
+    (src / ".kube").mkdir()
+    (src / ".kube" / "config").write_text("token: x\n")     # a secret file: skipped, and pathspec asked
+    asked = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert asked.stdout.split()[-2:] == ["1", "True"], asked.stderr

@@ -185,3 +185,37 @@ def test_a_reader_that_leaves_ends_the_answer_quietly(built):
     process.stdout.close()
     error = process.stderr.read()
     assert (process.wait(), error) == (141, "")
+
+
+def test_an_edit_that_moves_a_use_keeps_the_definitions_of_the_unit_it_uses(built, tmp_path, capsys):
+    """An import moved down a line in one file changes the links of the file it imports from,
+    not that file's facts: its unit's uses are made again, its definitions' rows stay as they were
+    (remaking them was most of an index update after such an edit), and every table holds what a
+    fresh build's index holds."""
+    index = built / "kwdocs-out" / ".kwdocs" / "symbols.sqlite3"
+
+    def file_ids() -> dict[str, int]:
+        with sqlite3.connect(index) as connection:
+            return dict(connection.execute("SELECT path, id FROM files WHERE unit = 'geometry/shapes'"))
+
+    before = file_ids()
+    script = built / "tools" / "make_shapes.py"
+    script.write_text(script.read_text().replace('"""\nimport subprocess\n', '"""\n\nimport subprocess\n'))
+    assert run_kwdocs("build", "--src", str(built), "-q", "-j", "1") == 0
+    assert ask(built, capsys, "refs", "Circle")[1].splitlines() == [
+        "geometry/__init__.py:5", "tests/test_circle.py:3  (test)", "tools/make_shapes.py:6"]
+    assert file_ids() == before
+
+    def tables(folder: Path) -> dict[str, list]:
+        with sqlite3.connect(folder / ".kwdocs" / "symbols.sqlite3") as connection:
+            paths = dict(connection.execute("SELECT id, path FROM files"))    # ids differ from build to build
+            return {
+                "files": sorted(connection.execute("SELECT path, unit, size, language, lines, test, purpose FROM files")),
+                "defs": sorted((row[:3], paths[row[3]], *row[4:])
+                               for row in connection.execute("SELECT * FROM defs")),
+                **{table: sorted(connection.execute(f"SELECT * FROM {table}"))
+                   for table in ("refs", "more_refs", "users")}}
+
+    fresh = tmp_path / "fresh"
+    assert run_kwdocs("build", "--src", str(built), "--out", str(fresh), "-q", "-j", "1") == 0
+    assert tables(built / "kwdocs-out") == tables(fresh)

@@ -9,19 +9,22 @@ damaged or of another format is made again whole.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 from pathlib import Path
 
 from kwdocs.config import Config
 from kwdocs.facts import Facts, as_facts
-from kwdocs.pages.model import is_test, own_text, summary_sentence
 from kwdocs.scan import ScanResult, SourceFile
 from kwdocs.store import state, writer as output
 from kwdocs.store.symbols import FORMAT, SCHEMA, Index, NoIndex, index_path
 
 NOT_DEFINITIONS = ("import", "include", "identifier")   # kinds that name what is defined elsewhere
+# the schema's tables (with the index of files by unit, which adding a unit reads), and its other
+# indexes, made once a new index's rows are in
+_LATER = [line for line in SCHEMA.splitlines() if line.startswith("CREATE INDEX") and " ON files " not in line]
+TABLES = "\n".join(line for line in SCHEMA.splitlines() if line not in _LATER)
+INDEXES = [line.rstrip(";") for line in _LATER]
 
 
 def update(config: Config, snapshot: str, scanned: ScanResult) -> int:
@@ -33,9 +36,12 @@ def update(config: Config, snapshot: str, scanned: ScanResult) -> int:
     path = index_path(config.state)
     vouched = output.read_state(config.state / state.SNAPSHOT)
     verified = config.state / state.SYMBOLS_VERIFIED
-    connection = _writable(path, output.read_json(verified) == _stamp(path))
+    connection, fresh = _writable(path, output.read_json(verified) == _stamp(path))
     try:
         made = _update_units(connection, config, units)
+        if fresh:   # indexed once filled: SQLite builds an index faster than it keeps one up to date
+            for statement in INDEXES:   # in the update's transaction (executescript would commit first)
+                connection.execute(statement)
         # the state's record of the build that vouched for it, byte for byte: what readers compare
         connection.execute("INSERT OR REPLACE INTO meta VALUES ('vouched', ?)", ((vouched or b"").hex(),))
         connection.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (snapshot,))
@@ -73,24 +79,31 @@ def ensure(config: Config, snapshot: str, scanned: ScanResult) -> None:
 
 def _units(scanned: ScanResult) -> dict[str, list[SourceFile]]:
     """The tree's units, as the build makes them, each with its files as scanned."""
+    folders: dict[str, dict[str, SourceFile]] = {}
+    for source in scanned.files:
+        folder, _, name = source.rel.rpartition("/")
+        folders.setdefault(folder, {})[name] = source
     found: dict[str, list[SourceFile]] = {}
-    for folder, files in scanned.by_folder().items():
-        by_name = {source.rel.rpartition("/")[2]: source for source in files}
+    for folder, by_name in sorted(folders.items()):     # rows inserted in folder order, as before
+        if len(by_name) <= state.UNIT_LIMIT:    # most folders are one unit: no split to make
+            found[folder] = list(by_name.values())
+            continue
         for unit, names in state.units_of(folder, list(by_name)).items():
             found[unit] = [by_name[name] for name in names]
     return found
 
 
-def _writable(path: Path, as_left: bool) -> sqlite3.Connection:
-    """The index opened for writing; made afresh when missing, damaged or of another format
-    (``as_left``: the file is as the last build left it, so its pages are not checked again:
-    SQLite's check of the corpus's index took 0.15 s of the 0.19 a build spent on it)."""
+def _writable(path: Path, as_left: bool) -> tuple[sqlite3.Connection, bool]:
+    """The index opened for writing, and whether it is new (its tables made, not yet indexed);
+    made afresh when missing, damaged or of another format (``as_left``: the file is as the last
+    build left it, so its pages are not checked again: SQLite's check of the corpus's index took
+    0.15 s of the 0.19 a build spent on it)."""
     if os.path.exists(path):
         try:
             connection = sqlite3.connect(path)
             if (as_left or connection.execute("PRAGMA quick_check").fetchone() == ("ok",)) and connection.execute(
                     "SELECT value FROM meta WHERE key = 'format'").fetchone() == (FORMAT,):
-                return connection
+                return connection, False
             connection.close()
         except sqlite3.DatabaseError:
             pass
@@ -103,55 +116,85 @@ def _writable(path: Path, as_left: bool) -> sqlite3.Connection:
     # small pages: a table or index takes one page at least, and a small tree's index of twenty
     # of them at 4 kB each was a fifth of its state (1 kB pages cost a query of the corpus nothing seen)
     connection.execute("PRAGMA page_size = 1024")
-    connection.executescript(SCHEMA)
+    connection.executescript(TABLES)
     connection.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
-    return connection
+    return connection, True
 
 
 def _update_units(connection: sqlite3.Connection, config: Config, units: dict[str, list[SourceFile]]) -> int:
     """The rows of every unit that is gone or changed dropped, then those of the changed ones
-    made again (all dropped first: a folder split into more buckets moves files between them)."""
+    made again (all dropped first: a folder split into more buckets moves files between them).
+    A unit whose facts and files are as they were but whose links changed (an edit elsewhere
+    moved a name it uses) gets only its uses' rows made again: its definitions' are the same."""
     known = dict(connection.execute("SELECT unit, made_from FROM units"))
     changed: dict[str, str] = {}
+    relinked: dict[str, str] = {}
     for unit, files in units.items():
-        stamps = [output.stamp(state.shard(config, kind, unit))
-                  for kind in (state.FACTS, state.LINKS, state.IMPORTANCE)]
-        made_from = hashlib.sha256(json.dumps(
-            [stamps, [[source.rel, source.size, source.mtime_ns] for source in files]]).encode()).hexdigest()
-        if known.get(unit) != made_from:
+        # the shards' paths as text (a Path per unit and kind was a third of an edit's index update)
+        made_from = ":".join((_digest([output.stamp(state.shard_path(config, state.FACTS, unit)), files]),
+                              _digest([output.stamp(state.shard_path(config, kind, unit))
+                                       for kind in (state.LINKS, state.IMPORTANCE)])))
+        before = known.get(unit)
+        if before == made_from:
+            continue
+        if before is not None and before.partition(":")[0] == made_from.partition(":")[0]:
+            relinked[unit] = made_from
+        else:
             changed[unit] = made_from
     for unit in sorted((set(known) - set(units)) | (set(changed) & set(known))):
         _drop(connection, unit)
+    for unit in sorted(relinked):
+        _drop(connection, unit, _USE_TABLES)
     for unit, made_from in changed.items():
         _add_unit(connection, config, unit, units[unit])
         connection.execute("INSERT INTO units VALUES (?, ?)", (unit, made_from))
-    return len(changed)
+    for unit, made_from in relinked.items():
+        _add_unit(connection, config, unit, units[unit], definitions=False)
+        connection.execute("UPDATE units SET made_from = ? WHERE unit = ?", (made_from, unit))
+    return len(changed) + len(relinked)
 
 
-def _drop(connection: sqlite3.Connection, unit: str) -> None:
-    connection.execute("DELETE FROM defs WHERE file IN (SELECT id FROM files WHERE unit = ?)", (unit,))
-    for table in ("units", "files", "refs", "more_refs", "users"):
+def _digest(value: object) -> str:
+    return hashlib.sha256(repr(value).encode()).hexdigest()
+
+
+_USE_TABLES = ("refs", "more_refs", "users")    # the rows a unit's links make
+_ALL_TABLES = ("units", "files", *_USE_TABLES)
+
+
+def _drop(connection: sqlite3.Connection, unit: str, tables: tuple[str, ...] = _ALL_TABLES) -> None:
+    if "files" in tables:
+        connection.execute("DELETE FROM defs WHERE file IN (SELECT id FROM files WHERE unit = ?)", (unit,))
+    for table in tables:
         connection.execute(f"DELETE FROM {table} WHERE unit = ?", (unit,))
 
 
-def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile]) -> None:
-    """A unit's rows from its facts and links shards (a file without facts gets its stamp only)."""
+def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile],
+              definitions: bool = True) -> None:
+    """A unit's rows from its facts and links shards (a file without facts gets its stamp only);
+    only those of its uses (``_USE_TABLES``) without ``definitions``."""
+    # imported here: a no-op build imports this module to check the index, and needs no page code
+    from kwdocs.pages.model import is_test, own_text, summary_sentence
+
     facts_of = state.load_shard(config, state.FACTS, unit).get("files") or {}
     links_of = state.load_shard(config, state.LINKS, unit).get("files") or {}
     counts_of = state.load_shard(config, state.IMPORTANCE, unit).get("files") or {}
     file_rows, def_rows, ref_rows, more_rows, user_rows = [], [], [], [], []
     for source in files:
         facts: Facts = as_facts(facts_of.get(source.rel) if isinstance(facts_of, dict) else None) or {}
-        purpose = summary_sentence(own_text(facts.get("docstring", ""))) or next(
-            iter(facts.get("findings", {}).get("purpose", [])), "")
-        file_rows.append((source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
-                          facts.get("lines", 0), int(is_test(facts)), purpose))
+        if definitions:
+            purpose = summary_sentence(own_text(facts.get("docstring", ""))) or next(
+                iter(facts.get("findings", {}).get("purpose", [])), "")
+            file_rows.append((source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
+                              facts.get("lines", 0), int(is_test(facts)), purpose))
         top: set[str] = set()
         for symbol in facts.get("symbols", []):
             if symbol.get("kind") in NOT_DEFINITIONS:
                 continue
             if not symbol.get("parent"):
                 top.add(symbol["name"])
+            if not definitions:
+                continue
             name, parent, doc = symbol["name"], symbol.get("parent"), symbol.get("doc", "")
             def_rows.append((name, f"{parent}.{name}" if parent else name, symbol.get("kind", ""), source.rel,
                              symbol.get("line", 0), symbol.get("signature", ""), summary_sentence(doc), doc))
@@ -166,11 +209,12 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
         for name, files_using in sorted((counts.get("names") or {}).items()):
             if name in top:
                 user_rows.append((name, source.rel, files_using, unit))
-    connection.executemany("INSERT INTO files (path, unit, size, mtime_ns, language, lines, test, purpose) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-    number = dict(connection.execute("SELECT path, id FROM files WHERE unit = ?", (unit,)))
-    connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           (row[:3] + (number[row[3]],) + row[4:] for row in def_rows))
+    if definitions:
+        connection.executemany("INSERT INTO files (path, unit, size, mtime_ns, language, lines, test, purpose) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+        number = dict(connection.execute("SELECT path, id FROM files WHERE unit = ?", (unit,)))
+        connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               (row[:3] + (number[row[3]],) + row[4:] for row in def_rows))
     connection.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?)", ref_rows)
     connection.executemany("INSERT INTO more_refs VALUES (?, ?, ?, ?)", more_rows)
     connection.executemany("INSERT INTO users VALUES (?, ?, ?, ?)", user_rows)

@@ -10,7 +10,7 @@ import functools
 import heapq
 import posixpath
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -940,8 +940,13 @@ def _paragraphs(text: str, limit: int = 1500) -> list[str]:
 def _lead(text: str, limit: int = 1500) -> str:
     """The first paragraph that is not a title (``requests.sessions`` over a line of ``~``);
     the title when nothing else is there."""
-    blocks = _blocks(text, limit)
-    return next((paragraph for paragraph, title in blocks if not title), blocks[0][0] if blocks else "")
+    first = ""
+    # paragraphs made one at a time: the symbol index asks this of every definition's documentation
+    for paragraph, title in _each_block(text, limit):
+        if not title:
+            return paragraph
+        first = first or paragraph
+    return first
 
 
 # a reST or setext title's adornment: one punctuation character repeated, under (and maybe over) it
@@ -951,11 +956,20 @@ _ADORNMENT = re.compile(r"([=\-~^\"'`#*+:._])\1{2,}")
 def _blocks(text: str, limit: int) -> list[tuple[str, bool]]:
     """Paragraphs with their lines joined, each with whether it is a title: a title's
     adornment lines are dropped and the title is a paragraph of its own."""
+    return list(_each_block(text, limit))
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+def _each_block(text: str, limit: int) -> Iterator[tuple[str, bool]]:
+    """``_blocks``, one at a time."""
     text = text.strip()
+    if not text:
+        return
     if len(text) > limit:
         text = text[:limit].rsplit(" ", 1)[0] + " …"
-    blocks: list[tuple[str, bool]] = []
-    for block in re.split(r"\n\s*\n", text):
+    for block in _PARAGRAPH_BREAK.split(text):
         lines = [line.strip() for line in block.split("\n")]
         current: list[str] = []
         index = 0
@@ -966,16 +980,15 @@ def _blocks(text: str, limit: int) -> list[tuple[str, bool]]:
                 if current and _ADORNMENT.fullmatch(current[-1]):    # its overline
                     current.pop()
                 if current:
-                    blocks.append((" ".join(" ".join(current).split()), False))
-                blocks.append((" ".join(line.split()), True))
+                    yield " ".join(" ".join(current).split()), False
+                yield " ".join(line.split()), True
                 current = []
                 index += 2
                 continue
             current.append(line)
             index += 1
         if any(current):
-            blocks.append((" ".join(" ".join(current).split()), False))
-    return blocks
+            yield " ".join(" ".join(current).split()), False
 
 
 def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
@@ -1012,7 +1025,10 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     ordered_entries = sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
     shown = _qualified_names(facts, entries)
     groups: dict[str, list] = {}
-    for entry in sorted(ordered_entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])):
+    # sorted again by the names shown only when some are qualified (Python class members): with
+    # none, the key is the first sort's and so is the order
+    for entry in sorted(ordered_entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])) \
+            if shown else ordered_entries:
         groups.setdefault(kind_group(entry["kind"]), []).append({
             "name": shown.get(id(entry), entry["name"]), "kind": entry["kind_label"], "line": entry["line"],
             "local_to": entry["local_to"], "link": layout.anchor_link(docs_page_link, entry["anchor"])})
