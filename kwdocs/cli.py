@@ -51,6 +51,7 @@ def overrides(args: argparse.Namespace) -> dict:
             "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
             "templates": absolute(args.templates), "jobs": args.jobs,
             "html": True if getattr(args, "html", False) else None,
+            "formats": getattr(args, "format", None),
             "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None),
             "cache_key_file": absolute(getattr(args, "cache_key_file", None)),
             "scheduler": getattr(args, "scheduler", None)}

@@ -50,6 +50,12 @@ class Changes:
     everything: bool = False                          # rescan the whole tree
 
 
+def format_counts(counts: dict[str, int]) -> dict[str, int]:
+    """The other formats' counts of a build's (``<format>_written``, ``<format>_removed``)."""
+    return {key: value for key, value in counts.items()
+            if key.endswith(("_written", "_removed")) and key not in ("written", "removed")}
+
+
 @dataclass
 class Outcome:
     """One rebuild, for the status line."""
@@ -61,6 +67,7 @@ class Outcome:
     removed: int = 0
     html_written: int = 0
     html_removed: int = 0
+    formats: dict[str, int] = field(default_factory=dict)    # every other format's, as ``<format>_written``
     seconds: float = 0.0
     code: int = 0
     full: bool = False
@@ -198,7 +205,7 @@ class Rebuilder:
         self._settled(scanned, code)
         self._tasks = self._namespace(scanned)     # ready for the first save, which need not make it
         return Outcome([], [], [], counts.get("written", 0), counts.get("removed", 0),
-                       counts.get("html_written", 0), counts.get("html_removed", 0),
+                       counts.get("html_written", 0), counts.get("html_removed", 0), format_counts(counts),
                        seconds=time.monotonic() - started, code=code, full=True)
 
     def update(self, changes: Changes, rescanned: ScanResult | None = None,
@@ -243,6 +250,7 @@ class Rebuilder:
             outcome.code = run_build(self.config, jobs=1, quiet=True, stream=output, scanned=new, counts=counts)
             outcome.written, outcome.removed, outcome.full = counts.get("written", 0), counts.get("removed", 0), True
             outcome.html_written, outcome.html_removed = counts.get("html_written", 0), counts.get("html_removed", 0)
+            outcome.formats = format_counts(counts)
             self._tasks = None
         self._settled(new, outcome.code, rescanned_snapshot if new is rescanned else None)
         if outcome.code != 0:
@@ -294,6 +302,7 @@ class Rebuilder:
                 outcome.code = self._doit(tasks, len(self._render))
         outcome.written, outcome.removed = reporter.counts["written"], reporter.counts["removed"]
         outcome.html_written, outcome.html_removed = reporter.counts["html_written"], reporter.counts["html_removed"]
+        outcome.formats = format_counts(reporter.counts)
 
     def _doit(self, tasks: dict, units: int) -> int:
         """One doit run over the namespace; in worker processes when there is enough to share."""
@@ -408,8 +417,7 @@ def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet:
                                rescanned_snapshot=current)
     code = outcome.code if outcome is not None else 0
     written, removed = (outcome.written, outcome.removed) if outcome is not None else (0, 0)
-    site = {"html_written": outcome.html_written if outcome is not None else 0,
-            "html_removed": outcome.html_removed if outcome is not None else 0}
+    site = {"html_written": 0, "html_removed": 0, **(outcome.formats if outcome is not None else {})}
     if counts is not None:
         counts["written"] = counts.get("written", 0) + written
         counts["removed"] = counts.get("removed", 0) + removed

@@ -570,7 +570,7 @@ class HtmlFormat:
     def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
         """A docs-page section that has a Markdown block but no HTML one (a section added through
         the seam with its Markdown block only): its Markdown, converted and sanitized."""
-        from kwdocs.pages.formats import TEMPLATES
+        from kwdocs.pages.markdown import TEMPLATES
         from kwdocs.pages.render import renderer_for
 
         text = renderer_for(self.config).render(TEMPLATES["file_docs"], model)
