@@ -186,3 +186,17 @@ def test_json_holds_what_the_pages_show(tmp_path):
     assert [test["path"] for test in app["tests"]] == ["test_app.py"]
     c = json.loads((out / "pkg" / "c.py.json").read_text())
     assert [d["qualified_name"] for d in c["definitions"]] == ["Thing", "Thing.go"]
+
+
+def test_an_edit_rewrites_only_its_json_file(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    make_tree(src)
+    args = ("--src", str(src), "--out", str(out), "--format", "json")
+    assert kwdocs("build", *args, plugin=False).returncode == 0
+    before = {path: path.stat().st_mtime_ns for path in json_pages(out)}
+    (src / "lib" / "d.py").write_text('VALUE = 2\n"""The value."""\n')
+    rebuilt = kwdocs("build", *args, plugin=False)
+    assert "JSON: 1 written, 0 removed" in rebuilt.stdout
+    after = {path: path.stat().st_mtime_ns for path in json_pages(out)}
+    assert [path.relative_to(out).as_posix() for path in before if before[path] != after[path]] == ["lib/d.py.json"]
+    assert json.loads((out / "lib" / "d.py.json").read_text())["lines"] == 2

@@ -67,6 +67,10 @@ class Format(Protocol):
         looks like kwdocs wrote it: what tells kwdocs' own files without the state."""
         ...
 
+    def written(self, config: Config) -> set[str]:
+        """The files its own records (not the journal) say kwdocs wrote: never another's."""
+        ...
+
     def files(self, config: Config, md_pages: Iterable[str], strict: bool = False) -> set[str]:
         """Every file this format writes beside these Markdown pages (``strict``: a record it
         needs to say so is missing or damaged raises ``StateDamaged``)."""
@@ -117,6 +121,9 @@ class PageFormat:
         except OSError:
             return False
 
+    def written(self, config: Config) -> set[str]:
+        return set()
+
     def files(self, config: Config, md_pages: Iterable[str], strict: bool = False) -> set[str]:
         return {page for page in map(self.page_path, md_pages) if page is not None}
 
@@ -140,11 +147,6 @@ def _registered() -> dict[str, Callable[[Config], Format]]:
     def maker(name: str) -> Callable[[Config], Format]:
         return lambda config: found[name].load()(config)
     return {name: maker(name) for name in sorted(found)}
-
-
-def installed() -> list[str]:
-    """The names of the installed formats, Markdown first."""
-    return [MARKDOWN, *_registered()]
 
 
 @per_config
@@ -173,11 +175,11 @@ def format_of(config: Config, page: str) -> Format | None:
     return named[0] if named else None
 
 
-def count_key(config: Config, page: str, what: str = "written") -> str:
-    """The summary's count a page written or removed adds to: ``written`` for Markdown,
-    ``<format>_written`` for another format's."""
+def count_key(config: Config, page: str) -> str:
+    """The summary's count a page written adds to: ``written`` for Markdown, ``<format>_written``
+    for another format's."""
     found = format_of(config, page)
-    return what if found is None else f"{found.name}_{what}"
+    return "written" if found is None else f"{found.name}_written"
 
 
 def file_page_paths(config: Config, rel: str) -> set[str]:

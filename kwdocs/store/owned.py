@@ -89,20 +89,17 @@ def foreign(config: Config, pages: Iterable[str], entries: dict | None = None) -
         return []
     known = set(ledger.load(config) if entries is None else entries)
     for output_format in formats_for(config):     # what a format's own records say it wrote
-        written = getattr(output_format, "written", None)
-        known |= written(config) if written is not None else set()
+        known |= output_format.written(config)
     root = str(config.out) + os.sep
     return sorted(page for page in pages if page not in known
                   and os.path.isfile(root + page) and not _looks_ours(config, page))
 
 
-def format_files(config: Config, md_pages: Iterable[str], formats: Iterable[Format] | None = None,
-                 strict: bool = False) -> set[str]:
-    """Every file the formats other than Markdown (``formats``; the configuration's by default)
-    write beside these Markdown pages (``Format.files``)."""
+def format_files(config: Config, md_pages: Iterable[str], strict: bool = False) -> set[str]:
+    """Every file the configuration's formats other than Markdown write beside these Markdown
+    pages (``Format.files``)."""
     md_pages = list(md_pages)
-    return {path for output_format in (formats_for(config) if formats is None else formats)
-            for path in output_format.files(config, md_pages, strict)}
+    return {path for output_format in formats_for(config) for path in output_format.files(config, md_pages, strict)}
 
 
 def other_forms(config: Config, md_pages: Iterable[str]) -> set[str]:
