@@ -33,6 +33,7 @@ from kwdocs.config import Config
 from kwdocs.engine import summary
 from kwdocs.engine.restore import repair
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
+from kwdocs.pages.formats import formats_for
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, scan_folder, with_ancestors
 from kwdocs.store import journal as ledger, owned, snapshot, state, symbol_index, writer as output
 
@@ -364,7 +365,8 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     if code == 0:
         vouch(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
-        if config.cache and not config.html:    # the pages' hashes, for ``kwdocs check`` on a fresh clone
+        # the pages' hashes, for ``kwdocs check`` on a fresh clone (of Markdown pages only, as it reads them)
+        if config.cache and not formats_for(config):
             from kwdocs.engine.steps.outputs import share_outputs
             share_outputs(config, {source.rel: (source.size, source.mtime_ns) for source in scanned.files},
                           scanned.problems)
