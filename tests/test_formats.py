@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -98,7 +99,6 @@ def test_clean_without_state_knows_the_format_by_its_looks(tmp_path):
     src, out = tmp_path / "src", tmp_path / "out"
     make_tree(src)
     assert kwdocs("build", "--src", str(src), "--out", str(out), "--format", "jsonfmt").returncode == 0
-    import shutil
     shutil.rmtree(out / ".kwdocs")      # a fresh clone of committed pages
     assert kwdocs("clean", "--src", str(src), "--out", str(out)).returncode == 0
     assert not out.exists()
