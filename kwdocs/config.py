@@ -67,6 +67,14 @@ class Config:
     scheduler: str = ""             # a Dask scheduler's address, or "local"; "" to build on this machine
     config_file: Path | None = field(default=None, compare=False)
 
+    def __post_init__(self) -> None:
+        # ``html`` and ``"html"`` in ``formats`` are one setting: ``replace(config, html=True)``
+        # (the server's, a dodo.py's) turns the site on as the configuration key does
+        if self.html and "html" not in self.formats:
+            object.__setattr__(self, "formats", (*self.formats, "html"))
+        elif "html" in self.formats and not self.html:
+            object.__setattr__(self, "html", True)
+
     @functools.cached_property
     def state(self) -> Path:
         """kwdocs' own bookkeeping lives inside the output folder: nothing else is written.

@@ -200,3 +200,18 @@ def test_an_edit_rewrites_only_its_json_file(tmp_path):
     after = {path: path.stat().st_mtime_ns for path in json_pages(out)}
     assert [path.relative_to(out).as_posix() for path in before if before[path] != after[path]] == ["lib/d.py.json"]
     assert json.loads((out / "lib" / "d.py.json").read_text())["lines"] == 2
+
+
+def test_html_is_one_setting_however_it_is_spelled(tmp_path):
+    """``replace(config, html=True)`` (what ``kwdocs serve`` and a dodo.py do) writes the site as
+    ``formats = ["html"]`` does, and the other way round."""
+    from dataclasses import replace
+
+    from kwdocs.config import load_config
+    from kwdocs.pages.formats import formats_for
+
+    make_tree(tmp_path / "src")
+    config = load_config(tmp_path / "src")
+    assert config.formats == ("markdown",) and not config.html and formats_for(config) == ()
+    assert [each.name for each in formats_for(replace(config, html=True))] == ["html"]
+    assert replace(config, formats=("markdown", "html")).html

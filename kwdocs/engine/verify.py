@@ -147,7 +147,7 @@ def with_formats(config: Config) -> Config:
     if not held:
         return config
     formats = (*config.formats, *held)
-    return dataclasses.replace(config, formats=formats, html="html" in formats)
+    return dataclasses.replace(config, formats=formats)     # ``html`` follows (``Config``)
 
 
 def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream=None) -> int:
