@@ -56,7 +56,8 @@ class Config:
     skip_secret_files: bool = True
     secret_files: tuple[str, ...] = tuple(DEFAULT_SECRET_FILES)
     jobs: int = 0
-    html: bool = False
+    html: bool = False              # "html" in formats: the spelling of every check of the site
+    formats: tuple[str, ...] = ("markdown",)    # the formats written (kwdocs.pages.formats), Markdown first
     cache: str = ""                 # a URL fsspec reaches, or a folder path; "" without a shared cache
     cache_mode: str = "readwrite"
     cache_max_mb: int = DEFAULT_CACHE_MB
@@ -68,6 +69,14 @@ class Config:
     scheduler: str = ""             # a Dask scheduler's address, or "local"; "" to build on this machine
     config_file: Path | None = field(default=None, compare=False)
 
+    def __post_init__(self) -> None:
+        # ``html`` and ``"html"`` in ``formats`` are one setting: ``replace(config, html=True)``
+        # (the server's, a dodo.py's) turns the site on as the configuration key does
+        if self.html and "html" not in self.formats:
+            object.__setattr__(self, "formats", (*self.formats, "html"))
+        elif "html" in self.formats and not self.html:
+            object.__setattr__(self, "html", True)
+
     @functools.cached_property
     def state(self) -> Path:
         """kwdocs' own bookkeeping lives inside the output folder: nothing else is written.
@@ -77,7 +86,7 @@ class Config:
     def fingerprint_data(self) -> dict[str, Any]:
         """The settings that shape page content (not where pages go)."""
         data = asdict(self)
-        for key in ("src", "out", "jobs", "html", "config_file", "cache", "cache_mode", "cache_max_mb",
+        for key in ("src", "out", "jobs", "html", "formats", "config_file", "cache", "cache_mode", "cache_max_mb",
                     "cache_key_file", "scheduler"):
             data.pop(key)
         data["templates"] = str(self.templates) if self.templates else None
@@ -100,6 +109,7 @@ _KEYS: dict[str, tuple[type | tuple[type, ...], str]] = {
     "secret_files": (list, "a list of glob strings"),
     "jobs": (int, "a whole number, 0 for one per core"),
     "html": (bool, "true or false"),
+    "formats": (list, 'a list of format names (["markdown", "html", "json"])'),
     "cache": (str, "a URL (file:///folder, s3://bucket/prefix) or a folder path"),
     "cache_mode": (str, "'read' or 'readwrite'"),
     "cache_max_mb": (int, "a whole number of MiB, 0 or more"),
@@ -125,6 +135,24 @@ def _url_template(value: object) -> bool:
     except ValueError:  # an unmatched brace
         return False
     return "path" in fields and fields <= SOURCE_URL_FIELDS
+
+
+FORMATS_GROUP = "kwdocs.formats"     # the entry-point group of the formats (kwdocs.pages.formats)
+OWN_FORMATS = ("markdown", "html", "json")    # kwdocs' own entries in it: named without reading metadata
+
+
+def _format_names(listed: list[str], html: bool, where: str, problems: list[str]) -> tuple[str, ...]:
+    """The formats to write, Markdown first, each once, in the order given (``html = true`` is
+    ``html``); a name no installed package registers is a problem naming those that are."""
+    names = tuple(dict.fromkeys(["markdown", *listed, *(["html"] if html else [])]))
+    unknown = [name for name in names if name not in OWN_FORMATS]
+    if unknown:     # reading every package's metadata only when a name is not kwdocs' own
+        from importlib.metadata import entry_points
+        found = {point.name for point in entry_points(group=FORMATS_GROUP)} | {"markdown"}
+        for name in unknown:
+            if name not in found:
+                problems.append(f"{where}: unknown format {name!r} (installed: {', '.join(sorted(found))})")
+    return names
 
 
 def read_table(src: Path, config_file: Path | None) -> tuple[dict[str, Any], dict[str, Any], Path | None]:
@@ -262,7 +290,10 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
             problems.append(f"{where}: unknown key '{key}' (known: {', '.join(CONFIG_KEYS)})")
             continue
         values[key] = value
+    listed, flagged = table.get("formats", []), (overrides or {}).get("formats")
     values.update({key: value for key, value in (overrides or {}).items() if value is not None})
+    if isinstance(listed, list) and flagged:    # --format adds to the configuration's formats
+        values["formats"] = [*listed, *flagged]
     for key, value in values.items():
         expected, description = _KEYS[key]
         bad_type = not isinstance(value, expected) or (expected is int and isinstance(value, bool))
@@ -315,6 +346,7 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         key_file = (base / Path(values["cache_key_file"]).expanduser()).resolve()
         if not key_file.is_file():
             problems.append(f"{where}: 'cache_key_file' not found: {key_file}")
+    formats = _format_names(values.get("formats", []), values.get("html", False), where, problems)
     if problems:
         raise ConfigError(problems)
 
@@ -334,7 +366,8 @@ def load_config(src: Path | str, config_file: Path | str | None = None,
         skip_secret_files=values.get("skip_secret_files", True),
         secret_files=tuple(values.get("secret_files", DEFAULT_SECRET_FILES)),
         jobs=values.get("jobs", 0) or (os.cpu_count() or 1),
-        html=values.get("html", False),
+        html="html" in formats,
+        formats=formats,
         cache=cache,
         cache_mode=values.get("cache_mode", "readwrite"),
         cache_max_mb=values.get("cache_max_mb", DEFAULT_CACHE_MB),

@@ -298,9 +298,10 @@ def test_the_site_of_a_deleted_source_is_an_orphan_for_check(golden_tree, capsys
 
 
 def test_the_site_names_check_knows_are_the_sites_own():
-    """``owned`` names the site's files without importing the site (heavy): the same names."""
-    from kwdocs.site import html, search
-    from kwdocs.store import owned, state
+    """The site's format (``kwdocs.site.format``) names the site's files without importing the
+    site's renderer (heavy): the same names."""
+    from kwdocs.site import format as owned, html, search
+    from kwdocs.store import state
 
     assert set(owned.SITE_OWN_FILES) == {*html.STATIC_FILES, html.PYGMENTS_CSS, search.TREE_FILE}
     assert owned.SITE_ASSETS == f"{html.SITE_FOLDER}/{html.STATIC_FOLDER}/"

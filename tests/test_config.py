@@ -58,6 +58,7 @@ BAD = {
     "secret_files": '"*.pem"',
     "jobs": "true",                          # a bool is not a number of jobs
     "html": '"on"',
+    "formats": '"json"',                  # a string, not a list of names
     "cache": "1",
     "cache_mode": '"write"',                 # only read or readwrite
     "cache_max_mb": "-1",

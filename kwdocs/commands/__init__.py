@@ -21,6 +21,13 @@ def add_cache_arguments(parser: argparse.ArgumentParser) -> None:
                              "the key instead; config key: cache_key_file)")
 
 
+def add_format_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--format NAME``, repeatable, for the commands that write or judge pages (build, watch, check)."""
+    parser.add_argument("--format", action="append", metavar="NAME", dest="format",
+                        help="also write (or check) the pages in this format: html, json, or one an installed "
+                             "package registers; repeatable (config key: formats; Markdown is always written)")
+
+
 def add_query_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags the index's queries share (find, refs, show)."""
     parser.add_argument("--json", action="store_true",
@@ -73,6 +80,7 @@ def overrides(args: argparse.Namespace) -> dict:
             "exclude": args.exclude, "max_source_bytes": args.max_source_bytes,
             "templates": absolute(args.templates), "jobs": args.jobs,
             "html": True if getattr(args, "html", False) else None,
+            "formats": getattr(args, "format", None),
             "cache": getattr(args, "cache", None), "cache_mode": getattr(args, "cache_mode", None),
             "cache_key_file": absolute(getattr(args, "cache_key_file", None)),
             "scheduler": getattr(args, "scheduler", None)}

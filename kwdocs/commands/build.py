@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import argparse
 
-from kwdocs.commands import add_cache_arguments
+from kwdocs.commands import add_cache_arguments, add_format_arguments
 from kwdocs.config import Config
 
 HELP = "write or update the documentation and keyword pages of a source tree"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_format_arguments(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
     parser.add_argument("--html", action="store_true",
                         help="also write the browsable HTML site to <out>/site (config key: html)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kwdocs.commands import add_cache_arguments
+from kwdocs.commands import add_cache_arguments, add_format_arguments
 from kwdocs.commands.coverage import measure
 from kwdocs.config import Config
 from kwdocs.pages.coverage import percent
@@ -13,6 +13,7 @@ HELP = "list pages that are stale, missing or orphaned, writing nothing; exit 1 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_format_arguments(parser)
     parser.add_argument("--fix", action="store_true",
                         help="bring the pages up to date instead, and still exit 1 if any had to be written "
                              "or removed (the pre-commit hook)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import signal
 
-from kwdocs.commands import overrides
+from kwdocs.commands import add_format_arguments, overrides
 from kwdocs.config import Config, load_config
 
 HELP = "build, then keep the pages current while files are edited (Ctrl-C to stop)"
@@ -12,6 +12,7 @@ STOP_SECONDS = 0.8      # after Ctrl-C or SIGTERM, winding down may take this lo
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_format_arguments(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print only summary and status lines")
     parser.add_argument("--html", action="store_true",
                         help="also keep the browsable HTML site in <out>/site current (config key: html)")

@@ -32,10 +32,17 @@ from kwdocs.engine import summary, symbol_index
 from kwdocs.engine.rescan import Changes, diff, merge, rescan_targets, tree_units
 from kwdocs.engine.restore import repair
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
+from kwdocs.pages.formats import formats_for
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, with_ancestors
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 PARALLEL_UNITS = 8      # this many units to redo or more: doit's worker processes are worth their start
+
+
+def format_counts(counts: dict[str, int]) -> dict[str, int]:
+    """The other formats' counts of a build's (``<format>_written``, ``<format>_removed``)."""
+    return {key: value for key, value in counts.items()
+            if key.endswith(("_written", "_removed")) and key not in ("written", "removed")}
 
 
 @dataclass
@@ -49,6 +56,7 @@ class Outcome:
     removed: int = 0
     html_written: int = 0
     html_removed: int = 0
+    formats: dict[str, int] = field(default_factory=dict)    # every other format's, as ``<format>_written``
     seconds: float = 0.0
     code: int = 0
     full: bool = False
@@ -90,7 +98,7 @@ class Rebuilder:
         self._settled(scanned, code)
         self._tasks = self._namespace(scanned)     # ready for the first save, which need not make it
         return Outcome([], [], [], counts.get("written", 0), counts.get("removed", 0),
-                       counts.get("html_written", 0), counts.get("html_removed", 0),
+                       counts.get("html_written", 0), counts.get("html_removed", 0), format_counts(counts),
                        seconds=time.monotonic() - started, code=code, full=True)
 
     def update(self, changes: Changes, rescanned: ScanResult | None = None,
@@ -135,6 +143,7 @@ class Rebuilder:
             outcome.code = run_build(self.config, jobs=1, quiet=True, stream=output, scanned=new, counts=counts)
             outcome.written, outcome.removed, outcome.full = counts.get("written", 0), counts.get("removed", 0), True
             outcome.html_written, outcome.html_removed = counts.get("html_written", 0), counts.get("html_removed", 0)
+            outcome.formats = format_counts(counts)
             self._tasks = None
         self._settled(new, outcome.code, rescanned_snapshot if new is rescanned else None)
         if outcome.code != 0:
@@ -186,6 +195,7 @@ class Rebuilder:
                 outcome.code = self._doit(tasks, len(self._render))
         outcome.written, outcome.removed = reporter.counts["written"], reporter.counts["removed"]
         outcome.html_written, outcome.html_removed = reporter.counts["html_written"], reporter.counts["html_removed"]
+        outcome.formats = format_counts(reporter.counts)
 
     def _doit(self, tasks: dict, units: int) -> int:
         """One doit run over the namespace; in worker processes when there is enough to share."""
@@ -252,7 +262,8 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     if code == 0:
         vouch(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
-        if config.cache and not config.html:    # the pages' hashes, for ``kwdocs check`` on a fresh clone
+        # the pages' hashes, for ``kwdocs check`` on a fresh clone (of Markdown pages only, as it reads them)
+        if config.cache and not formats_for(config):
             # the shared cache's module only for a build that has one
             from kwdocs.engine.steps.outputs import share_outputs
             share_outputs(config, {source.rel: (source.size, source.mtime_ns) for source in scanned.files},
@@ -306,8 +317,7 @@ def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet:
                                rescanned_snapshot=current)
     code = outcome.code if outcome is not None else 0
     written, removed = (outcome.written, outcome.removed) if outcome is not None else (0, 0)
-    site = {"html_written": outcome.html_written if outcome is not None else 0,
-            "html_removed": outcome.html_removed if outcome is not None else 0}
+    site = {"html_written": 0, "html_removed": 0, **(outcome.formats if outcome is not None else {})}
     if counts is not None:
         counts["written"] = counts.get("written", 0) + written
         counts["removed"] = counts.get("removed", 0) + removed

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.engine.runner import run_dry
+from kwdocs.pages.formats import formats_for
 from kwdocs.scan import scan
 from kwdocs.store import journal as ledger, owned, state, writer as output
 
@@ -29,17 +30,15 @@ class Findings:
 
 
 def expected_pages(config: Config, dry: output.DryRun | None) -> set[str]:
-    """Every page the state (as it stands, dry run included) says kwdocs writes, and with the site
-    (``config.html``) every file of it (``owned.site_files``; ``StateDamaged`` when the state
-    cannot say which search scripts there are)."""
+    """Every page the state (as it stands, dry run included) says kwdocs writes, and every file
+    the configuration's other formats write beside them (``Format.files``; ``StateDamaged`` when
+    the state cannot say which, the site's search scripts say)."""
     pages = state.written_pages(config, strict=True)
     for path, data in (dry.overlay.items() if dry else ()):
         if data is not None and path.parent == config.state / state.PAGES:   # units new in this dry run
             for rel in (output.read_json(path, {}) or {}).get("files", {}):
                 pages.update((layout.docs_page(rel), layout.kw_page(rel)))
-    if config.html:
-        pages |= owned.site_files(config, pages, strict=True)
-    return pages
+    return pages | owned.format_files(config, pages, strict=True)
 
 
 def repair(config: Config) -> Findings:
@@ -50,7 +49,7 @@ def repair(config: Config) -> Findings:
         expected = expected_pages(config, None)
     except output.StateDamaged:     # the build just made the state: a damaged record is judged by building
         expected = state.written_pages(config)
-        expected |= owned.site_files(config, expected) if config.html else set()
+        expected |= owned.format_files(config, expected)
     entries = ledger.load(config)
     _, doubtful = ledger.vouched(config, expected, entries)
     users = owned.foreign(config, doubtful, entries)
@@ -63,7 +62,7 @@ def repair(config: Config) -> Findings:
             if output.write_if_changed(config.out, path, data):     # else: journaled, vouched for from now
                 findings.stale.add(path.relative_to(config.out).as_posix())
         findings.written = len(findings.stale)
-    findings.orphaned = {page for page in owned.pages_on_disk(config, site=config.html) - expected
+    findings.orphaned = {page for page in owned.pages_on_disk(config, formats_for(config)) - expected
                          if owned.is_ours(config, page, entries)}
     findings.removed = sum(output.remove(config.out, config.out / page) for page in sorted(findings.orphaned))
     findings.expected = len(expected)

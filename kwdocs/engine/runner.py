@@ -17,6 +17,7 @@ from kwdocs import mistakes
 from kwdocs.config import Config
 from kwdocs.engine import workers
 from kwdocs.engine.build_session import LOCAL, BuildSession
+from kwdocs.pages.formats import format_of
 from kwdocs.scan import ScanResult, scan
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
@@ -75,8 +76,8 @@ def _remove_unlisted(config: Config, written_before: set[str]) -> int:
     (their records were lost with the state), if they still hold what kwdocs wrote."""
     now = state.written_pages(config)
     # the site's files by the pages they are of: a search script's record went with the state
-    gone = {page for page in written_before if not owned.is_site_file(page)} - now
-    gone |= owned.site_pages(config, gone)
+    gone = {page for page in written_before if format_of(config, page) is None} - now
+    gone |= owned.other_forms(config, gone)
     vouched, _ = ledger.vouched(config, gone, ledger.load(config))
     return sum(output.remove(config.out, config.out / page) for page in sorted(vouched))
 

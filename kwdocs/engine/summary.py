@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from kwdocs.config import Config
+from kwdocs.pages.formats import formats_for
 from kwdocs.scan import ScanResult
 from kwdocs.store import state, writer as output
 
@@ -29,15 +30,17 @@ def problems(config: Config, scanned: ScanResult) -> list[tuple[str, str]]:
 
 def report(write, config: Config, scanned: ScanResult, written: int, removed: int, seconds: float,
            quiet: bool = False, counts: dict[str, int] | None = None) -> None:
-    """The summary line; ``counts``: the build's counts, for the HTML pages written and removed
-    (when it made the site) and what a shared cache gave and took (when one is set)."""
+    """The summary line; ``counts``: the build's counts, for each other format's pages written and
+    removed (``<format>_written``, ``<format>_removed``) and what a shared cache gave and took
+    (when one is set)."""
     found = problems(config, scanned)
     if not quiet:
         for _, line in found:
             write(f"problem: {line}\n")
     counts = counts or {}
-    site = (f"HTML: {counts.get('html_written', 0):,} written, {counts.get('html_removed', 0):,} removed, "
-            if config.html and ("html_written" in counts or "html_removed" in counts) else "")
+    site = "".join(f"{each.label}: {counts.get(f'{each.name}_written', 0):,} written, "
+                   f"{counts.get(f'{each.name}_removed', 0):,} removed, " for each in formats_for(config)) \
+        if counts else ""
     write(f"kwdocs: {len(scanned.files):,} files scanned, {written:,} pages written, {removed:,} removed, {site}"
           f"{len({path for path, _ in found}):,} files with problems{_cache_note(config, counts)}"
           f"{_cluster_note(config, counts)} "
@@ -89,7 +92,8 @@ class _Counting(_Reporter):
         self.quiet = quiet
         self.counts = {"written": 0, "removed": 0, "extracted": 0, "cache_hits": 0, "cache_stored": 0,
                        "html_written": 0, "html_removed": 0, "cluster_extracted": 0, "cluster_rendered": 0,
-                       "cache_unsigned": 0}
+                       "cache_unsigned": 0, **{f"{each.name}_{what}": 0 for each in formats_for(config)
+                                               for what in ("written", "removed")}}
         self.files_total = len(scanned.files)
         self.files_done = 0
         self.files_rendered = 0

@@ -8,6 +8,7 @@ takes doit's ``changed`` list and redoes only those files.  ``dodo.py`` and
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sqlite3
@@ -31,6 +32,7 @@ from kwdocs.engine.steps import (
     render as render_step,
 )
 from kwdocs.mistakes import describe
+from kwdocs.pages.formats import formats_for
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.store.state import DOIT_DB, FACTS, IMPORTANCE, LINKS, shard_path, units_of
@@ -38,10 +40,10 @@ from kwdocs.store.state import DOIT_DB, FACTS, IMPORTANCE, LINKS, shard_path, un
 # The order in which doit takes up the tasks that are ready.  A build puts the single-task
 # steps first, so that on several cores they run beside the many render tasks rather than
 # after them; a rebuild after a save (watch mode, a few edits) renders the saved files' pages
-# first, since those are what its user waits for.
-BUILD_ORDER = ("extract", "link", "keywords", "search", "assemble", "render", "prune")
-REBUILD_ORDER = ("extract", "link", "render", "keywords", "search", "assemble", "prune")
-HTML_ONLY = ("search",)     # steps of the site, in the namespace with html = true only
+# first, since those are what its user waits for.  A format adds its own steps in their places
+# (``Format.task_order``: the site's ``search`` after ``keywords``, ``site`` last).
+BUILD_ORDER = ("extract", "link", "keywords", "assemble", "render", "prune")
+REBUILD_ORDER = ("extract", "link", "render", "keywords", "assemble", "prune")
 
 
 class Mistake(TaskError):
@@ -71,6 +73,15 @@ class Guarded:
 _UNSAFE_IN_TASK_NAME = re.compile(r"[%=\x00-\x1f\x7f\ud800-\udfff]")
 
 
+def _guarded(creator: Callable[[], dict]) -> Callable[[], dict]:
+    """A format's task creator (``Format.tasks``) whose actions are ``Guarded`` as the steps' are."""
+    @functools.wraps(creator)
+    def made() -> dict:
+        task = creator()
+        return task | {"actions": [(Guarded(function), *rest) for function, *rest in task["actions"]]}
+    return made
+
+
 def task_name(unit: str) -> str:
     """doit's name for a unit's task: the unit, ``%``-escaped where doit would refuse it (a folder
     named ``year=2024``), so every folder name gives a distinct, stable name ('.' is the root)."""
@@ -90,8 +101,10 @@ def rendered_all(task, values: dict) -> bool:
 
 def task_order(config: Config, rebuild: bool = False) -> list[str]:
     """doit's ``default_tasks`` for a build or a rebuild (see ``BUILD_ORDER``)."""
-    order = [name for name in (REBUILD_ORDER if rebuild else BUILD_ORDER) if config.html or name not in HTML_ONLY]
-    return order + (["site"] if config.html else [])
+    order = list(REBUILD_ORDER if rebuild else BUILD_ORDER)
+    for output_format in formats_for(config):     # the site's search and site steps
+        order = output_format.task_order(order)
+    return order
 
 
 def doit_config(config: Config) -> dict:
@@ -208,33 +221,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             "verbosity": 0,
         }
 
-    def task_search():
-        """Bring the site's keyword and full-text search up to date with the extracted facts (html = true)."""
-        # the site (jinja2, Pygments) only for an --html build; every build imports this module
-        from kwdocs.site.html import STATIC_FOLDER, site_root
-        from kwdocs.site.search import write_search
-        return {
-            "actions": [(Guarded(write_search), [config, list(units), site_root(config) / STATIC_FOLDER])],
-            # the facts shards, as link and keywords: ready with them, before any render task (which
-            # waits for link), so that it runs beside them (a task_dep on the extract group became ready
-            # after the group's own turn, at times behind every render task); it checks its inputs
-            # itself, so doit always runs it
-            "file_dep": shards,
-            "uptodate": [False],
-            "verbosity": 0,
-        }
-
-    def task_site():
-        """Bring the HTML site in <out>/site up to date with the Markdown pages (html = true)."""
-        # the site only for an --html build, as above
-        from kwdocs.site.html import build_site
-        return {
-            "actions": [(Guarded(build_site), [config])],
-            "task_dep": ["assemble", "prune", "keywords"],
-            "verbosity": 0,
-        }
-
-    creators = {"task_search": task_search, "task_site": task_site} if config.html else {}
+    creators = {name: _guarded(creator) for output_format in formats_for(config)
+                for name, creator in output_format.tasks(config, list(units), shards).items()}
     return creators | {
         "DOIT_CONFIG": doit_config(config),
         "task_extract": task_extract,

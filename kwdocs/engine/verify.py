@@ -4,8 +4,8 @@ A page is *stale* when it exists with other content, *missing* when it does
 not exist, and *orphaned* when kwdocs would not write it at all (the page of
 a deleted file, left behind or committed).  Content decides: pre-commit
 stashes files and a checkout rewrites them.  Every format the output holds is
-judged: when it has the HTML site (``owned.site_built``), whatever the settings
-say, its pages, search scripts, ``tree.js`` and assets are pages too.
+judged, whatever the settings say (``owned.built_formats``): with the HTML site,
+its pages, search scripts, ``tree.js`` and assets are pages too.
 
 How, without writing anything (no page, no state, no lock file):
 
@@ -42,6 +42,7 @@ import time
 from kwdocs.config import Config
 from kwdocs.engine.restore import Findings, expected_pages, repair
 from kwdocs.engine.runner import run_dry
+from kwdocs.pages.formats import formats_for
 from kwdocs.scan import ScanResult, scan
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 from kwdocs.store.lock import locked, shared
@@ -51,7 +52,7 @@ def examine(config: Config) -> Findings:
     """Find every stale, missing and orphaned page, writing nothing."""
     scanned = scan(config)
     up_to_date = snapshot.unchanged(config, snapshot.tree_snapshot(config, scanned))
-    if not up_to_date and config.cache and not config.html:     # the tree's hashes are of its Markdown pages
+    if not up_to_date and config.cache and not formats_for(config):     # the tree's hashes are of its Markdown pages
         found = _against_shared(config, scanned)
         if found is not None:
             return found
@@ -129,7 +130,7 @@ def _findings(config: Config, verdicts: dict[str, str], removed: set[str], expec
             findings.missing.add(page)
     entries = ledger.load(config) if entries is None else entries
     # a file kwdocs did not write is the user's: never an orphan, whatever its name
-    findings.orphaned = {page for page in owned.pages_on_disk(config, site=config.html) - expected
+    findings.orphaned = {page for page in owned.pages_on_disk(config, formats_for(config)) - expected
                          if owned.is_ours(config, page, entries)}
     findings.orphaned |= removed
     users = owned.foreign(config, findings.stale, entries)
@@ -141,11 +142,13 @@ def _findings(config: Config, verdicts: dict[str, str], removed: set[str], expec
 # ---------------------------------------------------------------- the command
 
 def with_formats(config: Config) -> Config:
-    """``config`` with every format the output holds: the site is checked (and fixed) when the
-    output has one, whatever the settings say (``owned.site_built``)."""
-    if config.html or not owned.site_built(config):
+    """``config`` with every format the output holds: the site (or any format) is checked (and
+    fixed) when the output has it, whatever the settings say (``owned.built_formats``)."""
+    held = [name for name in owned.built_formats(config) if name not in config.formats]
+    if not held:
         return config
-    return dataclasses.replace(config, html=True)
+    formats = (*config.formats, *held)
+    return dataclasses.replace(config, formats=formats)     # ``html`` follows (``Config``)
 
 
 def run_check(config: Config, fix: bool = False, jobs: int | None = None, stream=None) -> int:

@@ -19,7 +19,8 @@ from kwdocs.config import Config
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
 from kwdocs.pages import coverage, keywords, model
-from kwdocs.pages.formats import TEMPLATES, Format, MarkdownFormat
+from kwdocs.pages.formats import Format
+from kwdocs.pages.markdown import TEMPLATES, MarkdownFormat
 from kwdocs.pages.render import Renderer
 
 ANALYSE_LIMIT = 3 * 1024 * 1024
@@ -99,9 +100,11 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
         facts, project=config.project_name, src_link=src_link, section_map=section_map, entries=entries)
     texts = {docs_path: docs,
              kw_path: front_matter(config, markdown.render("file_kw", kw_model, kw_path), f"Keyword Index: {rel}")}
-    for output_format in formats:
-        texts[output_format.page_path(docs_path)] = output_format.render("file_docs", docs_model, docs_path)
-        texts[output_format.page_path(kw_path)] = output_format.render("file_kw", kw_model, kw_path)
+    for output_format in formats:     # a format may write no page of a kind (``page_path``: None)
+        for kind, page_model, md_page in (("file_docs", docs_model, docs_path), ("file_kw", kw_model, kw_path)):
+            format_page = output_format.page_path(md_page)
+            if format_page is not None:
+                texts[format_page] = output_format.render(kind, page_model, md_page)
     return texts
 
 
@@ -151,12 +154,16 @@ def folder_pages(config: Config, renderer: Renderer, folder: str, file_rows: lis
                                       f"Folder Index: {title}"),
              doc_path: front_matter(config, renderer.render(FOLDER_TEMPLATES[1], doc_model),
                                     f"Folder Documentation: {title}")}
+    formats = [each for each in formats if each.page_path(index_path) is not None
+               or each.page_path(doc_path) is not None]     # a format may write no folder pages
     row_models = [model.file_row_model(name, shown) for name, shown in row_items] if formats else []
     for output_format in formats:
-        rows = output_format.rows("file_row", row_models, index_path)
-        texts[output_format.page_path(index_path)] = output_format.render(
-            "folder_index", index_model | {"file_rows": rows}, index_path)
-        texts[output_format.page_path(doc_path)] = output_format.render("folder_doc", doc_model, doc_path)
+        index_form, doc_form = output_format.page_path(index_path), output_format.page_path(doc_path)
+        if index_form is not None:
+            rows = output_format.rows("file_row", row_models, index_path)
+            texts[index_form] = output_format.render("folder_index", index_model | {"file_rows": rows}, index_path)
+        if doc_form is not None:
+            texts[doc_form] = output_format.render("folder_doc", doc_model, doc_path)
     return texts
 
 
@@ -248,6 +255,8 @@ def _keyword_formats(formats: Sequence[Format], page: str, page_model: dict, gro
     models = models or {}
     for output_format in formats:
         format_page = output_format.page_path(page)
+        if format_page is None:     # a format that writes no keyword pages
+            continue
         cached = cached_rows(format_page) if grouped else {}
         kept: RowCache = {}
         missing: list[tuple[str, list]] = []

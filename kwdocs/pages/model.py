@@ -456,7 +456,8 @@ def metadata_section(given: DocsInput) -> Section:
     note = f"decoded as {encoding} (not UTF-8)" if encoding not in ("", "utf-8", "ascii", None) else ""
     problems = [dict(line=p.get("line"), message=p["message"]) for p in facts.get("problems", [])]
     return Section(dict(size=facts["size"], type_label=facts["type_label"], extension=extension,
-                        lines=facts.get("lines", 0), sha256=facts["sha256"], encoding_note=note, problems=problems),
+                        language=str(facts.get("language") or ""), lines=facts.get("lines", 0),
+                        sha256=facts["sha256"], encoding_note=note, problems=problems),
                    given.shows(given.path, facts["type_label"], extension, note,
                                *(str(problem["message"]) for problem in problems)))
 

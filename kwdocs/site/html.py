@@ -581,6 +581,10 @@ class HtmlFormat:
     def _markdown_section(self, model: dict, md_page: str, section: dict) -> Markup:
         """A docs-page section that has a Markdown block but no HTML one (a section added through
         the seam with its Markdown block only): its Markdown, converted and sanitized."""
+        # the Markdown templates and their renderer only for a section's text (a light module imports this one)
+        from kwdocs.pages.markdown import TEMPLATES
+        from kwdocs.pages.render import renderer_for
+
         text = renderer_for(self.config).render(TEMPLATES["file_docs"], model)
         start = text.find(f"\n## {section['title']}\n")
         if start < 0:

@@ -74,7 +74,7 @@ def _package_folders() -> list:
 def settings_digest(config: Config) -> str:
     """What every page depends on besides the sources: code, settings, templates, rule files."""
     rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
-    return hashlib.sha256(json.dumps([code_fingerprint(), config.fingerprint_data(), config.html,
+    return hashlib.sha256(json.dumps([code_fingerprint(), config.fingerprint_data(), sorted(config.formats),
                                       _stats(config.templates), _stats(shipped_templates()), rules,
                                       _package_folders()],
                                      sort_keys=True, default=str).encode()).hexdigest()

@@ -277,7 +277,6 @@ def compact_json(data: Any, sort_keys: bool = False, default: Callable[[Any], An
 # ---------------------------------------------------------------- the journal of pages written
 
 JOURNAL_FOLDER = "ledger"        # below the state folder; read by kwdocs.store.journal
-SITE_FOLDER = "site/"            # the site's folder in the output (kwdocs.site.html's), journaled too
 _journals: dict[tuple[int, Path], int] = {}   # (process, output root) -> open journal, -1: none
 
 
@@ -287,14 +286,12 @@ def journal_path(root: Path, pid: int) -> Path:
 
 def _journal(root: Path, path: str, data: bytes | None = None, info: os.stat_result | None = None) -> None:
     """Note that ``path`` holds ``data``, as kwdocs wrote it, or (no ``data``) that kwdocs removed
-    it: Markdown pages and the site's files (``SITE_FOLDER``) of an output folder that has a state
-    folder only, so that ``kwdocs check`` judges every format by content.  One append per page,
+    it: every page of every format (every file outside the state folder) of an output folder that
+    has a state folder only, so that ``kwdocs check`` judges every format by content.  One append per page,
     from any process (doit's workers too); a journal that a lock holder folded into the ledger
     meanwhile is reopened.  A removal is an entry without a hash, dated now, which the ledger
     drops the page for: folding the journals then needs no check of which pages still exist."""
     rel = path[len(os.fspath(root)):].lstrip(os.sep).replace(os.sep, "/")   # below root: guarded
-    if not rel.endswith(".md") and not rel.startswith(SITE_FOLDER):
-        return
     if rel.startswith(STATE_FOLDER + "/"):
         return
     key = (os.getpid(), root)

@@ -14,9 +14,10 @@ from kwdocs.engine.steps.common import (
     digest,
     folder_pages_keys,
     recovering,
+    remove_forms,
+    step_counts,
     stored_facts,
 )
-from kwdocs.engine.steps.keywords import _remove_other_forms
 from kwdocs.engine.steps.shared import SharedFolders
 from kwdocs.pages import compose as pages, model
 from kwdocs.pages.formats import formats_for
@@ -73,7 +74,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     subfolders, totals = pages.folder_tree(counts, all_folders)
     # an edit that adds no file leaves every folder's shape as it was: skip hashing 650 of them
     same_tree = not fresh and counts == meta.get("counts") and shapes.keys() == set(all_folders)
-    written = removed = html_written = html_removed = 0
+    tally = step_counts(config)
     new_keys: dict[str, str] = {}
     new_shapes: dict[str, str] = {}
     todo: dict[str, tuple[list[str], list[dict], dict[str, dict]]] = {}    # folder -> units, parts, importance
@@ -105,20 +106,17 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
             if shared is not None:
                 shared.made[folder] = texts
         for page, text in texts.items():
-            markdown, other = _write_page(config, page, text)
-            written += markdown
-            html_written += other
+            _write_page(config, page, text, tally)
     for folder in sorted(set(page_keys) - set(new_keys)):
         for page in (layout.index_page(folder), layout.doc_page(folder)):
-            removed += output.remove(config.out, config.out / page)
-            html_removed += _remove_other_forms(config, page)
+            remove_forms(config, page, tally)
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
                                               "units": folder_units, "counts": counts, "problems": problems})
     flat = sorted((entry for found in problems.values() for entry in found), key=lambda p: (p[0], p[1] or 0, p[2]))
     output.write_json(config.out, config.state / PROBLEMS, flat)
-    counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
+    counts = tally
     if shared is None:
         return counts
     # the shared cache's module only for a build that has one

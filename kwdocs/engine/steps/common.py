@@ -13,7 +13,7 @@ from kwdocs.context import per_config
 from kwdocs.extract import ctags
 from kwdocs.facts import Facts, identity as facts_identity
 from kwdocs.pages import compose as pages, model
-from kwdocs.pages.formats import formats_for
+from kwdocs.pages.formats import count_key, every_format, formats_for
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import Source
@@ -124,18 +124,42 @@ def page_key(facts: Facts, links: dict | None, related: dict, keys: list[str]) -
     return digest(facts_identity(facts), links, related, keys)
 
 
-def _write_page(config: Config, page: str, text: str | bytes) -> tuple[int, int]:
-    """Write a page (named from the output folder) unless it holds ``text`` already: the
-    Markdown pages and the other formats' pages written (1 and 0, 0 and 1, or 0 and 0)."""
+def _write_page(config: Config, page: str, text: str | bytes, counts: dict[str, int]) -> None:
+    """Write a page (named from the output folder) unless it holds ``text`` already, counted in
+    ``counts`` by its format (``formats.count_key``: ``written`` for Markdown)."""
     # named as text: a Path for each of a cold build's pages took longer than checking it
-    wrote = int(output.write_if_changed(config.out, os.path.join(config.out, page), text))
-    return (wrote, 0) if page.endswith(".md") else (0, wrote)
+    if output.write_if_changed(config.out, os.path.join(config.out, page), text):
+        key = "written" if page.endswith(".md") else count_key(config, page)
+        counts[key] = counts.get(key, 0) + 1
+
+
+def remove_forms(config: Config, md_page: str, counts: dict[str, int], others_only: bool = False) -> None:
+    """Remove ``md_page`` in every format a build may have written it in (``others_only``: not the
+    Markdown page itself), counted in ``counts`` by format.  A format this build does not write
+    (an earlier one may have) loses only what looks like its own: it never said what stands there."""
+    if not others_only and output.remove(config.out, config.out / md_page):
+        counts["removed"] = counts.get("removed", 0) + 1
+    written = {each.name for each in formats_for(config)}
+    for each in every_format(config):
+        page = each.page_path(md_page)
+        if page is None or (each.name not in written and not each.looks_generated(config, page)):
+            continue
+        if output.remove(config.out, config.out / page):
+            key = f"{each.name}_removed"
+            counts[key] = counts.get(key, 0) + 1
+
+
+def step_counts(config: Config) -> dict[str, int]:
+    """A step's counts of pages written and removed, zero in each format it writes."""
+    return {"written": 0, "removed": 0, **{f"{each.name}_{what}": 0 for each in formats_for(config)
+                                           for what in ("written", "removed")}}
 
 
 def folder_page_paths(config: Config, folder: str) -> set[str]:
     """Every page a build writes for ``folder`` (its index and doc pages), in every format."""
     own = (layout.index_page(folder), layout.doc_page(folder))
-    return {*own, *(output_format.page_path(page) for output_format in formats_for(config) for page in own)}
+    return {*own, *(page for output_format in formats_for(config) for page in map(output_format.page_path, own)
+                    if page is not None)}
 
 
 def _unit_rows(files: dict[str, Facts]) -> tuple[dict, dict]:

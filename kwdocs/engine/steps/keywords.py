@@ -15,6 +15,8 @@ from kwdocs.engine.steps.common import (
     changed_units,
     keyword_pages_key,
     recovering,
+    remove_forms,
+    step_counts,
     stored_facts,
 )
 from kwdocs.pages import compose as pages, keywords
@@ -113,37 +115,27 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         stored = {} if fresh else output.read_json(_rows_path(config, page), {})
         return stored if isinstance(stored, dict) else {}
 
-    written = html_written = 0
+    tally = step_counts(config)
     if everything_again or kept:
         for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows,
                                                     formats):
-            markdown, other = _write_page(config, page, text)
-            written += markdown
-            html_written += other
+            _write_page(config, page, text, tally)
             if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
                 output.write_json(config.out, _rows_path(config, page), rows, sort_keys=False)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
-    removed = html_removed = 0
     for page in sorted(set(meta.get("pages", [])) - wanted):
-        removed += output.remove(config.out, config.out / page)
-        html_removed += _remove_other_forms(config, page)
+        remove_forms(config, page, tally)
         for form in written_forms(config, page):
             output.remove(config.out, _rows_path(config, form))
     output.write_json(config.out, config.state / KEYWORDS_META, {"key": key, "units": known, "counts": counts,
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
-    return {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed}
+    return tally
 
 
 def _rows_path(config: Config, page: str) -> Path:
     """Where the rows of a keyword page (in any format: ``site/keywords-A.html``) are kept."""
     return keyword_rows_path(config, posixpath.basename(page))
-
-
-def _remove_other_forms(config: Config, md_page: str) -> int:
-    """Remove ``md_page``'s pages in the formats other than Markdown; returns how many went."""
-    return sum(output.remove(config.out, config.out / page) for page in written_forms(config, md_page)
-               if page != md_page)
 
 
 def _stored_keyword_entries(config: Config, unit: str) -> dict[str, list]:

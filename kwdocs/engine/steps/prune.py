@@ -82,7 +82,9 @@ def prune_units(config: Config, folder_units: dict[str, list[str]]) -> int:
                 continue
             if kind == PAGES:
                 for rel in sorted(rel for rel in data.get("files", {}) if not still_held(rel)):
-                    removed += _remove_file_pages(config, rel)[0]
+                    gone: dict[str, int] = {}
+                    _remove_file_pages(config, rel, gone)
+                    removed += gone.get("removed", 0)
             output.remove(config.out, path)
     folder = config.state / TOKENS     # named by their unit: gone with it
     live_tokens = {tokens_shard(config, unit) for unit in live_units}

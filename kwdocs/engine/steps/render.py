@@ -8,16 +8,23 @@ from kwdocs import layout
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.build_session import LOCAL, BuildSession
-from kwdocs.engine.steps.common import StateDamaged, _write_page, file_page_keys, page_key, recovering
+from kwdocs.engine.steps.common import (
+    StateDamaged,
+    _write_page,
+    file_page_keys,
+    page_key,
+    recovering,
+    remove_forms,
+    step_counts,
+)
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
 from kwdocs.facts import Facts
 from kwdocs.pages import compose as pages, model
-from kwdocs.pages.formats import formats_for, written_forms
+from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import ChangedSinceExtracted, page_source
-from kwdocs.store import writer as output
 from kwdocs.store.state import LINKS, PAGES, load_shard, save_shard
 
 
@@ -32,7 +39,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     renderer = renderer_for(config)
     formats = formats_for(config)
     mask = rules_for(config).mask_secrets
-    written = removed = html_written = html_removed = 0
+    counts = step_counts(config)
     todo = plan.todo
     unsettled: list[str] = []      # changed since extracted: their pages are left as they are
     remote = session.remote_pages(config, unit) if todo else None
@@ -55,13 +62,9 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
             if shared is not None and rel not in shared.found and facts.get("sha256"):
                 shared.made[rel] = cast(dict[str, str], texts)     # rendered here or on the cluster: text
             for page, text in texts.items():
-                markdown, other = _write_page(config, page, text)
-                written += markdown
-                html_written += other
+                _write_page(config, page, text, counts)
     for rel in sorted(set(plan.manifest) - set(new_manifest)):
-        gone = _remove_file_pages(config, rel)
-        removed += gone[0]
-        html_removed += gone[1]
+        _remove_file_pages(config, rel, counts)
     # the manifest names the key each file's pages on disk were rendered from: an unsettled file
     # keeps the key of its pages of before, if any (the tasks' ``rendered_all`` runs it again)
     recorded = dict(new_manifest)
@@ -71,8 +74,7 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
         else:
             del recorded[rel]
     save_shard(config, PAGES, unit, {"files": recorded})
-    counts = {"written": written, "removed": removed, "html_written": html_written, "html_removed": html_removed,
-              "files": len(facts_by_file), UNSETTLED: len(unsettled)}
+    counts |= {"files": len(facts_by_file), UNSETTLED: len(unsettled)}
     if shared is None and not config.scheduler:
         return counts
     # the shared cache's module only for a build that has one (or a cluster)
@@ -116,10 +118,7 @@ def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[s
     return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo)
 
 
-def _remove_file_pages(config: Config, rel: str) -> tuple[int, int]:
-    """Remove the pages of a file that went away, in every format: (Markdown pages, others) removed."""
-    counts = [0, 0]
+def _remove_file_pages(config: Config, rel: str, counts: dict[str, int]) -> None:
+    """Remove the pages of a file that went away, in every format, counted in ``counts``."""
     for page in (layout.docs_page(rel), layout.kw_page(rel)):
-        for form in written_forms(config, page):
-            counts[form != page] += output.remove(config.out, config.out / form)
-    return counts[0], counts[1]
+        remove_forms(config, page, counts)
