@@ -57,7 +57,7 @@ class Config:
     secret_files: tuple[str, ...] = tuple(DEFAULT_SECRET_FILES)
     jobs: int = 0
     html: bool = False              # "html" in formats: the spelling of every check of the site
-    formats: tuple[str, ...] = ("markdown",)    # the formats written (kwdocs.pages.formats), Markdown first
+    formats: tuple[str, ...] = ("markdown",)    # the formats written (kwdocs.formats), Markdown first
     cache: str = ""                 # a URL fsspec reaches, or a folder path; "" without a shared cache
     cache_mode: str = "readwrite"
     cache_max_mb: int = DEFAULT_CACHE_MB
@@ -137,7 +137,7 @@ def _url_template(value: object) -> bool:
     return "path" in fields and fields <= SOURCE_URL_FIELDS
 
 
-FORMATS_GROUP = "kwdocs.formats"     # the entry-point group of the formats (kwdocs.pages.formats)
+FORMATS_GROUP = "kwdocs.formats"     # the entry-point group of the formats (kwdocs.formats)
 OWN_FORMATS = ("markdown", "html", "json")    # kwdocs' own entries in it: named without reading metadata
 
 

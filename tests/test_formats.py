@@ -208,7 +208,7 @@ def test_html_is_one_setting_however_it_is_spelled(tmp_path):
     from dataclasses import replace
 
     from kwdocs.config import load_config
-    from kwdocs.pages.formats import formats_for
+    from kwdocs.formats import formats_for
 
     make_tree(tmp_path / "src")
     config = load_config(tmp_path / "src")

@@ -143,6 +143,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("pages",),             # page models, composition, rendering, formats
     ("scan",),              # the tree's files, output folders recognised and skipped
     ("store",),             # what kwdocs keeps on disk: state, journal, ownership, cache
+    ("formats",),           # the output formats' registry (entry points): what each writes, owns and counts
     ("layout",),            # page identity: where each page of a source or folder goes
     ("sources",),           # a source's bytes as read for a build and a page, checked against its facts
     ("extract",),           # facts of a source, per language; links between files

@@ -45,8 +45,8 @@ from kwdocs.engine.cluster_worker import (
 )
 from kwdocs.engine.steps import common, extract, render, shared
 from kwdocs.facts import Facts
+from kwdocs.formats import file_page_paths
 from kwdocs.pages import compose as pages
-from kwdocs.pages.formats import file_page_paths
 from kwdocs.sources import Source, read_head, source_path
 from kwdocs.store import writer as output
 

@@ -13,8 +13,8 @@ from kwdocs.config import Config
 from kwdocs.context import seed
 from kwdocs.engine.steps import common, extract, render
 from kwdocs.facts import Facts
+from kwdocs.formats import formats_for
 from kwdocs.pages import compose as pages
-from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import Renderer, renderer_for
 from kwdocs.rules.ruleset import RuleSet, rules_for
 from kwdocs.sources import ChangedSinceExtracted, Source, page_source

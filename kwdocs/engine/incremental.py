@@ -32,7 +32,7 @@ from kwdocs.engine import summary, symbol_index
 from kwdocs.engine.rescan import Changes, diff, merge, rescan_targets, tree_units
 from kwdocs.engine.restore import repair
 from kwdocs.engine.runner import build_namespace, run_all, run_doit
-from kwdocs.pages.formats import formats_for
+from kwdocs.formats import formats_for
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, with_ancestors
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 

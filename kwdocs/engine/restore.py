@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.engine.runner import run_dry
-from kwdocs.pages.formats import formats_for
+from kwdocs.formats import formats_for
 from kwdocs.scan import scan
 from kwdocs.store import journal as ledger, owned, state, writer as output
 

@@ -17,7 +17,7 @@ from kwdocs import mistakes
 from kwdocs.config import Config
 from kwdocs.engine import workers
 from kwdocs.engine.build_session import LOCAL, BuildSession
-from kwdocs.pages.formats import format_of
+from kwdocs.formats import format_of
 from kwdocs.scan import ScanResult, scan
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 

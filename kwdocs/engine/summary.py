@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from kwdocs.config import Config
-from kwdocs.pages.formats import formats_for
+from kwdocs.formats import formats_for
 from kwdocs.scan import ScanResult
 from kwdocs.store import state, writer as output
 

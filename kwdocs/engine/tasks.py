@@ -31,8 +31,8 @@ from kwdocs.engine.steps import (
     prune as prune_step,
     render as render_step,
 )
+from kwdocs.formats import formats_for
 from kwdocs.mistakes import describe
-from kwdocs.pages.formats import formats_for
 from kwdocs.scan import ScanResult, with_ancestors
 from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.store.state import DOIT_DB, FACTS, IMPORTANCE, LINKS, shard_path, units_of

@@ -42,7 +42,7 @@ import time
 from kwdocs.config import Config
 from kwdocs.engine.restore import Findings, expected_pages, repair
 from kwdocs.engine.runner import run_dry
-from kwdocs.pages.formats import formats_for
+from kwdocs.formats import formats_for
 from kwdocs.scan import ScanResult, scan
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 from kwdocs.store.lock import locked, shared

@@ -18,8 +18,8 @@ from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.extract.decode import decode, is_binary
 from kwdocs.facts import Facts
+from kwdocs.formats import Format
 from kwdocs.pages import coverage, keywords, model
-from kwdocs.pages.formats import Format
 from kwdocs.pages.markdown import TEMPLATES, MarkdownFormat
 from kwdocs.pages.render import Renderer
 

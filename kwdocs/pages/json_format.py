@@ -15,10 +15,10 @@ from importlib.resources import files
 from typing import Any
 from urllib.parse import unquote
 
+from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.context import per_config
-from kwdocs.pages import layout
-from kwdocs.pages.formats import PageFormat
+from kwdocs.formats import PageFormat
 from kwdocs.store.snapshot import code_fingerprint
 
 SCHEMA = "page.schema.json"    # package data of kwdocs.pages: the JSON Schema every file validates against

@@ -1,4 +1,4 @@
-"""The HTML site as a format (``kwdocs.pages.formats``): its pages' whole life, declared without
+"""The HTML site as a format (``kwdocs.formats``): its pages' whole life, declared without
 importing the site's renderer (``kwdocs.site.html``, heavy), which its pages come from.
 
 The site lives in ``<out>/site``: an HTML page per Markdown page, its own assets in
@@ -11,9 +11,9 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.context import per_config
-from kwdocs.pages import layout
 from kwdocs.store import writer as output
 from kwdocs.store.state import HTML_MANIFEST
 

@@ -45,7 +45,6 @@ from kwdocs import layout
 from kwdocs.config import Config, shipped_templates
 from kwdocs.context import per_config
 from kwdocs.layout import html_page
-from kwdocs.pages.formats import TEMPLATES
 from kwdocs.pages.render import (
     _DOUBLE_BACKTICKS,
     ModelEnvironment,
@@ -521,7 +520,7 @@ FRAGMENT_TAGS = {"a", "code", "em", "strong", "del", "br"}
 
 class HtmlFormat:
     """The site's pages of a source file, from the models its Markdown pages are made of
-    (``kwdocs.pages.formats``): no Markdown is parsed again, only the model's short Markdown
+    (``kwdocs.formats``): no Markdown is parsed again, only the model's short Markdown
     sentences (``inline``)."""
 
     name = "html"
@@ -583,7 +582,6 @@ class HtmlFormat:
         the seam with its Markdown block only): its Markdown, converted and sanitized."""
         # the Markdown templates and their renderer only for a section's text (a light module imports this one)
         from kwdocs.pages.markdown import TEMPLATES
-        from kwdocs.pages.render import renderer_for
 
         text = renderer_for(self.config).render(TEMPLATES["file_docs"], model)
         start = text.find(f"\n## {section['title']}\n")

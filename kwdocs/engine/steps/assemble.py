@@ -19,8 +19,8 @@ from kwdocs.engine.steps.common import (
     stored_facts,
 )
 from kwdocs.engine.steps.shared import SharedFolders
+from kwdocs.formats import formats_for
 from kwdocs.pages import compose as pages, model
-from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
 from kwdocs.store.state import (

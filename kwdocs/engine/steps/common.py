@@ -12,8 +12,8 @@ from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs.extract import ctags
 from kwdocs.facts import Facts, identity as facts_identity
+from kwdocs.formats import count_key, every_format, formats_for
 from kwdocs.pages import compose as pages, model
-from kwdocs.pages.formats import count_key, every_format, formats_for
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import Source

@@ -19,8 +19,8 @@ from kwdocs.engine.steps.common import (
     step_counts,
     stored_facts,
 )
+from kwdocs.formats import formats_for, written_forms
 from kwdocs.pages import compose as pages, keywords
-from kwdocs.pages.formats import formats_for, written_forms
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
 from kwdocs.store.owned import KEYWORD_PAGE

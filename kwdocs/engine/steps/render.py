@@ -20,8 +20,8 @@ from kwdocs.engine.steps.common import (
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
 from kwdocs.facts import Facts
+from kwdocs.formats import formats_for
 from kwdocs.pages import compose as pages, model
-from kwdocs.pages.formats import formats_for
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import rules_for
 from kwdocs.sources import ChangedSinceExtracted, page_source

@@ -12,8 +12,8 @@ from kwdocs.config import Config
 from kwdocs.engine.steps.common import Read, digest, extraction_key, folder_page_paths
 from kwdocs.engine.steps.link_inputs import ANCHORED_PART
 from kwdocs.facts import Facts, as_facts
+from kwdocs.formats import file_page_paths
 from kwdocs.pages import compose as pages
-from kwdocs.pages.formats import file_page_paths
 from kwdocs.sources import Source, source_path
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint

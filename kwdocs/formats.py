@@ -26,7 +26,6 @@ from typing import Protocol
 from kwdocs import layout
 from kwdocs.config import FORMATS_GROUP as GROUP, Config
 from kwdocs.context import per_config
-from kwdocs.pages import layout
 
 MARKDOWN = "markdown"     # the format every build writes (``kwdocs.pages.markdown``)
 # index page kinds the other formats render from the models of the Markdown folder and keyword pages
