@@ -168,6 +168,16 @@ def _build(tmp_path: Path) -> Path:
     return out
 
 
+def _docs_page(tmp_path: Path, name: str, text: str) -> str:
+    """The documentation page of a tree holding one file, ``name`` with ``text``."""
+    src = tmp_path / "t"
+    src.mkdir()
+    (src / name).write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    return (out / f"{name}_docs.md").read_text(encoding="utf-8")
+
+
 def _definition(page: str, name: str) -> str:
     """The Code Structure entry of ``name`` with the documentation under it."""
     start = page.index(f"**`{name}`**")
@@ -367,12 +377,7 @@ export const stores = [];
 
 
 def test_jsdoc_tags_are_fields_not_prose(tmp_path):
-    src = tmp_path / "t"
-    src.mkdir()
-    (src / "bus.js").write_text(JSDOC, encoding="utf-8")
-    out = tmp_path / "out"
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    page = (out / "bus.js_docs.md").read_text(encoding="utf-8")
+    page = _docs_page(tmp_path, "bus.js", JSDOC)
     described = page.split("## Original Source")[0] + page.split("## Detailed Analysis")[1]
     bus = _definition(page, "bus")
     assert "Bus: a small event bus." in bus
@@ -625,12 +630,7 @@ def test_typescript_declarations_are_listed_with_their_jsdoc(tmp_path):
     """A ``.d.ts`` file is a package's public API, as TypeDoc shows it: ``export declare
     function|const|class`` with the JSDoc above them, and the properties of its interfaces and
     classes (private ones are not its API)."""
-    src = tmp_path / "t"
-    src.mkdir()
-    (src / "types.d.ts").write_text(DECLARATIONS, encoding="utf-8")
-    out = tmp_path / "out"
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    page = (out / "types.d.ts_docs.md").read_text(encoding="utf-8")
+    page = _docs_page(tmp_path, "types.d.ts", DECLARATIONS)
     assert "Maps input to output." in _definition(page, "Identity")
     assert "Creates a Context Parser" in _definition(page, "Context")
     assert "The parser's kind, such as `Const`." in _definition(page, "type")
@@ -660,12 +660,7 @@ def test_c_macro_values_and_every_enumerator_are_shown(tmp_path):
     """As Doxygen shows a header: a macro's replacement (whole, or not at all when it is a body
     to read in the source; comments are not part of it) and every value of an enum with its
     initializer, documented or not."""
-    src = tmp_path / "t"
-    src.mkdir()
-    (src / "ultrajson.h").write_text(MACROS_AND_ENUMS, encoding="utf-8")
-    out = tmp_path / "out"
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    page = (out / "ultrajson.h_docs.md").read_text(encoding="utf-8")
+    page = _docs_page(tmp_path, "ultrajson.h", MACROS_AND_ENUMS)
     depth = _definition(page, "JSON_MAX_RECURSION_DEPTH")
     assert "`1024`" in depth and "see the decoder" not in depth and "How deep a document may nest." in depth
     assert "`(x) __builtin_expect(!!(x), 1)`" in _definition(page, "LIKELY")
@@ -692,12 +687,7 @@ void dconv_d2s_init(void **d2s, int flags, const char* infinity_symbol, const ch
 def test_function_pointer_members_and_long_signatures_are_shown_whole(tmp_path):
     """A data member holding a function is documented like any member, and a long prototype's
     signature is shown to its end (Doxygen cuts neither)."""
-    src = tmp_path / "t"
-    src.mkdir()
-    (src / "record.h").write_text(MEMBERS, encoding="utf-8")
-    out = tmp_path / "out"
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    page = (out / "record.h_docs.md").read_text(encoding="utf-8")
+    page = _docs_page(tmp_path, "record.h", MEMBERS)
     member = _definition(page, "free_data")
     assert "**`free_data`** `void (*free_data)(record *)`" in member and "member variable **`free_data`**" in page
     assert "Frees the record's data; nullptr when it owns none." in member
@@ -728,18 +718,13 @@ pub struct Point {
 def test_rust_variants_and_public_fields_are_members_with_their_docs(tmp_path):
     """As rustdoc shows a type: every variant of an enum (with its fields' shape) and the public
     fields of a struct, each with its doc comment, and keywords for them."""
-    src = tmp_path / "t"
-    src.mkdir()
-    (src / "value.rs").write_text(RUST_TYPES, encoding="utf-8")
-    out = tmp_path / "out"
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    page = (out / "value.rs_docs.md").read_text(encoding="utf-8")
+    page = _docs_page(tmp_path, "value.rs", RUST_TYPES)
     assert "No value." in _definition(page, "Null")
     assert "`Bool(bool)`" in _definition(page, "Bool") and "A flag." in _definition(page, "Bool")
     assert "`Number { n: f64 }`" in _definition(page, "Number")
     assert "The horizontal coordinate." in _definition(page, "x")
     assert "**`y`**" not in page
-    keywords = (out / "value.rs_kw.md").read_text(encoding="utf-8")
+    keywords = (tmp_path / "out" / "value.rs_kw.md").read_text(encoding="utf-8")
     assert all(f"**`{name}`**" in keywords for name in ("Value.Null", "Value.Bool", "Value.Number", "Point.x"))
 
 
@@ -767,12 +752,7 @@ var (
 def test_go_exported_fields_and_grouped_values_have_their_comments(tmp_path):
     """As ``go doc -all`` shows a package: a struct's exported fields with their comments, and
     each value of a parenthesized ``var`` group with the comment above it."""
-    src = tmp_path / "t"
-    src.mkdir()
-    (src / "command.go").write_text(GO_PACKAGE, encoding="utf-8")
-    out = tmp_path / "out"
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    page = (out / "command.go_docs.md").read_text(encoding="utf-8")
+    page = _docs_page(tmp_path, "command.go", GO_PACKAGE)
     assert "Use is the one-line usage message." in _definition(page, "Use")
     assert "**`hidden`**" not in page
     assert "allows setting automatic prefix matching" in _definition(page, "EnablePrefixMatching")
@@ -785,11 +765,6 @@ def test_a_long_doc_comment_is_shown_to_its_end(tmp_path):
     flags = "".join(f"/// FLAG_{n}: what flag number {n} changes in the conversion,\n///   and when.\n///\n"
                     for n in range(60))
     header = f"/// Builds a converter.\n///\n/// Flags:\n{flags}class Converter {{}};\n"
-    src = tmp_path / "t"
-    src.mkdir()
-    (src / "converter.h").write_text(header, encoding="utf-8")
-    out = tmp_path / "out"
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    converter = _definition((out / "converter.h_docs.md").read_text(encoding="utf-8"), "Converter")
+    converter = _definition(_docs_page(tmp_path, "converter.h", header), "Converter")
     assert "Builds a converter." in converter and "FLAG\\_0: what flag number 0 " in converter
     assert "FLAG\\_59: what flag number 59 changes in the conversion, and when." in converter

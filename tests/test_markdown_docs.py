@@ -188,12 +188,7 @@ def test_go_doc_comments_are_rendered_as_go_doc_renders_them(tmp_path):
     """go.dev/doc/comment: a ``# `` line alone is a heading, indented lines are a list or a code
     block, ``[Name]`` is a doc link (linked when the name is defined here), and the rest is
     plain text, never Markdown."""
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "a.go").write_text(GO_DOC, encoding="utf-8")
-    out = tmp_path / "out"
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    page = (out / "a.go_docs.md").read_text(encoding="utf-8")
+    page = (_build(tmp_path, {"a.go": GO_DOC}) / "a.go_docs.md").read_text(encoding="utf-8")
     run = page[page.index("**`Run`**"):page.index("## Cross-References")]
     assert re.search(r"^\s*#{3,6} Flags$", run, re.MULTILINE)
     assert "- verbose: print more\n  - quiet: print less" in run
