@@ -127,40 +127,37 @@ def test_doit_gets_its_own_runner_back_after_a_run(tmp_path):
     assert cmd_run.MRunner is MRunner
 
 
-def test_a_build_with_nothing_to_do_never_imports_doit(tmp_path):
-    """Importing doit costs a no-op build a quarter of its time: the runner is imported only
-    when doit runs."""
+def _imported_by_two_builds(tmp_path, module: str, source: str) -> list[list[str]]:
+    """(exit code, whether ``module`` was imported) of a first build of a one-module tree in a
+    fresh process, then of a second build with nothing to do, as each printed them."""
     import subprocess
     import sys
 
     src, out = tmp_path / "src", tmp_path / "out"
     (src / "pkg").mkdir(parents=True)
-    (src / "pkg" / "mod.py").write_text("def f():\n    return 1\n")
+    (src / "pkg" / "mod.py").write_text(source)
     code = ("import sys; from kwdocs.cli import main; "
             f"code = main(['build', '--src', {str(src)!r}, '--out', {str(out)!r}, '-q']); "
-            "print(code, 'doit' in sys.modules)")
-    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert first.stdout.split()[-2:] == ["0", "True"], first.stderr
-    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert again.stdout.split()[-2:] == ["0", "False"], again.stderr
+            f"print(code, {module!r} in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True) for _ in range(2)]
+    return [run.stdout.split()[-2:] or [run.stderr] for run in runs]
+
+
+def test_a_build_with_nothing_to_do_never_imports_doit(tmp_path):
+    """Importing doit costs a no-op build a quarter of its time: the runner is imported only
+    when doit runs."""
+    first, again = _imported_by_two_builds(tmp_path, "doit", "def f():\n    return 1\n")
+    assert first == ["0", "True"]
+    assert again == ["0", "False"]
 
 
 def test_a_build_with_nothing_to_do_never_imports_the_page_code(tmp_path):
     """A no-op build checks the symbol index and stops: importing the page models (and what they
     import) for the index's rows was a seventh of its CPU time."""
-    import subprocess
-    import sys
-
-    src, out = tmp_path / "src", tmp_path / "out"
-    (src / "pkg").mkdir(parents=True)
-    (src / "pkg" / "mod.py").write_text('def f():\n    """One."""\n    return 1\n')
-    code = ("import sys; from kwdocs.cli import main; "
-            f"code = main(['build', '--src', {str(src)!r}, '--out', {str(out)!r}, '-q']); "
-            "print(code, 'kwdocs.pages.model' in sys.modules)")
-    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert first.stdout.split()[-2:] == ["0", "True"], first.stderr
-    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert again.stdout.split()[-2:] == ["0", "False"], again.stderr
+    first, again = _imported_by_two_builds(tmp_path, "kwdocs.pages.model",
+                                           'def f():\n    """One."""\n    return 1\n')
+    assert first == ["0", "True"]
+    assert again == ["0", "False"]
 
 
 def test_a_scan_of_a_tree_without_gitignore_never_imports_pathspec(tmp_path):
