@@ -241,10 +241,7 @@ def _last_enumerator(text: str, match: re.Match) -> bool:
     if "(" in match.group(1) or ";" in match.group(1) or not text[match.end(1):].lstrip().startswith("}"):
         return False
     previous = text[:match.start()].rstrip().rpartition("\n")[2]
-    return _TRAILING_COMMENT.sub("", previous).endswith(",")
-
-
-_TRAILING_COMMENT = re.compile(r"\s*(?://.*|/\*.*?\*/\s*)$")
+    return _LITERALS_AND_COMMENTS.sub(_blank_comment, previous).rstrip().endswith(",")
 
 
 def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
@@ -851,12 +848,7 @@ class _Walker:
     def function_pointer(self, node: Node, declarator: Node, inner: Node, scope: _Scope) -> None:
         """A documented variable or data member holding a function (``void (*free)(T*) = nullptr;``):
         its type is written around its name, so the declaration up to its parameters' end is shown."""
-        name_node: Node | None = inner
-        while name_node is not None and name_node.type not in ("identifier", "field_identifier"):
-            if name_node.type not in ("parenthesized_declarator", "pointer_declarator", "reference_declarator"):
-                return
-            name_node = name_node.child_by_field_id(self.fields.declarator) or (
-                name_node.named_children[0] if name_node.named_children else None)
+        name_node = _declared_name(inner)
         if name_node is None:
             return
         doc = self.docs.of(node, name_node, self.starts.get(node.id))
@@ -959,7 +951,7 @@ class _Walker:
         signature = _squeeze(self.text(params)) if params is not None else ""
         value = node.child_by_field_name("value")
         if value is not None and value.start_point[0] == node.start_point[0] == value.end_point[0]:
-            text = _squeeze(_MACRO_COMMENTS.sub(_blank_comment, self.text(value)))
+            text = _squeeze(_LITERALS_AND_COMMENTS.sub(_blank_comment, self.text(value)))
             if text and len(text) <= MAX_MACRO_VALUE:
                 signature = f"{signature} {text}".lstrip()
         self.add(name, "macro", name_node, _FILE_SCOPE, signature=signature, decl=node)
@@ -1069,12 +1061,12 @@ def _callable_declarator(declarator: Node) -> Node | None:
 
 
 def _declared_name(declarator: Node) -> Node | None:
-    """The name a (possibly nested) typedef declarator introduces."""
+    """The name a (possibly nested) typedef, parameter or function-pointer declarator introduces."""
     node: Node | None = declarator
     for _ in range(16):
         if node is None:
             return None
-        if node.type in ("type_identifier", "identifier", "primitive_type"):
+        if node.type in ("type_identifier", "identifier", "field_identifier", "primitive_type"):
             return node if node.type != "primitive_type" else None
         inner = node.child_by_field_name("declarator")
         if inner is None:
@@ -1092,8 +1084,8 @@ def _is_macro_name(name: str) -> bool:
 # a macro's replacement over more than one line or longer than this is a body to read in the
 # source, not a value to show
 MAX_MACRO_VALUE = 80
-# string and character literals (kept) and comments (blanked) of a macro's replacement
-_MACRO_COMMENTS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.DOTALL)
+# string and character literals (kept) and comments (blanked) in code: a macro's replacement, a line
+_LITERALS_AND_COMMENTS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*.*?\*/|//[^\n]*', re.DOTALL)
 
 
 def _blank_comment(match: re.Match) -> str:
