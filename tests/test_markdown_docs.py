@@ -180,6 +180,8 @@ type Command struct{}
 //	cmd.Run(os.Args[1:]...)
 //
 // See [Command] and [strings.Split]; a*b*c and snake_case are plain text.
+//
+// - an unindented dash is text, not a list item
 func Run() {}
 """
 
@@ -196,3 +198,5 @@ def test_go_doc_comments_are_rendered_as_go_doc_renders_them(tmp_path):
     assert "[`Command`](#l5-class-command)" in run and "`strings.Split`" in run
     assert "a\\*b\\*c and snake\\_case are plain text" in run
     assert "\\# Flags" not in run and "\\[Command\\]" not in run
+    assert "an unindented dash is text, not a list item" in run
+    assert "  - an unindented dash" not in run      # only an indented line is a list item in Go

@@ -724,6 +724,9 @@ _GO_DOC_LINK = re.compile(r"\[\*?([A-Za-z_]\w*(?:[./][A-Za-z_]\w*)*)\](?![(\[:])
 _GO_LIST_ITEM = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s")
 # what Markdown reads as markup in a line of Go doc text, which has none but doc links and headings
 _GO_MARKUP = re.compile(r"[\\`*_<>|\[\]]")
+# what opens a Markdown list or heading at a line's start; in Go only an indented line is a list
+# item and a ``# `` line alone a heading, so an unindented ``- x`` or ``1. x`` is text
+_GO_BLOCK_MARK = re.compile(r"^(\d*)([-+#.)])")
 
 
 def go_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
@@ -738,7 +741,7 @@ def go_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
         if not line[:1].isspace() or not line.strip():
             heading = line.startswith("# ") and (index == 0 or not lines[index - 1].strip()) and (
                 index + 1 == len(lines) or not lines[index + 1].strip())
-            markdown.append("# " + _go_text(line[2:]) if heading else _go_text(line))
+            markdown.append("# " + _go_text(line[2:]) if heading else _GO_BLOCK_MARK.sub(r"\1\\\2", _go_text(line)))
             index += 1
             continue
         end = index

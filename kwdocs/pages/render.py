@@ -67,7 +67,14 @@ def escape_md(text: object) -> str:
     text = _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
     # python-markdown's attr_list (MkDocs') reads ``{...}`` right after a code span or a link as
     # that element's attributes, ``onclick`` too: text, which may follow one, starts with no brace
-    return "\\" + text if text.startswith("{") else text
+    if text.startswith("{"):
+        return "\\" + text
+    # text that may open a line opens no list there (``- x``, ``+ x``, ``1. x`` said as text)
+    return _LIST_MARK.sub(lambda mark: mark[0][:-1] + "\\" + mark[0][-1], text, count=1) \
+        if text[:1] in "-+0123456789" else text
+
+
+_LIST_MARK = re.compile(r"^(?:[-+]|\d{1,9}[.)])(?=\s|$)")   # a bullet, or a number and its ``.`` or ``)``
 
 
 # reST's inline literal: ``text`` with no blank just inside, no `` within, and the marks set off
