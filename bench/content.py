@@ -14,7 +14,11 @@ It prints:
   named ``X``).  A C/C++ doc comment is a ``///`` or ``//!`` run or a ``/** */`` or ``/*! */``
   block whose next line starts a declaration (a function, class, namespace, typedef, ``using``,
   ``#define``, variable, data member or enumerator, ``template <...>`` heads included), or a
-  ``///<``, ``//!<``, ``/**<``, ``/*!<`` comment after a declaration on its line;
+  ``///<``, ``//!<``, ``/**<``, ``/*!<`` comment after a declaration on its line; JS/TS
+  declarations and members (private ones aside) with a ``/** */`` block above, Rust items,
+  fields and variants with a ``///`` run above (attributes may stand between), Go exported
+  names (a group's values and a struct's fields too) with a ``//`` run above, each shown under
+  its own entry;
 - the share of the seed layout's sections a page leaves out;
 - a seeded random sample of rule findings (patterns, performance, security), each with
   the source line it names, to read and judge.
@@ -43,6 +47,9 @@ SEED_SECTIONS = ("File Metadata", "File Purpose", "Original Source", "High-Level
 FINDING_SECTIONS = ("Code Patterns & Idioms", "Performance Considerations", "Security & Safety")
 SOURCE_SECTION = "Original Source"
 C_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh")
+JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+LANGUAGE_OF = {".py": "python", ".rs": "rust", ".go": "go", **dict.fromkeys(C_SUFFIXES, "c/c++"),
+               **dict.fromkeys(JS_SUFFIXES, "js/ts")}
 _HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
 _ORIGINAL = re.compile(r"\*\*Original File\*\*: \[[^\]]*\]\(([^)]+)\)")
 _LINE = re.compile(r"\b[Ll]ines? (\d+)")
@@ -89,7 +96,7 @@ def sections(markdown: str) -> dict[str, str]:
     return found
 
 
-_MARKUP = re.compile(r"\]\([^)\s]*\)|<a id=\"[^\"]*\"></a>")   # link targets and anchors: not read
+_MARKUP = re.compile(r"\]\([^)\s]*\)|\]\[[^\]\s]*\]|<a id=\"[^\"]*\"></a>")   # link targets and anchors: not read
 
 
 _ROLE = re.compile(r":(?:[a-z]+:)+(?=`)")   # reST roles: ``:class:`X``` reads as ``X``
@@ -197,6 +204,72 @@ def _typedef_name(lines: list[str], index: int) -> str:
     return ""
 
 
+# what each language's own tool documents: a doc comment right above one of these lines
+_JS_DECLARATION = re.compile(
+    r"^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:declare[ \t]+)?(?:abstract[ \t]+)?(?:async[ \t]+)?"
+    r"(?:(?:function\*?|class|interface|type|enum|const|let|var|namespace|module)[ \t]+[\w$]|"
+    # a class or interface member; private ones are not part of the API
+    r"(?!(?:private|return|if|for|while|switch|throw|case)\b)(?:(?:public|protected|static|readonly|abstract|override|"
+    r"declare|async|get|set)[ \t]+)*[A-Za-z_$][\w$]*[?!]?[ \t]*[(:<=;])")
+_RUST_ITEM = re.compile(
+    r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?(?:(?:unsafe|async|const|default|extern(?:[ \t]+\"[^\"]*\")?)[ \t]+)*"
+    r"(?:(?:fn|struct|enum|trait|type|const|static|mod|union)[ \t]+[A-Za-z_]|macro_rules!|"
+    r"pub(?:\([^)]*\))?[ \t]+[A-Za-z_]\w*[ \t]*:|[A-Z]\w*[ \t]*(?:[({,=]|$))")   # a public field, a variant
+_GO_DECLARATION = re.compile(r"^(?:(?:func[ \t]+(?:\([^)]*\)[ \t]*)?|type[ \t]+|var[ \t]+|const[ \t]+)[A-Z]\w*|"
+                             r"\t[A-Z]\w*(?:[ \t]+[\w*\[\]]|[ \t]*=|[ \t]*$))")   # or a group's value, a field
+_LINK_TAG = re.compile(r"\{@(?:link|linkcode|linkplain)[ \t]+([^}|]+?)(?:[ \t|][^}]*)?\}")
+
+
+def comment_docs(path: Path, text: str) -> list[tuple[int, str, int, str, bool]]:
+    """(line, summary, line, "", False) of each JS/TS, Rust or Go declaration with a doc comment
+    right above it, as TypeDoc, rustdoc and go doc read them: a ``/** */`` block, a ``///`` run
+    (attributes may stand between), a ``//`` run above an exported name."""
+    lines = text.split("\n")
+    language = LANGUAGE_OF.get(path.suffix)
+    found = []
+    index = 0
+    while index < len(lines):
+        block: list[str] = []
+        line = lines[index]
+        if language == "js/ts" and re.match(r"^[ \t]*/\*\*(?!/)", line):
+            while index < len(lines):
+                block.append(re.sub(r"^[ \t]*(?:/\*\*|\*(?!/))?", "", lines[index]).split("*/")[0])
+                index += 1
+                if "*/" in lines[index - 1]:
+                    break
+        elif language == "rust" and re.match(r"^[ \t]*///(?!/)", line):
+            while index < len(lines) and re.match(r"^[ \t]*(?:///(?!/)|#\[)", lines[index]):
+                if not lines[index].lstrip().startswith("#["):
+                    block.append(lines[index].lstrip()[3:])
+                index += 1
+        elif language == "go" and line.startswith("//") or language == "go" and re.match(r"^\t//", line):
+            while index < len(lines) and lines[index].lstrip().startswith("//"):
+                block.append(lines[index].lstrip()[2:])
+                index += 1
+            block = [item for item in block if not re.match(r"go:|\s*\+build|nolint", item)]
+        else:
+            index += 1
+            continue
+        if language == "js/ts":
+            while index < len(lines) and re.match(r"^[ \t]*@\w", lines[index]):   # decorators
+                index += 1
+        if index >= len(lines):
+            break
+        following = lines[index]
+        pattern = {"js/ts": _JS_DECLARATION, "rust": _RUST_ITEM, "go": _GO_DECLARATION}[language]
+        if not pattern.match(following):
+            continue
+        summary = next((item.strip() for item in block if item.strip()), "")
+        if language == "js/ts" and summary.startswith("@"):
+            continue   # tags only: nothing for a reader
+        summary = _LINK_TAG.sub(r"\1", summary)
+        if language == "rust":
+            summary = re.sub(r"^#+[ \t]+", "", summary)
+        if words(summary):
+            found.append((index + 1, summary, index + 1, "", False))
+    return found
+
+
 def entry_docs(page_section: str) -> list[tuple[int, str, str]]:
     """(line, name, the words under it) of each entry of a page's Detailed Analysis."""
     entries = list(_ENTRY.finditer(page_section))
@@ -212,6 +285,8 @@ def documented(path: Path, text: str) -> list[tuple[int, str]] | list[tuple[int,
         return python_docs(text)
     if path.suffix in C_SUFFIXES:
         return c_docs(text)
+    if path.suffix in LANGUAGE_OF:
+        return comment_docs(path, text)
     return []
 
 
@@ -268,7 +343,7 @@ def measure(out: Path, seed: int, sample: int, missed: list[str] | None = None) 
         docs = documented(source, text)
         if not docs:
             continue
-        language = "python" if source.suffix == ".py" else "c/c++"
+        language = LANGUAGE_OF[source.suffix]
         if language == "python":
             outside = words("\n".join(body for title, body in parts.items() if title != SOURCE_SECTION))
             hits = [is_shown(summary, outside) for _, summary in docs]
