@@ -5,6 +5,7 @@ under the module that ``go.mod`` declares, or ends with a folder of the tree.
 """
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from typing import Any
 
@@ -14,6 +15,10 @@ from kwdocs.extract import treesitter as ts
 
 GRAMMAR = "tree_sitter_go"
 _TYPE_DETAIL = {"struct_type": "struct", "interface_type": "interface"}
+
+
+# a ``//`` comment right above a name is its doc, however short (``// Expected arguments``)
+_definition = functools.partial(ts.definition, labels=False)
 
 
 def extract(text: str, path: str) -> dict[str, Any]:
@@ -29,15 +34,15 @@ def _walk(source: bytes, root: Node, symbols: list[dict[str, Any]], imports: lis
         kind = node.type
         if kind == "package_clause":
             name = node.named_children[0] if node.named_children else None
-            symbols.append(ts.definition(source, ts.text_of(source, name), "namespace", node,
+            symbols.append(_definition(source, ts.text_of(source, name), "namespace", node,
                                          detail="package", with_signature=False))
         elif kind == "import_declaration":
             _imports(source, node, symbols, imports)
         elif kind == "function_declaration":
-            symbols.append(ts.definition(source, ts.text_of(source, node.child_by_field_name("name")),
+            symbols.append(_definition(source, ts.text_of(source, node.child_by_field_name("name")),
                                          "function", node, body=node.child_by_field_name("body")))
         elif kind == "method_declaration":
-            symbols.append(ts.definition(
+            symbols.append(_definition(
                 source, ts.text_of(source, node.child_by_field_name("name")), "method", node,
                 body=node.child_by_field_name("body"),
                 parent=_receiver_type(source, node.child_by_field_name("receiver"))))
@@ -74,7 +79,7 @@ def _type(source: bytes, spec, declaration, symbols: list) -> None:
     detail = _TYPE_DETAIL.get(shape.type if shape is not None else "", "")
     anchor = declaration if len(declaration.named_children) == 1 else spec
     if spec.type == "type_alias":
-        symbols.append(ts.definition(source, name, "type", spec, anchor=anchor, detail="alias"))
+        symbols.append(_definition(source, name, "type", spec, anchor=anchor, detail="alias"))
         return
     body = None
     if detail == "struct":
@@ -82,7 +87,7 @@ def _type(source: bytes, spec, declaration, symbols: list) -> None:
                      if child.type == "field_declaration_list"), None)
     elif detail == "interface":
         body = shape
-    symbol = ts.definition(source, name, "class" if detail else "type", spec, anchor=anchor,
+    symbol = _definition(source, name, "class" if detail else "type", spec, anchor=anchor,
                            body=body, detail=detail)
     if detail == "interface" and body is not None:
         symbol["signature"] = f"type {symbol['signature']} interface"
@@ -94,7 +99,7 @@ def _type(source: bytes, spec, declaration, symbols: list) -> None:
     if detail == "interface":
         for element in shape.named_children:
             if element.type in ("method_elem", "method_spec"):
-                symbols.append(ts.definition(
+                symbols.append(_definition(
                     source, ts.text_of(source, element.child_by_field_name("name")), "method",
                     element, parent=name))
 
@@ -108,7 +113,7 @@ def _fields(source: bytes, body, owner: str, symbols: list) -> None:
         for name in field.children_by_field_name("name"):
             text = ts.text_of(source, name)
             if text[:1].isupper():
-                symbols.append(ts.definition(source, text, "variable", field, parent=owner, detail="field"))
+                symbols.append(_definition(source, text, "variable", field, parent=owner, detail="field"))
 
 
 def _values(source: bytes, declaration, kind: str, symbols: list) -> None:
@@ -122,7 +127,7 @@ def _values(source: bytes, declaration, kind: str, symbols: list) -> None:
     for spec in specs:
         anchor = spec if grouped else declaration
         for name in spec.children_by_field_name("name"):
-            symbols.append(ts.definition(source, ts.text_of(source, name), kind, name, anchor=anchor,
+            symbols.append(_definition(source, ts.text_of(source, name), kind, name, anchor=anchor,
                                          with_signature=False))
 
 

@@ -134,8 +134,10 @@ def _join_attribute_docs(source: bytes, root, symbols: list) -> None:
                 lines[:0] = text.split("\n")
                 interrupted = interrupted or attribute_below
                 last_cfg = False
+            elif not (sibling.prev_sibling is not None and sibling.prev_sibling.end_point[0] == sibling.start_point[0]):
+                break   # a plain comment on a line of its own ends the doc; one after an attribute does not
             else:
-                break
+                attribute_below = True
             sibling = sibling.prev_sibling
         if interrupted:
             docs[ts.line_of(node.child_by_field_name("name") or node)] = ts.clean_comment(lines)
@@ -154,10 +156,29 @@ def _anchor(node):
 
 
 def _inner_doc(source: bytes, root) -> str:
-    """The crate's or module's ``//!`` comment, else the opening comment."""
-    lines = [ts.text_of(source, child).rstrip("\r\n") for child in root.children
-             if "comment" in child.type and ts.text_of(source, child).startswith(("//!", "/*!"))]
-    return ts.clean_comment("\n".join(lines).split("\n")) if lines else ts.leading_doc(source, root)
+    """The crate's or module's ``//!`` comment with its ``#![doc = ...]`` lines, as rustdoc
+    reads it; else the opening comment, unless it sits on an item (an outer ``///`` comment is
+    the item's)."""
+    lines: list[str] = []
+    last_cfg = False
+    for child in root.children:
+        text = ts.text_of(source, child).rstrip("\r\n")
+        if "comment" in child.type and text.startswith(("//!", "/*!")):
+            lines.extend(text.split("\n"))
+            last_cfg = False
+        elif child.type == "inner_attribute_item":
+            found = _DOC_ATTRIBUTE.fullmatch("#" + text[2:])
+            if found and not (found[1] and last_cfg):  # of consecutive cfg_attr docs, one is built
+                lines.append("//!" + _ESCAPE.sub(r"\1", found[2]))
+            last_cfg = bool(found and found[1])
+    return ts.clean_comment(lines) if lines else ts.leading_doc(source, root, _ITEMS)
+
+
+# what a comment right above documents rather than the file: items, attributes, uses
+_ITEMS = frozenset(("function_item", "function_signature_item", "struct_item", "enum_item", "union_item",
+                    "trait_item", "impl_item", "type_item", "const_item", "static_item", "mod_item",
+                    "macro_definition", "macro_invocation", "attribute_item", "use_declaration",
+                    "extern_crate_declaration", "foreign_mod_item"))
 
 
 _ROOT_FOLDERS = frozenset(("tests", "examples", "benches", "bin"))

@@ -132,8 +132,10 @@ _COMMENT_END = re.compile(r"\s*(?:\*+/|\]=*\])\s*$")
 _DIRECTIVE = re.compile(r"^(?:go:|nolint|eslint|@ts-|prettier-|jshint|istanbul |tslint|shellcheck |@(?:no)?flow\b)")
 
 
-def doc_comment(source: bytes, node: Node) -> str:
-    """The comment lines directly above ``node`` (no blank line between), without markers."""
+def doc_comment(source: bytes, node: Node, labels: bool = True) -> str:
+    """The comment lines directly above ``node`` (no blank line between), without markers; a
+    short ``//`` label is a section's unless ``labels`` is False (Go, whose ``//`` comment
+    above a name is its doc, as go doc reads it)."""
     lines: list[str] = []
     expected = node.start_point[0]
     sibling = node.prev_sibling
@@ -146,7 +148,7 @@ def doc_comment(source: bytes, node: Node) -> str:
         sibling = sibling.prev_sibling
     doc = clean_comment(lines)
     if lines and all(line.lstrip().startswith("//") and not line.lstrip().startswith(("///", "//!"))
-                     for line in lines) and not_doc.is_label(doc):
+                     for line in lines) and labels and not_doc.is_label(doc):
         return ""   # ``// parsing`` names the section below, not its first definition
     return "" if _LICENSE.search(doc) else doc
 
@@ -233,9 +235,9 @@ def last_line(node: Node) -> int:
 
 def definition(source: bytes, name: str, kind: str, node: Node, *, anchor: Node | None = None,
                body: Node | None = None, parent: str = "", detail: str = "",
-               with_signature: bool = True) -> dict[str, Any]:
+               with_signature: bool = True, labels: bool = True) -> dict[str, Any]:
     """A symbol for ``node``; ``anchor`` is the outermost node the doc comment sits above
-    (an ``export`` or attribute wrapping the declaration)."""
+    (an ``export`` or attribute wrapping the declaration); ``labels`` as ``doc_comment``'s."""
     named = node.child_by_field_name("name")  # past annotations and modifiers, as ctags counts
     symbol: dict[str, Any] = {"name": name, "kind": kind, "line": line_of(named or node)}
     if last_line(node) > symbol["line"]:     # its last line: a page links its lines in the source
@@ -248,7 +250,7 @@ def definition(source: bytes, name: str, kind: str, node: Node, *, anchor: Node 
         symbol["parent"] = parent
     if detail:
         symbol["detail"] = detail
-    doc = doc_comment(source, anchor or node)
+    doc = doc_comment(source, anchor or node, labels)
     if doc:
         symbol["doc"] = doc
     return symbol

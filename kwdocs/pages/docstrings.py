@@ -26,6 +26,7 @@ import logging
 import re
 import textwrap
 from collections.abc import Callable
+from typing import Any
 
 Resolver = Callable[[str], str]   # a name -> a link to its definition, or ""
 MAX_BODY_CHARS = 12000            # a definition's documentation beyond its summary, at most
@@ -610,6 +611,9 @@ def _fence_language(info: str, rust: bool) -> tuple[str, bool]:
     return (_language(words[0]) if words else ""), False
 
 
+_QUOTE = re.compile(r"^(?:>(?!>>)[ \t]?)+")
+
+
 def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool = False) -> list[dict]:
     """Markdown (a Markdown docstring, a rustdoc comment) as blocks: paragraphs with their
     wrapped lines joined, lists whose items keep their continuation lines, headings (demoted
@@ -679,7 +683,9 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
         while end < len(lines) and lines[end].strip() and not _FENCE.match(lines[end]) \
                 and not _HEADING.match(lines[end]) and not _BULLET.match(lines[end]):
             end += 1
-        blocks.append({"t": "text", "spans": inline(" ".join(part.strip() for part in lines[index:end]))})
+        # a block quote's ``>`` marks are not its words
+        words = " ".join(_QUOTE.sub("", part.strip()) for part in lines[index:end])
+        blocks.append({"t": "text", "spans": inline(words)})
         index, after_blank = end, False
     return blocks
 
@@ -1065,6 +1071,35 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
 def summary_text(doc: dict) -> str:
     """The summary's words, as plain text (for sentences that quote it)."""
     return "".join(span["v"] for span in doc.get("summary", ()))
+
+
+def spans_text(spans: Any) -> str:
+    """The words of a run of spans, marks and links dropped."""
+    if isinstance(spans, str):
+        return spans
+    return "".join(span.get("v", "") for span in spans or () if isinstance(span, dict))
+
+
+def block_text(block: dict) -> str:
+    """A block's words as plain text: code as written, a list's items as ``- `` lines."""
+    kind = block.get("t")
+    if kind == "code":
+        return block.get("v", "")
+    if kind == "list":
+        return "\n".join(f"- {spans_text(item)}" for item in block.get("items", ()))
+    if kind == "fields":
+        rows = [f"{row.get('name', '')}: {spans_text(row.get('spans'))}" for row in block.get("rows", ())]
+        return "\n".join([f"{block.get('title', '')}:", *rows])
+    return spans_text(block.get("spans"))
+
+
+def structured_doc(parser: str, text: str) -> dict | None:
+    """A file's own documentation parsed as its definitions' are, when its style has structure a
+    page must keep (rustdoc's and Markdown docstrings' Markdown, go doc's headings and code);
+    None for the styles whose file comments are prose (reST docstrings, C and JS comments)."""
+    if parser == "rust_doc" or parser == "go_doc" or (parser == "python_doc" and is_markdown(text)):
+        return PARSERS[parser](text)
+    return None
 
 
 PARSERS: dict[str, Callable[..., dict]] = {"python_doc": python_doc, "rust_doc": rust_doc, "go_doc": go_doc,

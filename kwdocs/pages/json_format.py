@@ -19,6 +19,7 @@ from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs.formats import PageFormat
+from kwdocs.pages.docstrings import block_text, spans_text
 from kwdocs.store.snapshot import code_fingerprint
 
 SCHEMA = "page.schema.json"    # package data of kwdocs.pages: the JSON Schema every file validates against
@@ -116,32 +117,13 @@ def _documentation(doc: dict | None) -> dict | None:
     if not doc:
         return None
     blocks = doc.get("blocks") or []
-    summary = _spans(doc.get("summary"))
-    text = "\n\n".join(part for part in [summary, *map(_block_text, blocks)] if part)
+    summary = spans_text(doc.get("summary"))
+    text = "\n\n".join(part for part in [summary, *map(block_text, blocks)] if part)
     sections = [{"title": block.get("title", ""),
-                 "items": [{"name": row.get("name", ""), "type": _spans(row.get("type")),
-                            "text": _spans(row.get("spans"))} for row in block.get("rows", ())]}
+                 "items": [{"name": row.get("name", ""), "type": spans_text(row.get("type")),
+                            "text": spans_text(row.get("spans"))} for row in block.get("rows", ())]}
                 for block in blocks if block.get("t") == "fields"]
     return {"summary": summary, "text": text, "sections": sections}
-
-
-def _spans(spans) -> str:
-    """The words of a run of spans (``kwdocs.pages.docstrings``), marks and links dropped."""
-    if isinstance(spans, str):
-        return spans
-    return "".join(span.get("v", "") for span in spans or () if isinstance(span, dict))
-
-
-def _block_text(block: dict) -> str:
-    kind = block.get("t")
-    if kind == "code":
-        return block.get("v", "")
-    if kind == "list":
-        return "\n".join(f"- {_spans(item)}" for item in block.get("items", ()))
-    if kind == "fields":
-        rows = [f"{row.get('name', '')}: {_spans(row.get('spans'))}" for row in block.get("rows", ())]
-        return "\n".join([f"{block.get('title', '')}:", *rows])
-    return _spans(block.get("spans"))
 
 
 def _imports(deps: dict, md_page: str) -> list[dict]:

@@ -232,7 +232,7 @@ class DocsInput:
             _mark_inherited(self.entries, facts.get("symbols", []))
 
     @functools.cached_property
-    def purpose_and_overview(self) -> tuple[list[str], list[str], str]:
+    def purpose_and_overview(self) -> tuple[list[str], list[str], str, dict | None]:
         return _purpose_and_overview(self.facts, self.entries, self.findings)
 
     @functools.cached_property
@@ -480,7 +480,7 @@ def summary_sentence(text: str) -> str:
 
 @section("purpose", "File Purpose", summary=_purpose_summary)
 def purpose_section(given: DocsInput) -> Section:
-    purpose, _, generated = given.purpose_and_overview
+    purpose, _, generated, _ = given.purpose_and_overview
     return Section(dict(purpose=purpose, generated_note=generated), given.shows(*purpose, generated, markdown=True))
 
 
@@ -495,8 +495,14 @@ def source_section(given: DocsInput) -> Section:
 
 @section("overview", "High-Level Overview")
 def overview_section(given: DocsInput) -> Section | None:
-    overview = given.kept(given.purpose_and_overview[1])
-    return None if overview is None else Section(dict(overview=overview), given.shows(*overview, markdown=True))
+    _, paragraphs, _, own_doc = given.purpose_and_overview
+    if own_doc is not None:
+        text = "\n".join([docstrings.spans_text(own_doc["summary"]), *map(docstrings.block_text, own_doc["blocks"])])
+        return Section(dict(overview=paragraphs, overview_doc=own_doc),
+                       given.shows(text) | given.shows(*paragraphs, markdown=True))
+    overview = given.kept(paragraphs)
+    return None if overview is None else Section(dict(overview=overview, overview_doc=None),
+                                                  given.shows(*overview, markdown=True))
 
 
 @section("analysis", "Detailed Analysis")
@@ -657,8 +663,10 @@ PURPOSE_NAMES = 3          # definitions a purpose names before "and N more"
 SUMMARY_CHARS = 300        # the longest summary sentence a purpose quotes
 
 
-def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> tuple[list[str], list[str], str]:
-    """File Purpose sentences, High-Level Overview paragraphs and a generated-file note.
+def _purpose_and_overview(facts: Facts, entries: list[dict],
+                          findings: dict) -> tuple[list[str], list[str], str, dict | None]:
+    """File Purpose sentences, High-Level Overview paragraphs, a generated-file note and the
+    file's own documentation parsed when its style has structure (else None).
 
     Both are the file's own words: its module docstring or leading comment (a
     generated-file banner becomes the note instead), then what it defines, from
@@ -678,8 +686,13 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
                or _reexports_sentence(facts))
     if facts.get("exports"):    # a package's ``__all__`` says what it is for better than its helpers
         defines = f"{_exports_sentence(facts['exports'])} {defines}".rstrip()
+    # a file comment in Markdown (rustdoc, a Markdown docstring) or go doc: parsed and shown as
+    # its style renders it, as its definitions' are, not escaped and run together
+    own_doc = docstrings.structured_doc(facts_language(facts).doc_parser, "\n".join(lines)) if kept else None
     purpose: list[str] = []
-    if kept:
+    if own_doc is not None and own_doc["summary"]:
+        purpose.append(_sentence_markdown(own_doc["summary"]))
+    elif kept:
         purpose.append(_escaped_sentence(_lead("\n".join(lines))))
     if defines:
         purpose.append(defines)
@@ -690,10 +703,10 @@ def _purpose_and_overview(facts: Facts, entries: list[dict], findings: dict) -> 
         purpose.extend(rule_sentences)
     if not purpose:
         purpose.append(f"{_code(facts['path'])} has no documentation of its own and defines nothing kwdocs lists.")
-    overview = [render_prose(paragraph) for paragraph in kept]
+    overview = [] if own_doc is not None else [render_prose(paragraph) for paragraph in kept]
     if defines and kept:    # without words of its own the overview would repeat the purpose: left out
         overview.append(defines)
-    return purpose, overview, generated
+    return purpose, overview, generated, own_doc
 
 
 def _exports_sentence(exports: list[str]) -> str:
@@ -784,6 +797,30 @@ def _first_sentence(text: str) -> str:
     if len(sentence) > SUMMARY_CHARS:
         sentence = sentence[:SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
     return sentence
+
+
+def _sentence_markdown(spans: list[dict]) -> str:
+    """The first sentence of a parsed summary, as Markdown, ending as one."""
+    kept: list[dict] = []
+    for span in spans:
+        if span["t"] == "text" and (end := _SENTENCE_END.search(span["v"])):
+            kept.append({**span, "v": span["v"][:end.start()]})
+            break
+        kept.append(span)
+    if len(docstrings.spans_text(kept)) > SUMMARY_CHARS:   # cut as a plain sentence is
+        return _escaped_sentence(docstrings.spans_text(spans))
+    for mark in ("em", "strong"):   # a mark the sentence opened and did not close
+        if sum(span["t"] == mark for span in kept) % 2:
+            kept.append({"t": mark, "v": "", "end": True})
+    if kept and kept[-1]["t"] == "text":
+        kept[-1] = {**kept[-1], "v": kept[-1]["v"].rstrip()}
+        if not kept[-1]["v"].endswith((".", "!", "?", "…", ":")):
+            kept[-1]["v"] += "."
+    else:
+        kept.append({"t": "text", "v": "."})
+    # jinja2's renderer only when a page is rendered, as render_prose
+    from kwdocs.pages.render import spans_markdown
+    return spans_markdown(kept)
 
 
 def _escaped_sentence(paragraph: str) -> str:

@@ -100,6 +100,25 @@ def prose(text: object) -> str:
     return "".join(pieces)
 
 
+def spans_markdown(spans: list[dict]) -> str:
+    """A run of a doc's spans (``kwdocs.pages.docstrings``) as one line of Markdown, as the
+    templates' ``spans`` macro writes them: text escaped, code as code, marks, safe links."""
+    out = []
+    for span in spans:
+        kind = span["t"]
+        if kind == "code":
+            out.append(f"[{inline_code(span['v'])}]({span['link']})" if span.get("link") else inline_code(span["v"]))
+        elif kind == "strong":
+            out.append("**")
+        elif kind == "em":
+            out.append("*")
+        elif kind == "link":
+            out.append(f"[{escape_md(span['v'])}]({span['link']})")
+        else:
+            out.append(escape_md(span["v"]))
+    return "".join(out)
+
+
 def human_size(size: int) -> str:
     """``5,314 bytes (5.19 KB)``, the seeds' format."""
     if size < 1024:

@@ -558,6 +558,7 @@ class HtmlFormat:
             source=functools.partial(_source, sources, _source_links(model, page)),
             definition=functools.partial(_definition, href, md_page),     # one entry line, as templates had it
             definitions=functools.partial(_definitions, href, md_page),
+            documentation=functools.partial(_documentation, href),
             keyword_items=functools.partial(_keyword_items, href), section_items=_section_items,
             has_block=template.blocks.__contains__,
             markdown_section=functools.partial(self._markdown_section, model, md_page)))
@@ -711,6 +712,13 @@ def _definitions(href: Callable[[str], str], md_page: str, items: list[dict]) ->
             _doc_body(href, item["doc"], out)
             out.append("\n")
     out.append("</li>\n</ul>\n" * (depth + 1))
+    return Markup("".join(out))
+
+
+def _documentation(href: Callable[[str], str], doc: dict) -> Markup:
+    """A file's own documentation, parsed (High-Level Overview), as HTML."""
+    out: list[str] = []
+    _doc_body(href, doc, out)
     return Markup("".join(out))
 
 
