@@ -45,6 +45,26 @@ def names_of(source: Path) -> tuple[set[str], set[str]]:
     return defined, imported
 
 
+_ANCHORS: dict[Path, str] = {}
+
+
+def _has_anchor(page: Path, name: str) -> bool:
+    """Does ``page`` hold a definition's anchor for ``name`` (``l27-class-argaction``)?"""
+    if page not in _ANCHORS:
+        _ANCHORS[page] = page.read_text(encoding="utf-8") if page.is_file() else ""
+    return re.search(rf'<a id="l\d+-[a-z-]+-{re.escape(name.lower())}"', _ANCHORS[page]) is not None
+
+
+def renames(source: Path) -> dict[str, str]:
+    """The names a file's ``from ... import X as Y`` binds: Y -> X."""
+    try:
+        tree = ast.parse(source.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    return {alias.asname: alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            for alias in node.names if alias.asname}
+
+
 def _without_dependencies(text: str) -> str:
     """A page without its Dependencies section: it links each import's module to the file the
     import resolves to (a submodule for ``from pkg import sub``), a file link, not a name's."""
@@ -80,9 +100,10 @@ def main() -> int:
         for name in facts(page.relative_to(args.out).as_posix()[:-len(_PAGE)])[0]:
             definers[name] += 1
     counts: Counter[str] = Counter()
-    examples: dict[str, list[str]] = {"wrong file": [], "package page": []}
+    examples: dict[str, list[str]] = {"wrong file": [], "package page": [], "page top": []}
     for page in pages:
         rel = page.relative_to(args.out).as_posix()
+        renamed = renames(args.src / rel[:-len(_PAGE)])
         for name, address in _NAME_LINK.findall(_without_dependencies(page.read_text(encoding="utf-8"))):
             target_page = address.partition("#")[0]
             if name.endswith(".md") or target_page.startswith(("http:", "https:")) or (
@@ -95,13 +116,18 @@ def main() -> int:
             counts["name links"] += 1
             last = name.rpartition(".")[2]
             defined, imported = facts(target)
-            if last in defined or is_module(name, target):
+            # ``from .clip_grad import _clip as clip`` on the linking page: ``clip`` is ``_clip``
+            if last in defined or renamed.get(last) in defined or is_module(name, target):
                 kind = "define"
             elif last in imported or "*" in imported:   # ``from .core import *`` may bring it
                 kind = "package page" if target.endswith("__init__.py") and definers[last] else "import"
             else:
                 kind = "wrong file"
             counts[kind] += 1
+            if "#" not in address and _has_anchor(args.out / (target + _PAGE), last):
+                counts["page top"] += 1
+                if len(examples["page top"]) < args.examples:
+                    examples["page top"].append(f"{rel[:-len(_PAGE)]}: `{name}` -> {target}")
             if kind in examples and len(examples[kind]) < args.examples:
                 examples[kind].append(f"{rel[:-len(_PAGE)]}: `{name}` -> {target}")
     total = max(counts["name links"], 1)
@@ -109,7 +135,8 @@ def main() -> int:
     labels = {"define": "to a file that defines the name (or is the module)",
               "import": "to a file that imports it",
               "package page": "stopping at a package page, defined elsewhere",
-              "wrong file": "to a file that neither defines nor imports it"}
+              "wrong file": "to a file that neither defines nor imports it",
+              "page top": "to a page's top where the name has an anchor"}
     for kind, label in labels.items():
         print(f"  {label}: {counts[kind]} ({100 * counts[kind] / total:.1f}%)")
         for example in examples.get(kind, []):
