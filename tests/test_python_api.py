@@ -212,3 +212,17 @@ def test_inherited_members_are_listed_with_the_base_they_come_from(tmp_path):
     # a property is labelled so, its setter is the method it is
     assert '  - <a id="l13-method-headers"></a>property **`headers`** `(self)` ([line 13](../../src/pkg/client.py#L13-' in page
     assert '  - <a id="l17-method-headers"></a>method **`headers`** `(self, value)` ([line 17](../../src/pkg/client.py#L17-' in page
+
+
+def test_keyword_page_lists_the_module_path_of_a_relative_import_as_written(tmp_path):
+    out = _build(tmp_path, {"pkg/__init__.py": '''\
+        from .checkpoint_activation import checkpoint
+        from ..outside import thing
+        from . import sibling
+        ''', "pkg/checkpoint_activation.py": "def checkpoint():\n    pass\n"})
+    page = (out / "pkg/__init__.py_kw.md").read_text(encoding="utf-8")
+    imports = page.split("### Imports")[1].split("\n## ")[0]
+    assert "- **`.checkpoint_activation`**: [import, line 1](./__init__.py_docs.md#l1-import-.checkpoint_activation)" \
+        in imports, imports
+    assert "- **`..outside`**: [import, line 2]" in imports
+    assert "**`.`**" not in imports   # ``from . import x`` names no module

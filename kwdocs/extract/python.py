@@ -296,8 +296,10 @@ class _Collector:
                              "line": line, "kind": "from", "level": level})
         if module == "__future__":
             return
-        if module and level == 0:   # the path as written: a relative one is not a keyword
+        if module and level == 0:
             self.symbols.append({"name": module, "kind": "import", "line": line})
+        elif written:   # a relative one as written on its line (``.checkpoint_activation``)
+            self.symbols.append({"name": "." * level + written, "kind": "import", "line": line})
         for name, bound, name_line in names:
             if name != "*":
                 target = f"{module}.{name}" if module else name
