@@ -200,3 +200,39 @@ def test_go_doc_comments_are_rendered_as_go_doc_renders_them(tmp_path):
     assert "\\# Flags" not in run and "\\[Command\\]" not in run
     assert "an unindented dash is text, not a list item" in run
     assert "  - an unindented dash" not in run      # only an indented line is a list item in Go
+
+
+PYDANTIC_LIKE = '''def Field(default=None):
+    """!!! abstract "Usage Documentation"
+        [Fields](../concepts/fields.md)
+
+    Create a field for **objects** that can be configured.
+
+    Note:
+        - Any `_Unset` objects will be replaced by the default of the constructor.
+
+    !!! warning
+        Do not pass `extra`.
+
+        ```python
+        Field(1)
+        ```
+
+    Returns:
+        A new field, as [`Decimal`][decimal.Decimal] numbers are.
+    """
+'''
+
+
+def test_a_markdown_docstring_with_a_private_code_span_and_admonitions(tmp_path):
+    page = (_build(tmp_path, {"fields.py": PYDANTIC_LIKE}) / "fields.py_docs.md").read_text(encoding="utf-8")
+    field = _entry(page, "Field")
+    # ```_Unset``` is Markdown code, not a reST reference: the docstring stays Markdown
+    assert "Create a field for **objects** that can be configured." in field, field
+    # MkDocs' admonitions: a bold title, their body read as Markdown, never escaped or code
+    assert "  **Usage Documentation**\n\n  Fields\n" in field
+    assert "  **Warning**\n\n  Do not pass `extra`.\n" in field
+    assert "```python\nField(1)\n```" in field
+    assert "!!!" not in field and "\\[" not in field
+    # mkdocstrings' cross-reference ``[title][identifier]`` shows its title
+    assert "A new field, as `Decimal` numbers are." in field

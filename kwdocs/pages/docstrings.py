@@ -315,7 +315,8 @@ def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
 # mark: most are comments of the examples of Google-style docstrings
 _MARKDOWN_MARKS = re.compile(r"^[ \t]*(?:```|~~~)|\*\*[^\s*](?:[^*\n]*[^\s*])?\*\*|\]\(",
                              re.MULTILINE)
-_REST_MARKS = re.compile(r"(?<!`)``(?!`)|:[\w.+-]+:`|^[ \t]*\.\.[ \t]+\S|::[ \t]*$|`_"
+# (a reference ```text`_`` closes a span: ```_private``` opening one is Markdown's code too)
+_REST_MARKS = re.compile(r"(?<!`)``(?!`)|:[\w.+-]+:`|^[ \t]*\.\.[ \t]+\S|::[ \t]*$|(?<=[^\s`])`__?(?![\w`])"
                          r"|^[ \t]*(?:[-=^\"'+*#]{3,})[ \t]*$", re.MULTILINE)
 _HEADING = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _REFERENCE_DEFINITION = re.compile(r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<target>[^\s>]+)>?[ \t]*$",
@@ -611,6 +612,7 @@ def _fence_language(info: str, rust: bool) -> tuple[str, bool]:
     return (_language(words[0]) if words else ""), False
 
 
+_ADMONITION = re.compile(r'^[ \t]*(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$')
 _QUOTE = re.compile(r"^(?:>(?!>>)[ \t]?)+")
 
 
@@ -660,6 +662,18 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
             blocks.append({"t": "heading", "level": min(6, len(heading.group(1)) + HEADING_DEMOTION),
                            "spans": inline(heading.group(2))})
             index, after_blank = index + 1, True
+            continue
+        admonition = None if rust else _ADMONITION.match(line)
+        if admonition:
+            # ``!!! note "Title"`` (MkDocs' admonition): its title in bold, then its indented body
+            title = admonition.group("title") or admonition.group("kind").capitalize()
+            blocks.append({"t": "text", "spans": [{"t": "strong", "v": "", "end": False}, *inline(title),
+                                                  {"t": "strong", "v": "", "end": True}]})
+            end = index + 1
+            while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > _indent(line)):
+                end += 1
+            blocks += markdown_blocks(textwrap.dedent("\n".join(lines[index + 1:end])), resolve)
+            index, after_blank = end, True
             continue
         if after_blank and _indent(line) >= 4 and (not blocks or blocks[-1]["t"] != "list"):
             body, index = _indented(lines, index, 3)
