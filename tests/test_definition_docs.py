@@ -791,3 +791,25 @@ def test_a_macro_defined_in_each_if_branch_is_listed_per_branch_with_it(tmp_path
     assert "line 7</a>, under <code>#else</code> of <code>#if defined(_WIN32)</code></li>" in site
     assert "under <code>#else</code> of <code>#if defined(_WIN32)</code>" in (
         tmp_path / "out/site/export.h_docs.html").read_text(encoding="utf-8")
+
+
+def test_cpp_doc_comments_emphasis_is_rendered_as_doxygen_and_sphinx_render_it(tmp_path):
+    """Doxygen reads a comment's Markdown (``*without*``, ``**unless**``) and Sphinx a ``\\rst``
+    block's reST (``***Deprecated***``): the page shows emphasis, not escaped stars; a
+    ``[val1*][holder]`` with no link definition is text as written, as Doxygen shows it."""
+    src = tmp_path / "src_tree"
+    src.mkdir()
+    (src / "attr.h").write_text(
+        "#pragma once\n\n/// Process a keyword argument attribute (*without* a default value)\nstruct process_arg {};\n\n"
+        "/** \\rst\n    ***Deprecated in favor of MODULE***\n\n"
+        "    It *always* decreases the reference count, see :func:`handle`.\n\\endrst */\n#define PLUGIN(name) name\n\n"
+        "/// The simple layout, i.e. [val1*][holder], used **unless** it does not fit; x * y.\nstruct layout {};\n",
+        encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    page = (tmp_path / "out/attr.h_docs.md").read_text(encoding="utf-8")
+    assert "Process a keyword argument attribute (*without* a default value)" in _definition(page, "process_arg")
+    plugin = _definition(page, "PLUGIN")
+    assert "***Deprecated in favor of MODULE***" in plugin and "It *always* decreases" in plugin
+    assert "i.e. \\[val1\\*\\]\\[holder\\], used **unless** it does not fit; x \\* y." in _definition(page, "layout")
+    html = MarkdownIt("commonmark").render(_definition(page, "layout"))
+    assert "[val1*][holder]" in html and "<strong>unless</strong>" in html
