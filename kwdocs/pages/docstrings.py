@@ -1076,7 +1076,12 @@ def doxygen_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     return comment_doc(text, resolve, markdown=True)
 
 
+_MARKDOWN_INLINE = re.compile(r"[\\`\[<*_]")   # what can open Markdown's inline markup
+
+
 def _markdown_words(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
+    if not _MARKDOWN_INLINE.search(text):   # most words: text alone, read without the character loop
+        return [{"t": "text", "v": _BLANKS.sub(" ", text)}] if text else []
     return markdown_spans(text, resolve, cross_references=False)
 
 
