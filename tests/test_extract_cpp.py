@@ -445,6 +445,9 @@ def test_a_comment_above_an_if_documents_the_first_declaration_of_each_branch() 
     assert symbol(facts, "LIB_ABI_VERSION", "macro")["doc"] == "Tracks the ABI version."
     guard = symbol(facts, "LIB_H", "macro")
     assert "doc" not in guard and "condition" not in guard
+    # a guard whose #define comes after a comment is a guard all the same
+    spaced = extract("#ifndef B_H\n// the guard\n\n#define B_H\n#define B_MAX 4\n#endif\n", "b.h")
+    assert "condition" not in symbol(spaced, "B_MAX", "macro")
 
 
 def test_each_definition_of_a_macro_says_its_if_branch() -> None:

@@ -1287,6 +1287,15 @@ _BARE_DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]*$")
 _IN_DIRECTIVE = re.compile(r"\\\n|//[^\n]*|/\*.*?\*/", re.S)   # a continuation or a comment
 
 
+def _defines_next(lines: list[str], row: int, name: str) -> bool:
+    """Is the first line from ``row`` on that is neither blank nor a ``//`` comment ``#define name``?"""
+    for line in lines[row:row + 8]:
+        stripped = line.strip()
+        if stripped and stripped[:2] != "//":
+            return bool((define := _BARE_DEFINE.match(line)) and define[1] == name)
+    return False
+
+
 class _Branches:
     """A file's ``#if`` groups by row: the branch (``#if``, ``#elif`` or ``#else``) a row is in,
     and the ``#if`` that each branch's opening directive belongs to.  An include guard is no
@@ -1309,8 +1318,7 @@ class _Branches:
             written = " ".join(_IN_DIRECTIVE.sub(" ", match.group()[match.end(1) - match.start():]).split())
             written = f"#{directive} {written}".rstrip()
             if directive.startswith("if"):
-                guard = bool((name := _NOT_DEFINED.match(written, 1)) and row + 1 < len(lines)
-                             and (define := _BARE_DEFINE.match(lines[row + 1])) and define[1] == name[1])
+                guard = bool((name := _NOT_DEFINED.match(written, 1)) and _defines_next(lines, row + 1, name[1]))
                 if not guard:
                     self.opening[row] = row
                 stack.append((row, written, guard, [row, (written,)]))
