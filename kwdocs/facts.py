@@ -19,6 +19,7 @@ class Symbol(TypedDict, total=False):
     parent: str        # enclosing class or namespace (``Linear`` for a method)
     detail: str        # sub-kind shown to the reader (``struct``, ``enum``, ``async``)
     decorators: list[str]
+    condition: list[str]   # C/C++: the ``#if`` branch a macro is defined in (``#else``, then its ``#if``)
     doc: str           # its own documentation: docstring, or the doc comment above it (markers stripped)
 
 

@@ -162,7 +162,7 @@ _PYTHON: dict[str, Any] = dict(resolver="python", dependencies=True, bases=pytho
                                doc_parser="python_doc", python_module=True, test_command="python -m pytest {path}")
 # C/C++ doc comments are attached by the extractor itself, from the parse tree (``extract.cpp``).
 _C_FAMILY: dict[str, Any] = dict(resolver="include", dependencies=True, bases=c_family_bases,
-                                 configure_input=True, namespaces=True)
+                                 configure_input=True, namespaces=True, doc_parser="doxygen_doc")
 # C++ and CUDA grammars extend C's, and C++'s own query only adds to C's.  Their text is parsed as
 # extraction parses it, macros blanked (``extract.cpp.prepare``): the parser reads declarations past
 # the macros, and the tree extraction made serves the highlighting too (``kwdocs.site.tokens``).

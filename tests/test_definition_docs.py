@@ -768,3 +768,48 @@ def test_a_long_doc_comment_is_shown_to_its_end(tmp_path):
     converter = _definition(_docs_page(tmp_path, "converter.h", header), "Converter")
     assert "Builds a converter." in converter and "FLAG\\_0: what flag number 0 " in converter
     assert "FLAG\\_59: what flag number 59 changes in the conversion, and when." in converter
+
+
+def test_a_macro_defined_in_each_if_branch_is_listed_per_branch_with_it(tmp_path):
+    """``#if defined(_WIN32) #define EXPORT ... #else #define EXPORT #endif``: the docs page and the
+    keyword page (Markdown and HTML) list each definition and say which branch it is in."""
+    src = tmp_path / "src_tree"
+    src.mkdir()
+    (src / "export.h").write_text(
+        "#pragma once\n\n/// Marks a name exported from the library.\n#if defined(_WIN32) // Windows\n"
+        "#define EXPORT __declspec(dllexport)\n#else\n#define EXPORT\n#endif\n", encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "--html", "-q") == 0
+    page = (tmp_path / "out/export.h_docs.md").read_text(encoding="utf-8")
+    assert "macro **`EXPORT`** `__declspec(dllexport)` ([line 5](../src_tree/export.h#L5)), under `#if defined(_WIN32)`" in page
+    assert "macro **`EXPORT`** ([line 7](../src_tree/export.h#L7)), under `#else` of `#if defined(_WIN32)`" in page
+    assert "Marks a name exported from the library." in _definition(page[page.index("([line 7]") - 40:], "EXPORT")
+    keywords = (tmp_path / "out/export.h_kw.md").read_text(encoding="utf-8")
+    assert ("- **`EXPORT`**: [macro, line 5](./export.h_docs.md#l5-macro-export), under `#if defined(_WIN32)`\n"
+            "- **`EXPORT`**: [macro, line 7](./export.h_docs.md#l7-macro-export), under `#else` of `#if defined(_WIN32)`\n"
+            ) in keywords
+    site = (tmp_path / "out/site/export.h_kw.html").read_text(encoding="utf-8")
+    assert "line 7</a>, under <code>#else</code> of <code>#if defined(_WIN32)</code></li>" in site
+    assert "under <code>#else</code> of <code>#if defined(_WIN32)</code>" in (
+        tmp_path / "out/site/export.h_docs.html").read_text(encoding="utf-8")
+
+
+def test_cpp_doc_comments_emphasis_is_rendered_as_doxygen_and_sphinx_render_it(tmp_path):
+    """Doxygen reads a comment's Markdown (``*without*``, ``**unless**``) and Sphinx a ``\\rst``
+    block's reST (``***Deprecated***``): the page shows emphasis, not escaped stars; a
+    ``[val1*][holder]`` with no link definition is text as written, as Doxygen shows it."""
+    src = tmp_path / "src_tree"
+    src.mkdir()
+    (src / "attr.h").write_text(
+        "#pragma once\n\n/// Process a keyword argument attribute (*without* a default value)\nstruct process_arg {};\n\n"
+        "/** \\rst\n    ***Deprecated in favor of MODULE***\n\n"
+        "    It *always* decreases the reference count, see :func:`handle`.\n\\endrst */\n#define PLUGIN(name) name\n\n"
+        "/// The simple layout, i.e. [val1*][holder], used **unless** it does not fit; x * y.\nstruct layout {};\n",
+        encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    page = (tmp_path / "out/attr.h_docs.md").read_text(encoding="utf-8")
+    assert "Process a keyword argument attribute (*without* a default value)" in _definition(page, "process_arg")
+    plugin = _definition(page, "PLUGIN")
+    assert "***Deprecated in favor of MODULE***" in plugin and "It *always* decreases" in plugin
+    assert "i.e. \\[val1\\*\\]\\[holder\\], used **unless** it does not fit; x \\* y." in _definition(page, "layout")
+    html = MarkdownIt("commonmark").render(_definition(page, "layout"))
+    assert "[val1*][holder]" in html and "<strong>unless</strong>" in html

@@ -388,3 +388,106 @@ def test_damage_is_reported_where_the_code_is_not_an_enclosing_if_guard() -> Non
     text = AVX_HEADER.read_text(encoding="utf-8")
     damage = [p["line"] for p in extract(text, "avx_mathfun.h")["problems"] if "not understood" in p["message"]]
     assert damage and all(not text.split("\n")[line - 1].lstrip().startswith("#") for line in damage)
+
+
+# --- #if branches: the comment above a group, the branch of each macro --------------------------
+
+BRANCHES = """\
+#ifndef LIB_H
+#define LIB_H
+
+/// Index sequences
+#if defined(LIB_CPP14)
+using std::index_sequence;
+#else
+template <size_t...>
+struct index_sequence {};
+template <size_t N>
+struct make_index_sequence {};
+#endif
+
+/// Compile-time all/any of the template types
+#if defined(__cpp_fold_expressions)
+template <class... Ts>
+using all_of = bool_constant<(Ts::value && ...)>;
+#elif !defined(_MSC_VER)
+template <bool...>
+struct bools {};
+#endif
+
+/// Tracks the ABI version.
+#ifndef LIB_ABI_VERSION
+#    define LIB_ABI_VERSION 12
+#endif
+
+#if defined(_WIN32) // exported names
+#define LIB_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
+#  if __GNUC__ >= 4
+#    define LIB_EXPORT __attribute__((visibility("default")))
+#  endif
+#else
+#define LIB_EXPORT
+#endif
+#endif
+"""
+
+
+def test_a_comment_above_an_if_documents_the_first_declaration_of_each_branch() -> None:
+    """Doxygen reads the comment above ``#if`` as the documentation of what follows in the branch it
+    compiles (``/// Index sequences`` over ``#if ... #else struct index_sequence``): each branch's
+    first declaration gets it; the second of a branch, and an include guard, do not."""
+    facts = extract(BRANCHES, "lib.h")
+    assert symbol(facts, "index_sequence", "class")["doc"] == "Index sequences"
+    assert "doc" not in symbol(facts, "make_index_sequence", "class")
+    assert symbol(facts, "all_of", "type")["doc"] == "Compile-time all/any of the template types"
+    assert symbol(facts, "bools", "class")["doc"] == "Compile-time all/any of the template types"
+    assert symbol(facts, "LIB_ABI_VERSION", "macro")["doc"] == "Tracks the ABI version."
+    guard = symbol(facts, "LIB_H", "macro")
+    assert "doc" not in guard and "condition" not in guard
+    # a guard whose #define comes after a comment is a guard all the same
+    spaced = extract("#ifndef B_H\n// the guard\n\n#define B_H\n#define B_MAX 4\n#endif\n", "b.h")
+    assert "condition" not in symbol(spaced, "B_MAX", "macro")
+
+
+def test_each_definition_of_a_macro_says_its_if_branch() -> None:
+    """A macro defined in several branches is listed once per definition, each with its branch: the
+    directive (comments and the include guard left out) and, for ``#elif`` and ``#else``, the
+    ``#if`` of their group."""
+    facts = extract(BRANCHES, "lib.h")
+    exports = [(s["line"], s.get("condition")) for s in facts["symbols"] if s["name"] == "LIB_EXPORT"]
+    assert exports == [(29, ["#if defined(_WIN32)"]), (32, ["#if __GNUC__ >= 4"]),
+                       (35, ["#else", "#if defined(_WIN32)"])]
+    assert symbol(facts, "LIB_ABI_VERSION", "macro")["condition"] == ["#ifndef LIB_ABI_VERSION"]
+    elif_only = extract("#if A\n#define X 1\n#elif B\n#define X 2\n#endif\n", "x.h")
+    assert symbol(elif_only, "X", "macro", 4)["condition"] == ["#elif B", "#if A"]
+    # a macro inside a function body, found by the scan of directives, says it too
+    in_body = extract("void f() {\n#ifdef A\n#define X 1\n#endif\n}\n", "x.h")
+    assert symbol(in_body, "X", "macro", 3)["condition"] == ["#ifdef A"]
+
+
+def test_a_plain_note_under_a_doxygen_comment_is_not_the_declarations_doc() -> None:
+    """``/** Return ... */`` then ``// Templatized to ...`` over a declaration: the note is for the
+    source's reader; Doxygen documents the declaration with the comment above it, and so do the pages."""
+    text = ("struct str {\n    /** Return a string representation of the object. */\n"
+            "    // Templatized to avoid ambiguity.\n    template <typename T>\n    explicit str(T &&h);\n};\n\n"
+            "/// Check if a template is the base of a type.\ntemplate <typename T>\n// Sadly, MSVC needs this.\n"
+            "#if !defined(_MSC_VER)\nusing is_base = decltype(check((T *) nullptr));\n#endif\n\n"
+            "// A plain comment of its own.\nint plain();\n")
+    facts = extract(text, "s.h")
+    assert symbol(facts, "str", "method")["doc"] == "Return a string representation of the object."
+    assert symbol(facts, "is_base", "type")["doc"] == "Check if a template is the base of a type."
+    assert symbol(facts, "plain", "function")["doc"] == "A plain comment of its own."
+
+
+def test_a_documented_template_declaration_is_not_documentation_of_its_specializations() -> None:
+    """``/** Partial template specializations ... */ template <...> struct process_attribute;``
+    documents the primary template, which Doxygen lists at that line; an undocumented
+    specialization below does not take it."""
+    text = ("/// Partial template specializations to process attributes.\n"
+            "template <typename T, typename SFINAE = void>\nstruct process_attribute;\n\n"
+            "/// Process a name.\ntemplate <>\nstruct process_attribute<name> {};\n\n"
+            "template <typename T>\nstruct process_attribute<T, enable_if_t<is_object<T>::value>> {};\n")
+    found = [(s["line"], s.get("doc", "")) for s in extract(text, "a.h")["symbols"]]
+    assert found == [(3, "Partial template specializations to process attributes."),
+                     (7, "Process a name."), (10, "")]

@@ -215,3 +215,19 @@ def test_html_is_one_setting_however_it_is_spelled(tmp_path):
     assert config.formats == ("markdown",) and not config.html and formats_for(config) == ()
     assert [each.name for each in formats_for(replace(config, html=True))] == ["html"]
     assert replace(config, formats=("markdown", "html")).html
+
+
+def test_json_says_the_if_branch_of_each_macro_definition(tmp_path):
+    """The JSON page of a header lists a macro defined in two branches twice, each with its branch,
+    as the docs page does, and validates; a definition outside every branch has no ``condition``."""
+    from kwdocs.pages.json_format import schema
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "export.h").write_text("#pragma once\n#ifdef _WIN32\n#define EXPORT __declspec(dllexport)\n#else\n"
+                                  "#define EXPORT\n#endif\nint f();\n")
+    assert kwdocs("build", "--src", str(src), "--out", str(out), "--format", "json", plugin=False).returncode == 0
+    page = json.loads((out / "export.h.json").read_text())
+    jsonschema.Draft202012Validator(schema()).validate(page)
+    found = [(d["name"], d["line"], d.get("condition")) for d in page["definitions"]]
+    assert found == [("EXPORT", 3, ["#ifdef _WIN32"]), ("EXPORT", 5, ["#else", "#ifdef _WIN32"]), ("f", 7, None)]

@@ -111,3 +111,27 @@ def test_go_doc_output_is_read_into_entities():
     assert found == {("Area", "function", ("area", "is", "the", "area", "of", "a", "square")),
                      ("Square", "type", ("square", "is", "a", "square")),
                      ("Square.Grow", "method", ("grow", "makes", "it", "larger"))}
+
+
+def test_marks_a_rendered_tool_doc_shows_as_written_are_no_escaped_markdown():
+    """Doxygen's XML is its rendering: a ``[val1*][holder]`` left in it is text there, so the page
+    showing it escaped renders it as the tool does; in a tool doc that is source (pdoc's
+    docstring), the same marks are markup the page should have rendered."""
+    page = "Simple layout, i.e. \\[val1\\*\\]\\[holder\\]. It is \\*always\\* so."
+    tool = "Simple layout, i.e. [val1*][holder]. It is always so."
+    assert versus.rendering_problem(page, tool, rendered=True) == "escaped Markdown"   # ``*always*`` was markup
+    assert versus.rendering_problem(page.replace("\\*always\\*", "*always*"), tool, rendered=True) == ""
+    assert versus.rendering_problem(page.replace("\\*always\\*", "*always*"), tool.replace("[holder]", "[holder](x)")
+                                    ) == "escaped Markdown"
+
+
+def test_a_doxygen_list_is_not_part_of_the_paragraph_before_it():
+    """``/// Const member function selector\\n///  - regular: ...``: Doxygen's XML nests the list in the
+    paragraph; its HTML shows it as a list after the sentence, so the first sentence ends before it."""
+    xml = versus.ET.fromstring(
+        "<detaileddescription><para>Const member function selector for <ref>overload_cast</ref><itemizedlist>"
+        "<listitem><para>regular: static_cast&lt;R (C::*)(A) const&gt;(&amp;C::f)</para></listitem>"
+        "</itemizedlist></para></detaileddescription>")
+    text = versus._xml_text(xml)
+    assert versus.first_sentence(text) == ("const", "member", "function", "selector", "for", "overload", "cast")
+    assert "regular: static_cast" in text

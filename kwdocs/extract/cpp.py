@@ -16,6 +16,7 @@ Files too large to parse quickly fall back to a line scan for ``#define`` and
 """
 from __future__ import annotations
 
+import bisect
 import re
 import string
 import time
@@ -479,6 +480,7 @@ class _Walker:
         # name): the first definition in this file without documentation of its own takes the
         # documentation, else the declaration is listed with it.
         self.forward_docs: dict[tuple[str, str], dict[str, Any]] = {}
+        self.specializations: set[int] = set()   # ids of the symbols of ``struct hash<Foo> {``
         # Node id -> first line of the declaration holding it (a ``template <...>`` head, a
         # ``typedef``, ``friend``), where its documentation is looked for; kept as the walk goes
         # down, since asking a node for its parent searches the tree from the root.
@@ -658,7 +660,8 @@ class _Walker:
             qualifiers, name_node = self.split_qualified(name_node)
             if qualifiers:
                 owner = _Scope(qualifiers[-1], True)
-        if name_node.type == "template_type":  # ``struct hash<Foo> {`` specialisation
+        specialization = name_node.type == "template_type"
+        if specialization:  # ``struct hash<Foo> {`` specialisation
             name_node = name_node.child_by_field_name("name") or name_node
         name = self.text(name_node)
         detail = _CLASS_TYPES[node.type]
@@ -667,6 +670,8 @@ class _Walker:
             self.enumerators(body, scope)
             return None   # ``enum : ullong {``: the grammar takes the underlying type for a name
         symbol = self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header), decl=node)
+        if specialization:
+            self.specializations.add(id(symbol))
         self.parameter_docs(symbol, node, None)
         self.classes.add(name)
         if detail == "enum":
@@ -954,7 +959,9 @@ class _Walker:
             text = _squeeze(_LITERALS_AND_COMMENTS.sub(_blank_comment, self.text(value)))
             if text and len(text) <= MAX_MACRO_VALUE:
                 signature = f"{signature} {text}".lstrip()
-        self.add(name, "macro", name_node, _FILE_SCOPE, signature=signature, decl=node)
+        symbol = self.add(name, "macro", name_node, _FILE_SCOPE, signature=signature, decl=node)
+        if condition := self.docs.branches.condition(node.start_point[0]):
+            symbol["condition"] = list(condition)   # each definition of a macro says its ``#if`` branch
         self.preproc_lines.add(name_node.start_point[0] + 1)
 
     def include(self, node: Node, _scope: _Scope) -> None:
@@ -981,7 +988,8 @@ class _Walker:
         if self.forward_docs:
             undocumented: dict[tuple[str, str], dict[str, Any]] = {}
             for symbol in self.symbols:
-                if symbol["kind"] == "class" and "doc" not in symbol:
+                # a specialization is not the template a forward declaration declares
+                if symbol["kind"] == "class" and "doc" not in symbol and id(symbol) not in self.specializations:
                     undocumented.setdefault((symbol.get("parent", ""), symbol["name"]), symbol)
             for key, declaration in self.forward_docs.items():
                 if key in undocumented:
@@ -1123,13 +1131,23 @@ class _DocComments:
     attributes, macros the preparation blanked and notes to tools), or a ``///<``, ``//!<``,
     ``/**<`` comment after it on its line.  Licence headers are not documentation."""
 
-    __slots__ = ("blanked", "doxygen", "lines")
+    __slots__ = ("_branches", "blanked", "doxygen", "lines", "text", "top")
 
     def __init__(self, text: str, prepared: str) -> None:
+        self.text = text
         self.lines = text.split("\n")
         self.doxygen = False   # was the last comment found a Doxygen one (``///``, ``/**`` ...)?
+        self.top = 0           # the first row of the last comment found
         # a line the preparation emptied held only macros (``PYBIND11_NOINLINE``): looked past
         self.blanked = prepared.split("\n") if prepared != text else None
+        self._branches: _Branches | None = None
+
+    @property
+    def branches(self) -> _Branches:
+        """The file's ``#if`` branches, found the first time they are asked for."""
+        if self._branches is None:
+            self._branches = _Branches(self.text, self.lines)
+        return self._branches
 
     def of(self, decl: Node, name: Node, start_row: int | None) -> str:
         """The documentation of the declaration ``decl`` (naming ``name``; starting on
@@ -1181,15 +1199,41 @@ class _DocComments:
                     row -= 1
                     continue
                 start = lines[start_row] if start_row < len(lines) else ""
-                return self.line_block(row, len(start) - len(start.lstrip()))
+                found = self.line_block(row, len(start) - len(start.lstrip()))
+                return self.doxygen_over(found) if found and not self.doxygen else found
             if stripped[-2:] == "*/":
                 return self.block(row)
             if (blanked is not None and row < len(blanked) and not blanked[row].strip()) or (
                     stripped[0] in "t[_" and _DOC_SKIP.match(line)):
                 row -= 1   # a macro the preparation blanked, a ``template`` head, an attribute
                 continue
+            if stripped[0] == "#" and (opened := self.branches.opened_by(row)) is not None:
+                # the first declaration of an ``#if`` branch: the comment above the ``#if`` is
+                # its documentation (``/// Index sequences`` over ``#if ... #else struct index_sequence``)
+                row = opened - 1
+                continue
             return ""
         return ""
+
+    def doxygen_over(self, plain: str) -> str:
+        """A Doxygen comment right above the plain ``//`` comment just found (past ``template``
+        heads), else that comment: a ``//`` note between a doc comment and its declaration
+        (``/** Return ... */ // Templatized to ...``) is for the source's reader, as for Doxygen."""
+        lines = self.lines
+        row = self.top - 1
+        while row >= 0 and lines[row].lstrip()[:1] == "t" and _DOC_SKIP.match(lines[row]):
+            row -= 1
+        stripped = lines[row].strip() if row >= 0 else ""
+        if stripped[:3] in ("///", "//!") and stripped[3:4] != "<":
+            found = self.line_block(row, len(lines[row]) - len(lines[row].lstrip()))
+        elif stripped[-2:] == "*/":
+            found = self.block(row)
+        else:
+            found = ""
+        if found and self.doxygen:
+            return found
+        self.doxygen = False
+        return plain
 
     def line_block(self, row: int, indent: int) -> str:
         """The ``//`` lines ending at ``row``: ``///`` and ``//!`` lines alone when the last is one."""
@@ -1210,6 +1254,7 @@ class _DocComments:
             if not _TOOL_NOTE.match(stripped):
                 block.append(stripped[3:] if marked else stripped[2:])
             row -= 1
+        self.top = row + 1
         block.reverse()
         text = _doc_text(block)
         return "" if not doxygen and not_doc.is_label(text) else text   # a section's label
@@ -1226,6 +1271,7 @@ class _DocComments:
         if first[:2] != "/*" or first[:4] in ("/**<", "/*!<"):
             return ""   # a comment that closes code on its line, or a ``/**<`` of the line above
         self.doxygen = first[2:3] in ("*", "!")
+        self.top = row
         body = lines[row:end + 1]
         body[0] = _BLOCK_OPENER.sub("", body[0])
         body[-1] = body[-1][:body[-1].rindex("*/")]
@@ -1233,6 +1279,90 @@ class _DocComments:
         if inner and all(_STAR_PREFIX.match(line) or not line.strip() for line in inner):
             inner = [_STAR_PREFIX.sub("", line, count=1) for line in inner]
         return _doc_text([body[0].strip(), *_dedent(inner)])
+
+
+# ``#ifndef X`` or ``#if !defined(X)``: an include guard when ``#define X`` (nothing more) follows
+_NOT_DEFINED = re.compile(r"(?:ifndef[ \t]+|if[ \t]*![ \t]*defined[ \t]*\(?[ \t]*)(\w+)[ \t]*\)?[ \t]*$")
+_BARE_DEFINE = re.compile(r"[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]*$")
+_IN_DIRECTIVE = re.compile(r"\\\n|//[^\n]*|/\*.*?\*/", re.S)   # a continuation or a comment
+
+
+def _defines_next(lines: list[str], row: int, name: str) -> bool:
+    """Is the first line from ``row`` on that is neither blank nor a ``//`` comment ``#define name``?"""
+    for line in lines[row:row + 8]:
+        stripped = line.strip()
+        if stripped and stripped[:2] != "//":
+            return bool((define := _BARE_DEFINE.match(line)) and define[1] == name)
+    return False
+
+
+class _Branches:
+    """A file's ``#if`` groups by row: the branch (``#if``, ``#elif`` or ``#else``) a row is in,
+    and the ``#if`` that each branch's opening directive belongs to.  An include guard is no
+    branch: every line of a header is inside it."""
+
+    __slots__ = ("opening", "parents", "spans", "starts")
+
+    def __init__(self, text: str, lines: list[str]) -> None:
+        self.opening: dict[int, int] = {}   # row of an #if, #elif or #else -> row of its group's #if
+        # (first row, last row, condition) of each branch: its directive, and its group's ``#if`` after
+        # an ``#elif`` or ``#else``
+        spans: list[tuple[int, int, tuple[str, ...]]] = []
+        stack: list[tuple[int, str, bool, list]] = []   # per open group: #if row, #if text, guard, branch
+        padded = "\n" + text
+        newlines, position = 0, 0
+        for match in _CONDITIONAL.finditer(padded):
+            newlines += padded.count("\n", position, match.start() + 1)
+            position = match.start() + 1
+            row, directive = newlines - 1, match.group(1)
+            written = " ".join(_IN_DIRECTIVE.sub(" ", match.group()[match.end(1) - match.start():]).split())
+            written = f"#{directive} {written}".rstrip()
+            if directive.startswith("if"):
+                guard = bool((name := _NOT_DEFINED.match(written, 1)) and _defines_next(lines, row + 1, name[1]))
+                if not guard:
+                    self.opening[row] = row
+                stack.append((row, written, guard, [row, (written,)]))
+                continue
+            if not stack:
+                continue   # an #else or #endif without its #if
+            if_row, if_written, guard, branch = stack[-1]
+            if not guard:
+                spans.append((branch[0] + 1, row - 1, branch[1]))
+            if directive == "endif":
+                stack.pop()
+            else:
+                branch[:] = [row, (written, if_written)]
+                if not guard:
+                    self.opening[row] = if_row
+        for _if_row, _written, guard, branch in stack:   # groups the file leaves open
+            if not guard:
+                spans.append((branch[0] + 1, len(lines) - 1, branch[1]))
+        spans = sorted(span for span in spans if span[0] <= span[1])
+        self.spans = spans
+        self.starts = [span[0] for span in spans]
+        # each branch's innermost enclosing branch (-1 for none): branches nest or are apart
+        self.parents: list[int] = []
+        open_: list[int] = []
+        for index, (first, _last, _condition) in enumerate(spans):
+            while open_ and spans[open_[-1]][1] < first:
+                open_.pop()
+            self.parents.append(open_[-1] if open_ else -1)
+            open_.append(index)
+
+    def opened_by(self, row: int) -> int | None:
+        """The row of the ``#if`` whose group's branch the directive on ``row`` opens, if it does."""
+        return self.opening.get(row)
+
+    def condition(self, row: int) -> tuple[str, ...]:
+        """The innermost branch ``row`` is in, as its directive (and its group's ``#if`` for an
+        ``#elif`` or ``#else``); () outside every branch."""
+        index = bisect.bisect_right(self.starts, row) - 1
+        while index >= 0:
+            _first, last, condition = self.spans[index]
+            if last >= row:
+                return condition
+            index = self.parents[index]   # a branch holding ``row`` holds this one too
+        return ()
 
 
 _BLOCK_OPENER = re.compile(r"^[ \t]*/\*+!?")
@@ -1284,6 +1414,8 @@ def _add_directive(line: int, match: re.Match[str], docs: _DocComments, symbols:
     symbol, include = _directive_facts(line, match)
     if include is None and (doc := docs.above(line - 1)):
         symbol["doc"] = doc
+    if include is None and (condition := docs.branches.condition(line - 1)):
+        symbol["condition"] = list(condition)
     symbols.append(symbol)
     if include:
         imports.append(include)

@@ -109,11 +109,14 @@ def _link(name: str, resolve: Resolver) -> str:
     return resolve(name) if _NAME.fullmatch(name) else ""
 
 
-def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
+def prose_blocks(text: str, resolve: Resolver = _no_resolver,
+                 inline: Callable[[str, Resolver], list[dict]] | None = None) -> list[dict]:
     """reST or Markdown prose as paragraphs and code: ``>>>`` sessions, ``::`` literal blocks,
-    ``.. code-block::`` and fenced blocks become code; other directives a labelled paragraph."""
+    ``.. code-block::`` and fenced blocks become code; other directives a labelled paragraph.
+    ``inline`` reads a paragraph's words (``spans``, reST's, unless given)."""
+    read = spans if inline is None else inline
     if not _SPECIAL_ANYWHERE.search(text):   # prose only (most text): paragraphs at blank lines
-        return [{"t": "text", "spans": spans(" ".join(paragraph.split()), resolve)}
+        return [{"t": "text", "spans": read(" ".join(paragraph.split()), resolve)}
                 for paragraph in _BLANK_LINE.split(text) if paragraph.strip()]
     lines = text.expandtabs().split("\n")
     blocks: list[dict] = []
@@ -158,12 +161,12 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             words = " ".join(part for part in (rest, body) if part.strip())
             if words.strip():
                 blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}: "}]
-                               + spans(" ".join(words.split()), resolve)})
+                               + read(" ".join(words.split()), resolve)})
             else:   # ``.. versionadded:: 2.0`` alone
                 blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}."}]})
             continue
         if _BULLET.match(line):
-            items, index = _bullets(lines, index, resolve)
+            items, index = _bullets(lines, index, resolve, read)
             blocks.append({"t": "list", "items": items})
             continue
         end = index
@@ -178,15 +181,16 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
                                                    paragraph == "::" else ":")
             code, index = _indented(lines, index, _indent(lines[end - 1]))
             if paragraph.strip():
-                blocks.append({"t": "text", "spans": spans(paragraph, resolve)})
+                blocks.append({"t": "text", "spans": read(paragraph, resolve)})
             if code.strip():
                 blocks.append({"t": "code", "v": code, "lang": "python" if code.startswith(">>>") else ""})
             continue
-        blocks.append({"t": "text", "spans": spans(paragraph, resolve)})
+        blocks.append({"t": "text", "spans": read(paragraph, resolve)})
     return blocks
 
 
-def _bullets(lines: list[str], index: int, resolve: Resolver) -> tuple[list[list[dict]], int]:
+def _bullets(lines: list[str], index: int, resolve: Resolver,
+             read: Callable[[str, Resolver], list[dict]] = spans) -> tuple[list[list[dict]], int]:
     """A bullet list from ``lines[index]``: its items' spans, and where it ends (a blank line
     or a line indented less than the bullets)."""
     base = _indent(lines[index])
@@ -201,7 +205,7 @@ def _bullets(lines: list[str], index: int, resolve: Resolver) -> tuple[list[list
         else:
             break
         index += 1
-    return [spans(" ".join(item), resolve) for item in items], index
+    return [read(" ".join(item), resolve) for item in items], index
 
 
 def _language(written: str) -> str:
@@ -438,10 +442,12 @@ def _closing_bracket(text: str, start: int) -> int:
 
 
 def markdown_spans(text: str, resolve: Resolver = _no_resolver, *, rust: bool = False,
-                   references: dict[str, str] | None = None) -> list[dict]:
+                   references: dict[str, str] | None = None, cross_references: bool = True) -> list[dict]:
     """Markdown inline text as spans: code spans, links (web addresses, or names kwdocs links:
     ``[`Parser`]``, ``[text][crate::Parser]``), and ``*emphasis*``/``**strong**`` as the
-    marks ``{"t": "em"|"strong", "v": "", "end": bool}`` around text; anything else is text."""
+    marks ``{"t": "em"|"strong", "v": "", "end": bool}`` around text; anything else is text.
+    Without ``cross_references``, ``[text][label]`` with no ``[label]: url`` line is text as
+    written, as CommonMark reads it (Doxygen's ``[val1*][holder]``)."""
     pieces: list[dict] = []   # spans, and delimiter runs {"t": "delim", "char", "n", "open", "close"}
     plain: list[str] = []
     references = references or {}
@@ -488,7 +494,7 @@ def markdown_spans(text: str, resolve: Resolver = _no_resolver, *, rust: bool = 
                     after = end + 1
             elif text.startswith("[", after):
                 end = text.find("]", after)
-                if end >= 0:
+                if end >= 0 and (cross_references or (text[after + 1:end] or label).lower() in references):
                     name = text[after + 1:end] or label
                     target = references.get(name.lower(), name.strip("`"))
                     after = end + 1
@@ -959,11 +965,13 @@ def _jsdoc_name(name: str) -> tuple[str, str]:
     return name, f"Optional, default `{default}`. " if equals else "Optional. "
 
 
-def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
+def comment_doc(text: str, resolve: Resolver = _no_resolver, *, markdown: bool = False) -> dict:
     """A doc comment (its markers already stripped) as summary and blocks: Doxygen commands
-    as fields and labelled paragraphs, ``\\code`` and ``\\rst`` blocks as code and prose."""
+    as fields and labelled paragraphs, ``\\code`` and ``\\rst`` blocks as code and prose;
+    with ``markdown``, its words are read as Markdown's inline text (``*emphasis*``, links)."""
+    words = _markdown_words if markdown else spans
     if "\\" not in text and "@" not in text:
-        summary, body = _summary(prose_blocks(text, resolve))
+        summary, body = _summary(prose_blocks(text, resolve, words))
         return {"summary": summary, "blocks": _capped(body)}
     if "{@" in text:
         text = _BRACED_INLINE.sub(_braced_inline, text)
@@ -976,7 +984,7 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
 
     def flush() -> None:
         if prose:
-            blocks.extend(prose_blocks("\n".join(prose), resolve))
+            blocks.extend(prose_blocks("\n".join(prose), resolve, words))
             prose.clear()
 
     lines = text.split("\n")
@@ -1003,7 +1011,7 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
             inner = textwrap.dedent("\n".join(lines[index:end])).strip("\n")
             index = end
             if rest:
-                blocks.append({"t": "text", "spans": spans(rest, resolve)})
+                blocks.append({"t": "text", "spans": words(rest, resolve)})
             if inner:
                 blocks.append({"t": "code", "v": inner, "lang": ""})
             current = None
@@ -1026,7 +1034,7 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
             inner = textwrap.dedent("\n".join(lines[index:end])).strip("\n")
             index = end + 1
             if name == "rst":
-                blocks.extend(prose_blocks(inner, resolve))
+                blocks.extend(prose_blocks(inner, resolve, _rest_emphasis_words if markdown else None))
             elif inner:
                 language = _language(rest) if name == "code" else ""
                 blocks.append({"t": "code", "v": inner, "lang": language})
@@ -1067,19 +1075,50 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
             block["rows"] = [{"name": row["name"],
                               "type": [{"t": "code", "v": row["type"], "link": _link(row["type"], resolve)}]
                               if row["type"] else [],
-                              "spans": spans(" ".join(" ".join(row["words"]).split()), resolve)}
+                              "spans": words(" ".join(" ".join(row["words"]).split()), resolve)}
                              for row in block["rows"]]
             finished.append(block)
         elif block["t"] == "para":
-            finished.append({"t": "text", "spans": spans(" ".join(" ".join(block["row"]["words"]).split()),
+            finished.append({"t": "text", "spans": words(" ".join(" ".join(block["row"]["words"]).split()),
                                                           resolve)})
         else:
             finished.append(block)
     if brief:
-        summary = spans(" ".join(" ".join(" ".join(item["words"]) for item in brief).split()), resolve)
+        summary = words(" ".join(" ".join(" ".join(item["words"]) for item in brief).split()), resolve)
         return {"summary": summary, "blocks": _capped(finished)}
     summary, body = _summary(finished)
     return {"summary": summary, "blocks": _capped(body)}
+
+
+def doxygen_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
+    """A C/C++ doc comment: ``comment_doc``, its words read as Markdown, as Doxygen reads them
+    (``*without*``, ``**SEGMENTATION FAULTS**``)."""
+    return comment_doc(text, resolve, markdown=True)
+
+
+_MARKDOWN_INLINE = re.compile(r"[\\`\[<*_]")   # what can open Markdown's inline markup
+
+
+def _markdown_words(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
+    if not _MARKDOWN_INLINE.search(text):   # most words: text alone, read without the character loop
+        return [{"t": "text", "v": _BLANKS.sub(" ", text)}] if text else []
+    return markdown_spans(text, resolve, cross_references=False)
+
+
+# what Markdown reads as markup but reStructuredText's text does not (reST's ``name_`` is a reference)
+_NOT_REST_MARKUP = re.compile(r"([\\_\[\]<`!])")
+
+
+def _rest_emphasis_words(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
+    """reST's words (``spans``: roles, literals) with its ``*emphasis*`` and ``**strong**`` text
+    as marks: the ``\\rst`` blocks of a C++ comment, which Sphinx renders."""
+    words: list[dict] = []
+    for span in spans(text, resolve):
+        if span["t"] == "text" and "*" in span["v"]:
+            words.extend(markdown_spans(_NOT_REST_MARKUP.sub(r"\\\1", span["v"])))
+        else:
+            words.append(span)
+    return words
 
 
 def summary_text(doc: dict) -> str:
@@ -1117,6 +1156,6 @@ def structured_doc(parser: str, text: str) -> dict | None:
 
 
 PARSERS: dict[str, Callable[..., dict]] = {"python_doc": python_doc, "rust_doc": rust_doc, "go_doc": go_doc,
-                                           "comment_doc": comment_doc}
+                                           "comment_doc": comment_doc, "doxygen_doc": doxygen_doc}
 """The doc-comment styles a language names (``Language.doc_parser``): a doc's text and a name
 resolver -> summary and blocks."""

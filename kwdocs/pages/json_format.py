@@ -108,6 +108,8 @@ def _definitions(entries) -> list[dict]:
             "uses": [{"path": path, "line": line} for path, line in entry.get("uses") or ()],
             "more_uses": entry.get("more_uses", 0),
         })
+        if entry.get("condition"):
+            found[-1]["condition"] = list(entry["condition"])
     return found
 
 

@@ -185,7 +185,8 @@ def symbol_entries(facts: Facts) -> list[dict]:
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
              "name": s["name"], "signature": s.get("signature", ""), "line": s["line"],
              "end": s.get("end", s["line"]), "depth": depth,
-             "decorators": s.get("decorators", []), "definition": s["kind"] in _DEFINITION_KINDS,
+             "decorators": s.get("decorators", []), "condition": s.get("condition", []),
+             "definition": s["kind"] in _DEFINITION_KINDS,
              "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else "",
              "inherited": []}
             for s, depth in zip(symbols, _depths(symbols))]
@@ -1069,7 +1070,8 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
             if shown else ordered_entries:
         groups.setdefault(kind_group(entry["kind"]), []).append({
             "name": shown.get(id(entry), entry["name"]), "kind": entry["kind_label"], "line": entry["line"],
-            "local_to": entry["local_to"], "link": layout.anchor_link(docs_page_link, entry["anchor"])})
+            "local_to": entry["local_to"], "condition": entry["condition"],
+            "link": layout.anchor_link(docs_page_link, entry["anchor"])})
     names = dict.fromkeys(entry["name"] for entry in ordered_entries)
     mapped = [(name, sections) for name in names if (sections := section_map.get(name))]
     # where every keyword is (its line, its definition): said once, not for each keyword

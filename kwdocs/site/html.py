@@ -678,6 +678,8 @@ def _definition(href: Callable[[str], str], md_page: str, item: dict) -> Markup:
         out.append(f" <code>{_output(item['signature'])}</code>")
     line = _output(item["line"])
     out.append(f' (<a href="#L{line}">line {line}</a>)')
+    if item.get("condition"):
+        out.append(_condition(item["condition"]))
     if item["decorators"]:
         out.append(f", decorated with {_codes(item['decorators'], '@')}")
     if item["uses"]:
@@ -760,7 +762,14 @@ def _keyword_items(href: Callable[[str], str], keywords: list[dict]) -> Markup:
         f'<li><strong><code>{_output(keyword["name"])}</code></strong>'
         + (f' (in <code>{_output(keyword["local_to"])}</code>)' if keyword["local_to"] else "")
         + f': <a href="{_output(href(keyword["link"]))}">{_output(keyword["kind"])}, line {_output(keyword["line"])}'
-        "</a></li>\n" for keyword in keywords))
+        + "</a>" + (_condition(keyword["condition"]) if keyword.get("condition") else "") + "</li>\n"
+        for keyword in keywords))
+
+
+def _condition(condition: list[str]) -> str:
+    """``, under #else of #if X``: the ``#if`` branch a C/C++ macro is defined in."""
+    out = f", under <code>{_output(condition[0])}</code>"
+    return out + (f" of <code>{_output(condition[1])}</code>" if len(condition) > 1 else "")
 
 
 def _section_items(entries: list[dict]) -> Markup:
