@@ -847,3 +847,9 @@ def test_tsdoc_links_with_text_and_fenced_examples_are_rendered(tmp_path):
     page = _docs_page(tmp_path, "colour.d.ts", TSDOC)
     assert "Parsed by [the parser](#l14-function-parse), see [the list](https://example.org/c)." in page
     assert '```ts\nparse("red");\n```' in page and '```\n```ts' not in page
+
+
+def test_a_licence_jsdoc_above_a_line_comment_documents_nothing(tmp_path):
+    page = _docs_page(tmp_path, "a.ts", "/** Copyright 2020 Acme. All rights reserved. */\n// Parses things.\n"
+                                        "export function parse() {}\n")
+    assert "Copyright" not in _definition(page, "parse")

@@ -76,7 +76,10 @@ class _Walker:
         anchor = options.get("anchor") or node
         jsdoc = _jsdoc(self.source, anchor)
         if jsdoc is not None and jsdoc is not anchor.prev_sibling:  # other comments between: not its doc
-            symbol["doc"] = ts.clean_comment(ts.text_of(self.source, jsdoc).split("\n"))
+            doc = ts.clean_comment(ts.text_of(self.source, jsdoc).split("\n"))
+            symbol.pop("doc", None)
+            if doc and not ts.is_license(doc):
+                symbol["doc"] = doc
         if jsdoc is not None and symbol.get("doc"):
             symbol["doc_parser"] = "jsdoc_doc"
         return symbol
