@@ -853,3 +853,10 @@ def test_a_licence_jsdoc_above_a_line_comment_documents_nothing(tmp_path):
     page = _docs_page(tmp_path, "a.ts", "/** Copyright 2020 Acme. All rights reserved. */\n// Parses things.\n"
                                         "export function parse() {}\n")
     assert "Copyright" not in _definition(page, "parse")
+
+
+def test_a_namespace_re_export_names_what_it_exports(tmp_path):
+    """``export * as iso from "./iso.js"`` exports the name ``iso`` (TypeDoc's namespace), as
+    ``export { a }`` exports ``a``."""
+    page = _docs_page(tmp_path, "index.ts", 'export * as iso from "./iso.js";\nexport { a } from "./a.js";\n')
+    assert "export `iso` (line 1)" in page and "export `a` (line 2)" in page

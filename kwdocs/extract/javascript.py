@@ -98,6 +98,9 @@ class _Walker:
             for inner in node.named_children:
                 if inner.type == "export_clause":
                     self.export_clause(inner)
+                elif inner.type == "namespace_export" and inner.named_children:  # ``export * as iso from``
+                    self.symbols.append({"name": ts.unquote(ts.text_of(source, inner.named_children[0])),
+                                         "kind": "export", "line": ts.line_of(inner)})
                 else:
                     self.visit(inner, parent, top, node)
             for symbol in self.symbols[before:]:  # what this statement declares, not what nests in it
