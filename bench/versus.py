@@ -506,6 +506,15 @@ def _own_comment(tree: Path, path: str, line: int) -> bool:
     return line >= 2 and lines[line - 2].rstrip().endswith("*/")
 
 
+def _declared_override(tree: Path, path: str, line: int) -> bool:
+    """Whether the member on the line is declared ``override`` (TypeScript's keyword)."""
+    try:
+        lines = (tree / path).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return False
+    return 1 <= line <= len(lines) and re.search(r"\boverride\b", lines[line - 1]) is not None
+
+
 def _typedoc_reflections(tree: Path, project: dict, parents: tuple[str, ...]) -> list[Entity]:  # type: ignore[type-arg]
     entities: list[Entity] = []
     for child in project.get("children", ()):
@@ -516,8 +525,10 @@ def _typedoc_reflections(tree: Path, project: dict, parents: tuple[str, ...]) ->
         if kind and path and kind != "module" and not inherited and not child.get("flags", {}).get("isExternal"):
             path = path[path.index("src/"):] if "src/" in path else path
             # a member without a comment of its own shows the one it overrides in TypeDoc: not
-            # documented here (pdoc's inherited docstrings are not counted either)
-            copied = "overwrites" in child and not _own_comment(tree, path, line)
+            # documented here (pdoc's inherited docstrings are not counted either); an ``override``
+            # of a library's member (``toString``) has no "overwrites" in the JSON, but the same copy
+            copied = ("overwrites" in child or _declared_override(tree, path, line)) and not _own_comment(
+                tree, path, line)
             entities.append(Entity(path, ".".join(parents + (child["name"],)), kind, accepts,
                                    "" if copied else _ts_comment(child), line))
         entities.extend(_typedoc_reflections(tree, child, parents + ((child["name"],) if kind != "module" else ())))

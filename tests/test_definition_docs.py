@@ -813,3 +813,95 @@ def test_cpp_doc_comments_emphasis_is_rendered_as_doxygen_and_sphinx_render_it(t
     assert "i.e. \\[val1\\*\\]\\[holder\\], used **unless** it does not fit; x \\* y." in _definition(page, "layout")
     html = MarkdownIt("commonmark").render(_definition(page, "layout"))
     assert "[val1*][holder]" in html and "<strong>unless</strong>" in html
+
+
+MERGED_AND_MARKDOWN = """\
+// Co-located with the functions: a type and a value share a name.
+export type input<T> = T;
+
+/** Returns the schema's *input* side, see `.min()`. */
+export function input(schema: unknown): unknown { return schema; }
+
+export class Checks {
+  max: number; //extends { $out: infer O } ? O : Out
+  /** @internal The smallest length. */
+  min: number;
+}
+
+/* A plain block comment: the author's note, not the API's words. */
+/** The leading size checks, each **paired** with its bound. */
+export function sizeCaps(): number[] { return []; }
+
+// a *literal* comment: /^[a-z]_x_[0-9]$/
+export const pattern = 1;
+"""
+
+
+def test_a_typescript_type_alias_shows_the_jsdoc_of_the_function_it_merges_with(tmp_path):
+    """TypeScript merges ``type input<T>`` and ``function input`` into one symbol, documented by
+    the function's JSDoc (TypeDoc and the editor's hover show it on both), not by a ``//`` note."""
+    alias = _definition(_docs_page(tmp_path, "in-out.ts", MERGED_AND_MARKDOWN), "input")   # listed first
+    assert "Returns the schema's" in alias and "Co-located" not in alias
+
+
+def test_a_typescript_doc_is_the_nearest_jsdoc_block_above_it(tmp_path):
+    """Not a plain ``/* */`` comment above the JSDoc, nor the previous line's trailing comment."""
+    page = _docs_page(tmp_path, "in-out.ts", MERGED_AND_MARKDOWN)
+    smallest = _definition(page, "min")
+    assert "The smallest length." in smallest and "infer" not in smallest
+    caps = _definition(page, "sizeCaps")
+    assert "The leading size checks" in caps and "plain block" not in caps
+
+
+def test_jsdoc_is_markdown_and_a_line_comment_plain_text(tmp_path):
+    """TypeDoc renders JSDoc as Markdown (emphasis, a method's ``.min()`` code span linked); a
+    ``//`` comment is no JSDoc, so its marks are shown as written."""
+    page = _docs_page(tmp_path, "in-out.ts", MERGED_AND_MARKDOWN)
+    assert "Returns the schema's *input* side, see [`.min()`](#l10-variable-min)." in page
+    assert "each **paired** with its bound." in _definition(page, "sizeCaps")
+    assert "a \\*literal\\* comment" in _definition(page, "pattern")
+
+
+TSDOC = """\
+/** Colours. Parsed by {@link parse | the parser}, see {@link https://example.org/c | the list}. */
+export declare enum Colour {
+    /** The first. */
+    Red = 0,
+    Green
+}
+/**
+ * Parses a colour.
+ * @example
+ * ```ts
+ * parse("red");
+ * ```
+ */
+export declare function parse(text: string): Colour;
+"""
+
+
+def test_typescript_enum_members_are_listed_with_values_and_docs(tmp_path):
+    page = _docs_page(tmp_path, "colour.d.ts", TSDOC)
+    assert "enum constant **`Red`** `= 0`" in page and "The first." in _definition(page, "Red")
+    assert "enum constant **`Green`**" in page
+
+
+def test_tsdoc_links_with_text_and_fenced_examples_are_rendered(tmp_path):
+    """``{@link X | text}`` is a link with its text (TSDoc's spelling, spaces around the bar), and
+    an ``@example`` holding its own fence is that code block, not a block showing the fence."""
+    page = _docs_page(tmp_path, "colour.d.ts", TSDOC)
+    assert "Parsed by [the parser](#l14-function-parse), see [the list](https://example.org/c)." in page
+    assert '```ts\nparse("red");\n```' in page and '```\n```ts' not in page
+
+
+def test_a_licence_jsdoc_above_a_line_comment_documents_nothing(tmp_path):
+    page = _docs_page(tmp_path, "a.ts", "/** Copyright 2020 Acme. All rights reserved. */\n// Parses things.\n"
+                                        "export function parse() {}\n")
+    assert "Copyright" not in _definition(page, "parse")
+
+
+def test_a_namespace_re_export_names_what_it_exports(tmp_path):
+    """``export * as iso from "./iso.js"`` exports the name ``iso`` (TypeDoc's namespace), as
+    ``export { a }`` exports ``a``."""
+    page = _docs_page(tmp_path, "index.ts", 'export * as iso from "./iso.js";\nexport { a } from "./a.js";\n')
+    assert "export `iso` (line 1)" in page and "export `a` (line 2)" in page

@@ -135,3 +135,23 @@ def test_a_doxygen_list_is_not_part_of_the_paragraph_before_it():
     text = versus._xml_text(xml)
     assert versus.first_sentence(text) == ("const", "member", "function", "selector", "for", "overload", "cast")
     assert "regular: static_cast" in text
+
+
+def test_a_typescript_override_without_its_own_comment_is_not_counted(tmp_path: Path):
+    """TypeDoc shows ``Object.toString``'s comment on an ``override toString()`` with none of its
+    own, and records no "overwrites" for it: not a comment the file has, so not counted."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "error.ts").write_text("export class E extends Error {\n  override toString() {\n"
+                                               "    return '';\n  }\n  /** The issues. */\n"
+                                               "  override get message() {\n    return '';\n  }\n}\n")
+    said = {"summary": [{"kind": "text", "text": "Returns a string representation of an object."}]}
+    own = {"summary": [{"kind": "text", "text": "The issues."}]}
+
+    def member(name: str, line: int, comment: dict) -> dict:
+        return {"name": name, "kind": 2048, "sources": [{"fileName": "src/error.ts", "line": line}],
+                "signatures": [{"comment": comment}]}
+
+    project = {"children": [{"name": "E", "kind": 128, "sources": [{"fileName": "src/error.ts", "line": 1}],
+                             "children": [member("toString", 2, said), member("message", 6, own)]}]}
+    docs = {entity.name: entity.doc for entity in versus.typedoc_entities(tmp_path, project)}
+    assert docs == {"E": "", "E.toString": "", "E.message": "The issues."}

@@ -56,6 +56,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
     tree, source = parsed
     walker = _Walker(source)
     walker.walk(tree.root_node, "", True)
+    _merged_docs(walker.symbols)
     return ts.finish(walker.symbols, walker.imports, ts.leading_doc(source, tree.root_node, _DECLARATIONS), tree)
 
 
@@ -67,6 +68,21 @@ class _Walker:
 
     def name(self, node) -> str:
         return ts.text_of(self.source, node.child_by_field_name("name"))
+
+    def define(self, name: str, kind: str, node, **options: Any) -> dict[str, Any]:
+        """``ts.definition``, documented by the JSDoc nearest above it when there is one: that
+        block, read as Markdown, is what TypeScript and TypeDoc take (``//`` lines are not docs)."""
+        symbol = ts.definition(self.source, name, kind, node, **options)
+        anchor = options.get("anchor") or node
+        jsdoc = _jsdoc(self.source, anchor)
+        if jsdoc is not None and jsdoc is not anchor.prev_sibling:  # other comments between: not its doc
+            doc = ts.clean_comment(ts.text_of(self.source, jsdoc).split("\n"))
+            symbol.pop("doc", None)
+            if doc and not ts.is_license(doc):
+                symbol["doc"] = doc
+        if jsdoc is not None and symbol.get("doc"):
+            symbol["doc_parser"] = "jsdoc_doc"
+        return symbol
 
     def walk(self, node, parent: str, top: bool) -> None:
         """Definitions anywhere (nested functions too, as ctags lists them); variables at the top."""
@@ -82,6 +98,9 @@ class _Walker:
             for inner in node.named_children:
                 if inner.type == "export_clause":
                     self.export_clause(inner)
+                elif inner.type == "namespace_export" and inner.named_children:  # ``export * as iso from``
+                    self.symbols.append({"name": ts.unquote(ts.text_of(source, inner.named_children[0])),
+                                         "kind": "export", "line": ts.line_of(inner)})
                 else:
                     self.visit(inner, parent, top, node)
             for symbol in self.symbols[before:]:  # what this statement declares, not what nests in it
@@ -100,34 +119,36 @@ class _Walker:
                 self.visit(inner, parent, top, anchor)
             return
         if kind in _FUNCTIONS and node.child_by_field_name("name") is not None:
-            self.symbols.append(ts.definition(source, self.name(node), "function", node, anchor=anchor,
-                                              body=node.child_by_field_name("body"),
-                                              detail=_FUNCTIONS[kind], parent=parent))
+            self.symbols.append(self.define(self.name(node), "function", node, anchor=anchor,
+                                            body=node.child_by_field_name("body"),
+                                            detail=_FUNCTIONS[kind], parent=parent))
             self.walk_body(node, parent)
             return
         if kind in _CLASSES and node.child_by_field_name("name") is not None:
             name = self.name(node)
-            self.symbols.append(ts.definition(source, name, "class", node, anchor=anchor,
-                                              body=node.child_by_field_name("body"),
-                                              detail=_CLASSES[kind], parent=parent))
+            self.symbols.append(self.define(name, "class", node, anchor=anchor,
+                                            body=node.child_by_field_name("body"),
+                                            detail=_CLASSES[kind], parent=parent))
             self.walk(node.child_by_field_name("body") or node, name, False)
             return
         if kind in _TYPES:
             our_kind, detail = _TYPES[kind]
             name = ts.unquote(self.name(node))  # ``declare module "fs"`` names the module ``fs``
             body = node.child_by_field_name("body")
-            self.symbols.append(ts.definition(source, name, our_kind, node, anchor=anchor,
-                                              body=body if kind != "type_alias_declaration" else None,
-                                              detail=detail, parent=parent))
-            if body is not None and kind != "enum_declaration":
+            self.symbols.append(self.define(name, our_kind, node, anchor=anchor,
+                                            body=body if kind != "type_alias_declaration" else None,
+                                            detail=detail, parent=parent))
+            if body is not None and kind == "enum_declaration":
+                self.enum_members(body, name)
+            elif body is not None:
                 self.walk(body, name, kind != "interface_declaration")
             return
         if kind == "construct_signature":  # ``new (x: T): C`` in an interface or declaration
-            self.symbols.append(ts.definition(source, "new", "method", node, anchor=anchor, parent=parent))
+            self.symbols.append(self.define("new", "method", node, anchor=anchor, parent=parent))
             return
         if kind in _METHODS:
-            self.symbols.append(ts.definition(source, self.name(node), "method", node, anchor=anchor,
-                                              body=node.child_by_field_name("body"), parent=parent))
+            self.symbols.append(self.define(self.name(node), "method", node, anchor=anchor,
+                                            body=node.child_by_field_name("body"), parent=parent))
             self.walk_body(node, parent)
             return
         if kind in ("lexical_declaration", "variable_declaration"):
@@ -142,8 +163,8 @@ class _Walker:
             value = node.child_by_field_name("value")
             if value is not None and value.type in _VALUE_FUNCTIONS:
                 name = ts.unquote(ts.text_of(source, node.child_by_field_name("key")))
-                self.symbols.append(ts.definition(source, name, "method", node, anchor=anchor,
-                                                  body=value.child_by_field_name("body"), parent=parent))
+                self.symbols.append(self.define(name, "method", node, anchor=anchor,
+                                                body=value.child_by_field_name("body"), parent=parent))
                 self.walk_body(value, parent)
                 return
         if kind in ("call_expression", "new_expression"):
@@ -152,13 +173,26 @@ class _Walker:
             value = node.child_by_field_name("value")
             name = ts.text_of(source, node.child_by_field_name("name") or node.child_by_field_name("property"))
             if value is not None and value.type in _VALUE_FUNCTIONS:
-                self.symbols.append(ts.definition(source, name, "method", node, anchor=anchor,
-                                                  body=value.child_by_field_name("body"), parent=parent))
+                self.symbols.append(self.define(name, "method", node, anchor=anchor,
+                                                body=value.child_by_field_name("body"), parent=parent))
             elif parent and name and not _private(source, node, name):
                 # a class's or interface's property, as TypeDoc lists it (private ones are not its API)
-                self.symbols.append(ts.definition(source, name, "variable", node, anchor=anchor,
-                                                  body=value, detail="property", parent=parent))
+                self.symbols.append(self.define(name, "variable", node, anchor=anchor,
+                                                body=value, detail="property", parent=parent))
         self.walk(node, parent, False)
+
+    def enum_members(self, body, parent: str) -> None:
+        """An enum's members with their values, as TypeDoc lists them (``Red = 0``, ``Green``)."""
+        for member in body.named_children:
+            named = member.child_by_field_name("name") if member.type == "enum_assignment" else member
+            if named is None or named.type not in ("property_identifier", "string"):
+                continue
+            symbol = self.define(ts.unquote(ts.text_of(self.source, named)), "constant", member,
+                                 with_signature=False, detail="enum", parent=parent)
+            value = member.child_by_field_name("value") if member is not named else None
+            if value is not None:
+                symbol["signature"] = f"= {ts.signature(self.source, value, None)}"
+            self.symbols.append(symbol)
 
     def walk_body(self, node, parent: str) -> None:
         body = node.child_by_field_name("body")
@@ -172,26 +206,26 @@ class _Walker:
         if target is not None and target.type == "identifier" and value is not None:
             name = ts.text_of(source, target)
             if value.type in _VALUE_FUNCTIONS:
-                symbol = ts.definition(source, name, "function", node, anchor=anchor,
-                                       body=value.child_by_field_name("body"), parent=parent)
+                symbol = self.define(name, "function", node, anchor=anchor,
+                                     body=value.child_by_field_name("body"), parent=parent)
                 self.symbols.append(symbol)
                 self.walk_body(value, parent)
                 return
             if value.type in ("call_expression", "parenthesized_expression") and _defines_class(
                     source, value, name):
-                self.symbols.append(ts.definition(source, name, "class", node, anchor=anchor,
-                                                  with_signature=False, parent=parent))
+                self.symbols.append(self.define(name, "class", node, anchor=anchor,
+                                                with_signature=False, parent=parent))
                 self.visit(value, name, False, value)
                 return
             if value.type == "class":
-                self.symbols.append(ts.definition(source, name, "class", node, anchor=anchor,
-                                                  body=value.child_by_field_name("body"), parent=parent))
+                self.symbols.append(self.define(name, "class", node, anchor=anchor,
+                                                body=value.child_by_field_name("body"), parent=parent))
                 self.walk(value.child_by_field_name("body") or value, name, False)
                 return
         if top and target is not None and target.type == "identifier":
-            self.symbols.append(ts.definition(source, ts.text_of(source, target),
-                                              "constant" if constant else "variable", node,
-                                              anchor=anchor, with_signature=False, parent=parent))
+            self.symbols.append(self.define(ts.text_of(source, target),
+                                            "constant" if constant else "variable", node,
+                                            anchor=anchor, with_signature=False, parent=parent))
         if value is not None:
             self.visit(value, parent, False, value)
 
@@ -223,9 +257,9 @@ class _Walker:
         else:
             return False  # ``a[b] = function``: no name to list
         anchor = node.parent if node.parent is not None and node.parent.type == "expression_statement" else anchor
-        self.symbols.append(ts.definition(source, name, "class" if right.type == "class" else kind, node,
-                                          anchor=anchor, body=right.child_by_field_name("body"),
-                                          parent=owner))
+        self.symbols.append(self.define(name, "class" if right.type == "class" else kind, node,
+                                        anchor=anchor, body=right.child_by_field_name("body"),
+                                        parent=owner))
         self.walk(right.child_by_field_name("body") or right, name if right.type == "class" else owner, False)
         return True
 
@@ -258,6 +292,38 @@ class _Walker:
         line = ts.line_of(node)
         self.imports.append({"module": module, "line": line, "kind": kind})
         self.symbols.append({"name": module, "kind": "import", "line": line})
+
+
+def _jsdoc(source: bytes, node):
+    """The ``/** */`` comment nearest above ``node`` in the comments right on it, if any."""
+    expected = node.start_point[0]
+    sibling = node.prev_sibling
+    while sibling is not None and "comment" in sibling.type and sibling.end_point[0] >= expected - 1:
+        if source.startswith(b"/**", sibling.start_byte) and not source.startswith(b"/**/", sibling.start_byte):
+            return sibling
+        expected = sibling.start_point[0]
+        sibling = sibling.prev_sibling
+    return None
+
+
+# what declaration merging joins: a type (alias, interface, namespace) and a value of one name
+_MERGING = frozenset({"function", "class", "type", "namespace", "constant", "variable"})
+
+
+def _merged_docs(symbols: list[dict[str, Any]]) -> None:
+    """A declaration without a JSDoc of its own that TypeScript merges with one of another kind
+    (``type input<T>`` beside ``function input``) is documented by that one's JSDoc, as the
+    merged symbol is (in the editor's hover and in TypeDoc)."""
+    documented: dict[tuple[str, str], dict[str, Any]] = {}
+    for symbol in symbols:
+        if symbol.get("doc_parser") and symbol["kind"] in _MERGING and symbol.get("detail") != "property":
+            documented.setdefault((symbol.get("parent", ""), symbol["name"]), symbol)
+    for symbol in symbols:
+        donor = documented.get((symbol.get("parent", ""), symbol["name"]))
+        if (donor is not None and not symbol.get("doc_parser") and symbol["kind"] in _MERGING
+                and symbol.get("detail") != "property" and donor["kind"] != symbol["kind"] and donor.get("doc")):
+            symbol["doc"] = donor["doc"]
+            symbol["doc_parser"] = "jsdoc_doc"
 
 
 def _private(source: bytes, node, name: str) -> bool:

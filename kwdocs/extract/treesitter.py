@@ -226,6 +226,11 @@ def _without_block_tags(doc: str) -> str:
 _LICENSE = re.compile(r"copyright|licen[cs]ed under|all rights reserved|spdx-license", re.I)
 
 
+def is_license(text: str) -> bool:
+    """Whether a comment is a licence or copyright notice, nobody's documentation."""
+    return _LICENSE.search(text) is not None
+
+
 def last_line(node: Node) -> int:
     """The 1-based line ``node`` ends on: a node taking in its line break ends at the next line's
     column 0, which is not one of its lines (a Makefile's variable, say)."""

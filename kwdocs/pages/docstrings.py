@@ -474,7 +474,8 @@ def markdown_spans(text: str, resolve: Resolver = _no_resolver, *, rust: bool = 
                 continue
             flush()
             shown = _code_text(text[end:close])
-            pieces.append({"t": "code", "v": shown, "link": _link(shown, resolve)})
+            # ``.min(1)``, a method as JavaScript's docs write it, links to ``min``
+            pieces.append({"t": "code", "v": shown, "link": _link(shown.removeprefix("."), resolve)})
             index = close + run
         elif char == "[" or (char == "!" and text.startswith("[", index + 1)):
             image = char == "!"
@@ -904,8 +905,8 @@ def _section_blocks(section, resolve: Resolver, markdown: bool = False) -> list[
 _COMMAND = re.compile(r"^[\\@](?P<name>[a-zA-Z]+)(?:\[(?P<dir>[^\]]*)\])?\s*(?P<rest>.*)$")
 _INLINE_COMMAND = re.compile(r"[\\@](?:c|p|a|e|em|b|ref|link|copydoc)\s+([\w:.~()<>]*[\w)>])")
 # JSDoc's and Javadoc's ``{@link Target}``, ``{@link Target|text}``, ``{@code x}``: the text, else the name as code
-_BRACED_INLINE = re.compile(r"(?:\[(?P<label>[^\]\n]+)\])?\{@(?:link|linkcode|linkplain|code|literal)\s+"
-                            r"(?P<target>[^}|\s]+)(?:[|\s]\s*(?P<text>[^}]*))?\}")
+_BRACED_INLINE = re.compile(r"(?:\[(?P<label>[^\]\n]+)\])?\{@(?P<tag>link|linkcode|linkplain|code|literal)\s+"
+                            r"(?P<target>[^}|\s]+)(?:(?:\s*\|\s*|\s+)(?P<text>[^}]*))?\}")
 _LINK_END = re.compile(r"[\\@]endlink\b")
 _FIELD_COMMANDS = {"param": "Parameters", "arg": "Parameters", "argument": "Parameters",
                    "tparam": "Template parameters", "template": "Type parameters", "typeParam": "Type parameters",
@@ -945,6 +946,18 @@ def _braced_inline(match: re.Match) -> str:
     return text if text else f"`{match.group('target')}`"
 
 
+def _braced_markdown(match: re.Match) -> str:
+    """``{@link Target | text}`` as the Markdown link TypeDoc makes of it: to the address, or to
+    the name's definition where kwdocs knows it; ``{@link Target}`` as its name in code."""
+    target = match.group("target")
+    if match.group("tag") in ("code", "literal"):
+        return f"`{' '.join(part for part in (target, match.group('text')) if part)}`"
+    text = (match.group("label") or match.group("text") or "").strip()
+    if not text:
+        return f"<{target}>" if safe_url(target) else f"`{target}`"
+    return f"[{text}]({target})" if safe_url(target) else f"[{text}][{target}]"
+
+
 def _jsdoc_type(rest: str) -> tuple[str, str]:
     """A JSDoc ``{Type}`` opening ``rest`` (its braces balanced), and the words after it."""
     if not rest.startswith("{") or rest.startswith("{@"):
@@ -965,16 +978,23 @@ def _jsdoc_name(name: str) -> tuple[str, str]:
     return name, f"Optional, default `{default}`. " if equals else "Optional. "
 
 
-def comment_doc(text: str, resolve: Resolver = _no_resolver, *, markdown: bool = False) -> dict:
+def comment_doc(text: str, resolve: Resolver = _no_resolver, *, markdown: bool = False,
+                markdown_blocks_too: bool = False) -> dict:
     """A doc comment (its markers already stripped) as summary and blocks: Doxygen commands
     as fields and labelled paragraphs, ``\\code`` and ``\\rst`` blocks as code and prose;
-    with ``markdown``, its words are read as Markdown's inline text (``*emphasis*``, links)."""
-    words = _markdown_words if markdown else spans
+    with ``markdown``, its prose is read as Markdown: its words only (``*emphasis*``, links:
+    Doxygen's), or with ``markdown_blocks_too`` its blocks too (lists, fences: JSDoc's and TSDoc's)."""
+    whole = markdown and markdown_blocks_too
+    words = (markdown_spans if whole else _markdown_words) if markdown else spans
+
+    def read(prose: str) -> list[dict]:
+        return markdown_blocks(prose, resolve) if whole else prose_blocks(prose, resolve, words)
+
     if "\\" not in text and "@" not in text:
-        summary, body = _summary(prose_blocks(text, resolve, words))
+        summary, body = _summary(read(text))
         return {"summary": summary, "blocks": _capped(body)}
     if "{@" in text:
-        text = _BRACED_INLINE.sub(_braced_inline, text)
+        text = _BRACED_INLINE.sub(_braced_markdown if whole else _braced_inline, text)
     text = _INLINE_COMMAND.sub(lambda match: f"`{match.group(1)}`", _LINK_END.sub("", text))
     brief: list[dict] = []
     blocks: list[dict] = []
@@ -984,7 +1004,7 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver, *, markdown: bool =
 
     def flush() -> None:
         if prose:
-            blocks.extend(prose_blocks("\n".join(prose), resolve, words))
+            blocks.extend(read("\n".join(prose)))
             prose.clear()
 
     lines = text.split("\n")
@@ -1012,7 +1032,9 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver, *, markdown: bool =
             index = end
             if rest:
                 blocks.append({"t": "text", "spans": words(rest, resolve)})
-            if inner:
+            if inner and whole and any(_FENCE.match(line) for line in inner.split("\n")):  # TSDoc: Markdown
+                blocks.extend(markdown_blocks(inner, resolve))
+            elif inner:
                 blocks.append({"t": "code", "v": inner, "lang": ""})
             current = None
         elif name in _STRUCTURAL:
@@ -1155,7 +1177,14 @@ def structured_doc(parser: str, text: str) -> dict | None:
     return None
 
 
+def jsdoc_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
+    """A JSDoc or TSDoc comment: its tags as ``comment_doc`` reads them, its prose as Markdown,
+    blocks and words, as TypeDoc and JSDoc's own templates render it."""
+    return comment_doc(text, resolve, markdown=True, markdown_blocks_too=True)
+
+
 PARSERS: dict[str, Callable[..., dict]] = {"python_doc": python_doc, "rust_doc": rust_doc, "go_doc": go_doc,
-                                           "comment_doc": comment_doc, "doxygen_doc": doxygen_doc}
+                                           "comment_doc": comment_doc, "doxygen_doc": doxygen_doc,
+                                           "jsdoc_doc": jsdoc_doc}
 """The doc-comment styles a language names (``Language.doc_parser``): a doc's text and a name
 resolver -> summary and blocks."""

@@ -421,7 +421,9 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
         if resolve is None:
             resolve = make_resolver()
         resolve_here = functools.partial(resolve, scope=scope.replace("::", "."))
-        entry["doc"] = parse(doc, resolve_here) if doc else None
+        # a JSDoc block is Markdown; a ``//`` comment above the same language's code is plain text
+        own = docstrings.PARSERS.get(str(symbol.get("doc_parser", "")), parse)
+        entry["doc"] = own(doc, resolve_here) if doc else None
         if annotated:
             entry["signature_spans"] = docstrings.signature_spans(entry["signature"], resolve_here)
 
