@@ -227,7 +227,7 @@ def rendering_problem(markdown: str, tool_doc: str = "") -> str:
     reads well."""
     text = _CODE_BLOCK.sub("\n\n", markdown)
     text = re.sub(r"`[^`\n]*`", "CODE", text)  # escapes inside code spans are literal text
-    if _ESCAPED.search(text):
+    if _ESCAPED.search(_literal_in_tool(text, tool_doc)):
         return "escaped Markdown"
     if _TOOL_CODE.search(inspect.cleandoc(tool_doc)) and not _PAGE_CODE.search(markdown):
         return "code run into the text"
@@ -245,6 +245,22 @@ def rendering_problem(markdown: str, tool_doc: str = "") -> str:
                 and not re.match(r"\s*(\||#|>)", last) and _words(after)[:3] not in starts):
             return "split per line"
     return ""
+
+
+def _literal_in_tool(text: str, tool_doc: str) -> str:
+    """``text`` without the escapes of what the tool's own doc shows literally, so they are not
+    counted as escaped Markdown: a backtick left unpaired in its paragraph (``(i.e. `x))``), and
+    ``[a][b]`` whose ``b`` names no link (``[ host ][port]`` in a drawing)."""
+    prose = [re.sub(r"``[^`]*``", "", block)
+             for block in re.split(r"\n\s*\n", _CODE_BLOCK.sub("", inspect.cleandoc(tool_doc)))]
+    if any(block.count("`") % 2 for block in prose):
+        text = text.replace("\\`", "`")
+    defined = {label.lower() for label in re.findall(r"^\s*\[([^\]\n]+)\]:", tool_doc, re.MULTILINE)}
+
+    def unlinked(match: re.Match) -> str:
+        label = match.group(2) or match.group(1)
+        return match.group(0) if label.strip().lower() in defined else "[]"
+    return re.sub(r"\\\[([^\]\n]*)\\\]\\\[([^\]\n]*)\\\]", unlinked, text)
 
 
 def _words(text: str) -> tuple[str, ...]:

@@ -88,6 +88,16 @@ def test_escaped_markdown_and_paragraphs_split_per_line_are_caught():
     assert versus.rendering_problem("Use it so:\n\n```\nx = 1\ny = 2\n```\n\nAnd so on.", docstring) == ""
 
 
+def test_what_the_tools_doc_shows_literally_is_not_escaped_markdown():
+    """An unpaired backtick and a ``[a][b]`` naming no link are literal text in rustdoc and pdoc:
+    the page escaping them renders them as the tool does; a link or footnote escaped does not."""
+    tool = "The default (i.e. `multiple(false)) throws.\n\n  [scheme] [ host ][port]\n\n[^1]: a note."
+    assert versus.rendering_problem("The default (i.e. \\`multiple(false)) throws.", tool) == ""
+    assert versus.rendering_problem("\\[scheme\\] \\[ host \\]\\[port\\]", tool) == ""
+    assert versus.rendering_problem("\\[^1\\]: a note.", tool) == "escaped Markdown"
+    assert versus.rendering_problem("\\[a\\]\\[b\\]", "[a][b]\n\n[b]: https://x.org") == "escaped Markdown"
+
+
 def test_the_page_of_a_markdown_docstring_is_measured_as_pdoc_would_show_it(tmp_path: Path):
     """The class docstring's Markdown (bold, a bullet wrapped over two lines) reads well on the
     page kwdocs writes today; a page that escaped it is caught (the test above)."""
