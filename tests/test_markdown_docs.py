@@ -127,9 +127,9 @@ def test_a_markdown_docstring_shows_its_emphasis_lists_links_and_code_as_markdow
     assert "<strong>Parameters:</strong>" in html and "<em>(optional)</em>" in html
     assert html.count("<li>") == 3 and "<p>requests.</p>" not in html
     assert '<a href="https://www.python-httpx.org/advanced/ssl/">the docs</a>' in html
-    # a reStructuredText docstring reads as before: its stars are text
-    assert "Add \\*x\\* to the \\*\\*total\\*\\*, see `print` and `x * 2`." in _entry(page, "rest")
-    assert "- `x` (`int`): the \\*amount\\*, wrapped onto two lines." in _entry(page, "rest")
+    # a reStructuredText docstring's emphasis is emphasis too, as docutils and pdoc show it
+    assert "Add *x* to the **total**, see `print` and `x * 2`." in _entry(page, "rest")
+    assert "- `x` (`int`): the *amount*, wrapped onto two lines." in _entry(page, "rest")
     # nor is a Google-style docstring whose example holds a comment: it has no Markdown heading
     assert "\\# Simplest usage - default config" in _entry(page, "example") and "##" not in _entry(page, "example")
 
@@ -200,3 +200,36 @@ def test_go_doc_comments_are_rendered_as_go_doc_renders_them(tmp_path):
     assert "\\# Flags" not in run and "\\[Command\\]" not in run
     assert "an unindented dash is text, not a list item" in run
     assert "  - an unindented dash" not in run      # only an indented line is a list item in Go
+
+
+TRANSPORT = '''class BaseTransport:
+    def handle_request(self, request):
+        """
+        Send a single HTTP request and return a response.
+
+        The response stream should *either* be consumed immediately, or be closed.
+
+        Example usage:
+
+            with httpx.HTTPTransport() as transport:
+                resp = transport.handle_request(req)
+
+        Takes either `<host>` or `<host>:<port>` as its netloc, see `port`.
+        """
+
+    def port(self):
+        """The port."""
+'''
+
+
+def test_a_plain_docstring_reads_as_pdoc_shows_it(tmp_path):
+    """pdoc reads a docstring as Markdown: ``*either*`` is emphasis, a block indented under
+    ``Example usage:`` is code, and a code span is kept whole, never cut at a ``<name>``."""
+    page = (_build(tmp_path, {"base.py": TRANSPORT}) / "base.py_docs.md").read_text(encoding="utf-8")
+    entry = _entry(page, "handle_request")
+    assert "should *either* be consumed" in entry and "\\*either\\*" not in entry
+    assert "```\nwith httpx.HTTPTransport() as transport:\n    resp = transport.handle_request(req)\n```" in entry
+    assert "`<host>:<port>` as its netloc" in entry
+    html = _html("\n".join(line.strip() for line in entry.split("\n")))
+    assert "<em>either</em>" in html and "<code>&lt;host&gt;:&lt;port&gt;</code>" in html
+    assert "<pre><code>with httpx.HTTPTransport() as transport:" in html

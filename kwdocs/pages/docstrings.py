@@ -58,8 +58,9 @@ _FIELD_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::", re.MULTILINE)
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "testcode", "doctest", "math",
                               "testsetup", "literalinclude", "highlight"})
 _LANGUAGE = re.compile(r"[\w+#-]{1,20}")
-_SPECIAL_ANYWHERE = re.compile(r">>>|```|~~~|::[ \t]*$|^[ \t]*(?:\.\.[ \t]|[-*+•][ \t]|\d+[.)][ \t]|#\.[ \t])",
-                               re.MULTILINE)
+_SPECIAL_ANYWHERE = re.compile(r">>>|```|~~~|::[ \t]*$|^[ \t]*(?:\.\.[ \t]|[-*+•][ \t]|\d+[.)][ \t]|#\.[ \t])"
+                               r"|\n[ \t]*\n(?: {4}|\t)", re.MULTILINE)
+CODE_INDENT = 4   # a block this much deeper than the paragraph before it is code, as pdoc reads it
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#\.)\s+(?=\S)")
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)")
@@ -70,7 +71,38 @@ def _no_resolver(name: str) -> str:
 
 
 def spans(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
-    """Prose split into text and code spans; roles, literals and backticked names become code."""
+    """Prose split into text and code spans; roles, literals and backticked names become code,
+    ``*emphasis*`` and ``**strong**`` marks around text."""
+    found = _code_spans(text, resolve)
+    if "*" not in text:
+        return found
+    return [piece for span in found for piece in (_rest_emphasis(span["v"]) if span["t"] == "text" else [span])]
+
+
+# reST's ``*emphasis*`` and ``**strong**``: opened after a blank or an opening mark, closed before
+# a blank or punctuation, words inside; ``*args`` and ``**kwargs`` open nothing
+_REST_EMPHASIS = re.compile(r"(?<![^\s'\"(\[{<\-/:])(\*\*?)(?=[^\s*])([^*\n]*?[^\s*\\])\1"
+                            r"(?=[\s'\")\]}>\-/:.,;!?\\]|$)")
+
+
+def _rest_emphasis(text: str) -> list[dict]:
+    """A text span with reST's emphasis in it as text and mark spans."""
+    pieces: list[dict] = []
+    position = 0
+    for match in _REST_EMPHASIS.finditer(text):
+        kind = "strong" if len(match.group(1)) == 2 else "em"
+        if match.start() > position:
+            pieces.append({"t": "text", "v": text[position:match.start()]})
+        pieces += [{"t": kind, "v": "", "end": False}, {"t": "text", "v": match.group(2)},
+                   {"t": kind, "v": "", "end": True}]
+        position = match.end()
+    if position < len(text):
+        pieces.append({"t": "text", "v": text[position:]})
+    return pieces
+
+
+def _code_spans(text: str, resolve: Resolver) -> list[dict]:
+    """Prose split into text and code spans (see ``spans``)."""
     if "`" not in text:   # most text: nothing inline to find
         return [{"t": "text", "v": _RST_ESCAPE.sub("", text) if "\\" in text else text}] if text else []
     result: list[dict] = []
@@ -87,7 +119,8 @@ def spans(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             continue
         target = match.group("target") if match.group("role") else match.group("plain")
         titled = _TITLED.match(target)
-        if titled and titled.group("title"):
+        # ``title <target>``, but a title holding ``<`` is none: ```<host>:<port>``` is code, whole
+        if titled and titled.group("title") and "<" not in titled.group("title"):
             shown, target = titled.group("title"), titled.group("target")
         else:
             target = target.strip().lstrip("!")
@@ -117,12 +150,22 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
     lines = text.expandtabs().split("\n")
     blocks: list[dict] = []
     index = 0
+    paragraph_indent = -1   # the indentation of the paragraph just read, -1 after any other block
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
         if not stripped:
             index += 1
             continue
+        # (a directive or a list in a quote is read below as reST reads it)
+        if 0 <= paragraph_indent and _indent(line) >= paragraph_indent + CODE_INDENT and not lines[index - 1].strip() \
+                and not _DIRECTIVE.match(line) and not _BULLET.match(line):
+            # ``Example usage:`` then an indented block: code in Markdown, which pdoc reads
+            code, index = _indented(lines, index, paragraph_indent)
+            blocks.append({"t": "code", "v": code, "lang": "python" if code.startswith(">>>") else ""})
+            paragraph_indent = -1
+            continue
+        paragraph_indent = -1
         if stripped.startswith(">>>"):
             end = index
             while end < len(lines) and lines[end].strip():
@@ -165,7 +208,7 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             items, index = _bullets(lines, index, resolve)
             blocks.append({"t": "list", "items": items})
             continue
-        end = index
+        start = end = index
         while end < len(lines) and lines[end].strip() and not lines[end].strip().startswith(">>>") \
                 and not _DIRECTIVE.match(lines[end]) and not (end > index and _FENCE.match(lines[end])) \
                 and not (end > index and _BULLET.match(lines[end])):
@@ -182,6 +225,8 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
                 blocks.append({"t": "code", "v": code, "lang": "python" if code.startswith(">>>") else ""})
             continue
         blocks.append({"t": "text", "spans": spans(paragraph, resolve)})
+        # a docstring's first line lost its indentation to ``inspect.cleandoc``: nothing to measure by
+        paragraph_indent = _indent(lines[end - 1]) if start else -1
     return blocks
 
 
