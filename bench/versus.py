@@ -229,7 +229,8 @@ def rendering_problem(markdown: str, tool_doc: str = "") -> str:
     text = re.sub(r"`[^`\n]*`", "CODE", text)  # escapes inside code spans are literal text
     if _ESCAPED.search(_literal_in_tool(text, tool_doc)):
         return "escaped Markdown"
-    if _TOOL_CODE.search(inspect.cleandoc(tool_doc)) and not _PAGE_CODE.search(markdown):
+    if _TOOL_CODE.search(_without_quoted_lists(inspect.cleandoc(tool_doc), markdown)) \
+            and not _PAGE_CODE.search(markdown):
         return "code run into the text"
     # a heading the tool's doc does not have: a hidden doctest line (rustdoc's ``# use x;``) as a heading
     headings = {h.strip() for h in _HEADING.findall(_CODE_BLOCK.sub("", tool_doc))}
@@ -245,6 +246,22 @@ def rendering_problem(markdown: str, tool_doc: str = "") -> str:
                 and not re.match(r"\s*(\||#|>)", last) and _words(after)[:3] not in starts):
             return "split per line"
     return ""
+
+
+_INDENTED_BLOCK = re.compile(r"(?:\A|(?<=\n))[ \t]*\n((?:(?: {4,}|\t)[^\n]*(?:\n|\Z))+)")
+_BULLET_LINE = re.compile(r"\s*[-*+]\s+(.*\S)")
+
+
+def _without_quoted_lists(tool_doc: str, markdown: str) -> str:
+    """The tool's doc without the indented blocks that are bullet lists the page shows as a list,
+    each item its own (reST reads them so; pdoc, reading Markdown, shows them as code): no code
+    is run into the text there."""
+    def shown_as_list(match: re.Match) -> str:
+        items = [_BULLET_LINE.fullmatch(line) for line in match.group(1).rstrip("\n").split("\n")]
+        listed = all(item and re.search(rf"^\s*- {re.escape(item.group(1))}\s*$", markdown, re.MULTILINE)
+                     for item in items)
+        return "\n" if listed else match.group(0)
+    return _INDENTED_BLOCK.sub(shown_as_list, tool_doc)
 
 
 def _literal_in_tool(text: str, tool_doc: str) -> str:
