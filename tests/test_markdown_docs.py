@@ -233,3 +233,46 @@ def test_a_plain_docstring_reads_as_pdoc_shows_it(tmp_path):
     html = _html("\n".join(line.strip() for line in entry.split("\n")))
     assert "<em>either</em>" in html and "<code>&lt;host&gt;:&lt;port&gt;</code>" in html
     assert "<pre><code>with httpx.HTTPTransport() as transport:" in html
+
+
+HINTS = """\
+//! Value hints.
+
+/// Provide shell with hint on how to complete an argument.
+///
+/// | Hint      | zsh | fish[^1]|
+/// | --------- | :-: | ------: |
+/// | `AnyPath` | Yes | Yes     |
+/// | `Url`     | a \\| b |      |
+///
+/// [^1]: fish completions currently only support named arguments (e.g. -o or --opt), not
+///       positional arguments.
+pub enum ValueHint {
+    /// Any existing path.
+    AnyPath,
+    /// Complete web address.
+    Url,
+}
+"""
+
+
+def test_a_rustdoc_table_and_footnote_read_as_rustdoc_shows_them(tmp_path):
+    """rustdoc renders GFM tables and footnotes: the table is a table in the Markdown page and the
+    site (cells linked and aligned), the footnote's reference a raised number and its text at the
+    doc's end, never escaped pipes or ``[^1]``."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "hint.rs").write_text(HINTS, encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q", "--html") == 0
+    page = (tmp_path / "out/hint.rs_docs.md").read_text(encoding="utf-8")
+    entry = _entry(page, "ValueHint")
+    assert "\\|" not in entry.replace("a \\| b", "") and "[^1]" not in entry, entry
+    html = _html("\n".join(line.strip() for line in entry.split("\n")))
+    assert "<th>Hint</th>" in html and '<th align="center">zsh</th>' in html and '<th align="right">fish¹</th>' in html
+    assert html.count("<tr>") == 3 and '<td align="center">a | b</td>' in html
+    assert re.search(r'<td><a href="#l\d+-constant-anypath"><code>AnyPath</code></a></td>', html), html
+    assert "<p>¹ fish completions currently only support named arguments (e.g. -o or --opt), not positional" \
+           " arguments.</p>" in html
+    site = (tmp_path / "out/site/hint.rs_docs.html").read_text(encoding="utf-8")
+    assert '<tr><th>Hint</th><th align="center">zsh</th><th align="right">fish¹</th></tr>' in site
+    assert "<p>¹ fish completions currently only support named arguments" in site

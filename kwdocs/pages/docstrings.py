@@ -9,7 +9,8 @@ other comment is prose.  The result is plain data for the templates:
 
 - ``summary``: spans (see below), the first paragraph or ``\\brief``;
 - ``blocks``: ``{"t": "text", "spans": [...]}``, ``{"t": "code", "v": text, "lang": "python"}``,
-  ``{"t": "list", "items": [spans, ...]}``, ``{"t": "heading", "level": 4, "spans": [...]}`` and
+  ``{"t": "list", "items": [spans, ...]}``, ``{"t": "heading", "level": 4, "spans": [...]}``,
+  ``{"t": "table", "head": [spans per cell], "rows": [[spans per cell]], "align": ["", "left", ...]}`` and
   ``{"t": "fields", "title": "Parameters", "rows": [{"name", "type", "spans"}]}``.
 
 A span is ``{"t": "text", "v": ...}`` or ``{"t": "code", "v": ..., "link": ...}``: reST roles
@@ -289,6 +290,8 @@ def _capped(blocks: list[dict]) -> list[dict]:
             size = len(block["v"])
         elif kind == "list":
             size = sum(len(span["v"]) for item in block["items"] for span in item)
+        elif kind == "table":
+            size = sum(len(span["v"]) for row in [block["head"], *block["rows"]] for cell in row for span in cell)
         else:
             size = sum(len(row["name"]) + sum(len(span["v"]) for span in row["spans"]) for row in block["rows"])
         if used and used + size > MAX_BODY_CHARS:
@@ -365,6 +368,11 @@ _HEADING = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _REFERENCE_DEFINITION = re.compile(r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<target>[^\s>]+)>?[ \t]*$",
                                    re.MULTILINE)
 HEADING_DEMOTION = 3   # a doc's ``#`` sits below the page's ``#``, ``##`` and ``###``
+# GFM: a table's delimiter row (``| --- | :-: |``), a footnote's definition and its reference
+_TABLE_DELIMITER = re.compile(r"^[ ]{0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_FOOTNOTE_DEFINITION = re.compile(r"^[ ]{0,3}\[\^(?P<label>[^\]\s]+)\]:[ \t]*(?P<text>.*)$")
+_FOOTNOTE_REFERENCE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")   # a footnote's mark, as rustdoc raises it
 _BLANKS = re.compile(r"[ \t]{2,}")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
@@ -666,10 +674,15 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
             return ""
         text = _REFERENCE_DEFINITION.sub(keep, text)
 
+    lines, footnotes = _footnotes(text.expandtabs().split("\n"))
+
     def inline(words: str) -> list[dict]:
+        if footnotes and "[^" in words:   # a footnote's reference: its number, raised
+            words = _FOOTNOTE_REFERENCE.sub(
+                lambda match: str(footnotes[match[1]][0]).translate(_SUPERSCRIPT) if match[1] in footnotes
+                else match[0], words)
         return markdown_spans(words, resolve, rust=rust, references=references)
 
-    lines = text.expandtabs().split("\n")
     blocks: list[dict] = []
     index = 0
     after_blank = True
@@ -720,13 +733,86 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
             blocks.append({"t": "list", "items": [inline(item) for item in items]})
             after_blank = True
             continue
+        if "|" in line and index + 1 < len(lines) and _TABLE_DELIMITER.match(lines[index + 1]):
+            head, align = _table_cells(line), _table_cells(lines[index + 1])
+            if len(head) == len(align):
+                end = index + 2
+                rows = []
+                while end < len(lines) and lines[end].strip() and "|" in lines[end]:
+                    cells = _table_cells(lines[end])[:len(head)]
+                    rows.append([inline(cell) for cell in cells + [""] * (len(head) - len(cells))])
+                    end += 1
+                blocks.append({"t": "table", "head": [inline(cell) for cell in head], "rows": rows,
+                               "align": [_ALIGNS[(cell.startswith(":"), cell.endswith(":"))] for cell in align]})
+                index, after_blank = end, True
+                continue
         end = index + 1
         while end < len(lines) and lines[end].strip() and not _FENCE.match(lines[end]) \
                 and not _HEADING.match(lines[end]) and not _BULLET.match(lines[end]):
             end += 1
         blocks.append({"t": "text", "spans": inline(" ".join(part.strip() for part in lines[index:end]))})
         index, after_blank = end, False
+    # the footnotes at the doc's end, numbered, as rustdoc lists them
+    for label, (number, words) in sorted(footnotes.items(), key=lambda item: item[1][0]):
+        blocks.append({"t": "text", "spans": [{"t": "text", "v": str(number).translate(_SUPERSCRIPT) + " "},
+                                              *inline(words)]})
     return blocks
+
+
+_ALIGNS = {(False, False): "", (True, False): "left", (False, True): "right", (True, True): "center"}
+
+
+def _table_cells(line: str) -> list[str]:
+    """A GFM table row's cells: split at each ``|`` outside code spans (``\\|`` is a pipe)."""
+    row = line.strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
+    cells: list[str] = []
+    current: list[str] = []
+    in_code = False
+    index = 0
+    while index < len(row):
+        char = row[index]
+        if char == "\\" and row.startswith("|", index + 1):
+            current.append("|")
+            index += 2
+            continue
+        if char == "`":
+            in_code = not in_code
+        if char == "|" and not in_code:
+            cells.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+        index += 1
+    cells.append("".join(current).strip())
+    return cells
+
+
+def _footnotes(lines: list[str]) -> tuple[list[str], dict[str, tuple[int, str]]]:
+    """The lines without their GFM footnote definitions (``[^1]: text``, its indented lines
+    after it), and each footnote's number (in the order first referred to) and words."""
+    if not any("[^" in line for line in lines):
+        return lines, {}
+    kept: list[str] = []
+    words: dict[str, str] = {}
+    index = 0
+    while index < len(lines):
+        found = _FOOTNOTE_DEFINITION.match(lines[index])
+        if not found:
+            kept.append(lines[index])
+            index += 1
+            continue
+        text = [found["text"].strip()]
+        index += 1
+        while index < len(lines) and lines[index].strip() and _indent(lines[index]) >= 2:
+            text.append(lines[index].strip())
+            index += 1
+        words.setdefault(found["label"], " ".join(text))
+    order = [label for line in kept for label in _FOOTNOTE_REFERENCE.findall(line) if label in words]
+    order += list(words)
+    numbers = {label: number for number, label in enumerate(dict.fromkeys(order), start=1)}
+    return kept, {label: (numbers[label], text) for label, text in words.items()}
 
 
 def _markdown_items(lines: list[str], index: int) -> tuple[list[str], int]:

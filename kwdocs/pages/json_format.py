@@ -138,6 +138,8 @@ def _block_text(block: dict) -> str:
         return block.get("v", "")
     if kind == "list":
         return "\n".join(f"- {_spans(item)}" for item in block.get("items", ()))
+    if kind == "table":
+        return "\n".join(" | ".join(map(_spans, row)) for row in [block.get("head", ()), *block.get("rows", ())])
     if kind == "fields":
         rows = [f"{row.get('name', '')}: {_spans(row.get('spans'))}" for row in block.get("rows", ())]
         return "\n".join([f"{block.get('title', '')}:", *rows])
