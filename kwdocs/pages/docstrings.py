@@ -159,7 +159,7 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             index += 1
             continue
         # (a directive or a list in a quote is read below as reST reads it)
-        if 0 <= paragraph_indent and _indent(line) >= paragraph_indent + CODE_INDENT and not lines[index - 1].strip() \
+        if paragraph_indent >= 0 and _indent(line) >= paragraph_indent + CODE_INDENT and not lines[index - 1].strip() \
                 and not _DIRECTIVE.match(line) and not _BULLET.match(line):
             # ``Example usage:`` then an indented block: code in Markdown, which pdoc reads
             code, index = _indented(lines, index, paragraph_indent)
@@ -753,7 +753,7 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
         blocks.append({"t": "text", "spans": inline(" ".join(part.strip() for part in lines[index:end]))})
         index, after_blank = end, False
     # the footnotes at the doc's end, numbered, as rustdoc lists them
-    for label, (number, words) in sorted(footnotes.items(), key=lambda item: item[1][0]):
+    for number, words in sorted(footnotes.values()):
         blocks.append({"t": "text", "spans": [{"t": "text", "v": str(number).translate(_SUPERSCRIPT) + " "},
                                               *inline(words)]})
     return blocks
