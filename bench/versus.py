@@ -228,10 +228,13 @@ def rendering_problem(markdown: str, tool_doc: str = "", rendered: bool = False)
     reads well."""
     text = _CODE_BLOCK.sub("\n\n", markdown)
     text = re.sub(r"`[^`\n]*`", "CODE", text)  # escapes inside code spans are literal text
-    # marks a rendered tool doc still holds (Doxygen's ``[val1*][holder]``, no link) show as written there
-    if any(not rendered or match[0].replace("\\", "").strip() not in tool_doc for match in _ESCAPED.finditer(text)):
+    # marks a rendered tool doc still holds (Doxygen's ``[val1*][holder]``, no link) show as written
+    # there; in a tool's source doc (pdoc, TypeDoc), what its Markdown shows literally
+    if any(match[0].replace("\\", "").strip() not in tool_doc for match in _ESCAPED.finditer(text)) if rendered \
+            else _ESCAPED.search(_literal_in_tool(text, tool_doc)):
         return "escaped Markdown"
-    if _TOOL_CODE.search(inspect.cleandoc(tool_doc)) and not _PAGE_CODE.search(markdown):
+    if _TOOL_CODE.search(_without_quoted_lists(inspect.cleandoc(tool_doc), markdown)) \
+            and not _PAGE_CODE.search(markdown):
         return "code run into the text"
     # a heading the tool's doc does not have: a hidden doctest line (rustdoc's ``# use x;``) as a heading
     headings = {h.strip() for h in _HEADING.findall(_CODE_BLOCK.sub("", tool_doc))}
@@ -247,6 +250,40 @@ def rendering_problem(markdown: str, tool_doc: str = "", rendered: bool = False)
                 and not re.match(r"\s*(\||#|>)", last) and _words(after)[:3] not in starts):
             return "split per line"
     return ""
+
+
+_INDENTED_BLOCK = re.compile(r"(?:\A|(?<=\n))[ \t]*\n((?:(?: {4,}|\t)[^\n]*(?:\n|\Z))+)")
+_BULLET_LINE = re.compile(r"\s*[-*+]\s+(.*\S)")
+
+
+def _without_quoted_lists(tool_doc: str, markdown: str) -> str:
+    """The tool's doc without the indented blocks that are bullet lists the page shows as a list,
+    each item its own (reST reads them so; pdoc, reading Markdown, shows them as code): no code
+    is run into the text there."""
+    def shown_as_list(match: re.Match) -> str:
+        items = [_BULLET_LINE.fullmatch(line) for line in match.group(1).rstrip("\n").split("\n")]
+        listed = all(item and re.search(rf"^\s*- {re.escape(item.group(1))}\s*$", markdown, re.MULTILINE)
+                     for item in items)
+        return "\n" if listed else match.group(0)
+    return _INDENTED_BLOCK.sub(shown_as_list, tool_doc)
+
+
+def _literal_in_tool(text: str, tool_doc: str) -> str:
+    """``text`` without the escapes of what the tool's own doc shows literally, so they are not
+    counted as escaped Markdown: a backtick left unpaired in its paragraph (``(i.e. `x))``), and
+    ``[a][b]`` whose ``b`` names no link (``[ host ][port]`` in a drawing)."""
+    prose = [re.sub(r"``[^`]*``", "", block)
+             for block in re.split(r"\n\s*\n", _CODE_BLOCK.sub("", inspect.cleandoc(tool_doc)))]
+    if any(block.count("`") % 2 for block in prose):
+        text = text.replace("\\`", "`")
+    # a label defined (``[b]: url``) or linked inline (``[b](url)``) is a link in the tool's Markdown
+    defined = {label.lower() for pair in re.findall(r"^\s*\[([^\]\n]+)\]:|\[([^\]\n]+)\]\(", tool_doc, re.MULTILINE)
+               for label in pair if label}
+
+    def unlinked(match: re.Match) -> str:
+        label = match.group(2) or match.group(1)
+        return match.group(0) if label.strip().lower() in defined else "[]"
+    return re.sub(r"\\\[([^\]\n]*)\\\]\\\[([^\]\n]*)\\\]", unlinked, text)
 
 
 def _words(text: str) -> tuple[str, ...]:

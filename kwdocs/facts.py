@@ -18,6 +18,7 @@ class Symbol(TypedDict, total=False):
     signature: str     # ``(self, x: int) -> int``; ``class Foo(Base)``; optional
     parent: str        # enclosing class or namespace (``Linear`` for a method)
     detail: str        # sub-kind shown to the reader (``struct``, ``enum``, ``async``)
+    trait: str         # the trait a Rust ``impl Trait for Type`` implements (``fmt::Display``)
     decorators: list[str]
     condition: list[str]   # C/C++: the ``#if`` branch a macro is defined in (``#else``, then its ``#if``)
     doc: str           # its own documentation: docstring, or the doc comment above it (markers stripped)

@@ -759,6 +759,18 @@ def test_go_exported_fields_and_grouped_values_have_their_comments(tmp_path):
     assert "controls sorting of the slice of commands" in _definition(page, "EnableCommandSorting")
 
 
+def test_a_go_groups_comment_documents_its_names_without_one_of_their_own(tmp_path):
+    """``go doc`` prints a ``const ( ... )`` group's comment under the group: each name in it
+    without a comment of its own is documented by it; a name with its own keeps its own."""
+    source = ("package cobra\n\n// Annotations for Bash completion.\nconst (\n"
+              '\tBashCompFilenameExt = "ext"\n\t// BashCompCustom runs a custom function.\n'
+              '\tBashCompCustom = "custom"\n)\n')
+    page = _docs_page(tmp_path, "bash.go", source)
+    assert "Annotations for Bash completion." in _definition(page, "BashCompFilenameExt")
+    custom = _definition(page, "BashCompCustom")
+    assert "runs a custom function" in custom and "Annotations" not in custom
+
+
 def test_a_long_doc_comment_is_shown_to_its_end(tmp_path):
     """Doxygen and pdoc show a whole comment: a constructor documenting each of its 60 flags over
     180 lines keeps the last flag's description (it was cut at 80 lines or 2,400 characters)."""

@@ -435,3 +435,35 @@ def test_a_failing_ctags_costs_the_definitions_not_the_build(tmp_path):
     assert "a.tcl" in completed.stdout + completed.stderr and "Universal Ctags failed" in completed.stdout + completed.stderr
     assert "start_ServerLoop" in page(tmp_path / "out", "a.tcl", "kw")   # still an identifier
     assert "found by Universal Ctags" not in page(tmp_path / "out", "a.tcl")
+
+
+RUST_IMPLS = """\
+use std::fmt;
+
+/// A logger.
+pub struct Logger;
+
+impl Default for Logger {
+    fn default() -> Self { Logger }
+}
+
+impl fmt::Display for Logger {
+    /// How it reads.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { Ok(()) }
+}
+"""
+
+
+def test_rust_trait_impls_and_their_items_are_keywords_by_their_trait(tmp_path):
+    """``impl Trait for Type``: the keyword page and the index name each impl by its trait, so a
+    file's impls of ``Default`` and ``fmt::Display`` read apart, and list their items qualified."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "log.rs").write_text(RUST_IMPLS, encoding="utf-8")
+    assert run_build(src, tmp_path / "out", "-q").returncode == 0
+    page = (tmp_path / "out/log.rs_kw.md").read_text(encoding="utf-8")
+    assert "- **`Default for Logger`**: [impl, line 6](./log.rs_docs.md#l6-class-logger)" in page
+    assert "- **`fmt::Display for Logger`**: [impl, line 10](./log.rs_docs.md#l10-class-logger)" in page
+    assert "- **`Logger.fmt`**: [method, line 12]" in page and "- **`Logger.default`**: [method, line 7]" in page
+    index = (tmp_path / "out/keywords.md").read_text(encoding="utf-8")
+    assert "`fmt::Display for Logger`" in index and "`Default for Logger`" in index

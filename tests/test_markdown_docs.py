@@ -127,9 +127,9 @@ def test_a_markdown_docstring_shows_its_emphasis_lists_links_and_code_as_markdow
     assert "<strong>Parameters:</strong>" in html and "<em>(optional)</em>" in html
     assert html.count("<li>") == 3 and "<p>requests.</p>" not in html
     assert '<a href="https://www.python-httpx.org/advanced/ssl/">the docs</a>' in html
-    # a reStructuredText docstring reads as before: its stars are text
-    assert "Add \\*x\\* to the \\*\\*total\\*\\*, see `print` and `x * 2`." in _entry(page, "rest")
-    assert "- `x` (`int`): the \\*amount\\*, wrapped onto two lines." in _entry(page, "rest")
+    # a reStructuredText docstring's emphasis is emphasis too, as docutils and pdoc show it
+    assert "Add *x* to the **total**, see `print` and `x * 2`." in _entry(page, "rest")
+    assert "- `x` (`int`): the *amount*, wrapped onto two lines." in _entry(page, "rest")
     # nor is a Google-style docstring whose example holds a comment: it has no Markdown heading
     assert "\\# Simplest usage - default config" in _entry(page, "example") and "##" not in _entry(page, "example")
 
@@ -236,3 +236,79 @@ def test_a_markdown_docstring_with_a_private_code_span_and_admonitions(tmp_path)
     assert "!!!" not in field and "\\[" not in field
     # mkdocstrings' cross-reference ``[title][identifier]`` shows its title
     assert "A new field, as `Decimal` numbers are." in field
+
+
+TRANSPORT = '''class BaseTransport:
+    def handle_request(self, request):
+        """
+        Send a single HTTP request and return a response.
+
+        The response stream should *either* be consumed immediately, or be closed.
+
+        Example usage:
+
+            with httpx.HTTPTransport() as transport:
+                resp = transport.handle_request(req)
+
+        Takes either `<host>` or `<host>:<port>` as its netloc, see `port`.
+        """
+
+    def port(self):
+        """The port."""
+'''
+
+
+def test_a_plain_docstring_reads_as_pdoc_shows_it(tmp_path):
+    """pdoc reads a docstring as Markdown: ``*either*`` is emphasis, a block indented under
+    ``Example usage:`` is code, and a code span is kept whole, never cut at a ``<name>``."""
+    page = (_build(tmp_path, {"base.py": TRANSPORT}) / "base.py_docs.md").read_text(encoding="utf-8")
+    entry = _entry(page, "handle_request")
+    assert "should *either* be consumed" in entry and "\\*either\\*" not in entry
+    assert "```\nwith httpx.HTTPTransport() as transport:\n    resp = transport.handle_request(req)\n```" in entry
+    assert "`<host>:<port>` as its netloc" in entry
+    html = _html("\n".join(line.strip() for line in entry.split("\n")))
+    assert "<em>either</em>" in html and "<code>&lt;host&gt;:&lt;port&gt;</code>" in html
+    assert "<pre><code>with httpx.HTTPTransport() as transport:" in html
+
+
+HINTS = """\
+//! Value hints.
+
+/// Provide shell with hint on how to complete an argument.
+///
+/// | Hint      | zsh | fish[^1]|
+/// | --------- | :-: | ------: |
+/// | `AnyPath` | Yes | Yes     |
+/// | `Url`     | a \\| b |      |
+///
+/// [^1]: fish completions currently only support named arguments (e.g. -o or --opt), not
+///       positional arguments.
+pub enum ValueHint {
+    /// Any existing path.
+    AnyPath,
+    /// Complete web address.
+    Url,
+}
+"""
+
+
+def test_a_rustdoc_table_and_footnote_read_as_rustdoc_shows_them(tmp_path):
+    """rustdoc renders GFM tables and footnotes: the table is a table in the Markdown page and the
+    site (cells linked and aligned), the footnote's reference a raised number and its text at the
+    doc's end, never escaped pipes or ``[^1]``."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "hint.rs").write_text(HINTS, encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q", "--html") == 0
+    page = (tmp_path / "out/hint.rs_docs.md").read_text(encoding="utf-8")
+    entry = _entry(page, "ValueHint")
+    assert "\\|" not in entry.replace("a \\| b", "") and "[^1]" not in entry, entry
+    html = _html("\n".join(line.strip() for line in entry.split("\n")))
+    assert "<th>Hint</th>" in html and '<th align="center">zsh</th>' in html and '<th align="right">fish¹</th>' in html
+    assert html.count("<tr>") == 3 and '<td align="center">a | b</td>' in html
+    assert re.search(r'<td><a href="#l\d+-constant-anypath"><code>AnyPath</code></a></td>', html), html
+    assert "<p>¹ fish completions currently only support named arguments (e.g. -o or --opt), not positional" \
+           " arguments.</p>" in html
+    site = (tmp_path / "out/site/hint.rs_docs.html").read_text(encoding="utf-8")
+    assert '<tr><th>Hint</th><th align="center">zsh</th><th align="right">fish¹</th></tr>' in site
+    assert "<p>¹ fish completions currently only support named arguments" in site

@@ -88,6 +88,26 @@ def test_escaped_markdown_and_paragraphs_split_per_line_are_caught():
     assert versus.rendering_problem("Use it so:\n\n```\nx = 1\ny = 2\n```\n\nAnd so on.", docstring) == ""
 
 
+def test_what_the_tools_doc_shows_literally_is_not_escaped_markdown():
+    """An unpaired backtick and a ``[a][b]`` naming no link are literal text in rustdoc and pdoc:
+    the page escaping them renders them as the tool does; a link or footnote escaped does not."""
+    tool = "The default (i.e. `multiple(false)) throws.\n\n  [scheme] [ host ][port]\n\n[^1]: a note."
+    assert versus.rendering_problem("The default (i.e. \\`multiple(false)) throws.", tool) == ""
+    assert versus.rendering_problem("\\[scheme\\] \\[ host \\]\\[port\\]", tool) == ""
+    assert versus.rendering_problem("\\[^1\\]: a note.", tool) == "escaped Markdown"
+    assert versus.rendering_problem("\\[a\\]\\[b\\]", "[a][b]\n\n[b]: https://x.org") == "escaped Markdown"
+
+
+def test_an_indented_list_shown_as_a_list_is_no_code_run_into_the_text():
+    """reST reads an indented bullet list as a list in a quote (pdoc as code): a page listing each
+    item on its own is not running code into its prose; the same items joined into a line are."""
+    tool = "HTTP status codes.\n\nFrom these RFCs:\n\n    * RFC 7231: HTTP/1.1\n    * RFC 6585: More codes\n"
+    listed = "HTTP status codes.\n\nFrom these RFCs:\n\n- RFC 7231: HTTP/1.1\n- RFC 6585: More codes"
+    assert versus.rendering_problem(listed, tool) == ""
+    joined = "HTTP status codes.\n\nFrom these RFCs: RFC 7231: HTTP/1.1 RFC 6585: More codes"
+    assert versus.rendering_problem(joined, tool) == "code run into the text"
+
+
 def test_the_page_of_a_markdown_docstring_is_measured_as_pdoc_would_show_it(tmp_path: Path):
     """The class docstring's Markdown (bold, a bullet wrapped over two lines) reads well on the
     page kwdocs writes today; a page that escaped it is caught (the test above)."""

@@ -420,19 +420,6 @@ _SPECIFIER_WORDS = frozenset(
     " __device__ __host__ __forceinline__ __noinline__ typename".split())
 _ATTRIBUTES = re.compile(r"__(?:launch_bounds|attribute|declspec)__?\s*" + _BALANCED
                          + r"|\[\[.*?\]\]", re.S)
-_LICENSE = re.compile(r"copyright|licen[cs]e|all rights reserved|spdx|permission is hereby", re.I)
-_LICENSE_WORDS = ("copyright", "licence", "license", "all rights reserved", "spdx", "permission is hereby")
-
-
-def _is_licence(text: str) -> bool:
-    """Does ``text`` hold a licence word (``_LICENSE``)?  ASCII text is lower-cased and searched
-    for the words: a case-blind regex tries every alternative at every character."""
-    if text.isascii():
-        low = text.lower()
-        return any(word in low for word in _LICENSE_WORDS)
-    return _LICENSE.search(text) is not None   # case folding beyond ASCII (U+017F long s for s)
-
-
 class _Scope:
     """Where a declaration sits: enclosing namespace or class (by simple name)."""
 
@@ -1380,7 +1367,7 @@ def _doc_text(block: list[str]) -> str:
     kept = [line.rstrip() if line.strip(_RULE_CHARACTERS) and not not_doc.is_divider(line)
             and not not_doc.is_note(line) else "" for line in block[:MAX_DOC_LINES]]
     body = "\n".join(_dedent(kept)).strip()
-    if not body or _is_licence(body.partition("\n\n")[0]):
+    if not body or not_doc.is_licence(body.partition("\n\n")[0]):
         return ""   # a licence notice (documentation may name its licence further down)
     return body
 
@@ -1478,7 +1465,7 @@ def leading_comment(text: str, lines: list[str] | None = None) -> str:
         else:
             return ""
         cleaned = _clean_comment(comment)
-        if cleaned and not _is_licence(cleaned):
+        if cleaned and not not_doc.is_licence(cleaned):
             if after_code and not _FILE_TAG.search(comment) and _documents_next(lines, index):
                 return ""
             return cleaned

@@ -124,11 +124,16 @@ def _values(source: bytes, declaration, kind: str, symbols: list) -> None:
     # ``var ( // Doc.\n X = 1 )``: in a parenthesized group each value has its own comment
     grouped = len(specs) > 1 or any(child.type == "(" or child.type.endswith("_spec_list")
                                     for child in declaration.children)
+    # the group's own comment (``// Annotations.\nconst ( ... )``) documents each name in it
+    # that has none of its own, as ``go doc`` prints it under the group
+    group_doc = ts.doc_comment(source, declaration) if grouped else ""
     for spec in specs:
         anchor = spec if grouped else declaration
         for name in spec.children_by_field_name("name"):
-            symbols.append(_definition(source, ts.text_of(source, name), kind, name, anchor=anchor,
-                                         with_signature=False))
+            symbol = _definition(source, ts.text_of(source, name), kind, name, anchor=anchor, with_signature=False)
+            if group_doc and "doc" not in symbol:
+                symbol["doc"] = group_doc
+            symbols.append(symbol)
 
 
 def extract_go_mod(text: str) -> dict[str, Any]:

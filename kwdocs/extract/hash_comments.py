@@ -9,11 +9,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from kwdocs.extract import not_doc
+
 # An opening comment longer than this is cut, with "…" saying so: it is an
 # overview, and the whole file is on the page anyway.
 DOC_MAX_LINES = 12
 
-_BOILERPLATE = re.compile(r"copyright|licen[cs]e|spdx-license", re.IGNORECASE)
 # Lines that are not prose: editor/linter directives, copyright lines, reST directives.
 _DIRECTIVE = re.compile(r"^(?:-\*-.*-\*-|vim?:|shellcheck\s|type:\s*ignore|noqa\b|fmt:"
                         r"|copyright\b|\(c\)\s|spdx-license-identifier:|\.\.\s+[\w-]+::)",
@@ -48,7 +49,7 @@ def leading_comment(text: str) -> str:
         blocks.append(current)
     for block in blocks:
         summary = summarize(block)
-        if summary and not _BOILERPLATE.search(summary):
+        if summary and not not_doc.is_licence(summary):
             return summary
     return ""
 

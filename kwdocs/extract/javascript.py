@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from kwdocs.extract import data, treesitter as ts
+from kwdocs.extract import data, not_doc, treesitter as ts
 from kwdocs.extract.paths import PathIndex, joined
 
 CONFIG_NAMES = ("tsconfig.json", "jsconfig.json")
@@ -78,7 +78,7 @@ class _Walker:
         if jsdoc is not None and jsdoc is not anchor.prev_sibling:  # other comments between: not its doc
             doc = ts.clean_comment(ts.text_of(self.source, jsdoc).split("\n"))
             symbol.pop("doc", None)
-            if doc and not ts.is_license(doc):
+            if doc and not not_doc.is_licence(doc):
                 symbol["doc"] = doc
         if jsdoc is not None and symbol.get("doc"):
             symbol["doc_parser"] = "jsdoc_doc"

@@ -1,4 +1,5 @@
-"""Comment lines that are nobody's documentation: section dividers, tool pragmas, author lines.
+"""Comment lines that are nobody's documentation: section dividers, tool pragmas, author lines,
+licence notices.
 
 A file's purpose and a definition's doc are the author's words about it; these lines are
 notes to readers of the source or to tools, so the table below says what they look like
@@ -21,9 +22,21 @@ NOT_DOC: dict[str, str] = {
                r"|clang-format (?:on|off)|@(?:no)?flow\b|@generated\b|@jsx\b|#\s*pragma\b)"),
     # who wrote it, not what it is
     "author": r"(?:@author\b|authors?:|(?:written|developed|created|maintained) by\b|maintainers?:)",
+    # a licence notice, anywhere in a line: its copyright line, its grant, its disclaimer, its
+    # address (``http://www.apache.org/licenses/LICENSE-2.0``); a licence's own capitalized
+    # ``the License`` (a docstring's "the license file" is documentation)
+    "licence": (r"(?:copyright\b|\(c\)\s*\d{4}|©|licen[cs]ed\s+(?:under|to)\b|all\s+rights\s+reserved|spdx-license"
+                r"|permission\s+is\s+hereby\s+granted|https?://\S*licen[cs]e|(?-i:\b(?:the|this)\s+Licen[cs]e\b)"
+                r"|(?-i:\bLICEN[CS]E\b)|(?:^|\n)\s*licen[cs]e\s*:|governed\s+by\s+an?\s+[\w-]+\s+licen[cs]e"
+                r"|\bunder\s+(?:the|an?)\s+[^\n.]{0,60}?\blicen[cs]e\b"
+                r"|without\s+warranties\s+or\s+conditions|gnu\s+(?:lesser\s+)?general\s+public)"),
 }
+# what every licence notice holds one of, lower case: a text without any is not searched further
+LICENCE_HINTS = ("copyright", "(c)", "©", "licen", "rights reserved", "spdx", "permission is hereby",
+                 "warranties", "general public")
 _WHOLE = re.compile(NOT_DOC["divider"])
 _START = re.compile(rf"(?:{NOT_DOC['pragma']}|{NOT_DOC['author']})", re.I)
+_LICENCE = re.compile(NOT_DOC["licence"], re.I)
 LABEL_WORDS = 3     # a lone ``//`` line of this many words or fewer above a definition is a section label
 
 
@@ -35,6 +48,13 @@ def is_divider(line: str) -> bool:
 def is_note(line: str) -> bool:
     """Is ``line`` (markers gone) a pragma or an author line?"""
     return _START.match(line.strip()) is not None
+
+
+def is_licence(text: str) -> bool:
+    """Does ``text`` (a line, a paragraph or a comment) hold a licence notice's words?"""
+    low = text.lower()
+    # most text holds no hint: the one regex, tried at every character, only where one is
+    return any(hint in low for hint in LICENCE_HINTS) and _LICENCE.search(text) is not None
 
 
 def is_label(text: str) -> bool:

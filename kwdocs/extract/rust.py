@@ -66,8 +66,12 @@ def _walk(source: bytes, node, parent: str, in_impl: bool, symbols: list, import
                 _members(source, body, name, symbols)
         elif kind == "impl_item":
             target = _REFERENCE.sub("", ts.text_of(source, child.child_by_field_name("type"))).split("<", 1)[0]
-            symbols.append(ts.definition(source, target, "class", child, anchor=anchor, body=body,
-                                         parent=parent, detail="impl"))
+            symbol = ts.definition(source, target, "class", child, anchor=anchor, body=body,
+                                   parent=parent, detail="impl")
+            trait = child.child_by_field_name("trait")
+            if trait is not None:   # ``impl fmt::Display for Logger``: the keyword page names the trait
+                symbol["trait"] = " ".join(ts.text_of(source, trait).split())
+            symbols.append(symbol)
             if body is not None:
                 _walk(source, body, target, True, symbols, imports, inline)
         elif kind == "mod_item":

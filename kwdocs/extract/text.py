@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from kwdocs.extract import not_doc
 from kwdocs.extract.identifiers import find_identifiers, identifier_symbols
 
 MAX_COMMENT_CHARS = 600
@@ -21,8 +22,6 @@ _DIRECTIVE = re.compile(
     r"|coding[:=]",
     re.IGNORECASE,
 )
-_LICENSE = re.compile(r"\b(?:copyright|licen[cs]ed under|all rights reserved|spdx-license)\b",
-                      re.IGNORECASE)
 _LINE_COMMENT = re.compile(r"^\s*(?:#|//)")
 
 
@@ -46,7 +45,7 @@ def _leading_prose(text: str) -> str:
     lines = paragraph.split("\n")[:MAX_COMMENT_LINES]
     if not lines or not all(_PROSE_LINE.match(line.strip()) and len(line.split()) >= 3 for line in lines):
         return ""
-    if _LICENSE.search(text[:4000]) or re.search(r"\blicen[cs]e\b", paragraph, re.IGNORECASE):
+    if not_doc.is_licence(text[:4000]):
         return ""   # a licence's text says nothing about this project
     return _shorten("\n".join(lines))
 
@@ -61,7 +60,7 @@ def leading_comment(text: str) -> str:
     for block in _leading_comment_blocks(text):
         kept = [line for line in block if not _DIRECTIVE.match(line)]
         body = "\n".join(kept).strip()
-        if body and not _LICENSE.search(body):
+        if body and not not_doc.is_licence(body):
             return _shorten(body)
     return ""
 
@@ -205,6 +204,6 @@ def _comment_above(lines: list[str], index: int, hash_comments: bool) -> str:
     block.reverse()
     kept = [line for line in block if not _DIRECTIVE.match(line)]
     body = "\n".join(kept).strip()
-    if not body or _LICENSE.search(body):
+    if not body or not_doc.is_licence(body):
         return ""
     return body

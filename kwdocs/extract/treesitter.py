@@ -150,7 +150,7 @@ def doc_comment(source: bytes, node: Node, labels: bool = True) -> str:
     if lines and all(line.lstrip().startswith("//") and not line.lstrip().startswith(("///", "//!"))
                      for line in lines) and labels and not_doc.is_label(doc):
         return ""   # ``// parsing`` names the section below, not its first definition
-    return "" if _LICENSE.search(doc) else doc
+    return "" if not_doc.is_licence(doc) else doc
 
 
 def clean_comment(lines: list[str]) -> str:
@@ -186,7 +186,7 @@ def leading_doc(source: bytes, root: Node, declarations: frozenset[str] = frozen
                 return ""
             break
         if lines and child.start_point[0] > last + 1:
-            if not _LICENSE.search("\n".join(lines)):
+            if not not_doc.is_licence("\n".join(lines)):
                 break
             lines = []
         text = text_of(source, child)
@@ -194,7 +194,7 @@ def leading_doc(source: bytes, root: Node, declarations: frozenset[str] = frozen
             lines.extend(text.split("\n"))
         last = child.end_point[0]
     paragraphs = _without_block_tags(clean_comment(lines)).split("\n\n")
-    return "\n\n".join(part for part in paragraphs if not _LICENSE.search(part)).strip()
+    return "\n\n".join(part for part in paragraphs if not not_doc.is_licence(part)).strip()
 
 
 _BLOCK_TAG = re.compile(r"^@(\w+)\s*(.*)$")
@@ -222,13 +222,6 @@ def _without_block_tags(doc: str) -> str:
             kept.append(line)
     return "\n".join(kept).strip("\n")
 
-
-_LICENSE = re.compile(r"copyright|licen[cs]ed under|all rights reserved|spdx-license", re.I)
-
-
-def is_license(text: str) -> bool:
-    """Whether a comment is a licence or copyright notice, nobody's documentation."""
-    return _LICENSE.search(text) is not None
 
 
 def last_line(node: Node) -> int:

@@ -9,7 +9,8 @@ other comment is prose.  The result is plain data for the templates:
 
 - ``summary``: spans (see below), the first paragraph or ``\\brief``;
 - ``blocks``: ``{"t": "text", "spans": [...]}``, ``{"t": "code", "v": text, "lang": "python"}``,
-  ``{"t": "list", "items": [spans, ...]}``, ``{"t": "heading", "level": 4, "spans": [...]}`` and
+  ``{"t": "list", "items": [spans, ...]}``, ``{"t": "heading", "level": 4, "spans": [...]}``,
+  ``{"t": "table", "head": [spans per cell], "rows": [[spans per cell]], "align": ["", "left", ...]}`` and
   ``{"t": "fields", "title": "Parameters", "rows": [{"name", "type", "spans"}]}``.
 
 A span is ``{"t": "text", "v": ...}`` or ``{"t": "code", "v": ..., "link": ...}``: reST roles
@@ -59,8 +60,9 @@ _FIELD_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+[\w:-]+::", re.MULTILINE)
 _CODE_DIRECTIVES = frozenset({"code-block", "code", "sourcecode", "testcode", "doctest", "math",
                               "testsetup", "literalinclude", "highlight"})
 _LANGUAGE = re.compile(r"[\w+#-]{1,20}")
-_SPECIAL_ANYWHERE = re.compile(r">>>|```|~~~|::[ \t]*$|^[ \t]*(?:\.\.[ \t]|[-*+•][ \t]|\d+[.)][ \t]|#\.[ \t])",
-                               re.MULTILINE)
+_SPECIAL_ANYWHERE = re.compile(r">>>|```|~~~|::[ \t]*$|^[ \t]*(?:\.\.[ \t]|[-*+•][ \t]|\d+[.)][ \t]|#\.[ \t])"
+                               r"|\n[ \t]*\n(?: {4}|\t)", re.MULTILINE)
+CODE_INDENT = 4   # a block this much deeper than the paragraph before it is code, as pdoc reads it
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|#\.)\s+(?=\S)")
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)")
@@ -68,6 +70,38 @@ _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\w*)")
 
 def _no_resolver(name: str) -> str:
     return ""
+
+
+def rest_spans(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
+    """reST's words (``spans``: roles, literals, backticked names as code) with its ``*emphasis*``
+    and ``**strong**`` as marks around text, as pdoc and Sphinx render them."""
+    found = spans(text, resolve)
+    if "*" not in text:
+        return found
+    return [piece for span in found for piece in (_rest_emphasis(span["v"]) if span["t"] == "text" else [span])]
+
+
+# reST's ``*emphasis*`` and ``**strong**``: opened after a blank or an opening mark, closed before
+# a blank or punctuation, words inside; ``*args`` and ``**kwargs`` open nothing
+_REST_EMPHASIS = re.compile(r"(?<![^\s'\"(\[{<\-/:])(\*{1,3})(?=[^\s*])([^*\n]*?[^\s*\\])\1"
+                            r"(?=[\s'\")\]}>\-/:.,;!?\\]|$)")
+
+
+def _rest_emphasis(text: str) -> list[dict]:
+    """A text span with reST's emphasis in it as text and mark spans."""
+    pieces: list[dict] = []
+    position = 0
+    for match in _REST_EMPHASIS.finditer(text):
+        # ``***x***``: both marks, as Sphinx's and Markdown's renderings show it
+        kinds = {1: ["em"], 2: ["strong"], 3: ["em", "strong"]}[len(match.group(1))]
+        if match.start() > position:
+            pieces.append({"t": "text", "v": text[position:match.start()]})
+        pieces += [*({"t": kind, "v": "", "end": False} for kind in kinds), {"t": "text", "v": match.group(2)},
+                   *({"t": kind, "v": "", "end": True} for kind in reversed(kinds))]
+        position = match.end()
+    if position < len(text):
+        pieces.append({"t": "text", "v": text[position:]})
+    return pieces
 
 
 def spans(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
@@ -88,7 +122,8 @@ def spans(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
             continue
         target = match.group("target") if match.group("role") else match.group("plain")
         titled = _TITLED.match(target)
-        if titled and titled.group("title"):
+        # ``title <target>``, but a title holding ``<`` is none: ```<host>:<port>``` is code, whole
+        if titled and titled.group("title") and "<" not in titled.group("title"):
             shown, target = titled.group("title"), titled.group("target")
         else:
             target = target.strip().lstrip("!")
@@ -121,12 +156,22 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver,
     lines = text.expandtabs().split("\n")
     blocks: list[dict] = []
     index = 0
+    paragraph_indent = -1   # the indentation of the paragraph just read, -1 after any other block
     while index < len(lines):
         line = lines[index]
         stripped = line.strip()
         if not stripped:
             index += 1
             continue
+        # (a directive or a list in a quote is read below as reST reads it)
+        if paragraph_indent >= 0 and _indent(line) >= paragraph_indent + CODE_INDENT and not lines[index - 1].strip() \
+                and not _DIRECTIVE.match(line) and not _BULLET.match(line):
+            # ``Example usage:`` then an indented block: code in Markdown, which pdoc reads
+            code, index = _indented(lines, index, paragraph_indent)
+            blocks.append({"t": "code", "v": code, "lang": "python" if code.startswith(">>>") else ""})
+            paragraph_indent = -1
+            continue
+        paragraph_indent = -1
         if stripped.startswith(">>>"):
             end = index
             while end < len(lines) and lines[end].strip():
@@ -169,7 +214,7 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver,
             items, index = _bullets(lines, index, resolve, read)
             blocks.append({"t": "list", "items": items})
             continue
-        end = index
+        start = end = index
         while end < len(lines) and lines[end].strip() and not lines[end].strip().startswith(">>>") \
                 and not _DIRECTIVE.match(lines[end]) and not (end > index and _FENCE.match(lines[end])) \
                 and not (end > index and _BULLET.match(lines[end])):
@@ -186,6 +231,8 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver,
                 blocks.append({"t": "code", "v": code, "lang": "python" if code.startswith(">>>") else ""})
             continue
         blocks.append({"t": "text", "spans": read(paragraph, resolve)})
+        # a docstring's first line lost its indentation to ``inspect.cleandoc``: nothing to measure by
+        paragraph_indent = _indent(lines[end - 1]) if start else -1
     return blocks
 
 
@@ -249,6 +296,8 @@ def _capped(blocks: list[dict]) -> list[dict]:
             size = len(block["v"])
         elif kind == "list":
             size = sum(len(span["v"]) for item in block["items"] for span in item)
+        elif kind == "table":
+            size = sum(len(span["v"]) for row in [block["head"], *block["rows"]] for cell in row for span in cell)
         else:
             size = sum(len(row["name"]) + sum(len(span["v"]) for span in row["spans"]) for row in block["rows"])
         if used and used + size > MAX_BODY_CHARS:
@@ -326,6 +375,11 @@ _HEADING = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _REFERENCE_DEFINITION = re.compile(r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<target>[^\s>]+)>?[ \t]*$",
                                    re.MULTILINE)
 HEADING_DEMOTION = 3   # a doc's ``#`` sits below the page's ``#``, ``##`` and ``###``
+# GFM: a table's delimiter row (``| --- | :-: |``), a footnote's definition and its reference
+_TABLE_DELIMITER = re.compile(r"^[ ]{0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_FOOTNOTE_DEFINITION = re.compile(r"^[ ]{0,3}\[\^(?P<label>[^\]\s]+)\]:[ \t]*(?P<text>.*)$")
+_FOOTNOTE_REFERENCE = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")   # a footnote's mark, as rustdoc raises it
 _BLANKS = re.compile(r"[ \t]{2,}")
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
@@ -634,10 +688,15 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
             return ""
         text = _REFERENCE_DEFINITION.sub(keep, text)
 
+    lines, footnotes = _footnotes(text.expandtabs().split("\n"))
+
     def inline(words: str) -> list[dict]:
+        if footnotes and "[^" in words:   # a footnote's reference: its number, raised
+            words = _FOOTNOTE_REFERENCE.sub(
+                lambda match: str(footnotes[match[1]][0]).translate(_SUPERSCRIPT) if match[1] in footnotes
+                else match[0], words)
         return markdown_spans(words, resolve, rust=rust, references=references)
 
-    lines = text.expandtabs().split("\n")
     blocks: list[dict] = []
     index = 0
     after_blank = True
@@ -700,6 +759,19 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
             blocks.append({"t": "list", "items": [inline(item) for item in items]})
             after_blank = True
             continue
+        if "|" in line and index + 1 < len(lines) and _TABLE_DELIMITER.match(lines[index + 1]):
+            head, align = _table_cells(line), _table_cells(lines[index + 1])
+            if len(head) == len(align):
+                end = index + 2
+                rows = []
+                while end < len(lines) and lines[end].strip() and "|" in lines[end]:
+                    cells = _table_cells(lines[end])[:len(head)]
+                    rows.append([inline(cell) for cell in cells + [""] * (len(head) - len(cells))])
+                    end += 1
+                blocks.append({"t": "table", "head": [inline(cell) for cell in head], "rows": rows,
+                               "align": [_ALIGNS[(cell.startswith(":"), cell.endswith(":"))] for cell in align]})
+                index, after_blank = end, True
+                continue
         end = index + 1
         while end < len(lines) and lines[end].strip() and not _FENCE.match(lines[end]) \
                 and not _HEADING.match(lines[end]) and not _BULLET.match(lines[end]):
@@ -708,7 +780,67 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
         words = " ".join(_QUOTE.sub("", part.strip()) for part in lines[index:end])
         blocks.append({"t": "text", "spans": inline(words)})
         index, after_blank = end, False
+    # the footnotes at the doc's end, numbered, as rustdoc lists them
+    for number, words in sorted(footnotes.values()):
+        blocks.append({"t": "text", "spans": [{"t": "text", "v": str(number).translate(_SUPERSCRIPT) + " "},
+                                              *inline(words)]})
     return blocks
+
+
+_ALIGNS = {(False, False): "", (True, False): "left", (False, True): "right", (True, True): "center"}
+
+
+def _table_cells(line: str) -> list[str]:
+    """A GFM table row's cells: split at each ``|`` outside code spans (``\\|`` is a pipe)."""
+    row = line.strip()
+    row = row[1:] if row.startswith("|") else row
+    row = row[:-1] if row.endswith("|") and not row.endswith("\\|") else row
+    cells: list[str] = []
+    current: list[str] = []
+    in_code = False
+    index = 0
+    while index < len(row):
+        char = row[index]
+        if char == "\\" and row.startswith("|", index + 1):
+            current.append("|")
+            index += 2
+            continue
+        if char == "`":
+            in_code = not in_code
+        if char == "|" and not in_code:
+            cells.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+        index += 1
+    cells.append("".join(current).strip())
+    return cells
+
+
+def _footnotes(lines: list[str]) -> tuple[list[str], dict[str, tuple[int, str]]]:
+    """The lines without their GFM footnote definitions (``[^1]: text``, its indented lines
+    after it), and each footnote's number (in the order first referred to) and words."""
+    if not any("[^" in line for line in lines):
+        return lines, {}
+    kept: list[str] = []
+    words: dict[str, str] = {}
+    index = 0
+    while index < len(lines):
+        found = _FOOTNOTE_DEFINITION.match(lines[index])
+        if not found:
+            kept.append(lines[index])
+            index += 1
+            continue
+        text = [found["text"].strip()]
+        index += 1
+        while index < len(lines) and lines[index].strip() and _indent(lines[index]) >= 2:
+            text.append(lines[index].strip())
+            index += 1
+        words.setdefault(found["label"], " ".join(text))
+    order = [label for line in kept for label in _FOOTNOTE_REFERENCE.findall(line) if label in words]
+    order += list(words)
+    numbers = {label: number for number, label in enumerate(dict.fromkeys(order), start=1)}
+    return kept, {label: (numbers[label], text) for label, text in words.items()}
 
 
 def _markdown_items(lines: list[str], index: int) -> tuple[list[str], int]:
@@ -849,13 +981,13 @@ _REST_ESCAPE = re.compile(r"\\(.)")
 
 def _prose(text: str, resolve: Resolver, markdown: bool) -> list[dict]:
     """A docstring's prose as blocks, read as Markdown or as reStructuredText."""
-    return markdown_blocks(text, resolve) if markdown else prose_blocks(text, resolve)
+    return markdown_blocks(text, resolve) if markdown else prose_blocks(text, resolve, rest_spans)
 
 
 def _section_blocks(section, resolve: Resolver, markdown: bool = False) -> list[dict]:
     kind = section.kind.value
     value = section.value
-    words = markdown_spans if markdown else spans
+    words = markdown_spans if markdown else rest_spans
     if kind == "text":
         return _prose(value, resolve, markdown)
     if kind in _FIELD_TITLES:
@@ -870,7 +1002,7 @@ def _section_blocks(section, resolve: Resolver, markdown: bool = False) -> list[
             description = item.description or ""
             directive = _FIELD_DIRECTIVE.search(description)
             if directive:
-                after.extend(prose_blocks(textwrap.dedent(description[directive.start():]), resolve))
+                after.extend(prose_blocks(textwrap.dedent(description[directive.start():]), resolve, rest_spans))
                 description = description[:directive.start()]
             # ``:param \\*\\*kwargs:``: reST's escapes are not part of the name (nor of a code span)
             name = _REST_ESCAPE.sub(r"\1", name)
@@ -1056,7 +1188,7 @@ def comment_doc(text: str, resolve: Resolver = _no_resolver, *, markdown: bool =
             inner = textwrap.dedent("\n".join(lines[index:end])).strip("\n")
             index = end + 1
             if name == "rst":
-                blocks.extend(prose_blocks(inner, resolve, _rest_emphasis_words if markdown else None))
+                blocks.extend(prose_blocks(inner, resolve, rest_spans if markdown else None))
             elif inner:
                 language = _language(rest) if name == "code" else ""
                 blocks.append({"t": "code", "v": inner, "lang": language})
@@ -1127,22 +1259,6 @@ def _markdown_words(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
     return markdown_spans(text, resolve, cross_references=False)
 
 
-# what Markdown reads as markup but reStructuredText's text does not (reST's ``name_`` is a reference)
-_NOT_REST_MARKUP = re.compile(r"([\\_\[\]<`!])")
-
-
-def _rest_emphasis_words(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
-    """reST's words (``spans``: roles, literals) with its ``*emphasis*`` and ``**strong**`` text
-    as marks: the ``\\rst`` blocks of a C++ comment, which Sphinx renders."""
-    words: list[dict] = []
-    for span in spans(text, resolve):
-        if span["t"] == "text" and "*" in span["v"]:
-            words.extend(markdown_spans(_NOT_REST_MARKUP.sub(r"\\\1", span["v"])))
-        else:
-            words.append(span)
-    return words
-
-
 def summary_text(doc: dict) -> str:
     """The summary's words, as plain text (for sentences that quote it)."""
     return "".join(span["v"] for span in doc.get("summary", ()))
@@ -1162,6 +1278,8 @@ def block_text(block: dict) -> str:
         return block.get("v", "")
     if kind == "list":
         return "\n".join(f"- {spans_text(item)}" for item in block.get("items", ()))
+    if kind == "table":
+        return "\n".join(" | ".join(map(spans_text, row)) for row in [block.get("head", ()), *block.get("rows", ())])
     if kind == "fields":
         rows = [f"{row.get('name', '')}: {spans_text(row.get('spans'))}" for row in block.get("rows", ())]
         return "\n".join([f"{block.get('title', '')}:", *rows])

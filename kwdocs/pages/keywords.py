@@ -44,6 +44,8 @@ def unit_letters(files: dict[str, Facts]) -> dict[str, list]:
             if kind in _INDEXED:
                 name, line = symbol["name"], symbol["line"]
                 shown = f"{symbol['parent']}.{name}" if kind == "method" and symbol.get("parent") else name
+                if symbol.get("trait"):   # a Rust ``impl Trait for Type``, apart from the type's own
+                    shown = f"{symbol['trait']} for {name}"
                 entry = [name, kind_label(symbol), rel, line, layout.anchor(kind, name, line), shown]
                 letter = letter_of(name)
                 entries = by_letter.get(letter)

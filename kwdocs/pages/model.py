@@ -1095,6 +1095,9 @@ def _qualified_names(facts: Facts, entries: list[dict]) -> dict[int, str]:
     file is qualified (a namespace's or package's names are not).  A local definition keeps its
     bare name (the page says which function it is local to)."""
     symbols = facts.get("symbols", [])
+    # a Rust trait impl by its trait, so the file's impls of ``Default`` and ``FromStr`` read apart
+    traits = {id(entry): f"{symbol['trait']} for {entry['name']}"
+              for entry, symbol in zip(entries, symbols) if symbol.get("trait")}
     if facts_language(facts).python_module:
         return {id(entry): f"{symbol['parent']}.{entry['name']}"
                 for entry, symbol in zip(entries, symbols)
@@ -1102,9 +1105,10 @@ def _qualified_names(facts: Facts, entries: list[dict]) -> dict[int, str]:
     classes = {symbol["name"] for symbol in symbols if symbol["kind"] == "class"}
     if not classes:
         return {}
-    return {id(entry): f"{symbol['parent']}.{entry['name']}"
-            for entry, symbol in zip(entries, symbols)
-            if symbol.get("parent") in classes and not entry["local_to"] and symbol["kind"] != "import"}
+    return {**{id(entry): f"{symbol['parent']}.{entry['name']}"
+               for entry, symbol in zip(entries, symbols)
+               if symbol.get("parent") in classes and not entry["local_to"] and symbol["kind"] != "import"},
+            **traits}
 
 
 _ROUTINE_ORDER = (SOURCE_SECTION, "Detailed Analysis")

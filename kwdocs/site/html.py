@@ -752,6 +752,13 @@ def _doc_body(href: Callable[[str], str], doc: dict, out: list[str]) -> None:
             out.append(f"<h{block['level']}>{_spans(href, block['spans'])}</h{block['level']}>\n")
         elif kind == "list":
             out.append("<ul>\n" + "".join(f"<li>{_spans(href, item)}</li>\n" for item in block["items"]) + "</ul>\n")
+        elif kind == "table":
+            aligns = [f' align="{align}"' if align else "" for align in block["align"]]
+            out.append("<table>\n<thead>\n<tr>" + "".join(
+                f"<th{align}>{_spans(href, cell)}</th>" for align, cell in zip(aligns, block["head"]))
+                + "</tr>\n</thead>\n<tbody>\n" + "".join("<tr>" + "".join(
+                    f"<td{align}>{_spans(href, cell)}</td>" for align, cell in zip(aligns, row)) + "</tr>\n"
+                    for row in block["rows"]) + "</tbody>\n</table>\n")
         else:
             out.append(f"<p>{_spans(href, block['spans'])}</p>\n")
 
