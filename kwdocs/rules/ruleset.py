@@ -486,6 +486,13 @@ class _Text:
         """Where the regexes of a rule run: the whole text, or only the lines holding a word."""
         if not words:
             return [(0, len(self.text))]
+        if self.words is not None and all(word in self.words.index for word in words):
+            # the rule set's own words, found in one pass: most rules' words are not in a file
+            if self._found is None:
+                self._found = self.words.find(self.text)
+            words = tuple(word for word in words if word in self._found)
+            if len(words) <= 1:
+                return self._lines_holding(words[0]) if words else []     # in order, each line once
         found: set[tuple[int, int]] = set()
         for word in words:
             found.update(self._lines_holding(word))
