@@ -10,7 +10,7 @@ copy of the corpus: ``--rounds`` cold builds of each (which goes first
 alternates from round to round), then ``--edits`` edit-and-build rounds of a ``.py``
 file and of a header (the same file and the same edit for both, as
 ``bench/run.py`` edits), and prints both versions' runs, their medians and
-the ratio.  Edits are counted from the second round on: the first shows
+the ratios, of wall and of CPU time.  Edits are counted from the second round on: the first shows
 whatever the cold builds left behind.
 
 Both versions run from copies compiled once (``git archive REV`` for the
@@ -64,13 +64,18 @@ def in_turn(number: int) -> tuple[str, ...]:
     return VERSIONS if number % 2 else VERSIONS[::-1]
 
 
-def report(title: str, runs: dict[str, list[float]]) -> str:
-    medians = {version: statistics.median(times) for version, times in runs.items()}
+def report(title: str, runs: dict[str, list[Measurement]]) -> str:
+    """Each version's runs, wall and CPU (user + system, the workers' included), their medians and ratios."""
     lines = [f"{title}:"]
-    for version in VERSIONS:
-        lines.append(f"  {version:8} median {medians[version]:6.2f} s   runs "
-                     + " ".join(f"{time:.2f}" for time in runs[version]))
-    lines.append(f"  this / baseline: {medians['this'] / medians['baseline']:.2f}")
+    ratios = []
+    for what in ("wall", "cpu"):
+        medians = {version: statistics.median(getattr(run, what) for run in measured)
+                   for version, measured in runs.items()}
+        for version in VERSIONS:
+            lines.append(f"  {version:8} {what:4} median {medians[version]:6.2f} s   runs "
+                         + " ".join(f"{getattr(run, what):.2f}" for run in runs[version]))
+        ratios.append(f"{medians['this'] / medians['baseline']:.2f} ({what})")
+    lines.append(f"  this / baseline: {', '.join(ratios)}")
     return "\n".join(lines)
 
 
@@ -113,10 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             return run
 
         results = []
-        cold: dict[str, list[float]] = {version: [] for version in VERSIONS}
+        cold: dict[str, list[Measurement]] = {version: [] for version in VERSIONS}
         for number in range(1, args.rounds + 1):
             for version in in_turn(number):
-                cold[version].append(build(version, work / f"cold-{version}-{number}", f"cold-{number}").wall)
+                cold[version].append(build(version, work / f"cold-{version}-{number}", f"cold-{number}"))
         results.append(report("cold build", cold))
         serial = 0
         for suffix, seed in ((".py", 1), (".h", 2)) if args.edits > 0 else ():
@@ -124,14 +129,14 @@ def main(argv: list[str] | None = None) -> int:
             if relative is None:
                 results.append(f"one {suffix} file edited: skipped, the corpus has no {suffix} file")
                 continue
-            edits: dict[str, list[float]] = {version: [] for version in VERSIONS}
+            edits: dict[str, list[Measurement]] = {version: [] for version in VERSIONS}
             for number in range(args.edits + 1):
                 serial += 1
                 for version in in_turn(number):
                     add_keyword(sources[version] / relative, "compare", serial)
                     run = build(version, work / f"cold-{version}-1", f"edit{suffix}-{number}")
                     if number:
-                        edits[version].append(run.wall)
+                        edits[version].append(run)
             results.append(report(f"one {suffix} file edited ({relative}), then build", edits))
         print("\n\n".join(results))
         return 0

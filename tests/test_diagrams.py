@@ -97,6 +97,24 @@ def test_a_diagram_keeps_the_30_most_connected_nodes_and_counts_the_rest(tmp_pat
         in text
 
 
+def test_a_large_folders_import_graph_works_out_each_included_file_once(monkeypatch):
+    """7,000 headers that include the same few files (ATen/ops): each file outside the folder is
+    placed in its folder once, not once per header including it (a header edit there drew the
+    folder's diagrams in 92 ms of CPU, 38 now), and the 30 most connected nodes are kept."""
+    importance = {f"op{index:04}.h": {"deps": ["c10/macros/Macros.h", "c10/core/Scalar.h", "ATen/ops/op0000.h",
+                                               f"ATen/native/op{index % 7}.h"]} for index in range(2000)}
+    placed: list[str] = []
+    dirname = diagrams.posixpath.dirname
+    monkeypatch.setattr(diagrams.posixpath, "dirname", lambda path: (placed.append(path), dirname(path))[1])
+    graph = diagrams.import_graph("ATen/ops", importance)
+    monkeypatch.undo()
+    assert sorted(placed) == sorted(["c10/macros/Macros.h", "c10/core/Scalar.h",
+                                     *(f"ATen/native/op{index}.h" for index in range(7))])
+    assert graph is not None and len(graph["nodes"]) == 30 and graph["hidden_nodes"] == 2000 + 3 - 30
+    labels = {node["label"] for node in graph["nodes"]}
+    assert {"c10/macros/", "c10/core/", "ATen/native/", "op0000.h"} <= labels
+
+
 def test_diagrams_are_the_same_for_the_same_tree_whatever_the_order_met(tree, tmp_path):
     first = build(tree) / "pkg" / "doc.md"
     again = write_tree(tmp_path / "again", dict(reversed(TREE.items())))

@@ -127,6 +127,30 @@ def test_doit_gets_its_own_runner_back_after_a_run(tmp_path):
     assert cmd_run.MRunner is MRunner
 
 
+def test_a_run_reads_the_installed_packages_entry_points_once(tmp_path, monkeypatch):
+    """doit looks its plugins up in four entry-point groups, and each look-up read every installed
+    package's metadata (a few milliseconds each, in every edit's build): one read serves them all,
+    and doit gets its own look-up back after the run."""
+    import importlib.metadata
+
+    import doit.plugin
+
+    reads: list[str | None] = []
+    read_all = importlib.metadata.entry_points
+
+    def counted(**params):
+        reads.append(params.get("group"))
+        return read_all(**params)
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", counted)
+    monkeypatch.setattr(doit.plugin, "entry_points", counted)
+    own = doit.plugin.entry_points_impl
+    assert run_doit(namespace(tmp_path), 1) == 0
+    assert logged(tmp_path) == [*INDEPENDENT, "whole"]
+    assert reads == [None]
+    assert doit.plugin.entry_points_impl is own
+
+
 def _imported_by_two_builds(tmp_path, module: str, source: str) -> list[list[str]]:
     """(exit code, whether ``module`` was imported) of a first build of a one-module tree in a
     fresh process, then of a second build with nothing to do, as each printed them."""

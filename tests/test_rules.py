@@ -453,6 +453,28 @@ def test_a_rule_file_that_is_not_toml(tmp_path):
         RuleSet.load(extra_files=[broken])
 
 
+def test_a_file_compiles_only_the_patterns_it_asks_and_findings_stay_the_same(monkeypatch):
+    """An edit's build evaluates one file: the text regexes of rules whose words it does not hold
+    are never compiled (they were all compiled, 109 of them, whatever the file), and a bad pattern
+    of a lazily loaded rule set still names its rule when it is used."""
+    import kwdocs.rules.ruleset as ruleset
+
+    compiled: list[str] = []
+    compile_regex = ruleset._regex
+    monkeypatch.setattr(ruleset, "_regex", lambda pattern, where, key: (compiled.append(pattern),
+                                                                         compile_regex(pattern, where, key))[1])
+    text = "import os\n\ndef area(width, height):\n    return width * height\n"
+    lazy = RuleSet.load(lazy=True)
+    found = lazy.evaluate(facts_for("geometry/shapes.py"), text, [])
+    assert len(compiled) < 10
+    assert lazy.mask_secrets("token = 'ghp_" + "a" * 36 + "'\n", "python")[1] == [1]
+    assert found == RuleSet.load().evaluate(facts_for("geometry/shapes.py"), text, [])
+    broken = RuleSet.load(extra_rules=[{"id": "acme.bad", "section": "patterns", "message": "x",
+                                        "text": ["(unclosed"]}], lazy=True)
+    with pytest.raises(RuleError, match=re.escape("rule 'acme.bad': key 'text': bad regular expression")):
+        broken.evaluate(facts_for("a.py"), "x = 1\n", [])
+
+
 # ---------------------------------------------------------------- determinism and the cache key
 
 def test_results_are_sorted_and_the_same_every_time(rules):

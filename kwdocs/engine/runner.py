@@ -125,6 +125,24 @@ def _records_in_memory(records: Path | None) -> Iterator[None]:
         SqliteDB._sqlite3 = connect
 
 
+@contextmanager
+def _entry_points_read_once() -> Iterator[None]:
+    """While doit runs: its plugin look-ups (commands, loaders, backends, reporters) answered from
+    one read of the installed packages' entry points, not one read of every package's metadata each."""
+    # importlib.metadata and doit only when tasks run: a no-op build and a current check stop before
+    from importlib.metadata import entry_points
+
+    import doit.plugin
+
+    read = doit.plugin.entry_points_impl
+    everything = entry_points()
+    doit.plugin.entry_points_impl = lambda: everything.select
+    try:
+        yield
+    finally:
+        doit.plugin.entry_points_impl = read
+
+
 def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
     """doit's ``run`` over a namespace, in ``jobs`` worker processes when more than one (a
     damaged record file of doit's is removed first: it only schedules, see ``state``)."""
@@ -138,7 +156,8 @@ def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
         state.check_doit_records(config)
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
-    with workers.dying_with_builder(), looking_ahead(), mistakes.doit_database_kept() as kept:
+    with workers.dying_with_builder(), looking_ahead(), mistakes.doit_database_kept() as kept, \
+            _entry_points_read_once():
         # no config_filenames: the shell's folder's pyproject.toml or doit.cfg is no business of this build
         try:
             code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)

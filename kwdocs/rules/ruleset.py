@@ -9,7 +9,7 @@ argument conditions, regular expressions over the text) and *what to say*
 (a short Markdown sentence).  Keeping this as data means a project tunes its
 pages by editing configuration, not kwdocs.
 
-Rules are compiled once per ``RuleSet`` (globs and regexes) and name lookups
+Each rule's globs and regexes are compiled once, when first used, and name lookups
 are memoised, because ``evaluate`` runs on every file of a large tree.  Secret
 patterns are rules too (``secret = true``); ``mask_secrets`` uses them so that
 no page ever shows a credential in full.
@@ -186,9 +186,11 @@ def _validate(raw: Any, source: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- compiled rules
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Rule:
-    """One rule, compiled: every glob and regex built once."""
+    """One rule: its globs and regexes are compiled on first use, each once.  A file asks a few
+    of them (its language's, those whose ``text_requires`` words it holds), and an edit's build
+    compiling all of them cost more than its rules did."""
 
     id: str
     section: str
@@ -197,34 +199,84 @@ class Rule:
     match_all: bool
     tags: tuple[str, ...]
     languages: frozenset[str] | None
-    paths: re.Pattern | None
-    exclude_paths: re.Pattern | None
-    imports: re.Pattern | None
-    decorators: re.Pattern | None
-    bases: re.Pattern | None
-    symbols: re.Pattern | None
-    defines: re.Pattern | None
-    calls: re.Pattern | None
     annotated: bool
     installed: bool     # fires only in the link step, for a file a build file installs
-    if_args: tuple[tuple[str, re.Pattern], ...]
-    unless_args: tuple[tuple[str, re.Pattern], ...]
-    text: tuple[re.Pattern, ...]
-    text_ignore: tuple[re.Pattern, ...]
     text_requires: tuple[str, ...]
     secret: bool
     keep: int
+    spec: dict[str, Any] = field(repr=False)     # the rule's table, which the patterns are compiled from
+    where: str = field(repr=False)               # the rule named in an error
     folder_paths: bool = False   # every glob is ``.../**``: the answer depends on the folder alone
     triggers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "triggers", tuple(key for key in TRIGGERS if getattr(self, key)))
+        object.__setattr__(self, "triggers", tuple(key for key in TRIGGERS if self.spec.get(key)))
 
     @property
     def folder_only(self) -> bool:
         """Whether the folder alone decides this rule (most role rules): then it is memoised per folder."""
-        return (self.folder_paths and self.triggers == ("paths",) and self.exclude_paths is None
+        return (self.folder_paths and self.triggers == ("paths",) and not self.spec.get("exclude_paths")
                 and not self.fallback)
+
+    def compile_all(self) -> None:
+        """Every pattern compiled now, so that a bad one raises ``RuleError`` here."""
+        for key in _PATTERN_KEYS:
+            getattr(self, key)
+
+    @functools.cached_property
+    def paths(self) -> re.Pattern | None:
+        return _glob_regex(self.spec.get("paths", []), self.where, "paths")
+
+    @functools.cached_property
+    def exclude_paths(self) -> re.Pattern | None:
+        return _glob_regex(self.spec.get("exclude_paths", []), self.where, "exclude_paths")
+
+    @functools.cached_property
+    def imports(self) -> re.Pattern | None:
+        return _module_regex(self.spec.get("imports", []))
+
+    @functools.cached_property
+    def decorators(self) -> re.Pattern | None:
+        return _name_regex(self.spec.get("decorators", []))
+
+    @functools.cached_property
+    def bases(self) -> re.Pattern | None:
+        return _name_regex(self.spec.get("bases", []))
+
+    @functools.cached_property
+    def symbols(self) -> re.Pattern | None:
+        return _name_regex(self.spec.get("symbols", []))
+
+    @functools.cached_property
+    def defines(self) -> re.Pattern | None:
+        return _name_regex(self.spec.get("defines", []))
+
+    @functools.cached_property
+    def calls(self) -> re.Pattern | None:
+        return _call_regex(self.spec.get("calls", []))
+
+    @functools.cached_property
+    def if_args(self) -> tuple[tuple[str, re.Pattern], ...]:
+        return self._args("if_args")
+
+    @functools.cached_property
+    def unless_args(self) -> tuple[tuple[str, re.Pattern], ...]:
+        return self._args("unless_args")
+
+    @functools.cached_property
+    def text(self) -> tuple[re.Pattern, ...]:
+        return tuple(_regex(pattern, self.where, "text") for pattern in self.spec.get("text", []))
+
+    @functools.cached_property
+    def text_ignore(self) -> tuple[re.Pattern, ...]:
+        return tuple(_regex(pattern, self.where, "text_ignore") for pattern in self.spec.get("text_ignore", []))
+
+    def _args(self, key: str) -> tuple[tuple[str, re.Pattern], ...]:
+        return tuple((name, _regex(value, self.where, key)) for name, value in sorted(self.spec.get(key, {}).items()))
+
+
+_PATTERN_KEYS = ("paths", "exclude_paths", "imports", "decorators", "bases", "symbols", "defines", "calls",
+                 "if_args", "unless_args", "text", "text_ignore")
 
 
 def _regex(pattern: str, where: str, key: str) -> re.Pattern:
@@ -298,32 +350,18 @@ def _call_regex(patterns: list[str]) -> re.Pattern | None:
 
 
 def _compile(spec: dict[str, Any], source: str) -> Rule:
-    where = f"{source}: rule '{spec['id']}'"
-
-    def args(key: str) -> tuple[tuple[str, re.Pattern], ...]:
-        return tuple((name, _regex(value, where, key)) for name, value in sorted(spec.get(key, {}).items()))
-
+    """The rule of a validated table; its patterns are compiled when first used."""
     languages = spec.get("languages")
     return Rule(
         id=spec["id"], section=spec["section"], message=spec["message"],
         fallback=spec.get("fallback", False), match_all=spec.get("match", "any") == "all",
         tags=tuple(spec.get("tags", ())),
         languages=frozenset(languages) if languages else None,
-        paths=_glob_regex(spec.get("paths", []), where, "paths"),
-        exclude_paths=_glob_regex(spec.get("exclude_paths", []), where, "exclude_paths"),
-        imports=_module_regex(spec.get("imports", [])),
-        decorators=_name_regex(spec.get("decorators", [])),
-        bases=_name_regex(spec.get("bases", [])),
-        symbols=_name_regex(spec.get("symbols", [])),
-        defines=_name_regex(spec.get("defines", [])),
-        calls=_call_regex(spec.get("calls", [])),
         annotated=spec.get("annotated", False),
         installed=spec.get("installed", False),
-        if_args=args("if_args"), unless_args=args("unless_args"),
-        text=tuple(_regex(p, where, "text") for p in spec.get("text", [])),
-        text_ignore=tuple(_regex(p, where, "text_ignore") for p in spec.get("text_ignore", [])),
         text_requires=tuple(word.lower() for word in spec.get("text_requires", [])),
         secret=spec.get("secret", False), keep=spec.get("keep", 4),
+        spec=spec, where=f"{source}: rule '{spec['id']}'",
         folder_paths=bool(spec.get("paths")) and all(glob.endswith("/**") for glob in spec["paths"]),
     )
 
@@ -448,6 +486,13 @@ class _Text:
         """Where the regexes of a rule run: the whole text, or only the lines holding a word."""
         if not words:
             return [(0, len(self.text))]
+        if self.words is not None and all(word in self.words.index for word in words):
+            # the rule set's own words, found in one pass: most rules' words are not in a file
+            if self._found is None:
+                self._found = self.words.find(self.text)
+            words = tuple(word for word in words if word in self._found)
+            if len(words) <= 1:
+                return self._lines_holding(words[0]) if words else []     # in order, each line once
         found: set[tuple[int, int]] = set()
         for word in words:
             found.update(self._lines_holding(word))
@@ -477,6 +522,8 @@ class _Text:
     def matches(self, rule: Rule) -> Iterator[re.Match]:
         """Every match of the rule's regexes, in the parts of the text it asks for."""
         ranges = self.ranges(rule.text_requires)
+        if not ranges:
+            return      # none of its words here: its regexes are not even compiled
         for regex in rule.text:
             for start, end in ranges:
                 yield from regex.finditer(self.text, start, end)
@@ -549,8 +596,8 @@ class RuleSet:
 
     @functools.cached_property
     def rules(self) -> tuple[Rule, ...]:
-        """The compiled rules: compiled on first use, as an edit's build only needs
-        ``fingerprint`` (compiling every rule's patterns costs more than the edit).  Raises ``RuleError``."""
+        """The rules, each pattern compiled when first used (``Rule``): an edit's build needs
+        their ``fingerprint`` and the few patterns its files ask."""
         return tuple(_compile(spec, source) for spec, source in zip(self.specs, self.sources))
 
     @functools.cached_property
@@ -569,7 +616,7 @@ class RuleSet:
         A rule with an id already defined replaces it; ``disable = true`` removes
         it; ``replace=True`` starts from nothing instead of the shipped set.
         ``project`` fills ``{project}`` in messages.  Raises ``RuleError`` (with
-        ``lazy``, a bad pattern raises only when the rules are first used).
+        ``lazy``, a bad pattern raises only when it is first used).
         """
         layers: list[tuple[str, list[Any]]] = []
         if not replace:
@@ -582,7 +629,8 @@ class RuleSet:
         specs, sources = _merge(layers)
         ruleset = cls(specs=tuple(specs), sources=tuple(sources), project=project or "this project")
         if not lazy:
-            _ = ruleset.rules     # compile now, so that a bad pattern raises here
+            for rule in ruleset.rules:      # compile now, so that a bad pattern raises here
+                rule.compile_all()
         return ruleset
 
     def fingerprint(self) -> str:
