@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from kwdocs import layout
 from tests.conftest import run_kwdocs
 from tests.output_checks import broken_links, pages
 
@@ -185,5 +186,27 @@ def test_a_name_a_docstring_edit_mentions_links_as_a_build_from_scratch_does(tmp
     threshold = _anchor(out, "pkg/modules/activation.py_docs.md", "class", "Threshold")
     assert _targets((out / "app.py_docs.md").read_text(), "pkg.Threshold") == {
         f"./pkg/modules/activation.py_docs.md#{threshold}"}
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
+
+
+def test_an_import_line_added_relinks_only_its_unit_and_pages_match_a_build_from_scratch(tmp_path: Path):
+    """An import of a module outside the tree added above the others moves every line of the
+    file: the pages that show those lines (the file's own, the defining file's "used in ...
+    line N") follow, as a build from scratch makes them, without the whole tree being linked
+    again (a unit the edit cannot concern keeps its link inputs unread: their shard, removed,
+    is not made again)."""
+    src, out, cold = tmp_path / "src", tmp_path / "out", tmp_path / "cold"
+    _write(src, FILES | {"other/__init__.py": '"""Unrelated."""\n',
+                         "other/util.py": "import os\n\n\ndef helper():\n    pass\n"})
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    core = (out / "pkg/core.py_docs.md").read_text()
+    assert "[`app.py`](../app.py_docs.md) line 3" in core, core
+    unrelated = out / ".kwdocs" / "link-inputs" / layout.state_name("other")
+    unrelated.unlink()
+    (src / "app.py").write_text(FILES["app.py"].replace('"""The app."""\n', '"""The app."""\nimport json\n'))
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert "[`app.py`](../app.py_docs.md) line 4" in (out / "pkg/core.py_docs.md").read_text()
+    assert not unrelated.exists(), "the whole tree was linked again"
     assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)
