@@ -210,3 +210,19 @@ def test_an_import_line_added_relinks_only_its_unit_and_pages_match_a_build_from
     assert not unrelated.exists(), "the whole tree was linked again"
     assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)
+
+
+def test_a_line_added_above_definitions_moves_the_anchors_other_pages_link_to(tmp_path: Path):
+    """Definitions that only moved (the same names, new lines): the pages linking to them link
+    to their new anchors, as a build from scratch makes them."""
+    src, out, cold = tmp_path / "src", tmp_path / "out", tmp_path / "cold"
+    _write(src, FILES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    before = _anchor(out, "pkg/core.py_docs.md", "class", "Engine")
+    (src / "pkg/core.py").write_text("# moved down a line\n" + FILES["pkg/core.py"])
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    after = _anchor(out, "pkg/core.py_docs.md", "class", "Engine")
+    assert after != before
+    assert _targets((out / "app.py_docs.md").read_text(), "Engine") == {f"./pkg/core.py_docs.md#{after}"}
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)

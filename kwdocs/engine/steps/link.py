@@ -197,7 +197,7 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
                             **_diagram_facts(rel, files[rel], flat[rel])} for rel in entry}
         linked[unit] = [files, importance, by_unit.get(unit, {}),
                         {rel: link_basis(flat[rel], files[rel]["deps"]) for rel in entry}]
-    return {"units": linked, "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
+    return {"units": linked, "anchored": {rel: [owner, sorted(users), *_defines_digest(flat[rel])]
                                           for rel, (owner, users) in sorted(anchored.items())}}
 
 
@@ -289,16 +289,19 @@ def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of
     return anchors
 
 
-def _defines_digest(info: dict) -> str:
-    """A short digest of a file's top-level definitions, to tell which files an edit moved them in."""
-    return digest(info.get("defines"))[:16]
+def _defines_digest(info: dict) -> list[str]:
+    """Short digests of a file's top-level definitions and of their names alone, to tell which
+    files an edit moved them in, and whether it only moved them (``_anchor_again``)."""
+    defines = info.get("defines") or {}
+    return [digest(defines)[:16], digest(sorted(defines))[:16]]
 
 
 def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
                   anchored: dict[str, list]) -> list[str]:
     """After an edit that changed definitions but no import: the anchors of the units that look
     for definitions in a file whose definitions changed, in their link shards (``anchored``:
-    file -> [its unit, those units, a digest of its definitions], brought up to date here);
+    file -> [its unit, those units, digests of its definitions and of their names], brought up to
+    date here; a file whose definitions only moved has those units' anchors to it moved, no more);
     the units whose shards changed."""
     inputs = dict(fresh_inputs)
     links_of: dict[str, dict] = {}
@@ -324,15 +327,25 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
 
     affected: set[str] = set()
     follows: dict = {}
+    shifted: dict[str, dict] = {}      # files whose definitions only moved: their names, the same, -> anchors
     for unit in moved:
         for rel, info in inputs[unit].items():
             entry = anchored.get(rel)
-            if entry is not None and entry[2] != (now := _defines_digest(info)):
-                affected.update(entry[1])
-                entry[2] = now
+            if entry is not None and entry[2:] != (now := _defines_digest(info)):
+                if entry[3] == now[1] and all(info.get("defines", {}).values()):
+                    shifted[rel] = info.get("defines", {})
+                else:
+                    affected.update(entry[1])
+                entry[2:] = now
+    for unit in sorted({user for rel in shifted for user in anchored[rel][1]} - affected):
+        # the same names in the same files: each walk finds its name where it did, only the anchors moved
+        for links in unit_links(unit).values():
+            for name, found in links.get("anchors", {}).items():
+                if found[0] in shifted:
+                    found[1] = shifted[found[0]][name.rpartition(".")[2]]
     for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
         for rel, links in unit_links(unit).items():
             info = unit_inputs(unit).get(rel, {})
             links["anchors"] = definition_anchors(links.get("deps", []), uses_and_mentions(info),
                                                   defines_of, deps_of, set(), follows)
-    return [unit for unit in sorted(affected) if save_shard(config, LINKS, unit, {"files": unit_links(unit)})]
+    return [unit for unit in sorted(links_of) if save_shard(config, LINKS, unit, {"files": links_of[unit]})]
