@@ -64,13 +64,15 @@ REPO = Path(__file__).resolve().parent.parent
 MAKE_CORPUS = REPO.parent / "shared" / "bench" / "make-corpus.sh"
 GNU_TIME = "/usr/bin/time"
 SCENARIOS = ("cold", "stages", "cold-after-delete", "floor", "noop", "noop-gitignore", "edit-py", "edit-header",
-             "edit-100", "check", "html-cold", "html-edit", "large-cold", "large-noop")
+             "edit-import", "edit-100", "check", "html-cold", "html-edit", "large-cold", "large-noop")
 LARGE = ("large-cold", "large-noop")
 HTML = ("html-cold", "html-edit")
 HTML_RATIO = 1.5    # the site's cold build / the Markdown cold build, both measured in one run
 SITE_SIZE = 2.0     # the site's size / the Markdown pages' size
 LARGE_COPIES = 8
 STATE = ".kwdocs"  # kwdocs' state folder inside the output folder
+IMPORT_FILE = "torch/nn/modules/linear.py"   # edit-import's file (else the first .py file of the tree)
+IMPORT_RATIO = 1.3  # an import line added / a function appended to the same file, CPU (issue 30)
 BOTH_CORES = 1.5  # CPU s / wall s at or above which a cold build counts as using both cores
 
 FLOOR_CODE = """\
@@ -148,6 +150,14 @@ def add_keyword(path: Path, tag: str, serial: int) -> str:
     with open(path, "a", encoding="utf-8") as stream:
         stream.write(addition)
     return keyword
+
+
+def add_import(path: Path, serial: int) -> None:
+    """edit-import's edit: ``import keyword as kwdocs_bench_import_N`` as the file's fourth line,
+    which moves every line below it (every definition and every other import)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines.insert(3, f"import keyword as kwdocs_bench_import_{serial}")
+    path.write_text("\n".join(lines), encoding="utf-8")
 
 
 # ---------------------------------------------------------------- measuring
@@ -727,6 +737,41 @@ class Bench:
         if edits > len(row.runs):
             row.notes.append(f"{edits} files edited in all")
 
+    def import_vs_append(self) -> None:
+        """One file edited in turn, each edit followed by a build: a function appended, then an
+        import line added above its imports (``add_import``); the ratio of their median CPU."""
+        target = self.src / IMPORT_FILE
+        if not target.is_file():
+            candidates = self.editable(".py")
+            target = candidates[0] if candidates else target
+        rel = target.relative_to(self.src).as_posix()
+        append = self.add(Row(f"function appended to `{rel}`, then build", "reference"))
+        imported = self.add(Row(f"import line added to `{rel}`, then build", "reference"))
+        ratio = self.add(Row("import line / function appended (CPU)", f"≤ {IMPORT_RATIO}"))
+        if not target.is_file():
+            ratio.skipped = append.skipped = imported.skipped = "no .py file to edit in the corpus"
+            return
+        self.progress(f"a function appended to {rel} and an import line added, alternating")
+        for number in range(self.args.runs):
+            if not self.ensure_built(self.src, self.out, append):
+                break
+            self.edit(target, "edit-import")
+            append.runs.append(self.build(self.src, self.out, f"append-{number + 1}", watch_out=True))
+            self.edit_serial += 1
+            add_import(target, self.edit_serial)
+            for out in self.up_to_date:     # as ``edit`` does: the other outputs are behind the tree now
+                self.up_to_date[out] = False
+            imported.runs.append(self.build(self.src, self.out, f"import-{number + 1}", watch_out=True))
+        self.change_notes(append)
+        self.change_notes(imported)
+        if append.good and imported.good and not append.failed and not imported.failed:
+            value = imported.median("cpu") / append.median("cpu")
+            ratio.cells = (f"{value:.2f}×", "", "")
+            ratio.met = value <= IMPORT_RATIO
+            ratio.notes.append(f"median CPU s, import line / function appended ({imported.median('cpu'):.2f} / "
+                               f"{append.median('cpu'):.2f}); wall {imported.median('wall'):.2f} / "
+                               f"{append.median('wall'):.2f}")
+
     def pick_one(self, suffix: str):
         def choose(row: Row) -> list[Path]:
             candidates = self.editable(suffix)
@@ -861,6 +906,7 @@ class Bench:
             ("edit-header" in chosen, lambda: self.edit_scenario(
                 "edit-header", "one header edited (new macro and declaration), then build", 0.5,
                 self.pick_one(".h"))),
+            ("edit-import" in chosen, self.import_vs_append),
             ("edit-100" in chosen, lambda: self.edit_scenario(
                 "edit-100", "100 files edited across 20 folders, then build", 2, self.pick_spread)),
             ("check" in chosen, self.check),

@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable
-from importlib.metadata import entry_points
 from typing import Protocol
 
 from kwdocs import layout
@@ -142,6 +141,8 @@ class PageFormat:
 def _registered() -> dict[str, Callable[[Config], Format]]:
     """Name -> how the format of a configuration is made, by the entry points of ``GROUP``, loaded
     on first use of each (the site's libraries load only when it is built or removed)."""
+    # the packages' metadata only for a build that writes another format, or removes one
+    from importlib.metadata import entry_points
     found = {point.name: point for point in entry_points(group=GROUP) if point.name != MARKDOWN}
 
     def maker(name: str) -> Callable[[Config], Format]:
@@ -152,6 +153,8 @@ def _registered() -> dict[str, Callable[[Config], Format]]:
 @per_config
 def formats_for(config: Config) -> tuple[Format, ...]:
     """The formats a build writes besides Markdown, in the configuration's order."""
+    if all(name == MARKDOWN for name in config.formats):   # no installed format looked for: a no-op build's case
+        return ()
     made = _registered()
     return tuple(made[name](config) for name in config.formats if name != MARKDOWN and name in made)
 

@@ -2,9 +2,11 @@
 on its file's page, through re-exports too, and follow it when an edit moves it."""
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+from kwdocs import layout
 from tests.conftest import run_kwdocs
 from tests.output_checks import broken_links, pages
 
@@ -185,5 +187,72 @@ def test_a_name_a_docstring_edit_mentions_links_as_a_build_from_scratch_does(tmp
     threshold = _anchor(out, "pkg/modules/activation.py_docs.md", "class", "Threshold")
     assert _targets((out / "app.py_docs.md").read_text(), "pkg.Threshold") == {
         f"./pkg/modules/activation.py_docs.md#{threshold}"}
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
+
+
+def test_an_import_line_added_relinks_only_its_unit_and_pages_match_a_build_from_scratch(tmp_path: Path):
+    """An import of a module outside the tree added above the others moves every line of the
+    file: the pages that show those lines (the file's own, the defining file's "used in ...
+    line N") follow, as a build from scratch makes them, without the whole tree being linked
+    again (a unit the edit cannot concern keeps its link inputs unread: their shard, removed,
+    is not made again)."""
+    src, out, cold = tmp_path / "src", tmp_path / "out", tmp_path / "cold"
+    _write(src, FILES | {"other/__init__.py": '"""Unrelated."""\n',
+                         "other/util.py": "import os\n\n\ndef helper():\n    pass\n"})
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    core = (out / "pkg/core.py_docs.md").read_text()
+    assert "[`app.py`](../app.py_docs.md) line 3" in core, core
+    unrelated = out / ".kwdocs" / "link-inputs" / layout.state_name("other")
+    unrelated.unlink()
+    (src / "app.py").write_text(FILES["app.py"].replace('"""The app."""\n', '"""The app."""\nimport json\n'))
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert "[`app.py`](../app.py_docs.md) line 4" in (out / "pkg/core.py_docs.md").read_text()
+    assert not unrelated.exists(), "the whole tree was linked again"
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
+
+
+def test_a_line_added_above_definitions_moves_the_anchors_other_pages_link_to(tmp_path: Path):
+    """Definitions that only moved (the same names, new lines): the pages linking to them link
+    to their new anchors, as a build from scratch makes them."""
+    src, out, cold = tmp_path / "src", tmp_path / "out", tmp_path / "cold"
+    _write(src, FILES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    before = _anchor(out, "pkg/core.py_docs.md", "class", "Engine")
+    (src / "pkg/core.py").write_text("# moved down a line\n" + FILES["pkg/core.py"])
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    after = _anchor(out, "pkg/core.py_docs.md", "class", "Engine")
+    assert after != before
+    assert _targets((out / "app.py_docs.md").read_text(), "Engine") == {f"./pkg/core.py_docs.md#{after}"}
+    assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
+    assert pages(out) == pages(cold)
+
+
+def _page_keys(out: Path) -> dict[str, str]:
+    """The key each file's pages were last rendered from, as the root's render state keeps it."""
+    from kwdocs.store import writer as output
+    from kwdocs.store.state import PAGES
+    return json.loads(output.unsealed((out / ".kwdocs" / PAGES / layout.state_name("")).read_bytes()))["files"]
+
+
+def test_definitions_moved_re_render_only_the_pages_that_show_where_they_are(tmp_path: Path):
+    """Lines added above a file's definitions move their anchors: a page whose documentation
+    links one is rendered again, a page that only imports and calls it (its Markdown shows no
+    anchor or line of it) is not, and the pages are those of a build from scratch."""
+    src, out, cold = tmp_path / "src", tmp_path / "out", tmp_path / "cold"
+    _write(src, FILES | {
+        "caller.py": '"""Calls start."""\nfrom pkg.core import start\n\n\ndef go():\n    start(None)\n',
+        "linker.py": '"""Links it."""\nfrom pkg.core import start\n\n\n'
+                     'def go():\n    """Calls :func:`start`."""\n    start(None)\n'})
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    before = _page_keys(out)
+    (src / "pkg/core.py").write_text("# moved down\n# two lines\n" + FILES["pkg/core.py"])
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    after = _page_keys(out)
+    start = _anchor(out, "pkg/core.py_docs.md", "function", "start")
+    assert _targets((out / "linker.py_docs.md").read_text(), "start") == {f"./pkg/core.py_docs.md#{start}"}
+    assert after["linker.py"] != before["linker.py"]
+    assert after["caller.py"] == before["caller.py"], "a page that shows nothing of core.py's lines was rendered"
     assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)

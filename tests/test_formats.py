@@ -231,3 +231,18 @@ def test_json_says_the_if_branch_of_each_macro_definition(tmp_path):
     jsonschema.Draft202012Validator(schema()).validate(page)
     found = [(d["name"], d["line"], d.get("condition")) for d in page["definitions"]]
     assert found == [("EXPORT", 3, ["#ifdef _WIN32"]), ("EXPORT", 5, ["#else", "#ifdef _WIN32"]), ("f", 7, None)]
+
+
+def test_a_no_op_markdown_build_reads_no_package_metadata(tmp_path: Path):
+    """Which other formats are installed is asked only by a build that writes or removes one:
+    a no-op build of Markdown alone never imports ``importlib.metadata`` (most of its start)."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "a.py").write_text('"""A module."""\n')
+    build = ["build", "--src", str(src), "--out", str(out), "-q"]
+    code = ("import sys\nfrom kwdocs.cli import main\nmain(sys.argv[1:])\n"
+            "print('metadata' if 'importlib.metadata' in sys.modules else 'none')\n")
+    for _ in range(2):     # the second build is the no-op
+        done = subprocess.run([sys.executable, "-c", code, *build], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "none"

@@ -185,7 +185,7 @@ def dispatch(session: Session, config: Config, units: list[list]) -> dict:
             continue    # ``render:<unit>`` meets it and has the state start over
         todo = plan.todo
         if config.cache and todo:       # what a shared cache holds is not sent out
-            held = shared.SharedPages(config, {rel: plan.keys[rel] for rel in todo}).found
+            held = shared.SharedPages(config, {rel: plan.full[rel] for rel in todo}).found
             todo = [rel for rel in todo if rel not in held]
         if todo:
             plans.append((unit, folder_names, rels, plan, todo))

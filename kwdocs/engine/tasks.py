@@ -159,7 +159,9 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_link():
         """Resolve imports and includes across the tree (who uses whom)."""
         return {
-            "actions": [(Guarded(link_step.link_tree), [config, list(units)])],
+            # the tree's files by unit: an edit's imports are resolved against them alone
+            "actions": [(Guarded(link_step.link_tree), [config, list(units)],
+                         {"unit_files": {unit: rels for unit, (_, rels) in units.items()}})],
             "file_dep": shards,
             "targets": [shard_path(config, kind, unit) for kind in (LINKS, IMPORTANCE) for unit in units],
             # the code too: which modules are the standard library's is the running Python's

@@ -331,8 +331,31 @@ def file_docs_model(facts: Facts, *, project: str, related: dict, links: dict | 
         result.update(made.fields)
         shown.append(dict(name=spec.name, title=spec.title, names=made.names))
     result["sections"] = shown
-    result["source_names"] = _source_names(given.path, given.entries, facts.get("symbols", []), links)
+    # made when a format asks (the site's source view): a Markdown page shows none of these lines
+    result["source_names"] = _Later(lambda: _source_names(given.path, given.entries, facts.get("symbols", []), links))
     return result
+
+
+class _Later(Mapping[str, list]):
+    """A mapping made at its first use."""
+
+    def __init__(self, make: Callable[[], dict[str, list]]) -> None:
+        self._make: Callable[[], dict[str, list]] = make
+        self._made: dict[str, list] | None = None
+
+    def _whole(self) -> dict[str, list]:
+        if self._made is None:
+            self._made = self._make()
+        return self._made
+
+    def __getitem__(self, name: str) -> list:
+        return self._whole()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())
 
 
 def _mark_uses(entries: list[dict], symbols: list, links: dict | None, page: str) -> None:
@@ -923,9 +946,9 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
         for name, name_target in (dep.get("name_targets") or {}).items():
             if name_target:
                 modules.setdefault(f"{dep['module']}.{name}", layout.link(page, layout.docs_page(name_target)))
-    # names imported or called from files of the tree, to their definitions' anchors there
-    defined = {name: layout.anchor_link(layout.link(page, layout.docs_page(path)), anchor)
-               for name, (path, anchor) in (links or {}).get("anchors", {}).items()}
+    # names imported or called from files of the tree, to their definitions' anchors there: each
+    # looked up as asked, so the render step knows which anchors the page shows (``page_key``)
+    defined = (links or {}).get("anchors", {})
     bound = {symbol["name"]: symbol["signature"] for symbol in facts.get("symbols", [])
              if symbol["kind"] == "import" and symbol.get("signature")}
     # a name can only be found as a local name ending in its last part, or through its first
@@ -951,7 +974,8 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
         if head in bound:
             name = f"{bound[head]}.{rest}" if rest else bound[head]
         if name in defined:
-            return defined[name]
+            path, anchor = defined[name]
+            return layout.anchor_link(layout.link(page, layout.docs_page(path)), anchor)
         # a module's own page for the module, and nothing for a name whose definition was not
         # found: its module's page (or a package's) may not define it, and a wrong link is worse
         return modules.get(name, "")

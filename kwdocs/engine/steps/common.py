@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
 from kwdocs import languages, layout
@@ -119,8 +119,17 @@ def file_page_keys(config: Config) -> list[str]:
         output_format.key() for output_format in formats_for(config)]
 
 
-def page_key(facts: Facts, links: dict | None, related: dict, keys: list[str]) -> str:
-    """The key a file's pages are rendered from: they are the same whenever it is."""
+def page_key(facts: Facts, links: dict | None, related: dict, keys: list[str],
+             reads: Mapping[str, Collection[str]] | None = None) -> str:
+    """The key a file's pages are rendered from: they are the same whenever it is.  ``reads``:
+    for some parts of its links (``anchors``, ``names``: name -> where it is defined), the names
+    rendering looked up there (None: all of them); its pages show no other, so a definition
+    moved elsewhere re-renders only the pages that show where it is."""
+    if reads and links:
+        links = dict(links)
+        for part, names in reads.items():
+            if isinstance(links.get(part), dict):
+                links[part] = {name: links[part].get(name) for name in names}
     return digest(facts_identity(facts), links, related, keys)
 
 

@@ -9,6 +9,7 @@ from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import changed_units, digest, recovering, stored_facts
 from kwdocs.engine.steps.link_inputs import ANCHORED_PART, _definitions_digest, _import_digest, _interned, _link_inputs
+from kwdocs.engine.steps.relink import link_basis, relink_imports
 from kwdocs.engine.steps.shared import SharedLinks
 from kwdocs.extract.links import (
     chain_definition,
@@ -21,6 +22,7 @@ from kwdocs.extract.links import (
     resolve_links,
     uses_and_mentions,
 )
+from kwdocs.languages import resolver
 from kwdocs.pages.diagrams import resolved_bases
 from kwdocs.rules.ruleset import RuleSet, rules_for
 from kwdocs.store import writer as output
@@ -50,13 +52,16 @@ def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
 
 @recovering
 @collector_paused()
-def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
+def link_tree(config: Config, units: list[str], changed: list[str],
+              unit_files: Mapping[str, list[str]] | None = None) -> dict:
     """Resolve imports and includes across the tree; write the link shards that changed.
 
     Most edits change no import: then the digests of the changed units' link
     inputs match and nothing is recomputed, and an edit that only moves definitions
     sends the names other files import from them to their new lines
-    (``_moved_definitions``).  Each unit's inputs are kept in a shard of their own,
+    (``_moved_definitions``).  An edit whose imports still reach the files they did
+    relinks only the edited files (``relink_imports``; ``unit_files``: the tree's files
+    by unit, without which the whole tree is linked).  Each unit's inputs are kept in a shard of their own,
     written only when they change (one file for the whole tree meant holding it twice
     over as text on every relink).
     """
@@ -72,20 +77,30 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     new_digests = {unit: _import_digest(inputs) for unit, inputs in fresh_inputs.items()}
     rules = rules_for(config)
     new_definitions = {unit: _definitions_digest(inputs) for unit, inputs in fresh_inputs.items()}
-    if (set(digests) == set(units) and all(digests[u] == d for u, d in new_digests.items())
+    imported: list[str] = []
+    relinked: list[str] | None = None     # the units whose links ``relink_imports`` rewrote, None: link all
+    if (set(digests) == set(units)
             and meta.get("roots") == list(config.include_roots) and meta.get("code") == code_fingerprint()
             and meta.get("rules") == rules.fingerprint()
             and isinstance(meta.get("anchored"), dict) and set(definitions) == set(units)
             and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units
                     for kind in (LINKS, IMPORTANCE, LINK_REQUESTS))):
+        imported = [unit for unit, value in new_digests.items() if digests[unit] != value]
+        relinked = [] if not imported else relink_imports(config, imported, fresh_inputs, unit_files, meta["python"]) \
+            if unit_files is not None and isinstance(meta.get("python"), list) else None
+    if relinked is not None:
+        meta["digests"] = digests | new_digests
         moved = [unit for unit, value in new_definitions.items() if definitions[unit] != value]
         if not moved:
-            return {"link_shards": 0}
+            if imported:
+                output.write_json(config.out, meta_path, dict(meta, rewritten=relinked))
+            return {"link_shards": len(relinked)}
         # the imports are as they were: only where names from the moved units' files are defined changes
         rewritten = _moved_definitions(config, moved, fresh_inputs)
         if rewritten is not None:
             try:
-                rewritten = sorted(set(rewritten) | set(_anchor_again(config, moved, fresh_inputs, meta["anchored"])))
+                rewritten = sorted(set(rewritten) | set(_anchor_again(config, moved, fresh_inputs, meta["anchored"]))
+                                   | set(relinked))
             except (TypeError, IndexError, KeyError, AttributeError):
                 rewritten = None     # a damaged record of where anchors were looked for: link it all
         if rewritten is not None:
@@ -111,7 +126,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     rewritten = []
     for name, body in made:     # each written as it is made: all of them at once raised the step's peak
         kind, _, unit = name.partition("/")
-        if output.write_sealed(config.out, shard_path(config, kind, unit), body) and kind == LINKS:
+        if (output.write_sealed(config.out, shard_path(config, kind, unit), body) or unit in (relinked or ())) \
+                and kind == LINKS:     # the units ``relink_imports`` wrote before giving up are rewritten too
             rewritten.append(unit)
         if storing:
             bodies[name] = body
@@ -120,7 +136,8 @@ def link_tree(config: Config, units: list[str], changed: list[str]) -> dict:
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
         "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
-        "anchored": anchored,
+        "anchored": anchored, "python": sorted(rel for entry in inputs.values() for rel, info in entry.items()
+                                               if resolver(info["language"]) == "python"),
         "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
         "rewritten": rewritten})
     if shared is None:
@@ -178,8 +195,9 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
         # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
         importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {}),
                             **_diagram_facts(rel, files[rel], flat[rel])} for rel in entry}
-        linked[unit] = [files, importance, by_unit.get(unit, {})]
-    return {"units": linked, "anchored": {rel: [owner, sorted(users), _defines_digest(flat[rel])]
+        linked[unit] = [files, importance, by_unit.get(unit, {}),
+                        {rel: link_basis(flat[rel], files[rel]["deps"]) for rel in entry}]
+    return {"units": linked, "anchored": {rel: [owner, sorted(users), *_defines_digest(flat[rel])]
                                           for rel, (owner, users) in sorted(anchored.items())}}
 
 
@@ -216,8 +234,12 @@ def _link_bodies(linked: dict, units: list[str]) -> Iterator[tuple[str, bytes]]:
     """Each unit's link shards as (``kind/unit``, the bytes ``save_shard`` writes before its seal):
     what a links entry holds beside the link meta's ``anchored``, written as they are."""
     for unit in units:
-        for kind, files in zip((LINKS, IMPORTANCE, LINK_REQUESTS), linked["units"][unit]):
-            yield f"{kind}/{unit}", output.compact_json({"files": files, "unit": unit}, sort_keys=True)
+        files, importance, requests, basis = linked["units"][unit]
+        yield f"{LINKS}/{unit}", output.compact_json({"files": files, "unit": unit}, sort_keys=True)
+        yield f"{IMPORTANCE}/{unit}", output.compact_json({"files": importance, "unit": unit}, sort_keys=True)
+        # what each file's links were made from besides its imports, for ``relink_imports`` to prove them
+        yield f"{LINK_REQUESTS}/{unit}", output.compact_json({"basis": basis, "files": requests, "unit": unit},
+                                                             sort_keys=True)
 
 
 def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str, dict]) -> list[str] | None:
@@ -267,16 +289,19 @@ def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of
     return anchors
 
 
-def _defines_digest(info: dict) -> str:
-    """A short digest of a file's top-level definitions, to tell which files an edit moved them in."""
-    return digest(info.get("defines"))[:16]
+def _defines_digest(info: dict) -> list[str]:
+    """Short digests of a file's top-level definitions and of their names alone, to tell which
+    files an edit moved them in, and whether it only moved them (``_anchor_again``)."""
+    defines = info.get("defines") or {}
+    return [digest(defines)[:16], digest(sorted(defines))[:16]]
 
 
 def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
                   anchored: dict[str, list]) -> list[str]:
     """After an edit that changed definitions but no import: the anchors of the units that look
     for definitions in a file whose definitions changed, in their link shards (``anchored``:
-    file -> [its unit, those units, a digest of its definitions], brought up to date here);
+    file -> [its unit, those units, digests of its definitions and of their names], brought up to
+    date here; a file whose definitions only moved has those units' anchors to it moved, no more);
     the units whose shards changed."""
     inputs = dict(fresh_inputs)
     links_of: dict[str, dict] = {}
@@ -302,15 +327,25 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
 
     affected: set[str] = set()
     follows: dict = {}
+    shifted: dict[str, dict] = {}      # files whose definitions only moved: their names, the same, -> anchors
     for unit in moved:
         for rel, info in inputs[unit].items():
             entry = anchored.get(rel)
-            if entry is not None and entry[2] != (now := _defines_digest(info)):
-                affected.update(entry[1])
-                entry[2] = now
+            if entry is not None and entry[2:] != (now := _defines_digest(info)):
+                if entry[3] == now[1] and all(info.get("defines", {}).values()):
+                    shifted[rel] = info.get("defines", {})
+                else:
+                    affected.update(entry[1])
+                entry[2:] = now
+    for unit in sorted({user for rel in shifted for user in anchored[rel][1]} - affected):
+        # the same names in the same files: each walk finds its name where it did, only the anchors moved
+        for links in unit_links(unit).values():
+            for name, found in links.get("anchors", {}).items():
+                if found[0] in shifted:
+                    found[1] = shifted[found[0]][name.rpartition(".")[2]]
     for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
         for rel, links in unit_links(unit).items():
             info = unit_inputs(unit).get(rel, {})
             links["anchors"] = definition_anchors(links.get("deps", []), uses_and_mentions(info),
                                                   defines_of, deps_of, set(), follows)
-    return [unit for unit in sorted(affected) if save_shard(config, LINKS, unit, {"files": unit_links(unit)})]
+    return [unit for unit in sorted(links_of) if save_shard(config, LINKS, unit, {"files": links_of[unit]})]

@@ -1,7 +1,7 @@
 """The render step: each unit's file pages, from its facts and links, for the files whose page keys changed."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple, cast
 
 from kwdocs import layout
@@ -35,7 +35,8 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     """Render the pages of the unit's files whose inputs changed; remove pages of gone files
     (``session``: the build's, see ``build_session``)."""
     plan = render_plan(config, unit, folder_names, rels)
-    facts_by_file, links, related_of, new_manifest = plan.facts, plan.links, plan.related, plan.keys
+    facts_by_file, links, related_of, new_manifest = plan.facts, plan.links, plan.related, dict(plan.keys)
+    reads = {rel: names for rel, names in plan.reads.items() if rel in new_manifest}
     renderer = renderer_for(config)
     formats = formats_for(config)
     mask = rules_for(config).mask_secrets
@@ -43,11 +44,11 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     todo = plan.todo
     unsettled: list[str] = []      # changed since extracted: their pages are left as they are
     remote = session.remote_pages(config, unit) if todo else None
-    shared = SharedPages(config, {rel: new_manifest[rel] for rel in todo}) if config.cache and todo else None
+    shared = SharedPages(config, {rel: plan.full[rel] for rel in todo}) if config.cache and todo else None
     with _offering_tokens(config, unit, facts_by_file, todo):
         for rel in todo:
             facts = facts_by_file[rel]
-            texts: Mapping[str, str | bytes] | None = remote.texts(config, rel, new_manifest[rel]) \
+            texts: Mapping[str, str | bytes] | None = remote.texts(config, rel, plan.full[rel]) \
                 if remote is not None else None
             if texts is None and shared is not None:
                 texts = shared.found.get(rel)
@@ -58,7 +59,13 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
                     unsettled.append(rel)
                     continue
                 view = pages.source_view(config, facts, data, mask)
-                texts = pages.file_pages(config, renderer, facts, links.get(rel), related_of[rel], view, formats)
+                asked = _Asked(links.get(rel))
+                texts = pages.file_pages(config, renderer, facts, asked.links, related_of[rel], view, formats)
+                key = page_key(facts, links.get(rel), related_of[rel], plan.key_parts, asked.names) \
+                    if asked.names is not None else ""
+                _record_key(rel, asked.names, key, plan, new_manifest, reads)
+            else:
+                _record_key(rel, None, "", plan, new_manifest, reads)
             if shared is not None and rel not in shared.found and facts.get("sha256"):
                 shared.made[rel] = cast(dict[str, str], texts)     # rendered here or on the cluster: text
             for page, text in texts.items():
@@ -73,7 +80,8 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
             recorded[rel] = plan.manifest[rel]
         else:
             del recorded[rel]
-    save_shard(config, PAGES, unit, {"files": recorded})
+    save_shard(config, PAGES, unit, {"files": recorded, "reads": {rel: reads[rel] for rel in sorted(reads)
+                                                                  if rel in recorded}})
     counts |= {"files": len(facts_by_file), UNSETTLED: len(unsettled)}
     if shared is None and not config.scheduler:
         return counts
@@ -83,13 +91,65 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
                      "cluster_rendered": remote.used if remote else 0}
 
 
+def _record_key(rel: str, names: dict[str, list[str]] | None, key: str, plan: RenderPlan,
+                manifest: dict[str, str], reads: dict[str, dict[str, list[str]]]) -> None:
+    """The key ``rel``'s pages were just made from, in ``manifest``: from the anchors they looked up
+    (``names``, in ``reads`` for the next build's plan), or from all of them when they were made
+    elsewhere (the shared cache, a cluster: ``names`` None) or read them all."""
+    if names is None:
+        reads.pop(rel, None)
+        manifest[rel] = plan.full[rel]
+    else:
+        reads[rel] = names
+        manifest[rel] = key
+
+
+ASKED = ("anchors", "names")    # the parts of a file's links its pages show a name of only when looked up
+
+
+class _Asked:
+    """A file's links whose ``ASKED`` parts note the names rendering looks up (``names``: part ->
+    names, sorted; a part gone through whole is left out, as is one the links lack)."""
+
+    def __init__(self, links: dict | None) -> None:
+        self._parts = {part: _Noting(links[part]) for part in ASKED if links and isinstance(links.get(part), dict)}
+        self.links = dict(links, **self._parts) if links and self._parts else links
+
+    @property
+    def names(self) -> dict[str, list[str]] | None:
+        asked = {part: sorted(noted.asked) for part, noted in self._parts.items() if not noted.whole}
+        return asked or None
+
+
+class _Noting(Mapping[str, list]):
+    """A part of a file's links that notes each name looked up (``in``, ``get`` and ``[]`` all go
+    through ``__getitem__``), and whether it was gone through whole."""
+
+    def __init__(self, part: dict[str, list]) -> None:
+        self._part, self.asked, self.whole = part, set[str](), False
+
+    def __getitem__(self, name: str) -> list:
+        self.asked.add(name)
+        return self._part[name]
+
+    def __iter__(self) -> Iterator[str]:
+        self.whole = True
+        return iter(self._part)
+
+    def __len__(self) -> int:
+        self.whole = True
+        return len(self._part)
+
+
 UNSETTLED = "unsettled"     # render_unit's count of files whose pages wait for their next extraction
 
 
 class RenderPlan(NamedTuple):
     """What ``render_unit`` needs of a unit: its facts, links, each file's related files, the key
-    each file's pages are rendered from (``keys``), the keys of the last build (``manifest``),
-    and the files whose key changed (``todo``)."""
+    each file's pages are rendered from (``keys``: from the anchors its last rendering looked up,
+    ``reads``), the keys of the last build (``manifest``), the files whose key changed (``todo``),
+    their keys from every anchor (``full``: the shared cache's and a cluster's), and what every
+    file's key is made from besides its own inputs (``key_parts``)."""
 
     facts: dict[str, Facts]
     links: dict[str, dict]
@@ -97,6 +157,9 @@ class RenderPlan(NamedTuple):
     keys: dict[str, str]
     manifest: dict[str, str]
     todo: list[str]
+    reads: dict[str, dict[str, list[str]]]
+    full: dict[str, str]
+    key_parts: list[str]
 
 
 def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[str],
@@ -106,16 +169,32 @@ def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[s
     links = load_shard(config, LINKS, unit, strict=True).get("files", {})
     if links.keys() != facts_by_file.keys():
         raise StateDamaged(f"the links of {unit or '.'} are not those of its files")
-    manifest = load_shard(config, PAGES, unit, strict=True).get("files", {})
+    stored = load_shard(config, PAGES, unit, strict=True)
+    manifest = stored.get("files", {})
+    reads = stored.get("reads")
+    if not isinstance(reads, dict):
+        reads = {}
     keys = file_page_keys(config)
     siblings = model.siblings_of(tuple(folder_names))
     new_manifest: dict[str, str] = {}
     related_of: dict[str, dict] = {}
     for rel, file_facts in sorted(facts_by_file.items()):
         related_of[rel] = siblings.related(rel, links.get(rel))
-        new_manifest[rel] = page_key(file_facts, links.get(rel), related_of[rel], keys)
+        new_manifest[rel] = page_key(file_facts, links.get(rel), related_of[rel], keys, _valid(reads.get(rel)))
     todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
-    return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo)
+    full = {rel: new_manifest[rel] if _valid(reads.get(rel)) is None else
+            page_key(facts_by_file[rel], links.get(rel), related_of[rel], keys) for rel in todo}
+    return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo,
+                      {rel: names for rel, names in reads.items() if _valid(names) is not None}, full, keys)
+
+
+def _valid(names: object) -> dict[str, list[str]] | None:
+    """A file's record of the names rendering looked up, if it is one (else: all of them)."""
+    if isinstance(names, dict) and names and all(
+            part in ASKED and isinstance(asked, list) and all(isinstance(name, str) for name in asked)
+            for part, asked in names.items()):
+        return names
+    return None
 
 
 def _remove_file_pages(config: Config, rel: str, counts: dict[str, int]) -> None:
