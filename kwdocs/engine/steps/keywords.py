@@ -1,9 +1,10 @@
 """The keywords step: keywords.md (per letter when large), from the entries saved beside the facts."""
 from __future__ import annotations
 
+import contextlib
+import os
 import posixpath
-import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -149,19 +150,27 @@ class _Runs:
     def __init__(self, config: Config) -> None:
         self.folder = config.state / KEYWORDS / RUNS
         self.files: dict[str, BinaryIO] = {}
+        self.made: list[str] = []
         self.held: dict[str, list[tuple[str, int, str]]] | None = {} if output.dry_running() else None
 
     def __enter__(self) -> _Runs:
         if self.held is None:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            self.folder.mkdir(parents=True)
+            self._remove(output.state_names(self.folder))    # what a killed build left
+            self.folder.mkdir(parents=True, exist_ok=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
         for handle in self.files.values():
             handle.close()
         if self.held is None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+            self._remove(self.made)
+            with contextlib.suppress(OSError):
+                self.folder.rmdir()
+
+    def _remove(self, names: Iterable[str]) -> None:
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.folder / name)
 
     def add(self, letter: str, unit: str, count: int, text: str) -> None:
         """Note a unit's entries of a letter (``count`` 0: it has none any more)."""
@@ -171,6 +180,7 @@ class _Runs:
         handle = self.files.get(letter)
         if handle is None:      # 27 letters at most: each run stays open
             handle = self.files[letter] = open(self.folder / f"letter-{letter}", "wb")   # noqa: SIM115
+            self.made.append(f"letter-{letter}")
         # two lines: JSON escapes every newline of a unit's name and of its entries
         handle.write(orjson.dumps([unit, count]) + b"\n" + text.encode("utf-8") + b"\n")
 
