@@ -104,7 +104,7 @@ def small_files(src: Path, files: int) -> None:
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason="issue 33, open: doit's per-file dependency records and the ledger's entries "
-                   "still grow the building process (2026-12-06: 40 MB at 2,500 files, 66 MB at 20,000)")
+                   "still grow the building process (2026-12-06: 41 MB at 2,500 files, 69 MB at 20,000)")
 def test_the_building_process_holds_about_as_much_for_eight_times_the_files(tmp_path):
     peaks_kb = {}
     for files in (2_500, 20_000):
