@@ -66,6 +66,8 @@ GNU_TIME = "/usr/bin/time"
 SCENARIOS = ("cold", "stages", "cold-after-delete", "floor", "noop", "noop-gitignore", "edit-py", "edit-header",
              "edit-import", "edit-100", "check", "html-cold", "html-edit", "large-cold", "large-noop")
 LARGE = ("large-cold", "large-noop")
+# issue 33's targets on the 8-copy tree: the largest process, the summed PSS, cold wall against the 12k cold
+LARGE_PEAK_MB, LARGE_TREE_MB, LARGE_WALL_RATIO = 400, 1024, 8
 HTML = ("html-cold", "html-edit")
 HTML_RATIO = 1.5    # the site's cold build / the Markdown cold build, both measured in one run
 SITE_SIZE = 2.0     # the site's size / the Markdown pages' size
@@ -173,6 +175,7 @@ class Measurement:
     stdout: str
     stderr: str
     tree_pss_kb: int | None = None  # sampled peak of the tree's summed PSS (cold builds only)
+    process_rss_kb: list[int] | None = None  # sampled peak RSS of each process of the tree, the build's first
     # files under the output folder added, removed or rewritten, relative to it
     out_changed: list[str] | None = None
     code_changed: bool = False  # kwdocs' source changed since the previous build, or during this one
@@ -234,6 +237,7 @@ class TreeMemorySampler:
         self.root = root
         self.interval = interval
         self.peak_kb = 0
+        self.process_peaks: dict[int, int] = {}    # pid -> its peak RSS (kB), sampled
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -276,7 +280,14 @@ class TreeMemorySampler:
                 continue
             match = re.search(r"^Pss:\s+(\d+) kB", rollup, re.M)
             total += int(match.group(1)) if match else 0
+            rss = re.search(r"^Rss:\s+(\d+) kB", rollup, re.M)
+            if rss:
+                self.process_peaks[pid] = max(self.process_peaks.get(pid, 0), int(rss.group(1)))
         return total
+
+    def per_process(self) -> list[int]:
+        """Each process's peak RSS (kB) in the order they started: the build's own first, then its workers."""
+        return [self.process_peaks[pid] for pid in sorted(self.process_peaks)]
 
 
 def timed(command: list[str], logs: Path, label: str, timeout: float,
@@ -319,7 +330,8 @@ def timed(command: list[str], logs: Path, label: str, timeout: float,
     return Measurement(wall=figures.get("wall", float("nan")), user=figures.get("user", float("nan")),
                        system=figures.get("system", float("nan")),
                        max_rss_kb=int(figures.get("max_rss_kb", 0)), returncode=returncode,
-                       stdout=stdout, stderr=stderr, tree_pss_kb=sampler.peak_kb if sampler else None)
+                       stdout=stdout, stderr=stderr, tree_pss_kb=sampler.peak_kb if sampler else None,
+                       process_rss_kb=sampler.per_process() if sampler else None)
 
 
 def file_states(folder: Path) -> dict[str, tuple[int, int, int]]:
@@ -645,8 +657,10 @@ class Bench:
         if row.good:
             row.notes.append(f"user {row.median('user'):.1f} s, system {row.median('system'):.1f} s")
 
-    def memory_row(self, runs: list[Measurement], limit_mb: float, name: str) -> Row:
-        """A memory target, judged on /usr/bin/time's figure; the tree's summed PSS goes in a note."""
+    def memory_row(self, runs: list[Measurement], limit_mb: float, name: str,
+                   tree_limit_mb: float | None = None) -> Row:
+        """A memory target, judged on /usr/bin/time's figure; the tree's summed PSS goes in a note
+        (judged against ``tree_limit_mb``, else against ``limit_mb``), and each process's peak."""
         memory = Row(name, f"< {limit_mb:.0f} MB")
         good = [run for run in runs if run.ok]
         if not good:
@@ -663,8 +677,16 @@ class Bench:
         trees = [run.tree_pss_kb for run in good if run.tree_pss_kb is not None]
         if trees:
             tree_peak = mb(max(trees))
-            memory.notes.append(f"summed PSS of the whole process tree (sampled every 0.2 s): "
-                                f"{tree_peak:.0f} MB{' — over the target' if tree_peak >= limit_mb else ''}")
+            tree_limit = limit_mb if tree_limit_mb is None else tree_limit_mb
+            memory.notes.append(f"summed PSS of the whole process tree (sampled every 0.2 s): {tree_peak:.0f} MB"
+                                f"{' — over the target' if tree_peak >= tree_limit else ''}"
+                                f"{f' (target < {tree_limit:.0f} MB)' if tree_limit_mb is not None else ''}")
+            if tree_limit_mb is not None:
+                memory.met = memory.met and tree_peak < tree_limit_mb
+        for run in good:
+            if run.process_rss_kb:
+                shown = ", ".join(f"{mb(kb):.0f}" for kb in run.process_rss_kb)
+                memory.notes.append(f"peak RSS of each process (sampled; the build's own first), MB: {shown}")
         return memory
 
     def noop(self) -> None:
@@ -864,18 +886,18 @@ class Bench:
         if "large-cold" in self.selected:
             cold_12k = (self.cold_row.median("wall")
                         if self.cold_row and self.cold_row.good and not self.cold_row.failed else None)
-            target = (f"≤ 9 × the 12k cold = {9 * cold_12k:.1f} s" if cold_12k
-                      else "≤ 9 × the 12k cold (not measured in this run)")
+            target = (f"≤ {LARGE_WALL_RATIO} × the 12k cold = {LARGE_WALL_RATIO * cold_12k:.1f} s" if cold_12k
+                      else f"≤ {LARGE_WALL_RATIO} × the 12k cold (not measured in this run)")
             cold = self.add(Row(f"large tree ({files:,} files): cold build, 1 run", target))
             self.progress("large cold build")
             self.set_aside(large_out)
             cold.runs.append(self.build(large_src, large_out, "large-cold", sample_tree=True))
             if cold_12k and cold.good and not cold.failed:
                 cold.notes.append(f"{cold.median('wall') / cold_12k:.2f} × the 12k cold")
-                cold.met = cold.median("wall") <= 9 * cold_12k
+                cold.met = cold.median("wall") <= LARGE_WALL_RATIO * cold_12k
         noop = None
         if "large-noop" in self.selected:
-            noop = self.add(Row("large tree: no-op build", "< 2 s wall", limit=2))
+            noop = self.add(Row("large tree: no-op build", "≤ 1 s wall", limit=1))
             if self.ensure_built(large_src, large_out, noop):
                 self.progress("large no-op builds")
                 for number in range(self.args.runs):
@@ -885,7 +907,7 @@ class Bench:
                 if any(run.pages_changed for run in noop.runs):
                     noop.notes.append("ODD: a no-op build changed pages")
         runs = (cold.runs if cold else []) + (noop.runs if noop else [])
-        self.add(self.memory_row(runs, 1024, "large tree: peak memory"))
+        self.add(self.memory_row(runs, LARGE_PEAK_MB, "large tree: peak memory", LARGE_TREE_MB))
 
     # -- driver
 

@@ -104,6 +104,7 @@ def test_a_disk_too_full_for_doits_database_journal_is_one_line_never_a_tracebac
 def test_a_read_only_output_is_one_line_and_check_still_answers(small_disk, tmp_path):
     src, out = tmp_path / "src", small_disk / "out"
     make_tree(src, 3)
+    remount(small_disk, "size=2m")      # room for the state as it grows: this test is about "ro"
     assert kwdocs("build", "--src", str(src), "--out", str(out)).returncode == 0
     (src / "pkg0/module_0.py").write_text("def changed():\n    return 2\n")
     remount(small_disk, "ro")

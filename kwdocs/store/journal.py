@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import orjson
@@ -44,24 +44,27 @@ def load(config: Config) -> dict[str, Entry]:
     entries: dict[str, Entry] = output.read_json(config.state / output.JOURNAL_FOLDER / LEDGER_FILE, {})
     if not isinstance(entries, dict):   # not what kwdocs writes: vouch for nothing, render to judge
         entries = {}
-    entries = {page: entry for page, entry in entries.items() if _valid(entry)}
+    for page in [page for page, entry in entries.items() if not _valid(entry)]:
+        del entries[page]
     for journal in _journals(config):
         try:
-            lines = journal.read_bytes().splitlines()
+            handle = open(journal, "rb")    # noqa: SIM115 - closed below, after the lines are read
         except OSError:
             continue
-        for line in lines:
-            try:
-                page, sha, size, mtime_ns = entry = orjson.loads(line)
-            except (ValueError, TypeError):      # orjson.JSONDecodeError is a ValueError
-                continue     # the last line of a journal whose writer was killed mid-line
-            if not _valid(entry[1:]) or not isinstance(page, str):
-                continue     # damaged: that page is not vouched for, so it is rendered to be judged
-            known = entries.get(page)
-            if known is None or mtime_ns >= known[2]:
-                entries[page] = [sha, size, mtime_ns]
-    return {page: entry for page, entry in entries.items()
-            if _valid(entry) and entry[0] is not None}   # not removed since
+        with handle:
+            for line in handle:     # a line at a time: a cold build's journals hold a line per page
+                try:
+                    page, sha, size, mtime_ns = entry = orjson.loads(line)
+                except (ValueError, TypeError):      # orjson.JSONDecodeError is a ValueError
+                    continue     # the last line of a journal whose writer was killed mid-line
+                if not _valid(entry[1:]) or not isinstance(page, str):
+                    continue     # damaged: that page is not vouched for, so it is rendered to be judged
+                known = entries.get(page)
+                if known is None or mtime_ns >= known[2]:
+                    entries[page] = [sha, size, mtime_ns]
+    for page in [page for page, entry in entries.items() if entry[0] is None]:    # removed since
+        del entries[page]
+    return entries
 
 
 def _valid(entry: object) -> bool:
@@ -78,7 +81,16 @@ def compact(config: Config, force: bool = False) -> None:
     if not journals or (not force and len(journals) < COMPACT_FILES and sizes < max(COMPACT_BYTES, _size(ledger))):
         return
     # removals are in the journals: no check of 25,000 pages, serially at the end of a cold build
-    output.write_json(config.out, ledger, load(config))
+    entries = load(config)
+    pages = sorted(entries)
+
+    def parts() -> Iterator[bytes]:
+        """The ledger's JSON (keys sorted), an entry at a time, each let go once encoded."""
+        yield b"{"
+        for index, page in enumerate(pages):
+            yield (b"," if index else b"") + output.compact_json(page) + b":" + output.compact_json(entries.pop(page))
+        yield b"}"
+    output.write_sealed_parts(config.out, ledger, parts())
     for journal in journals:
         try:
             journal.unlink()

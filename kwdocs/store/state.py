@@ -45,6 +45,7 @@ GENERATION = "generation"
 SNAPSHOT = symbols.SNAPSHOT   # the no-op fast path's hash (see kwdocs.store.snapshot)
 SCANNED = "scanned.json"      # the file list the snapshot vouches for
 KEYWORD_TABLES = "letter-*.jsonl"   # in KEYWORDS: a letter's entries by unit
+RUNS = "runs"                 # in KEYWORDS, while the keyword step runs: the entries read, by letter
 TEMPLATES = "templates"       # compiled templates
 JOURNALS = output.JOURNAL_FOLDER   # what kwdocs wrote to each page: journals, folded into LEDGER
 LEDGER = "ledger.json"        # in JOURNALS (see kwdocs.store.journal)

@@ -21,7 +21,7 @@ import os
 import shutil
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -253,6 +253,37 @@ def read_json(path: Path, default: Any = None, strict: bool = False) -> Any:
 def write_sealed(root: Path, path: Path | str, body: bytes) -> bool:
     """Write a state file (see ``sealed``) when it changed; True if written."""
     return write_if_changed(root, path, sealed(body))
+
+
+def write_sealed_parts(root: Path, path: Path, parts: Iterable[bytes]) -> None:
+    """``write_sealed`` of the body ``parts`` make, written and hashed as they come: a body of
+    hundreds of thousands of entries (the ledger of a large tree) is never held whole, nor
+    compared with what the file held (the caller knows it changed)."""
+    if _dry is not None:
+        write_sealed(root, path, b"".join(parts))
+        return
+    target = _inside(root, path)
+    hashed = hashlib.sha256()
+    fd, tmp = _temporary(os.path.dirname(target))
+    try:
+        try:
+            buffer = bytearray()
+            for part in parts:
+                hashed.update(part)
+                buffer += part
+                if len(buffer) >= 1 << 16:   # a system call per 64 KiB, not per part
+                    write_all(fd, bytes(buffer))
+                    buffer.clear()
+            write_all(fd, bytes(buffer) + b"\n" + hashed.hexdigest()[:SEAL_LENGTH].encode() + b"\n")
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 def write_json(root: Path, path: Path, data: Any, sort_keys: bool = True) -> bool:

@@ -66,10 +66,8 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     stale = dict.fromkeys(folder for folder, units in folder_units.items()   # folders whose files changed
                           if fresh or known_units.get(folder) != units or any(unit in changed_set for unit in units))
     emptied = set(known_units) - set(folder_units)   # folders that lost all their own files
-    parts_by_folder: dict[str, list[dict]] = {folder: [] for folder in emptied}
-    for folder in stale:
-        parts_by_folder[folder] = _folder_parts(config, folder_units[folder], problems)
-        counts[folder] = sum(data["part"]["files"] for data in parts_by_folder[folder])
+    for folder in stale:    # the parts are read again when the folder's pages are made: not all held at once
+        counts[folder] = sum(data["part"]["files"] for data in _folder_parts(config, folder_units[folder], problems))
     counts = {folder: counts.get(folder, 0) for folder in folder_units}
     subfolders, totals = pages.folder_tree(counts, all_folders)
     # an edit that adds no file leaves every folder's shape as it was: skip hashing 650 of them
@@ -77,7 +75,22 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     tally = step_counts(config)
     new_keys: dict[str, str] = {}
     new_shapes: dict[str, str] = {}
+    # a first build (a fresh clone) asks the shared cache for every folder's pages at once: it holds them
+    batched = bool(config.cache and fresh)
     todo: dict[str, tuple[list[str], list[dict], dict[str, dict]]] = {}    # folder -> units, parts, importance
+
+    def write(texts: Mapping[str, str | bytes]) -> None:
+        for page, text in texts.items():
+            _write_page(config, page, text, tally)
+
+    def make(folder: str, units: list[str], parts: list[dict], importance: dict[str, dict]) -> dict[str, str]:
+        """The folder's pages, written."""
+        file_rows, row_items = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1, fresh=fresh)
+        texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
+                                   subfolders[folder], totals[folder], importance, formats, row_items)
+        write(texts)
+        return texts
+
     for folder in all_folders:
         shape = shapes[folder] if same_tree else digest(subfolders[folder], totals[folder])
         new_shapes[folder] = shape
@@ -85,28 +98,24 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
             new_keys[folder] = page_keys[folder]
             continue
         units = folder_units.get(folder, [])
-        if folder not in parts_by_folder:
-            parts_by_folder[folder] = _folder_parts(config, units, problems)
-        parts = parts_by_folder[folder]
+        parts = _folder_parts(config, units, problems)
         importance = _importance(config, units)
         key = digest(folder, [data["digest"] for data in parts], importance, subfolders[folder], totals[folder], keys)
         new_keys[folder] = key
-        if page_keys.get(folder) != key:
+        if page_keys.get(folder) == key:
+            continue
+        if batched:
             todo[folder] = (units, parts, importance)
-    # a first build (a fresh clone) asks the shared cache for every folder's pages at once
-    shared = SharedFolders(config, {folder: new_keys[folder] for folder in todo}) if config.cache and fresh \
-        and todo else None
+        else:   # one folder's parts and counts of uses in memory at a time
+            make(folder, units, parts, importance)
+    shared = SharedFolders(config, {folder: new_keys[folder] for folder in todo}) if todo else None
     for folder, (units, parts, importance) in todo.items():
-        texts: Mapping[str, str | bytes] | None = shared.found.get(folder) if shared is not None else None
-        if texts is None:
-            file_rows, row_items = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1,
-                                               fresh=fresh)
-            texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
-                                       subfolders[folder], totals[folder], importance, formats, row_items)
-            if shared is not None:
-                shared.made[folder] = texts
-        for page, text in texts.items():
-            _write_page(config, page, text, tally)
+        assert shared is not None
+        found = shared.found.get(folder)
+        if found is not None:
+            write(found)
+        else:
+            shared.made[folder] = make(folder, units, parts, importance)
     for folder in sorted(set(page_keys) - set(new_keys)):
         for page in (layout.index_page(folder), layout.doc_page(folder)):
             remove_forms(config, page, tally)
