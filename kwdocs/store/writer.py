@@ -24,11 +24,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from kwdocs.config import STATE_FOLDER
+
+_T = TypeVar("_T")
 
 TEMP_PREFIX, TEMP_SUFFIX = ".kwdocs-", ".tmp"
 
@@ -73,11 +75,21 @@ def write_if_changed(root: Path, path: Path | str, content: str | bytes) -> bool
         if info.st_size == len(data) and _read(target) == data:
             _journal(root, target, data, info)
             return False
+
+    def write(fd: int) -> os.stat_result:
+        write_all(fd, data)
+        return os.fstat(fd)     # a rename keeps size and modification time
+    _journal(root, target, data, _replace(target, write))
+    return True
+
+
+def _replace(target: str, write: Callable[[int], _T]) -> _T:
+    """``write(fd)`` into a temporary file beside ``target``, then renamed over it: a reader sees
+    the old bytes or the new, never part of them; the temporary is removed if anything fails."""
     fd, tmp = _temporary(os.path.dirname(target))
     try:
         try:
-            write_all(fd, data)
-            info = os.fstat(fd)     # a rename keeps size and modification time
+            result = write(fd)
         finally:
             os.close(fd)
         os.replace(tmp, target)
@@ -87,8 +99,7 @@ def write_if_changed(root: Path, path: Path | str, content: str | bytes) -> bool
         except FileNotFoundError:
             pass
         raise
-    _journal(root, target, data, info)
-    return True
+    return result
 
 
 def _in_state(root: Path, target: str) -> bool:
@@ -262,28 +273,18 @@ def write_sealed_parts(root: Path, path: Path, parts: Iterable[bytes]) -> None:
     if _dry is not None:
         write_sealed(root, path, b"".join(parts))
         return
-    target = _inside(root, path)
-    hashed = hashlib.sha256()
-    fd, tmp = _temporary(os.path.dirname(target))
-    try:
-        try:
-            buffer = bytearray()
-            for part in parts:
-                hashed.update(part)
-                buffer += part
-                if len(buffer) >= 1 << 16:   # a system call per 64 KiB, not per part
-                    write_all(fd, bytes(buffer))
-                    buffer.clear()
-            write_all(fd, bytes(buffer) + b"\n" + hashed.hexdigest()[:SEAL_LENGTH].encode() + b"\n")
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+
+    def write(fd: int) -> None:
+        hashed = hashlib.sha256()
+        buffer = bytearray()
+        for part in parts:
+            hashed.update(part)
+            buffer += part
+            if len(buffer) >= 1 << 16:   # a system call per 64 KiB, not per part
+                write_all(fd, bytes(buffer))
+                buffer.clear()
+        write_all(fd, bytes(buffer) + b"\n" + hashed.hexdigest()[:SEAL_LENGTH].encode() + b"\n")
+    _replace(_inside(root, path), write)
 
 
 def write_json(root: Path, path: Path, data: Any, sort_keys: bool = True) -> bool:
