@@ -1286,6 +1286,12 @@ def block_text(block: dict) -> str:
     return spans_text(block.get("spans"))
 
 
+def doc_text(doc: dict) -> str:
+    """A parsed doc's words as plain text, its summary then its blocks, a blank line apart."""
+    return "\n\n".join(part for part in [spans_text(doc.get("summary")), *map(block_text, doc.get("blocks") or ())]
+                       if part)
+
+
 def structured_doc(parser: str, text: str) -> dict | None:
     """A file's own documentation parsed as its definitions' are, when its style has structure a
     page must keep (rustdoc's and Markdown docstrings' Markdown, go doc's headings and code);

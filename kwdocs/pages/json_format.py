@@ -19,7 +19,7 @@ from kwdocs import layout
 from kwdocs.config import Config
 from kwdocs.context import per_config
 from kwdocs.formats import PageFormat
-from kwdocs.pages.docstrings import block_text, spans_text
+from kwdocs.pages.docstrings import doc_text, spans_text
 from kwdocs.store.snapshot import code_fingerprint
 
 SCHEMA = "page.schema.json"    # package data of kwdocs.pages: the JSON Schema every file validates against
@@ -120,7 +120,7 @@ def _documentation(doc: dict | None) -> dict | None:
         return None
     blocks = doc.get("blocks") or []
     summary = spans_text(doc.get("summary"))
-    text = "\n\n".join(part for part in [summary, *map(block_text, blocks)] if part)
+    text = doc_text(doc)
     sections = [{"title": block.get("title", ""),
                  "items": [{"name": row.get("name", ""), "type": spans_text(row.get("type")),
                             "text": spans_text(row.get("spans"))} for row in block.get("rows", ())]}

@@ -523,9 +523,8 @@ def source_section(given: DocsInput) -> Section:
 def overview_section(given: DocsInput) -> Section | None:
     _, paragraphs, _, own_doc = given.purpose_and_overview
     if own_doc is not None:
-        text = "\n".join([docstrings.spans_text(own_doc["summary"]), *map(docstrings.block_text, own_doc["blocks"])])
         return Section(dict(overview=paragraphs, overview_doc=own_doc),
-                       given.shows(text) | given.shows(*paragraphs, markdown=True))
+                       given.shows(docstrings.doc_text(own_doc)) | given.shows(*paragraphs, markdown=True))
     overview = given.kept(paragraphs)
     return None if overview is None else Section(dict(overview=overview, overview_doc=None),
                                                   given.shows(*overview, markdown=True))
