@@ -228,10 +228,7 @@ def rendering_problem(markdown: str, tool_doc: str = "", rendered: bool = False)
     reads well."""
     text = _CODE_BLOCK.sub("\n\n", markdown)
     text = re.sub(r"`[^`\n]*`", "CODE", text)  # escapes inside code spans are literal text
-    # marks a rendered tool doc still holds (Doxygen's ``[val1*][holder]``, no link) show as written
-    # there; in a tool's source doc (pdoc, TypeDoc), what its Markdown shows literally
-    if any(match[0].replace("\\", "").strip() not in tool_doc for match in _ESCAPED.finditer(text)) if rendered \
-            else _ESCAPED.search(_literal_in_tool(text, tool_doc)):
+    if _escaped(text, tool_doc, rendered):
         return "escaped Markdown"
     if _TOOL_CODE.search(_without_quoted_lists(inspect.cleandoc(tool_doc), markdown)) \
             and not _PAGE_CODE.search(markdown):
@@ -266,6 +263,15 @@ def _without_quoted_lists(tool_doc: str, markdown: str) -> str:
                      for item in items)
         return "\n" if listed else match.group(0)
     return _INDENTED_BLOCK.sub(shown_as_list, tool_doc)
+
+
+def _escaped(text: str, tool_doc: str, rendered: bool) -> bool:
+    """Does ``text`` show Markdown escaped that the tool shows as markup?  Marks a rendered tool
+    doc still holds (Doxygen's ``[val1*][holder]``, no link) are written so there too; in a tool's
+    source doc (pdoc, TypeDoc), so is what its Markdown shows literally."""
+    if rendered:
+        return any(match[0].replace("\\", "").strip() not in tool_doc for match in _ESCAPED.finditer(text))
+    return _ESCAPED.search(_literal_in_tool(text, tool_doc)) is not None
 
 
 def _literal_in_tool(text: str, tool_doc: str) -> str:

@@ -185,7 +185,6 @@ class _Runs:
             self.held_bytes += len(text)
             return
         if self.held:   # past the bound: what is held goes first, in the order noted
-            self.folder.mkdir(parents=True, exist_ok=True)
             held, self.held = self.held, {}
             for held_letter, rows in held.items():
                 for row in rows:
