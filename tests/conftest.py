@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,15 @@ def run_kwdocs(*argv: str, capsys=None) -> int:
     return main(args)
 
 
+def entry_text(page: str, name: str) -> str:
+    """The Code Structure entry of ``name`` on a docs page and its documentation, up to the next
+    entry (at any depth) or the next section."""
+    start = page.index(f"**`{name}`**")
+    after = _ENTRY.search(page, start)
+    return page[start:after.start() if after else page.index("\n## ", start)]
+
+
+_ENTRY = re.compile(r"^\s*- <a id=", re.MULTILINE)
 REPOSITORY = Path(__file__).resolve().parent.parent
 MAKE_CORPUS = REPOSITORY.parent / "shared" / "bench" / "make-corpus.sh"
 

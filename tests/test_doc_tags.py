@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_kwdocs
+from tests.conftest import entry_text as _entry, run_kwdocs
 
 SCHEMA_TS = '''/** @internal Parses input and runs all checks (refinements). */
 export function run(input: unknown): unknown {
@@ -33,12 +33,6 @@ struct arg {
     Return true if ``obj`` is an instance of ``T``. */
 bool isinstance(int obj);
 '''
-
-
-def _entry(page: str, name: str) -> str:
-    start = page.index(f"**`{name}`**")
-    end = page.find("\n- <a id=", start)
-    return page[start:end]
 
 
 def test_modifier_tags_keep_their_words_and_grouping_commands_are_not_text(tmp_path: Path):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import cmarkgfm
 
-from tests.conftest import run_kwdocs
+from tests.conftest import entry_text as _entry, run_kwdocs
 
 CLIENT = '''class Client:
     """
@@ -97,14 +97,6 @@ def _build(tmp_path: Path, files: dict[str, str]) -> Path:
         (src / name).write_text(text, encoding="utf-8")
     assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
     return tmp_path / "out"
-
-
-def _entry(page: str, name: str) -> str:
-    """The Code Structure entry of ``name`` and its documentation, up to the next entry."""
-    start = page.index(f"**`{name}`**")
-    following = re.compile(r"^\s*- <a id=", re.MULTILINE)
-    after = following.search(page, start)
-    return page[start:after.start() if after else page.index("\n## ", start)]
 
 
 def _html(markdown: str) -> str:

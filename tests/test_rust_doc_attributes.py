@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_kwdocs
+from tests.conftest import entry_text as _entry, run_kwdocs
 
 ERROR = '''pub struct Error;
 
@@ -34,12 +34,6 @@ impl Error {
     pub fn shout(&self) {}
 }
 '''
-
-
-def _entry(page: str, name: str) -> str:
-    start = page.index(f"**`{name}`**")
-    end = page.find("\n  - <a id=", start)
-    return page[start:end]
 
 
 def test_a_doc_comment_around_attributes_is_shown_whole(tmp_path: Path):
