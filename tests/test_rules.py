@@ -446,6 +446,25 @@ def test_bad_rules_are_reported_with_id_and_key(table, complaint):
     assert message.startswith("configuration (rule #1): rule 'acme.rule': ") or "'acme.rule'" in message
 
 
+def test_path_globs_match_as_pathspec_and_compile_only_for_paths_that_could_match():
+    """An edit's build asks the rules about one file: a rule whose globs name words the path
+    lacks answers without compiling, and the answers are pathspec's gitignore matches."""
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+    from kwdocs.rules.ruleset import Globs
+    globs = ["torch/nn/**", "/aten/src/**", "**/test_*.py", "docs/**/*.md", "README*", "a-b.c/**"]
+    paths = ["torch/nn/linear.py", "torch/nn/", "src/torch/nn/x.py", "torch/nnx/y.py", "aten/src/a.h", "x/aten/src/a.h",
+             "t/test_a.py", "test_a.py", "t/test_a.pyi", "docs/a.md", "docs/x/y/a.md", "x/docs/a.md", "README.rst",
+             "x/README", "a-b.c/d", "aXb.c/d", "src/model.py", ""]
+    expected = {path for path in paths if any(re.match(GitIgnoreSpecPattern.pattern_to_regex(glob)[0], path)
+                                              for glob in globs)}
+    assert {path for path in paths if Globs(globs, "r", "paths").match(path)} == expected
+    lazy = Globs(globs, "r", "paths")
+    assert lazy.match("src/model.py") is None and lazy._regex is None
+    assert lazy.match("torch/nn/linear.py") is not None and lazy._regex is not None
+    with pytest.raises(RuleError, match="bad glob"):   # a glob too odd to screen is compiled, and checked
+        Globs(["src/[z-a]"], "r", "paths").match("lib/x.py")
+
+
 def test_a_rule_file_that_is_not_toml(tmp_path):
     broken = tmp_path / "rules.toml"
     broken.write_text('[[rule]]\nid = "acme.x"\nmessage = "unterminated\n')

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import ahocorasick_rs
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from kwdocs.context import per_config
 from kwdocs.languages import by_id, known_ids
@@ -221,15 +220,17 @@ class Rule:
     def compile_all(self) -> None:
         """Every pattern compiled now, so that a bad one raises ``RuleError`` here."""
         for key in _PATTERN_KEYS:
-            getattr(self, key)
+            compiled = getattr(self, key)
+            if isinstance(compiled, Globs):
+                compiled.compile()
 
     @functools.cached_property
-    def paths(self) -> re.Pattern | None:
-        return _glob_regex(self.spec.get("paths", []), self.where, "paths")
+    def paths(self) -> Globs | None:
+        return Globs.of(self.spec.get("paths", []), self.where, "paths")
 
     @functools.cached_property
-    def exclude_paths(self) -> re.Pattern | None:
-        return _glob_regex(self.spec.get("exclude_paths", []), self.where, "exclude_paths")
+    def exclude_paths(self) -> Globs | None:
+        return Globs.of(self.spec.get("exclude_paths", []), self.where, "exclude_paths")
 
     @functools.cached_property
     def imports(self) -> re.Pattern | None:
@@ -289,13 +290,66 @@ def _regex(pattern: str, where: str, key: str) -> re.Pattern:
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 
 
-def _glob_regex(globs: list[str], where: str, key: str) -> re.Pattern | None:
-    """One regex for a list of gitignore-style globs (a folder glob matches the files under it)."""
+_SIMPLE_GLOB = re.compile(r"[A-Za-z0-9_.\-/*?]+")
+_FOLDER_GLOB = re.compile(r"/?((?:[A-Za-z0-9_.\-]+/)*[A-Za-z0-9_.\-]+)/\*\*")
+
+
+class Globs:
+    """A rule's path globs, matched as one regex compiled at the first path that could match.
+
+    Most rules' globs name words a path must hold (``torch/nn/**``, ``**/test_*.py``): a path
+    without them is answered without compiling, and an edit's build asks about one file."""
+
+    def __init__(self, globs: list[str], where: str, key: str) -> None:
+        self.globs, self.where, self.key = globs, where, key
+        self._regex: re.Pattern | None = None
+        # per glob, the literal words every path it matches holds; None when a glob is not that simple
+        words: list[tuple[str, ...]] = []
+        simple = True
+        for glob in globs:
+            if glob.startswith("!"):    # refused up front: it is cheap to tell and the user's mistake
+                raise RuleError(f"{where}: key '{key}': {glob!r}: negated globs are not supported;"
+                                " use 'exclude_paths'")
+            parts = tuple(word for part in re.split(r"[*?]", glob) if (word := part.strip("/")))
+            if _SIMPLE_GLOB.fullmatch(glob) and parts:
+                words.append(parts)
+            else:
+                simple = False
+        self._words: list[tuple[str, ...]] | None = words if simple else None
+
+    @classmethod
+    def of(cls, globs: list[str], where: str, key: str) -> Globs | None:
+        """The globs, or None for none."""
+        return cls(globs, where, key) if globs else None
+
+    def compile(self) -> re.Pattern:
+        """The regex, compiled now if it was not (a bad glob raises ``RuleError``)."""
+        if self._regex is None:
+            self._regex = _glob_regex(self.globs, self.where, self.key)
+        return self._regex
+
+    def match(self, path: str) -> re.Match | None:
+        """The match of ``path`` (a folder's with a trailing ``/``), as ``re.Pattern.match``."""
+        if self._regex is None and self._words is not None and not any(
+                all(word in path for word in parts) for parts in self._words):
+            return None
+        return self.compile().match(path)
+
+
+def _glob_regex(globs: list[str], where: str, key: str) -> re.Pattern:
+    """One regex for a non-empty list of gitignore-style globs (a folder glob matches the files under it)."""
     parts = []
     for glob in globs:
         if glob.startswith("!"):
             raise RuleError(f"{where}: key '{key}': {glob!r}: negated globs are not supported;"
                             " use 'exclude_paths'")
+        folder = _FOLDER_GLOB.fullmatch(glob)
+        if folder is not None and not {".", ".."} & set(folder.group(1).split("/")):
+            # a plain folder's files: what pathspec makes of it, without importing pathspec
+            parts.append((glob, "(?:^" + re.escape(folder.group(1) + "/") + ")"))
+            continue
+        # pathspec only for the other globs: its import was a thirtieth of an edit's build
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
         try:
             regex, _include = GitIgnoreSpecPattern.pattern_to_regex(glob)
         except ValueError as error:
@@ -303,8 +357,6 @@ def _glob_regex(globs: list[str], where: str, key: str) -> re.Pattern | None:
         if regex is None:
             raise RuleError(f"{where}: key '{key}': glob {glob!r} matches nothing")
         parts.append((glob, "(?:" + _NAMED_GROUP.sub("(?:", regex) + ")"))
-    if not parts:
-        return None
     try:
         return re.compile("|".join(part for _, part in parts))
     except re.error:    # name the glob at fault (compiling each one up front doubled the rules' load time)
