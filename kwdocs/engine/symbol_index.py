@@ -210,17 +210,19 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
                               facts.get("lines", 0), int(is_test(facts)), purpose))
         top: set[str] = set()
         for symbol in facts.get("symbols", []):
-            if symbol.get("kind") in NOT_DEFINITIONS:
+            kind = symbol.get("kind", "")
+            if kind in NOT_DEFINITIONS:
                 continue
-            if not symbol.get("parent"):
-                top.add(symbol["name"])
+            name, parent = symbol["name"], symbol.get("parent")
+            if not parent:
+                top.add(name)
             if not definitions:
                 continue
-            name, parent, doc = symbol["name"], symbol.get("parent"), symbol.get("doc", "")
+            doc = symbol.get("doc", "")
             summary = summaries.get(doc)
             if summary is None:
                 summary = summaries[doc] = summary_sentence(doc)
-            def_rows.append((name, f"{parent}.{name}" if parent else name, symbol.get("kind", ""), number,
+            def_rows.append((name, f"{parent}.{name}" if parent else name, kind, number,
                              symbol.get("line", 0), symbol.get("signature", ""), summary, doc))
         links = links_of.get(source.rel) if isinstance(links_of, dict) else None
         for name, used in ((links or {}).get("uses") or {}).items():
