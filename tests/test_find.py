@@ -155,6 +155,33 @@ def test_a_missing_or_damaged_index_is_one_line_and_the_next_build_makes_it(buil
                                                           "A closed plane figure.\n")
 
 
+def test_a_new_index_is_seen_only_whole(built, monkeypatch, capsys):
+    """A build that stops while making the index anew leaves no half-made index under its name
+    (a query says to build, it does not answer from part of the rows), nor a temporary file."""
+    # the index's module is the build's (a query never imports it)
+    from kwdocs.engine import symbol_index
+
+    state = built / "kwdocs-out" / ".kwdocs"
+    (state / "symbols.sqlite3").unlink()
+    add_unit, added = symbol_index._add_unit, []
+
+    def stopping(*args, **kwargs):
+        if added:
+            raise KeyboardInterrupt   # Ctrl-C half-way through the rows
+        added.append(args[2])
+        return add_unit(*args, **kwargs)
+    monkeypatch.setattr(symbol_index, "_add_unit", stopping)
+    assert run_kwdocs("build", "--src", str(built), "-q") == 130
+    assert added and sorted(path.name for path in state.iterdir() if "symbols" in path.name) == \
+        ["symbols-verified.json"]
+    code, out, err = ask(built, capsys, "find", "Shape")
+    assert (code, out) == (2, "") and err == f"kwdocs: no index in {state}: run kwdocs build\n"
+    monkeypatch.undo()
+    assert run_kwdocs("build", "--src", str(built), "-q") == 0
+    assert ask(built, capsys, "find", "Shape")[:2] == (0, "geometry/shapes/base.py:6 class Shape  "
+                                                          "A closed plane figure.\n")
+
+
 def test_no_build_yet_is_one_line(golden_tree, capsys):
     code, out, err = ask(golden_tree, capsys, "refs", "Circle")
     assert (code, out) == (2, "") and err == f"kwdocs: no index in {golden_tree / 'kwdocs-out' / '.kwdocs'}: " \

@@ -17,7 +17,7 @@ from kwdocs.config import Config
 from kwdocs.facts import Facts, as_facts
 from kwdocs.scan import ScanResult, SourceFile
 from kwdocs.store import state, writer as output
-from kwdocs.store.symbols import FORMAT, SCHEMA, Index, NoIndex, index_path
+from kwdocs.store.symbols import FORMAT, INDEX as INDEX_NAME, SCHEMA, Index, NoIndex, index_path
 
 NOT_DEFINITIONS = ("import", "include", "identifier")   # kinds that name what is defined elsewhere
 # the schema's tables (with the index of files by unit, which adding a unit reads), and its other
@@ -39,17 +39,31 @@ def update(config: Config, snapshot: str, scanned: ScanResult) -> int:
     connection, fresh = _writable(path, output.read_json(verified) == _stamp(path))
     try:
         made = _update_units(connection, config, units)
-        if fresh:   # indexed once filled: SQLite builds an index faster than it keeps one up to date
+        if fresh is not None:   # indexed once filled: SQLite builds an index faster than it keeps one up to date
             for statement in INDEXES:   # in the update's transaction (executescript would commit first)
                 connection.execute(statement)
         # the state's record of the build that vouched for it, byte for byte: what readers compare
         connection.execute("INSERT OR REPLACE INTO meta VALUES ('vouched', ?)", ((vouched or b"").hex(),))
         connection.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (snapshot,))
         connection.commit()
-    finally:
         connection.close()
+        if fresh is not None:
+            _unlink(f"{path}-journal")  # a journal left beside the name would be played into the new file
+            os.replace(fresh, path)
+    except BaseException:
+        connection.close()
+        if fresh is not None:
+            _unlink(fresh)
+        raise
     output.write_json(config.out, verified, _stamp(path))
     return made
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _stamp(path: Path) -> list[int] | None:
@@ -93,32 +107,34 @@ def _units(scanned: ScanResult) -> dict[str, list[SourceFile]]:
     return found
 
 
-def _writable(path: Path, as_left: bool) -> tuple[sqlite3.Connection, bool]:
-    """The index opened for writing, and whether it is new (its tables made, not yet indexed);
-    made afresh when missing, damaged or of another format (``as_left``: the file is as the last
-    build left it, so its pages are not checked again: SQLite's check of the corpus's index took
-    0.15 s of the 0.19 a build spent on it)."""
+def _writable(path: Path, as_left: bool) -> tuple[sqlite3.Connection, str | None]:
+    """The index opened for writing, and, when it is made new, the temporary file it is made in
+    (its tables made, not yet indexed), renamed over ``path`` once whole; made new when missing,
+    damaged or of another format (``as_left``: the file is as the last build left it, so its
+    pages are not checked again: SQLite's check of the corpus's index took 0.15 s of the 0.19 a
+    build spent on it)."""
     if os.path.exists(path):
         try:
             connection = sqlite3.connect(path)
             if (as_left or connection.execute("PRAGMA quick_check").fetchone() == ("ok",)) and connection.execute(
                     "SELECT value FROM meta WHERE key = 'format'").fetchone() == (FORMAT,):
-                return connection, False
+                return connection, None
             connection.close()
         except sqlite3.DatabaseError:
             pass
-        for suffix in ("", "-journal"):
-            try:
-                os.unlink(f"{path}{suffix}")
-            except FileNotFoundError:
-                pass
-    connection = sqlite3.connect(path)
+    # a temporary name the sweep after a killed build removes (``output.sweep_temporaries``)
+    fresh = os.path.join(os.path.dirname(path), f"{output.TEMP_PREFIX}{INDEX_NAME}-{os.getpid()}{output.TEMP_SUFFIX}")
+    _unlink(fresh)
+    connection = sqlite3.connect(fresh)
+    # no rollback journal nor flush to disk: a file nobody reads until it is whole and renamed
+    connection.execute("PRAGMA journal_mode = OFF")
+    connection.execute("PRAGMA synchronous = OFF")
     # small pages: a table or index takes one page at least, and a small tree's index of twenty
     # of them at 4 kB each was a fifth of its state (1 kB pages cost a query of the corpus nothing seen)
     connection.execute("PRAGMA page_size = 1024")
     connection.executescript(TABLES)
     connection.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
-    return connection, True
+    return connection, fresh
 
 
 def _update_units(connection: sqlite3.Connection, config: Config, units: dict[str, list[SourceFile]]) -> int:
@@ -145,11 +161,13 @@ def _update_units(connection: sqlite3.Connection, config: Config, units: dict[st
         _drop(connection, unit)
     for unit in sorted(relinked):
         _drop(connection, unit, _USE_TABLES)
+    # files numbered here, as SQLite would number them, rather than asked back unit by unit
+    number = connection.execute("SELECT COALESCE(MAX(id), 0) FROM files").fetchone()[0]
     for unit, made_from in changed.items():
-        _add_unit(connection, config, unit, units[unit])
+        number = _add_unit(connection, config, unit, units[unit], number)
         connection.execute("INSERT INTO units VALUES (?, ?)", (unit, made_from))
     for unit, made_from in relinked.items():
-        _add_unit(connection, config, unit, units[unit], definitions=False)
+        _add_unit(connection, config, unit, units[unit], number, definitions=False)
         connection.execute("UPDATE units SET made_from = ? WHERE unit = ?", (made_from, unit))
     return len(changed) + len(relinked)
 
@@ -169,10 +187,11 @@ def _drop(connection: sqlite3.Connection, unit: str, tables: tuple[str, ...] = _
         connection.execute(f"DELETE FROM {table} WHERE unit = ?", (unit,))
 
 
-def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile],
-              definitions: bool = True) -> None:
-    """A unit's rows from its facts and links shards (a file without facts gets its stamp only);
-    only those of its uses (``_USE_TABLES``) without ``definitions``."""
+def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile], number: int,
+              definitions: bool = True) -> int:
+    """A unit's rows from its facts and links shards (a file without facts gets its stamp only),
+    its files numbered from after ``number``; only those of its uses (``_USE_TABLES``) without
+    ``definitions``.  The last file number given."""
     # imported here: a no-op build imports this module to check the index, and needs no page code
     from kwdocs.pages.model import is_test, own_text, summary_sentence
 
@@ -180,24 +199,31 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
     links_of = state.load_shard(config, state.LINKS, unit).get("files") or {}
     counts_of = state.load_shard(config, state.IMPORTANCE, unit).get("files") or {}
     file_rows, def_rows, ref_rows, more_rows, user_rows = [], [], [], [], []
+    summaries: dict[str, str] = {"": ""}   # overloads and their stubs repeat a documentation in a unit
     for source in files:
         facts: Facts = as_facts(facts_of.get(source.rel) if isinstance(facts_of, dict) else None) or {}
         if definitions:
             purpose = summary_sentence(own_text(facts.get("docstring", ""))) or next(
                 iter(facts.get("findings", {}).get("purpose", [])), "")
-            file_rows.append((source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
+            number += 1
+            file_rows.append((number, source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
                               facts.get("lines", 0), int(is_test(facts)), purpose))
         top: set[str] = set()
         for symbol in facts.get("symbols", []):
-            if symbol.get("kind") in NOT_DEFINITIONS:
+            kind = symbol.get("kind", "")
+            if kind in NOT_DEFINITIONS:
                 continue
-            if not symbol.get("parent"):
-                top.add(symbol["name"])
+            name, parent = symbol["name"], symbol.get("parent")
+            if not parent:
+                top.add(name)
             if not definitions:
                 continue
-            name, parent, doc = symbol["name"], symbol.get("parent"), symbol.get("doc", "")
-            def_rows.append((name, f"{parent}.{name}" if parent else name, symbol.get("kind", ""), source.rel,
-                             symbol.get("line", 0), symbol.get("signature", ""), summary_sentence(doc), doc))
+            doc = symbol.get("doc", "")
+            summary = summaries.get(doc)
+            if summary is None:
+                summary = summaries[doc] = summary_sentence(doc)
+            def_rows.append((name, f"{parent}.{name}" if parent else name, kind, number,
+                             symbol.get("line", 0), symbol.get("signature", ""), summary, doc))
         links = links_of.get(source.rel) if isinstance(links_of, dict) else None
         for name, used in ((links or {}).get("uses") or {}).items():
             for user, line in used.get("at", []):
@@ -210,11 +236,10 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
             if name in top:
                 user_rows.append((name, source.rel, files_using, unit))
     if definitions:
-        connection.executemany("INSERT INTO files (path, unit, size, mtime_ns, language, lines, test, purpose) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-        number = dict(connection.execute("SELECT path, id FROM files WHERE unit = ?", (unit,)))
-        connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               (row[:3] + (number[row[3]],) + row[4:] for row in def_rows))
+        connection.executemany("INSERT INTO files (id, path, unit, size, mtime_ns, language, lines, test, purpose) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+        connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", def_rows)
     connection.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?)", ref_rows)
     connection.executemany("INSERT INTO more_refs VALUES (?, ?, ?, ?)", more_rows)
     connection.executemany("INSERT INTO users VALUES (?, ?, ?, ?)", user_rows)
+    return number

@@ -113,7 +113,7 @@ def tokens_shard(config: Config, unit: str) -> Path:
 def load_shard(config: Config, kind: str, unit: str, strict: bool = False) -> dict:
     """A unit's shard; empty if there is none (``strict``: a damaged one raises ``StateDamaged``
     instead, for kinds whose loss a later step could not tell from "no files")."""
-    path = shard(config, kind, unit)
+    path = shard_path(config, kind, unit)
     data = output.read_json(path, {}, strict)
     if isinstance(data, dict) and data.get("unit") == unit:
         return data
@@ -123,7 +123,7 @@ def load_shard(config: Config, kind: str, unit: str, strict: bool = False) -> di
 
 
 def save_shard(config: Config, kind: str, unit: str, data: dict) -> bool:
-    return output.write_json(config.out, shard(config, kind, unit), dict(data, unit=unit))
+    return output.write_json(config.out, shard_path(config, kind, unit), dict(data, unit=unit))
 
 
 def mark_damaged(config: Config, reason: str) -> None:
