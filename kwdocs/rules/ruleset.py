@@ -212,6 +212,12 @@ class Rule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "triggers", tuple(key for key in TRIGGERS if self.spec.get(key)))
 
+    @functools.cached_property
+    def words_only(self) -> bool:
+        """Whether the rule matches on text alone, in the lines holding one of its words: then a
+        file holding none of its words cannot match it (``_Text.lacks``)."""
+        return self.triggers == ("text",) and bool(self.text_requires) and not self.fallback
+
     @property
     def folder_only(self) -> bool:
         """Whether the folder alone decides this rule (most role rules): then it is memoised per folder."""
@@ -482,6 +488,19 @@ class _Text:
             self._starts = [match.end() for match in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._starts, offset) + 1
 
+    def lacks(self, words: tuple[str, ...]) -> bool:
+        """Whether the text holds none of ``words`` (the rule set's own): a rule that needs one
+        of them finds nothing here, and is not even asked."""
+        if not words or self.words is None:
+            return False
+        if self._found is None:
+            self._found = self.words.find(self.text)
+        found, known = self._found, self.words.index
+        for word in words:
+            if word in found or word not in known:
+                return False
+        return True
+
     def ranges(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
         """Where the regexes of a rule run: the whole text, or only the lines holding a word."""
         if not words:
@@ -658,7 +677,11 @@ class RuleSet:
                 out[rule.section].append(context.format(rule, []))
                 matched_sections.add(rule.section)
                 tags.update(rule.tags)
+        scanned = context.scanned
         for rule in ordinary:
+            # most text rules need a word the file lacks: one look at the words found, not a call chain each
+            if rule.words_only and (text is None or scanned.lacks(rule.text_requires)):
+                continue
             if self._apply(rule, path, context, out):
                 matched_sections.add(rule.section)
                 tags.update(rule.tags)
