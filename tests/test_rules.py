@@ -713,6 +713,21 @@ def test_a_text_rule_is_not_asked_about_a_file_lacking_all_its_words(monkeypatch
     assert asked == ["acme.todo"] and found["patterns"] == ["Leaves work (`TODOs` at line 1)."]
 
 
+def test_masking_runs_only_the_secret_rules_whose_words_the_text_holds(monkeypatch):
+    from kwdocs.rules import ruleset as module
+    rules = RuleSet.load(replace=True, extra_rules=[
+        {"id": "acme.token", "section": "security", "message": "A token.", "secret": True,
+         "text": [r"tok_(?P<secret>[a-z0-9]{12})"], "text_requires": ["tok_"]},
+        {"id": "acme.pin", "section": "security", "message": "A PIN.", "secret": True,
+         "text": [r"pin=(?P<secret>\d{6})"], "text_requires": ["pin="]}])
+    asked: list[str] = []
+    matches = module._Text.matches
+    monkeypatch.setattr(module._Text, "matches", lambda self, rule: asked.append(rule.id) or matches(self, rule))
+    masked, lines = rules.mask_secrets("x = 1\nkey = 'tok_abcdef123456'\n")
+    assert asked == ["acme.token"]
+    assert "abcdef123456" not in masked and lines == [2]
+
+
 def test_a_generic_class_is_matched_by_its_bases(rules):
     """``class Color[T](enum.Enum)`` (3.12): its signature starts with the type parameters."""
     text = "import enum\n\n\nclass Color[T](enum.Enum):\n    RED = 1\n"

@@ -495,11 +495,8 @@ class _Text:
             return False
         if self._found is None:
             self._found = self.words.find(self.text)
-        found, known = self._found, self.words.index
-        for word in words:
-            if word in found or word not in known:
-                return False
-        return True
+        # a word from outside the rule set (not searched for) is never said to be lacking
+        return self._found.keys().isdisjoint(words) and self.words.index.keys() >= set(words)
 
     def ranges(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
         """Where the regexes of a rule run: the whole text, or only the lines holding a word."""
@@ -808,7 +805,7 @@ class RuleSet:
             return last[2]
         candidates: list[_Span] = []
         for order, rule in enumerate(self._secret_rules):
-            if rule.languages is not None and language not in rule.languages:
+            if (rule.languages is not None and language not in rule.languages) or text.lacks(rule.text_requires):
                 continue
             for match in text.matches(rule):
                 group = "secret" if "secret" in match.re.groupindex and match.group("secret") else 0
@@ -909,8 +906,12 @@ class _Context:
         index = self._index.get(key)
         if index is None:
             index = {}
+            ruleset = self.ruleset
+            memo = ruleset._memo    # looked up here first: a file asks about hundreds of names
             for value, make_hit in getattr(self, f"_{key}")():
-                matching = self.ruleset._matching(key, value)
+                matching = memo.get((key, value))
+                if matching is None:
+                    matching = ruleset._matching(key, value)
                 if matching:
                     hit = make_hit()
                     for rule in matching:
