@@ -211,6 +211,12 @@ class Rule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "triggers", tuple(key for key in TRIGGERS if self.spec.get(key)))
 
+    @functools.cached_property
+    def words_only(self) -> bool:
+        """Whether the rule matches on text alone, in the lines holding one of its words: then a
+        file holding none of its words cannot match it (``_Text.lacks``)."""
+        return self.triggers == ("text",) and bool(self.text_requires) and not self.fallback
+
     @property
     def folder_only(self) -> bool:
         """Whether the folder alone decides this rule (most role rules): then it is memoised per folder."""
@@ -534,6 +540,16 @@ class _Text:
             self._starts = [match.end() for match in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._starts, offset) + 1
 
+    def lacks(self, words: tuple[str, ...]) -> bool:
+        """Whether the text holds none of ``words`` (the rule set's own): a rule that needs one
+        of them finds nothing here, and is not even asked."""
+        if not words or self.words is None:
+            return False
+        if self._found is None:
+            self._found = self.words.find(self.text)
+        # a word from outside the rule set (not searched for) is never said to be lacking
+        return self._found.keys().isdisjoint(words) and self.words.index.keys() >= set(words)
+
     def ranges(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
         """Where the regexes of a rule run: the whole text, or only the lines holding a word."""
         if not words:
@@ -710,7 +726,11 @@ class RuleSet:
                 out[rule.section].append(context.format(rule, []))
                 matched_sections.add(rule.section)
                 tags.update(rule.tags)
+        scanned = context.scanned
         for rule in ordinary:
+            # most text rules need a word the file lacks: one look at the words found, not a call chain each
+            if rule.words_only and (text is None or scanned.lacks(rule.text_requires)):
+                continue
             if self._apply(rule, path, context, out):
                 matched_sections.add(rule.section)
                 tags.update(rule.tags)
@@ -837,7 +857,7 @@ class RuleSet:
             return last[2]
         candidates: list[_Span] = []
         for order, rule in enumerate(self._secret_rules):
-            if rule.languages is not None and language not in rule.languages:
+            if (rule.languages is not None and language not in rule.languages) or text.lacks(rule.text_requires):
                 continue
             for match in text.matches(rule):
                 group = "secret" if "secret" in match.re.groupindex and match.group("secret") else 0
@@ -938,8 +958,12 @@ class _Context:
         index = self._index.get(key)
         if index is None:
             index = {}
+            ruleset = self.ruleset
+            memo = ruleset._memo    # looked up here first: a file asks about hundreds of names
             for value, make_hit in getattr(self, f"_{key}")():
-                matching = self.ruleset._matching(key, value)
+                matching = memo.get((key, value))
+                if matching is None:
+                    matching = ruleset._matching(key, value)
                 if matching:
                     hit = make_hit()
                     for rule in matching:
