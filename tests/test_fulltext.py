@@ -96,13 +96,19 @@ def test_an_edit_rewrites_only_the_buckets_of_the_words_it_changed(tmp_path: Pat
     assert "marmoset" not in (buckets / "ma.js").read_text()   # "make" is still there
 
 
-def test_a_damaged_bucket_table_is_made_again_not_trusted(tmp_path: Path) -> None:
+def test_a_damaged_bucket_script_is_made_again_not_trusted(tmp_path: Path) -> None:
+    """A bucket's script holds its units' parts, which an edit's build reads back: one edited
+    by hand is made again, as is every other, and the state keeps no second copy of the parts."""
     src, out = _tree(tmp_path / "src"), tmp_path / "out"
     buckets = _build(src, out)
-    table = load_config(src, overrides={"output": str(out)}).state / "fulltext" / "bucket-ma.json"
-    assert table.is_file()
-    table.write_text('{"someone else": "[1]"}')
+    state = load_config(src, overrides={"output": str(out)}).state / "fulltext"
+    assert not list(state.glob("bucket-*.json"))
+    script = buckets / "ma.js"
+    script.write_text(script.read_text().replace("= [", '= ["someone else",', 1))
+    other = buckets / "qu.js"       # "quokkaberry": a bucket the edit below leaves alone
+    other.write_text(other.read_text() + "// a hand's note\n")
     (src / "docs/notes.md").write_text(NOTES.replace("marmoset", "lemur"))
     _build(src, out)
-    script = (buckets / "ma.js").read_text()
-    assert "marmoset" not in script and '"make"' in script and "someone" not in script and "[1]" not in script
+    text = script.read_text()
+    assert "marmoset" not in text and '"make"' in text and "someone" not in text
+    assert "a hand's note" not in other.read_text()

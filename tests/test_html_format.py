@@ -224,3 +224,20 @@ def test_most_sentences_of_kwdocs_own_pages_skip_cmark_and_nh3(tmp_path, monkeyp
     taken = {text: made for text, made in tried.items() if made is not None}
     assert len(taken) > 0.9 * len(tried) > 100, [text for text, made in tried.items() if made is None]
     assert all(made == html._inline_html(text, "") for text, made in taken.items())
+
+
+def test_a_templates_call_of_a_helper_is_a_python_call_whatever_its_arguments(tmp_path):
+    """A helper called from a site template (hundreds of times a page) is called as Python calls it,
+    with no wrapper of the template engine's around each call; a call Python could not write so
+    (a named argument that is a Python keyword, ``*args``, ``**kwargs``) still gets its arguments."""
+    from kwdocs.site.html import _environment
+
+    environment = _environment(None)
+    environment.globals["show"] = lambda *args, **kwargs: f"{args}{sorted(kwargs.items())}"
+    source = ('{{ show() }}|{{ show(1, "<a>") }}|{{ show(1, x=2) }}|{{ show(*[3, 4], y=5) }}|'
+              '{{ show(**{"z": 6}) }}|{{ show(1, class=7) }}')
+    code = environment.compile(source, raw=True)
+    assert code.count("environment.direct(") == 3      # the last three only
+    assert environment.from_string(source).render() == (
+        "()[]|(1, &#39;&lt;a&gt;&#39;)[]|(1,)[(&#39;x&#39;, 2)]|(3, 4)[(&#39;y&#39;, 5)]|()[(&#39;z&#39;, 6)]"
+        "|(1,)[(&#39;class&#39;, 7)]")

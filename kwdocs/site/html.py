@@ -31,6 +31,7 @@ import secrets
 import unicodedata
 from collections.abc import Callable, Mapping
 from importlib import metadata
+from keyword import iskeyword
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -399,9 +400,22 @@ class _OutputCodeGenerator(_ModelCodeGenerator):
         if forward_caller or self.environment.is_async or not isinstance(node.node, jinja2.nodes.Name):
             super().visit_Call(node, frame, forward_caller=forward_caller)
             return
-        self.write("environment.direct(")
+        if node.dyn_args is not None or node.dyn_kwargs is not None or any(
+                iskeyword(kwarg.key) for kwarg in node.kwargs):
+            self.write("environment.direct(")
+            self.visit(node.node, frame)
+            self.signature(node, frame)
+            self.write(")")
+            return
+        # the common call (named arguments are names Python takes) written as a Python call: no frame
+        # of ``direct`` around each (templates call kwdocs' helpers hundreds of times a page)
+        self.write("(")
         self.visit(node.node, frame)
-        self.signature(node, frame)
+        self.write(")(")
+        for index, argument in enumerate((*node.args, *node.kwargs)):
+            if index:
+                self.write(", ")
+            self.visit(argument, frame)
         self.write(")")
 
 

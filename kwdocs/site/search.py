@@ -16,10 +16,11 @@ assigns one global each, loaded with ``<script src>``:
   buckets its words are in (``fulltext/buckets.js`` lists those there are).
 
 Both indexes are kept the same way (``update_index``): each unit adds a part to
-some buckets, the state keeps every bucket's parts by unit, and a build makes
-again only the parts of units whose input changed (the unit's keyword entries
-or facts, as extraction stored them), and writes only the buckets whose parts
-changed.  Every file is rewritten only when its content changes.  They are the
+some buckets, the state records every part's digest and length by unit (a
+bucket's script holds its parts, in unit order, so they are read back from it),
+and a build makes again only the parts of units whose input changed (the unit's
+keyword entries or facts, as extraction stored them), and writes only the
+buckets whose parts changed.  Every file is rewritten only when its content changes.  They are the
 build's ``search`` step (``write_search``), which needs extraction only, so it
 runs beside the render step; ``tree.js`` lists pages, so the ``site`` step writes
 it after them.
@@ -194,9 +195,10 @@ def write_search(config: Config, units: list[str], folder: Path) -> dict:
 class SearchIndex:
     """A search index kept as one script per bucket: each unit's part of each bucket as JSON
     text, the scripts' text the parts of a bucket in unit order."""
-    state: str           # the state's folder of it: meta.json (per unit: its input, its parts' digests),
-                         # and bucket-<bucket>.json (per unit: its part of the bucket)
-    scripts: str         # the site's folder of it: <bucket>.js, and BUCKETS_FILE listing them
+    state: str           # the state's folder of it: meta.json (per unit: its input, its parts' digests
+                         # and lengths)
+    scripts: str         # the site's folder of it: <bucket>.js (its parts, in unit order), and
+                         # BUCKETS_FILE listing them
     data_global: str     # what each bucket's script adds its parts to, by bucket
     list_global: str     # what BUCKETS_FILE assigns
     version: int         # of the parts' form: another one makes every part again
@@ -209,6 +211,43 @@ META_FILE = "meta.json"
 def part_digest(text: str) -> str:
     """A short hash of ``text``: what a search bucket's meta records of each unit's part."""
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _bucket_start(index: SearchIndex, bucket: str) -> str:
+    """What a bucket's script holds before its parts."""
+    return f"(window.{index.data_global} = window.{index.data_global} || {{}})[{json.dumps(bucket)}] = ["
+
+
+_BUCKET_END = "];\n"
+
+
+def _bucket_table(index: SearchIndex, script: Path, bucket: str, expected: dict[str, list]) -> dict[str, str] | None:
+    """The parts a bucket's script holds, by unit: ``expected`` (unit -> [digest, length] of its
+    part, as the meta recorded them) cut out of the script and checked; None when the script is
+    not what the last build wrote (edited, cut short, missing)."""
+    if not expected:
+        return {}
+    try:
+        text = script.read_text("ascii")    # parts are ASCII-only (``_json_text``): a character is a byte
+    except (OSError, UnicodeDecodeError):
+        return None
+    start = _bucket_start(index, bucket)
+    if not text.startswith(start) or not text.endswith(_BUCKET_END):
+        return None
+    body = text[len(start):-len(_BUCKET_END)]
+    table, at = {}, 0
+    for unit in sorted(expected):
+        digest, length = expected[unit]
+        if at:      # the parts are joined by commas
+            if body[at:at + 1] != ",":
+                return None
+            at += 1
+        part = body[at:at + length]
+        if part_digest(part) != digest:
+            return None
+        table[unit] = part
+        at += length
+    return table if at == len(body) else None
 
 
 def update_index(config: Config, index: SearchIndex, folder: Path, inputs: dict[str, object],
@@ -243,7 +282,7 @@ def update_index(config: Config, index: SearchIndex, folder: Path, inputs: dict[
             now[unit] = [None if unit in unsettled else source, old[1], *content]
             continue
         texts = parts_of(unit)
-        digests = {bucket: part_digest(text) for bucket, text in texts.items()}
+        digests = {bucket: [part_digest(text), len(text)] for bucket, text in texts.items()}
         before = old[1] if old is not None else {}
         for bucket in set(digests) | set(before):
             if digests.get(bucket) != before.get(bucket):
@@ -252,20 +291,20 @@ def update_index(config: Config, index: SearchIndex, folder: Path, inputs: dict[
     for unit in sorted(set(known) - set(inputs)):   # units that went away
         for bucket in known[unit][1]:
             updates.setdefault(bucket, {})[unit] = None
+    scripts = folder / index.scripts
     tables: dict[str, dict[str, str]] = {}
     for bucket in sorted(updates):
-        table = (output.read_json(state / f"bucket-{bucket}.json", {}) or {}) if known else {}
-        expected = {unit: entry[1][bucket] for unit, entry in known.items() if bucket in entry[1]}
-        if not isinstance(table, dict) or table.keys() != expected.keys() or any(
-                not isinstance(text, str) or part_digest(text) != expected[unit] for unit, text in table.items()):
-            # a table that is not what the last build left: every bucket is made again
+        # the parts the script holds now, read back from it: a script per bucket and no copy in the
+        # state (a second new file per bucket was a third of a cold build's search step)
+        table = _bucket_table(index, scripts / f"{bucket}.js", bucket,
+                              {unit: entry[1][bucket] for unit, entry in known.items() if bucket in entry[1]})
+        if table is None:
+            # a script that is not what the last build left: every bucket is made again
             output.remove(config.out, meta_path)
             return update_index(config, index, folder, inputs, parts_of, content_of, unsettled)
         tables[bucket] = table
     changed = 0
-    scripts = folder / index.scripts
     for bucket, changes in sorted(updates.items()):
-        table_path = state / f"bucket-{bucket}.json"
         table = tables[bucket]
         for unit, text in changes.items():
             if text is None:
@@ -274,21 +313,18 @@ def update_index(config: Config, index: SearchIndex, folder: Path, inputs: dict[
                 table[unit] = text
         script = scripts / f"{bucket}.js"
         if table:
-            output.write_json(config.out, table_path, table)
             body = ",".join(table[unit] for unit in sorted(table))
-            assign = f"(window.{index.data_global} = window.{index.data_global} || {{}})[{json.dumps(bucket)}]"
-            changed += output.write_if_changed(config.out, script, f"{assign} = [{body}];\n")
+            changed += output.write_if_changed(config.out, script, f"{_bucket_start(index, bucket)}{body}{_BUCKET_END}")
         else:
-            output.remove(config.out, table_path)
             changed += output.remove(config.out, script)
     wanted = {bucket for entry in now.values() for bucket in entry[1]}
-    if not known:   # started afresh: the scripts and tables of buckets no unit fills any more go
+    if not known:   # started afresh: the scripts of buckets no unit fills any more go
         for script in sorted(scripts.glob("*.js")) if scripts.is_dir() else ():
             if script.stem not in wanted and script.name != BUCKETS_FILE:
                 changed += output.remove(config.out, script)
+        # and the parts' copies in the state that earlier versions kept, one file per bucket
         for table_path in sorted(state.glob("bucket-*.json")) if state.is_dir() else ():
-            if table_path.stem.removeprefix("bucket-") not in wanted:
-                output.remove(config.out, table_path)
+            output.remove(config.out, table_path)
     # the buckets there are, so that a search asks for no script that is not there
     changed += output.write_if_changed(config.out, scripts / BUCKETS_FILE, as_script(index.list_global, sorted(wanted)))
     output.write_json(config.out, meta_path, {"version": index.version, "units": now})
@@ -342,7 +378,7 @@ def _parts_kept(config: Config, index: SearchIndex, folder: Path, inputs: dict[s
 # ---------------------------------------------------------------- keyword search
 
 KEYWORD_INDEX = SearchIndex(state=SEARCH, scripts="keywords", data_global="KWDOCS_KEYWORDS",
-                      list_global="KWDOCS_KEYWORD_SHARDS", version=2)
+                      list_global="KWDOCS_KEYWORD_SHARDS", version=3)
 KEYWORD_SHARDS = 32     # few scripts for the browser to load, each small enough to write again on an edit
 
 
@@ -502,7 +538,7 @@ def bucket_parts(texts: list[tuple]) -> dict[str, dict]:
 
 
 FULLTEXT_INDEX = SearchIndex(state=FULLTEXT, scripts="fulltext", data_global="KWDOCS_FULLTEXT",
-                       list_global="KWDOCS_FULLTEXT_BUCKETS", version=2)
+                       list_global="KWDOCS_FULLTEXT_BUCKETS", version=3)
 
 
 def write_fulltext(config: Config, folder: Path, units: Iterable[str]) -> int:
