@@ -8,7 +8,13 @@ from collections.abc import Callable, Iterator, Mapping
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import changed_units, digest, recovering, stored_facts
-from kwdocs.engine.steps.link_inputs import ANCHORED_PART, _definitions_digest, _import_digest, _interned, _link_inputs
+from kwdocs.engine.steps.link_inputs import (
+    ANCHORED_PART,
+    _definitions_digest,
+    _import_digest,
+    _link_inputs,
+    interned_inputs,
+)
 from kwdocs.engine.steps.relink import link_basis, relink_imports
 from kwdocs.engine.steps.shared import SharedLinks
 from kwdocs.extract.links import (
@@ -46,7 +52,7 @@ def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
         stored = {"files": _link_inputs(stored_facts(config, unit))}
         save_shard(config, LINK_INPUTS, unit, stored)
     for info in stored["files"].values():
-        _interned(info.get("imports", []))
+        interned_inputs(info)
     return stored["files"]
 
 
