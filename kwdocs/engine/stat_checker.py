@@ -19,6 +19,9 @@ and size alone, and never opens a file:
 
 doit's own rule hashed every source with md5 in the process that hands out
 the tasks, after extraction had hashed it already, on a core the workers need.
+The sources themselves are no longer ``file_dep``s: an extract task compares one
+stamp of its unit's files (``tasks.SourcesUnchanged``, by the same rules); the
+checker now judges the state shards the later steps depend on.
 """
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ from typing import Any
 from doit.exceptions import TaskError
 from doit.tools import config_changed
 
-from kwdocs import sources
 from kwdocs.config import Config
 from kwdocs.engine.build_session import LOCAL, BuildSession
 from kwdocs.engine.stat_checker import checker_for
@@ -99,6 +98,20 @@ def rendered_all(task, values: dict) -> bool:
     return not values.get(render_step.UNSETTLED)
 
 
+class SourcesUnchanged:
+    """doit's ``uptodate`` of an extract task: its unit's files have the sizes and time stamps
+    its last run recorded (``common.sources_stamp``).  One value per unit instead of a
+    ``file_dep`` per file: doit keeps a record per ``file_dep`` in the building process, and
+    sends each task's list back with its result."""
+
+    def __init__(self, config: Config, rels: list[str]) -> None:
+        self.config, self.rels = config, rels
+
+    def __call__(self, task, values: dict) -> bool:
+        stamp = values.get(common.SOURCES_STAMP)
+        return stamp is not None and stamp == common.sources_stamp(self.config, self.rels)
+
+
 def task_order(config: Config, rebuild: bool = False) -> list[str]:
     """doit's ``default_tasks`` for a build or a rebuild (see ``BUILD_ORDER``)."""
     order = list(REBUILD_ORDER if rebuild else BUILD_ORDER)
@@ -150,9 +163,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
             yield {
                 "name": task_name(unit),
                 "actions": [(extract, [config, unit, rels], {"session": session})],
-                "file_dep": [sources.source_path(config, rel) for rel in rels],
                 "targets": [shard_path(config, FACTS, unit)],
-                "uptodate": [config_changed(key)],
+                "uptodate": [config_changed(key), SourcesUnchanged(config, rels)],
                 "verbosity": 0,
             }
 

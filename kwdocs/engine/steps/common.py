@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Collection, Mapping
 from typing import NamedTuple
 
@@ -16,7 +17,7 @@ from kwdocs.formats import count_key, every_format, formats_for
 from kwdocs.pages import compose as pages, model
 from kwdocs.pages.render import renderer_for
 from kwdocs.rules.ruleset import rules_for
-from kwdocs.sources import Source
+from kwdocs.sources import Source, source_path
 from kwdocs.store import writer as output
 from kwdocs.store.snapshot import code_fingerprint
 from kwdocs.store.state import FACTS, load_shard, mark_damaged, shard_path
@@ -79,6 +80,33 @@ def _stat(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return info.st_size, info.st_mtime_ns
+
+
+SOURCES_STAMP = "sources"     # the extract task's value holding ``sources_stamp``
+
+
+def sources_stamp(config: Config, rels: Collection[str], seen: Mapping[str, list] | None = None) -> str | None:
+    """One digest of a unit's files' sizes and time stamps, in place of a doit record per file
+    (the building process held one for every file of the tree): from ``seen`` (``SEEN`` records,
+    [size, time stamp, SHA-256]) as extraction left them, else from the disk.  None when a file
+    has none: not read, too recent to vouch for (racily clean), gone or not a regular file."""
+    stamp = hashlib.sha256()
+    for rel in rels:
+        if seen is not None:
+            record = seen.get(rel)
+            if record is None:
+                return None
+            size, mtime = record[0], record[1]
+        else:
+            try:
+                info = os.stat(source_path(config, rel))
+            except OSError:
+                return None
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            size, mtime = info.st_size, info.st_mtime_ns
+        stamp.update(f"{rel}\0{size}\0{mtime}\n".encode("utf-8", "surrogateescape"))
+    return stamp.hexdigest()
 
 
 def stored_facts(config: Config, unit: str) -> dict[str, Facts]:

@@ -9,7 +9,16 @@ from kwdocs import languages, sources
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.build_session import LOCAL, BuildSession
-from kwdocs.engine.steps.common import Lookup, Read, _stat, _unit_rows, extraction_key, recovering
+from kwdocs.engine.steps.common import (
+    SOURCES_STAMP,
+    Lookup,
+    Read,
+    _stat,
+    _unit_rows,
+    extraction_key,
+    recovering,
+    sources_stamp,
+)
 from kwdocs.engine.steps.link_inputs import _link_inputs
 from kwdocs.engine.steps.shared import SharedFacts
 from kwdocs.extract import ctags, extract_bytes
@@ -179,11 +188,13 @@ def extract_unit(config: Config, unit: str, rels: list[str], changed: list[str],
     save_shard(config, FOLDER_PARTS, unit, part)
     save_shard(config, FACTS, unit, {"key": key, "files": files})
     save_shard(config, SEEN, unit, {"files": now_seen})    # after the facts: it vouches for them
+    # what the extract task's ``uptodate`` compares the files with next time (``tasks.SourcesUnchanged``)
+    stamp = {"files": len(rels), "extracted": extracted, SOURCES_STAMP: sources_stamp(config, rels, now_seen)}
     if shared is None and not config.scheduler:
-        return {"files": len(rels), "extracted": extracted}
+        return stamp
     # the shared cache's module only for a build that has one (or a cluster)
     from kwdocs.store.cache import cache_report
-    return {"files": len(rels), "extracted": extracted, "cache_hits": len(shared.used) if shared else 0,
+    return {**stamp, "cache_hits": len(shared.used) if shared else 0,
             "cache_stored": stored, **cache_report(), "cluster_extracted": remote.used if remote else 0}
 
 

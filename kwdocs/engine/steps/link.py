@@ -8,7 +8,13 @@ from collections.abc import Callable, Iterator, Mapping
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import changed_units, digest, recovering, stored_facts
-from kwdocs.engine.steps.link_inputs import ANCHORED_PART, _definitions_digest, _import_digest, _interned, _link_inputs
+from kwdocs.engine.steps.link_inputs import (
+    ANCHORED_PART,
+    _definitions_digest,
+    _import_digest,
+    _link_inputs,
+    interned_inputs,
+)
 from kwdocs.engine.steps.relink import link_basis, relink_imports
 from kwdocs.engine.steps.shared import SharedLinks
 from kwdocs.extract.links import (
@@ -46,7 +52,7 @@ def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
         stored = {"files": _link_inputs(stored_facts(config, unit))}
         save_shard(config, LINK_INPUTS, unit, stored)
     for info in stored["files"].values():
-        _interned(info.get("imports", []))
+        interned_inputs(info)
     return stored["files"]
 
 
@@ -118,10 +124,9 @@ def link_tree(config: Config, units: list[str], changed: list[str],
         bodies, anchored = shared.found, shared.anchored
         made = ((name, bodies[name]) for name in bodies if name != ANCHORED_PART)
     else:
-        linked = _link_all(config, inputs, rules)
-        anchored = linked["anchored"]
-        made = _link_bodies(linked, units)
-        bodies = {ANCHORED_PART: output.compact_json(anchored, sort_keys=True)} if shared is not None else {}
+        anchored = {}
+        made = _link_all(config, inputs, rules, anchored)
+        bodies = {ANCHORED_PART: b""} if shared is not None else {}     # its place first, its bytes once all are linked
     storing = shared is not None and shared.found is None
     rewritten = []
     for name, body in made:     # each written as it is made: all of them at once raised the step's peak
@@ -132,6 +137,7 @@ def link_tree(config: Config, units: list[str], changed: list[str],
         if storing:
             bodies[name] = body
     if storing and shared is not None:
+        bodies[ANCHORED_PART] = output.compact_json(anchored, sort_keys=True)
         shared.store(bodies)
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
         "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
@@ -147,9 +153,12 @@ def link_tree(config: Config, units: list[str], changed: list[str],
     return {"link_shards": len(rewritten), **cache_report()}
 
 
-def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
-    """The whole tree linked: each unit's [links, importance, link requests] (``units``), and
-    which files each unit's anchors were looked for in (``anchored``, as the link meta keeps it)."""
+def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet,
+              anchored_out: dict) -> Iterator[tuple[str, bytes]]:
+    """The whole tree linked, each unit's link shards (``_link_bodies``) as soon as they are made;
+    once all are, ``anchored_out`` holds which files each unit's anchors were looked for in (as
+    the link meta keeps it).  A unit's own part of the links is let go once its shards are made:
+    holding every unit's until the last one was linked raised the step's peak."""
     # only when the whole tree is linked: an edit's build links its own units
     from kwdocs.extract.cmake import installed_files
 
@@ -165,23 +174,22 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
         resolved, {rel: info["defs"] for rel, info in flat.items() if "defs" in info},
         {rel: info["binds"] for rel, info in flat.items() if "binds" in info}, shared)
     by_unit: dict[str, dict[str, list]] = {}
-    for place, asked in requests.items():
+    for place in list(requests):
         by_unit.setdefault(unit_of[place], {})[place] = [
             [importer, unit_of[importer], bound, name, imported_from, [[file, unit_of[file]] for file in looked_in]]
-            for importer, bound, name, imported_from, looked_in in asked]
+            for importer, bound, name, imported_from, looked_in in requests.pop(place)]
     anchored: dict[str, list] = {}
     installs = {rel: info["installs"] for rel, info in flat.items() if info.get("installs")}
     installed = installed_files(installs, flat) if installs else {}
     follows: dict = {}      # each file's imports by name, for every file's anchors
-    linked: dict[str, list] = {}
     for unit, entry in inputs.items():
         files = {}
         for rel in entry:
             links = resolved.get(rel, {"deps": [], "used_by": []})
             if rel in names:    # the page links what its source names, and lists where its definitions are used
-                links["names"] = names[rel]
+                links["names"] = names.pop(rel)
             if rel in places:
-                links["uses"] = places[rel]
+                links["uses"] = places.pop(rel)
             links["test_users"] = [user for user in links["used_by"] if user in tests]
             links["indirect_test_users"] = indirect_test_users(rel, resolved, tests, set(links["test_users"]))
             links["anchors"] = _anchors(links, flat[rel], lambda path: flat.get(path, {}).get("defines", {}),
@@ -193,12 +201,19 @@ def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet) -> dict:
                 links["findings"] = rules.installed_findings(rel, flat[rel]["language"], build, line)
             files[rel] = links
         # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
-        importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.get(rel, {}),
+        importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.pop(rel, {}),
                             **_diagram_facts(rel, files[rel], flat[rel])} for rel in entry}
-        linked[unit] = [files, importance, by_unit.get(unit, {}),
-                        {rel: link_basis(flat[rel], files[rel]["deps"]) for rel in entry}]
-    return {"units": linked, "anchored": {rel: [owner, sorted(users), *_defines_digest(flat[rel])]
-                                          for rel, (owner, users) in sorted(anchored.items())}}
+        yield from _link_bodies(unit, files, importance, by_unit.pop(unit, {}),
+                                {rel: link_basis(flat[rel], files[rel]["deps"]) for rel in entry})
+        for links in files.values():    # what other files' links read of it: its imports and users
+            for key in _OWN_LINKS:
+                links.pop(key, None)
+    anchored_out.update((rel, [owner, sorted(users), *_defines_digest(flat[rel])])
+                        for rel, (owner, users) in sorted(anchored.items()))
+
+
+# what a file's links hold that no other file's linking reads (``_link_all`` lets it go once written)
+_OWN_LINKS = ("names", "uses", "test_users", "indirect_test_users", "anchors", "installed_by", "findings")
 
 
 def _diagram_facts(rel: str, links: dict, info: dict) -> dict[str, list]:
@@ -230,16 +245,14 @@ def _refresh_classes(config: Config, units: list[str], fresh_inputs: dict[str, d
         save_shard(config, IMPORTANCE, unit, stored)
 
 
-def _link_bodies(linked: dict, units: list[str]) -> Iterator[tuple[str, bytes]]:
-    """Each unit's link shards as (``kind/unit``, the bytes ``save_shard`` writes before its seal):
+def _link_bodies(unit: str, files: dict, importance: dict, requests: dict, basis: dict) -> Iterator[tuple[str, bytes]]:
+    """A unit's link shards as (``kind/unit``, the bytes ``save_shard`` writes before its seal):
     what a links entry holds beside the link meta's ``anchored``, written as they are."""
-    for unit in units:
-        files, importance, requests, basis = linked["units"][unit]
-        yield f"{LINKS}/{unit}", output.compact_json({"files": files, "unit": unit}, sort_keys=True)
-        yield f"{IMPORTANCE}/{unit}", output.compact_json({"files": importance, "unit": unit}, sort_keys=True)
-        # what each file's links were made from besides its imports, for ``relink_imports`` to prove them
-        yield f"{LINK_REQUESTS}/{unit}", output.compact_json({"basis": basis, "files": requests, "unit": unit},
-                                                             sort_keys=True)
+    yield f"{LINKS}/{unit}", output.compact_json({"files": files, "unit": unit}, sort_keys=True)
+    yield f"{IMPORTANCE}/{unit}", output.compact_json({"files": importance, "unit": unit}, sort_keys=True)
+    # what each file's links were made from besides its imports, for ``relink_imports`` to prove them
+    yield f"{LINK_REQUESTS}/{unit}", output.compact_json({"basis": basis, "files": requests, "unit": unit},
+                                                         sort_keys=True)
 
 
 def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str, dict]) -> list[str] | None:

@@ -68,4 +68,21 @@ def _interned(imports: list) -> list:
     return imports
 
 
+def interned_inputs(info: dict) -> dict:
+    """A file's link inputs as read, with one string object per distinct name it shares with
+    other files (what it uses and mentions, the names its imports bind, their modules and
+    names): the tree's files are linked at once, and ``torch.Tensor`` is named by thousands."""
+    _interned(info.get("imports", []))
+    for record in info.get("imports", []):
+        if isinstance(record, dict) and isinstance(record.get("names"), list):
+            record["names"] = [sys.intern(name) if isinstance(name, str) else name for name in record["names"]]
+    for key in ("uses", "mentions"):
+        if isinstance(info.get(key), list):
+            info[key] = [sys.intern(name) if isinstance(name, str) else name for name in info[key]]
+    if isinstance(info.get("binds"), dict):
+        info["binds"] = {sys.intern(key): sys.intern(value) if isinstance(value, str) else value
+                         for key, value in info["binds"].items()}
+    return info
+
+
 ANCHORED_PART = "anchored"      # the part of a links entry that is the link meta's ``anchored``
