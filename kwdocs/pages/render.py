@@ -188,26 +188,6 @@ class _ModelCodeGenerator(jinja2.compiler.CodeGenerator):
         self.visit(node.node, frame)
         self.write(f") is dict and {node.attr!r} in __model else environment.getattr(__model, {node.attr!r}))")
 
-    def visit_Output(self, node: jinja2.nodes.Output, frame: jinja2.compiler.Frame) -> None:
-        """A run of text and ``{{ ... }}`` between two tags yielded as one string, not a yield
-        per piece: a definition's line on a docs page is twenty pieces, and every yield resumes
-        the generators of the page's blocks and layout."""
-        if frame.buffer is not None or frame.require_output_check or self.environment.is_async \
-                or len(node.nodes) < 2:
-            super().visit_Output(node, frame)
-            return
-        finalize = self._make_finalize()
-        self.writeline("yield ''.join((", node)
-        for child in node.nodes:
-            if isinstance(child, jinja2.nodes.TemplateData):
-                self.write(f"{self._output_child_to_const(child, frame, finalize)!r}, ")
-                continue
-            self._output_child_pre(child, frame, finalize)
-            self.visit(child, frame)
-            self._output_child_post(child, frame, finalize)
-            self.write(", ")
-        self.write("))")
-
 
 class ModelEnvironment(jinja2.Environment):
     """Page models are plain dicts: ``item.name`` looks the key up first.
