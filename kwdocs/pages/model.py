@@ -1165,6 +1165,11 @@ def section_map(docs: Mapping, symbols: Sequence[Mapping], shown_lines: int | No
         if not isinstance(names, (set, frozenset)):
             names = set(names)
         title = shown["title"]
+        if len(names) < len(found):     # a section shows a few of a header's thousands of keywords
+            for name in names:
+                if (sections := found.get(name)) is not None:
+                    sections.append(title)
+            continue
         for name, sections in found.items():
             if name in names:
                 sections.append(title)
