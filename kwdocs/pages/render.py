@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +30,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
 
 def inline_code(text: object) -> str:
     """An inline code span that holds any text, backticks included."""
-    # a file's names are shown on both its pages, and a folder's names on each of its files' pages
-    return _code_span(text) if type(text) is str else _code_span_of(str(text))
-
-
-def _code_span_of(text: str) -> str:
-    text = text.replace("\n", " ")
+    text = str(text).replace("\n", " ")
     if "`" not in text and text.strip() == text and text:
         return f"`{text}`"
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
@@ -45,9 +39,6 @@ def _code_span_of(text: str) -> str:
     pad = " " if (text.startswith(("`", " ")) and text.endswith(("`", " "))) or not text.strip() \
         or text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-_code_span = lru_cache(maxsize=1 << 16)(_code_span_of)
 
 
 def fenced(text: str, info: str = "") -> str:
