@@ -598,10 +598,16 @@ def markdown_spans(text: str, resolve: Resolver = _no_resolver, *, rust: bool = 
             pieces.append({"t": "delim", "char": char, "n": run, "open": left, "close": right})
             index += run
         else:
-            plain.append(char)
-            index += 1
+            # up to the next character that may open markup: a text run at once, not a character at a time
+            run_end = _PLAIN_RUN.match(text, index + 1)
+            end = run_end.end() if run_end else index + 1
+            plain.append(text[index:end])
+            index = end
     flush()
     return _emphasis(pieces)
+
+
+_PLAIN_RUN = re.compile(r"[^\\`\[!<*_]*")   # no character markdown_spans' loop reads as markup
 
 
 def _emphasis(pieces: list[dict]) -> list[dict]:

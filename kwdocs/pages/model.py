@@ -363,6 +363,10 @@ def _mark_uses(entries: list[dict], symbols: list, links: dict | None, page: str
     imports it, from the link step), ``more_uses`` (how many more), and what Markdown shows
     of them (``uses_shown``, linked, and ``uses_unshown``, counted)."""
     uses = (links or {}).get("uses", {})
+    if not uses:    # most files: nothing of theirs is imported by name
+        for entry in entries:
+            entry["uses"], entry["more_uses"], entry["uses_shown"], entry["uses_unshown"] = [], 0, [], 0
+        return
     for entry, symbol in zip(entries, symbols):
         used = uses.get(entry["name"]) if entry["definition"] and not symbol.get("parent") else None
         entry["uses"] = [[user, line] for user, line in used["at"]] if used else []
@@ -1089,11 +1093,14 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     ordered_entries = sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
     shown = _qualified_names(facts, entries)
     groups: dict[str, list] = {}
+    group_of: dict[str, str] = {}    # a file has a few kinds and thousands of keywords
     # sorted again by the names shown only when some are qualified (Python class members): with
     # none, the key is the first sort's and so is the order
     for entry in sorted(ordered_entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])) \
             if shown else ordered_entries:
-        groups.setdefault(kind_group(entry["kind"]), []).append({
+        kind = entry["kind"]
+        group = group_of.get(kind) or group_of.setdefault(kind, kind_group(kind))
+        groups.setdefault(group, []).append({
             "name": shown.get(id(entry), entry["name"]), "kind": entry["kind_label"], "line": entry["line"],
             "local_to": entry["local_to"], "condition": entry["condition"],
             "link": layout.anchor_link(docs_page_link, entry["anchor"])})
@@ -1158,6 +1165,11 @@ def section_map(docs: Mapping, symbols: Sequence[Mapping], shown_lines: int | No
         if not isinstance(names, (set, frozenset)):
             names = set(names)
         title = shown["title"]
+        if len(names) < len(found):     # a section shows a few of a header's thousands of keywords
+            for name in names:
+                if (sections := found.get(name)) is not None:
+                    sections.append(title)
+            continue
         for name, sections in found.items():
             if name in names:
                 sections.append(title)

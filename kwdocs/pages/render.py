@@ -101,8 +101,8 @@ def prose(text: object) -> str:
 
 
 def spans_markdown(spans: list[dict]) -> str:
-    """A run of a doc's spans (``kwdocs.pages.docstrings``) as one line of Markdown, as the
-    templates' ``spans`` macro writes them: text escaped, code as code, marks, safe links."""
+    """A run of a doc's spans (``kwdocs.pages.docstrings``) as one line of Markdown (the
+    templates' ``spans`` filter): text escaped, code as code, marks, safe links."""
     out = []
     for span in spans:
         kind = span["t"]
@@ -117,6 +117,11 @@ def spans_markdown(spans: list[dict]) -> str:
         else:
             out.append(escape_md(span["v"]))
     return "".join(out)
+
+
+def code_list(values: list, prefix: str = "") -> str:
+    """Names as code spans, a comma between two (``@`` before each of a definition's decorators)."""
+    return ", ".join(inline_code(f"{prefix}{value}") for value in values)
 
 
 def human_size(size: int) -> str:
@@ -234,7 +239,8 @@ class Renderer:
             # process that sees templates change (watch mode) makes a new Renderer (``context.drop_contexts``)
             auto_reload=False,
         )
-        self.env.filters.update(code=inline_code, fence=fenced, md=escape_md, prose=prose, mermaid=mermaid_label,
+        self.env.filters.update(code=inline_code, code_list=code_list, spans=spans_markdown, fence=fenced,
+                                md=escape_md, prose=prose, mermaid=mermaid_label,
                                 size=human_size, short_size=short_size,
                                 num=lambda value: f"{value:,}")
         # jinja's own sync filters, without the wrapper that asks on each call whether the
