@@ -2,8 +2,8 @@
 
 Tasks are per *unit* (a folder, or a bucket of a very large folder), not per
 file: doit's per-task overhead is what limits a no-op build (bench/README.md,
-"Why the code is as it is").  Each unit task
-takes doit's ``changed`` list and redoes only those files.  ``dodo.py`` and
+"Why the code is as it is").  Each unit task redoes only the files whose size
+or time stamp moved and whose content then differs.  ``dodo.py`` and
 ``kwdocs build`` both load this namespace, so there is one code path.
 """
 from __future__ import annotations
