@@ -771,6 +771,20 @@ def test_a_go_groups_comment_documents_its_names_without_one_of_their_own(tmp_pa
     assert "runs a custom function" in custom and "Annotations" not in custom
 
 
+def test_a_go_files_purpose_names_its_exported_definitions_first(tmp_path):
+    """``go doc`` lists a package's exported names; a file without a comment of its own is
+    described by those, its unexported helpers only counted (cobra's ``args.go`` began
+    "Defines `legacyArgs`")."""
+    source = ("package cobra\n\nfunc legacyArgs(cmd *Command, args []string) error { return nil }\n\n"
+              "// NoArgs returns an error if any args are included.\n"
+              "func NoArgs(cmd *Command, args []string) error { return nil }\n\n"
+              "func ArbitraryArgs(cmd *Command, args []string) error { return nil }\n")
+    page = _docs_page(tmp_path, "args.go", source)
+    purpose = page.split("## File Purpose\n\n", 1)[1].split("\n", 1)[0]
+    assert purpose.startswith("Defines `NoArgs`, `ArbitraryArgs` and 1 more"), purpose
+    assert "legacyArgs" not in purpose
+
+
 def test_a_long_doc_comment_is_shown_to_its_end(tmp_path):
     """Doxygen and pdoc show a whole comment: a constructor documenting each of its 60 flags over
     180 lines keeps the last flag's description (it was cut at 80 lines or 2,400 characters)."""

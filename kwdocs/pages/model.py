@@ -711,7 +711,8 @@ def _purpose_and_overview(facts: Facts, entries: list[dict],
     kept = _paragraphs("\n".join(lines))
     stem = posixpath.basename(facts["path"]).split(".", 1)[0].lstrip("_")
     defines = (_module_reexports_sentence(facts, entries)
-               or _defines_sentence(entries, facts_language(facts).namespaces, stem)
+               or _defines_sentence(entries, facts_language(facts).namespaces, stem, facts.get("language", ""),
+                                    facts["path"])
                or _reexports_sentence(facts))
     if facts.get("exports"):    # a package's ``__all__`` says what it is for better than its helpers
         defines = f"{_exports_sentence(facts['exports'])} {defines}".rstrip()
@@ -878,9 +879,15 @@ def _outside_classes(entries: list[dict]) -> list[tuple[dict, str]]:
     return found
 
 
-def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
+# languages whose exported names lead, as their documentation tool lists them (``go doc``);
+# Rust's and TypeScript's would drop an example's ``main`` and trait impls from the sentence
+_EXPORTING = frozenset({"go"})
+
+
+def _defines_sentence(entries: list[dict], c_family: bool, stem: str, language: str = "", path: str = "") -> str:
     """``Defines `Linear`, `Bilinear` and 2 more: applies an affine ...`` from the file's
-    top-level definitions, public ones first, and the first summary among them."""
+    top-level definitions, public ones first (exported ones in Go), and the first summary among
+    them."""
     candidates = [entry for entry in entries if entry["definition"] and entry["kind"] not in _NOT_DEFINES
                   and not (entry["kind"] == "macro" and _INCLUDE_GUARD.search(entry["name"]))]
     if not candidates:
@@ -895,7 +902,10 @@ def _defines_sentence(entries: list[dict], c_family: bool, stem: str) -> str:
         public = top          # a leading underscore is not C++'s way of saying private
     else:
         top = [entry for entry in candidates if entry["depth"] == 0]
-        public = [entry for entry in top if not entry["name"].startswith("_")] or top
+        if language in _EXPORTING:
+            public = [entry for entry in top if coverage.is_public(language, path, entry)] or top
+        else:
+            public = [entry for entry in top if not entry["name"].startswith("_")] or top
     if not top:
         return ""
     public = sorted(public, key=functools.partial(_importance, stem=stem.lower()))
