@@ -343,12 +343,10 @@ class Globs:
 
 
 def _glob_regex(globs: list[str], where: str, key: str) -> re.Pattern:
-    """One regex for a non-empty list of gitignore-style globs (a folder glob matches the files under it)."""
+    """One regex for a non-empty list of gitignore-style globs (a folder glob matches the files
+    under it); ``Globs`` has refused negated ones."""
     parts = []
     for glob in globs:
-        if glob.startswith("!"):
-            raise RuleError(f"{where}: key '{key}': {glob!r}: negated globs are not supported;"
-                            " use 'exclude_paths'")
         folder = _FOLDER_GLOB.fullmatch(glob)
         if folder is not None and not {".", ".."} & set(folder.group(1).split("/")):
             # a plain folder's files: what pathspec makes of it, without importing pathspec

@@ -56,33 +56,29 @@ def _definitions_digest(inputs: dict[str, dict]) -> str:
     return digest({rel: [info.get(key) for key in _DEFINITION_INPUTS] for rel, info in inputs.items()})
 
 
-def _interned(imports: list) -> list:
-    """The same records with one string object per distinct import kind and module, as they
-    are read (interning after reading them all raises the peak): a tree links all its
-    imports at once, and a common header is included thousands of times."""
-    for record in imports:
+def interned_inputs(info: dict) -> dict:
+    """A file's link inputs as read, with one string object per distinct name it shares with
+    other files (its imports' kinds, modules and names, what it uses and mentions, the names its
+    imports bind), interned as they are read (after reading them all raises the peak): the
+    tree's files are linked at once, and ``torch.Tensor`` is named by thousands."""
+    for record in info.get("imports", []):
         if isinstance(record, dict):
             for key in ("kind", "module"):
                 if isinstance(record.get(key), str):
                     record[key] = sys.intern(record[key])
-    return imports
-
-
-def interned_inputs(info: dict) -> dict:
-    """A file's link inputs as read, with one string object per distinct name it shares with
-    other files (what it uses and mentions, the names its imports bind, their modules and
-    names): the tree's files are linked at once, and ``torch.Tensor`` is named by thousands."""
-    _interned(info.get("imports", []))
-    for record in info.get("imports", []):
-        if isinstance(record, dict) and isinstance(record.get("names"), list):
-            record["names"] = [sys.intern(name) if isinstance(name, str) else name for name in record["names"]]
+            if isinstance(record.get("names"), list):
+                record["names"] = _interned(record["names"])
     for key in ("uses", "mentions"):
         if isinstance(info.get(key), list):
-            info[key] = [sys.intern(name) if isinstance(name, str) else name for name in info[key]]
+            info[key] = _interned(info[key])
     if isinstance(info.get("binds"), dict):
         info["binds"] = {sys.intern(key): sys.intern(value) if isinstance(value, str) else value
                          for key, value in info["binds"].items()}
     return info
+
+
+def _interned(names: list) -> list:
+    return [sys.intern(name) if isinstance(name, str) else name for name in names]
 
 
 ANCHORED_PART = "anchored"      # the part of a links entry that is the link meta's ``anchored``
