@@ -14,7 +14,9 @@ import shutil
 import sqlite3
 import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from kwdocs import layout
 from kwdocs.config import Config
@@ -110,16 +112,37 @@ def tokens_shard(config: Config, unit: str) -> Path:
     return config.state / TOKENS / (layout.state_name(unit).removesuffix(".json") + TOKENS_SUFFIX)
 
 
-def load_shard(config: Config, kind: str, unit: str, strict: bool = False) -> dict:
+def load_shard(config: Config, kind: str, unit: str, strict: bool = False, holding: bytes = b"") -> dict:
     """A unit's shard; empty if there is none (``strict``: a damaged one raises ``StateDamaged``
-    instead, for kinds whose loss a later step could not tell from "no files")."""
+    instead, for kinds whose loss a later step could not tell from "no files").  ``holding``:
+    bytes the shard's JSON holds when it has what the caller wants (``b'"uses":{"'``, a key
+    with a value not empty, as the writer's compact JSON spells it); a shard without them is
+    not parsed, and is empty."""
     path = shard_path(config, kind, unit)
-    data = output.read_json(path, {}, strict)
+    if holding:
+        body = output.read_sealed(path, strict)
+        if body is None or holding not in body:
+            return {}
+        data = output.parsed_json(path, body, {}, strict)
+    else:
+        data = output.read_json(path, {}, strict)
     if isinstance(data, dict) and data.get("unit") == unit:
         return data
     if strict and data:
         raise output.StateDamaged(f"{path} is damaged")
     return {}
+
+
+def decode_shard(config: Config, kind: str, unit: str, decode: Callable[[bytes], Any]) -> Any:
+    """A unit's shard read by ``decode`` (a typed decoder that keeps only the fields its reader
+    uses); None if there is none, it is damaged, or ``decode`` raises ``ValueError``."""
+    body = output.read_sealed(shard_path(config, kind, unit))
+    if body is None:
+        return None
+    try:
+        return decode(body)
+    except ValueError:      # msgspec's DecodeError and ValidationError are ones
+        return None
 
 
 def save_shard(config: Config, kind: str, unit: str, data: dict) -> bool:
