@@ -48,6 +48,8 @@ def update(config: Config, snapshot: str, scanned: ScanResult) -> int:
         # the state's record of the build that vouched for it, byte for byte: what readers compare
         connection.execute("INSERT OR REPLACE INTO meta VALUES ('vouched', ?)", ((vouched or b"").hex(),))
         connection.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (snapshot,))
+        # the folder whose files' stamps the rows hold: a query's sources are checked against it
+        connection.execute("INSERT OR REPLACE INTO meta VALUES ('src', ?)", (str(config.src),))
         connection.commit()
         connection.close()
         if fresh is not None:
