@@ -14,7 +14,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, SourceFile
@@ -204,28 +204,29 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
     # imported here: a no-op build imports this module to check the index, and needs no page code
     from kwdocs.pages.model import is_test, own_text, summary_sentence
 
-    shard = state.decode_shard(config, state.FACTS, unit, _facts_decoder())
-    facts_of = shard.files if shard is not None and shard.unit == unit else {}
-    # only the uses and the counts of names are read of the link shards, which most units' lack:
-    # those shards are not parsed (they were two thirds of the bytes the index read)
-    links_of = state.load_shard(config, state.LINKS, unit, holding=b'"uses":{"').get("files") or {}
-    counts_of = state.load_shard(config, state.IMPORTANCE, unit, holding=b'"names":{"').get("files") or {}
+    decoders = _decoders()
+    facts_of = getattr(state.decode_shard(config, state.FACTS, unit, decoders.facts), "files", {})
+    # only the uses and the counts of names are read of the link shards, which most units lack:
+    # those shards are not decoded (they were two thirds of the bytes the index read)
+    links_of = getattr(state.decode_shard(config, state.LINKS, unit, decoders.links, b'"uses":{"'), "files", {})
+    counts_of = getattr(state.decode_shard(config, state.IMPORTANCE, unit, decoders.importance, b'"names":{"'),
+                        "files", {})
     file_rows, def_rows, ref_rows, more_rows, user_rows = [], [], [], [], []
     for source in files:
-        facts = facts_of.get(source.rel) or _NO_FACTS
+        facts = facts_of.get(source.rel) or decoders.no_facts
         if definitions:
             purpose = summary_sentence(own_text(facts.docstring)) or next(iter(facts.findings.purpose), "")
             number += 1
             file_rows.append((number, source.rel, unit, source.size, source.mtime_ns, facts.language, facts.lines,
                               int(is_test({"findings": {"tags": facts.findings.tags}})), purpose))
-        links = links_of.get(source.rel) if isinstance(links_of, dict) else None
-        for name, used in ((links or {}).get("uses") or {}).items():
-            for user, line in used.get("at", []):
+        links = links_of.get(source.rel)
+        for name, used in (links.uses if links is not None else {}).items():
+            for user, line in used.at:
                 ref_rows.append((name, user, line, source.rel, unit))
-            if used.get("more"):
-                more_rows.append((name, source.rel, used["more"], unit))
+            if used.more:
+                more_rows.append((name, source.rel, used.more, unit))
         # linking's count of the files that use each name: calls through a module have no line
-        counts = ((counts_of.get(source.rel) if isinstance(counts_of, dict) else None) or {}).get("names") or {}
+        counts = getattr(counts_of.get(source.rel), "names", {})
         if not definitions and not counts:
             continue
         top: set[str] = set()
@@ -255,31 +256,42 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
     return number
 
 
+class _Decoders(NamedTuple):
+    facts: Callable[[bytes], Any]
+    links: Callable[[bytes], Any]
+    importance: Callable[[bytes], Any]
+    no_facts: Any       # the facts of a file that has none
+
+
 @functools.lru_cache(maxsize=1)
-def _facts_decoder() -> Callable[[bytes], Any]:
-    """A facts shard's decoder that makes only the fields the index stores (a sixth of its
-    bytes are not symbols, and most symbols' fields are not stored): 2.5 times as fast as the
-    whole shard's JSON (bench/README.md).  Each field as ``Facts`` declares it, with the default
-    the index takes when it is absent; a value of another type is kept as it is."""
-    # imported here: a no-op build imports this module, and decodes no facts
+def _decoders() -> _Decoders:
+    """Decoders of the shards the index reads that make only the fields it stores (most of a
+    facts shard's bytes, and nearly all of a links shard's, are not), each with the default
+    the index takes when a field is absent; a value of another type than ``Facts`` declares is
+    kept as it is.  The facts are decoded 2.5 times as fast as by ``json`` (bench/README.md)."""
+    # imported here: a no-op build imports this module, and decodes no shard
     import msgspec
 
     # made with defstruct: this module's annotations are text (``from __future__``), which
     # msgspec resolves in the module's names, where classes made in a function are not
-    symbol = msgspec.defstruct("Symbol", [("name", Any), ("kind", Any, ""), ("parent", Any, None), ("line", Any, 0),
-                                          ("signature", Any, ""), ("doc", Any, "")])
-    findings = msgspec.defstruct("Findings", [("purpose", Any, ()), ("tags", Any, ())])
-    file_facts = msgspec.defstruct("FileFacts", [("docstring", Any, ""), ("language", Any, ""), ("lines", Any, 0),
-                                                 ("findings", findings, msgspec.field(default_factory=findings)),
-                                                 ("symbols", list[symbol], [])])  # type: ignore[valid-type]
-    shard = msgspec.defstruct("Shard", [("files", dict[str, file_facts], {}),  # type: ignore[valid-type]
-                                        ("unit", Any, None)])
-    global _NO_FACTS
-    _NO_FACTS = file_facts()
-    return msgspec.json.Decoder(shard).decode
+    def struct(name: str, fields: list) -> Any:
+        return msgspec.defstruct(name, fields)
 
+    symbol = struct("Symbol", [("name", Any), ("kind", Any, ""), ("parent", Any, None), ("line", Any, 0),
+                               ("signature", Any, ""), ("doc", Any, "")])
+    findings = struct("Findings", [("purpose", Any, ()), ("tags", Any, ())])
+    file_facts = struct("FileFacts", [("docstring", Any, ""), ("language", Any, ""), ("lines", Any, 0),
+                                      ("findings", findings, msgspec.field(default_factory=findings)),
+                                      ("symbols", list[symbol], [])])  # type: ignore[valid-type]
+    use = struct("Use", [("at", list[tuple[Any, Any]], []), ("more", Any, 0)])
+    file_links = struct("FileLinks", [("uses", dict[str, use], {})])  # type: ignore[valid-type]
+    file_counts = struct("FileCounts", [("names", dict[str, Any], {})])
 
-_NO_FACTS: Any = None     # a file without facts (set with the decoder, from its types)
+    def shard(name: str, files: Any) -> Callable[[bytes], Any]:
+        return msgspec.json.Decoder(struct(name, [("files", dict[str, files], {}), ("unit", Any, None)])).decode
+
+    return _Decoders(shard("Facts", file_facts), shard("Links", file_links), shard("Importance", file_counts),
+                     file_facts())
 
 
 _INSERT_FILES = ("INSERT INTO files (id, path, unit, size, mtime_ns, language, lines, test, purpose) "

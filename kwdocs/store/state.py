@@ -112,20 +112,11 @@ def tokens_shard(config: Config, unit: str) -> Path:
     return config.state / TOKENS / (layout.state_name(unit).removesuffix(".json") + TOKENS_SUFFIX)
 
 
-def load_shard(config: Config, kind: str, unit: str, strict: bool = False, holding: bytes = b"") -> dict:
+def load_shard(config: Config, kind: str, unit: str, strict: bool = False) -> dict:
     """A unit's shard; empty if there is none (``strict``: a damaged one raises ``StateDamaged``
-    instead, for kinds whose loss a later step could not tell from "no files").  ``holding``:
-    bytes the shard's JSON holds when it has what the caller wants (``b'"uses":{"'``, a key
-    with a value not empty, as the writer's compact JSON spells it); a shard without them is
-    not parsed, and is empty."""
+    instead, for kinds whose loss a later step could not tell from "no files")."""
     path = shard_path(config, kind, unit)
-    if holding:
-        body = output.read_sealed(path, strict)
-        if body is None or holding not in body:
-            return {}
-        data = output.parsed_json(path, body, {}, strict)
-    else:
-        data = output.read_json(path, {}, strict)
+    data = output.read_json(path, {}, strict)
     if isinstance(data, dict) and data.get("unit") == unit:
         return data
     if strict and data:
@@ -133,16 +124,20 @@ def load_shard(config: Config, kind: str, unit: str, strict: bool = False, holdi
     return {}
 
 
-def decode_shard(config: Config, kind: str, unit: str, decode: Callable[[bytes], Any]) -> Any:
-    """A unit's shard read by ``decode`` (a typed decoder that keeps only the fields its reader
-    uses); None if there is none, it is damaged, or ``decode`` raises ``ValueError``."""
+def decode_shard(config: Config, kind: str, unit: str, decode: Callable[[bytes], Any], holding: bytes = b"") -> Any:
+    """A unit's shard read by ``decode``, a typed decoder that makes only the fields its reader
+    uses, ``unit`` among them; None if there is none, it is damaged, of another unit, or not of
+    ``decode``'s types.  ``holding``: bytes the shard's JSON holds when it has what the reader
+    wants (``b'"uses":{"'``, a key whose value is not empty, as ``output.compact_json`` spells it):
+    a shard without them is not decoded, and is None."""
     body = output.read_sealed(shard_path(config, kind, unit))
-    if body is None:
+    if body is None or holding not in body:
         return None
     try:
-        return decode(body)
+        data = decode(body)
     except ValueError:      # msgspec's DecodeError and ValidationError are ones
         return None
+    return data if data.unit == unit else None
 
 
 def save_shard(config: Config, kind: str, unit: str, data: dict) -> bool:

@@ -254,11 +254,7 @@ def read_sealed(path: Path | str, strict: bool = False) -> bytes | None:
 def read_json(path: Path | str, default: Any = None, strict: bool = False) -> Any:
     """State files are ours; a missing or damaged one just means 'start over' (``strict``: see
     ``read_sealed``)."""
-    return parsed_json(path, read_sealed(path, strict), default, strict)
-
-
-def parsed_json(path: Path | str, body: bytes | None, default: Any = None, strict: bool = False) -> Any:
-    """``read_json`` of the ``body`` of ``path`` already read (``read_sealed``)."""
+    body = read_sealed(path, strict)
     try:
         return default if body is None else orjson.loads(body)
     except ValueError:      # orjson.JSONDecodeError is one; a body that passed its seal never fails
