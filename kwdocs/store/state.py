@@ -46,6 +46,7 @@ DOIT_DB = "doit.sqlite3"      # doit's records: what to schedule, never what is 
 GENERATION = "generation"
 SNAPSHOT = symbols.SNAPSHOT   # the no-op fast path's hash (see kwdocs.store.snapshot)
 SCANNED = "scanned.json"      # the file list the snapshot vouches for
+CODE = "code.json"            # kwdocs' code files' stamps and their contents' digest (see snapshot.code_fingerprint)
 KEYWORD_TABLES = "letter-*.jsonl"   # in KEYWORDS: a letter's entries by unit
 RUNS = "runs"                 # in KEYWORDS, while the keyword step runs: the entries read, by letter
 TEMPLATES = "templates"       # compiled templates
