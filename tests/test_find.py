@@ -182,6 +182,24 @@ def test_a_new_index_is_seen_only_whole(built, monkeypatch, capsys):
                                                           "A closed plane figure.\n")
 
 
+def test_a_query_from_another_folder_without_src_names_the_built_sources(built, tmp_path):
+    """Run in another folder without ``--src``: one line naming the folder the build read, exit 2,
+    not every file called changed since the build."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = built / "kwdocs-out"
+    for argv in (["find", "Shape"], ["refs", "Circle"], ["find", "Shape", "--json"]):
+        done = subprocess.run([sys.executable, "-m", "kwdocs", *argv, "--out", str(out)], cwd=elsewhere,
+                              capture_output=True, text=True)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (f"kwdocs: {out} was built from {built.resolve()}, not from {elsewhere.resolve()}: "
+                               f"pass --src {built.resolve()}\n")
+    # from the source folder, or with --src, the answer is as before
+    done = subprocess.run([sys.executable, "-m", "kwdocs", "find", "Shape", "--out", str(out)], cwd=built,
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 def test_no_build_yet_is_one_line(golden_tree, capsys):
     code, out, err = ask(golden_tree, capsys, "refs", "Circle")
     assert (code, out) == (2, "") and err == f"kwdocs: no index in {golden_tree / 'kwdocs-out' / '.kwdocs'}: " \

@@ -8,6 +8,7 @@ import random
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -383,3 +384,38 @@ def test_state_of_another_python_is_not_trusted_by_check(tmp_path, monkeypatch, 
 def sys_minor() -> int:
     import sys
     return sys.version_info[1]
+
+
+_CODE_READS = """
+import os, sys
+from kwdocs.config import load_config
+from kwdocs.store import snapshot
+config = load_config(sys.argv[1], overrides={"output": sys.argv[2]})
+package = os.path.dirname(os.path.dirname(snapshot.__file__))
+opened = []
+sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" and isinstance(args[0], str)
+                 and args[0].startswith(package + os.sep) else None)
+snapshot.settings_digest(config)
+print(len(opened), snapshot.code_fingerprint())
+"""
+
+
+def test_a_build_reads_kwdocs_own_code_only_when_a_file_of_it_changed(tmp_path):
+    """The fingerprint of kwdocs' code is taken from what the last build recorded while the code
+    files' stamps are the same (it read every file on every build), and is the same either way."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.py").write_text("x = 1\n")
+    built, fresh = tmp_path / "out", tmp_path / "fresh"
+    from tests.conftest import run_kwdocs
+    assert run_kwdocs("build", "--src", str(src), "--out", str(built), "-q") == 0
+
+    def reads(out: Path) -> tuple[int, str]:
+        done = subprocess.run([sys.executable, "-c", _CODE_READS, str(src), str(out)],
+                              capture_output=True, text=True, check=True)
+        count, fingerprint = done.stdout.split()
+        return int(count), fingerprint
+
+    (after_build, recorded), (without_record, hashed) = reads(built), reads(fresh)
+    assert (after_build, recorded) == (0, hashed)
+    assert without_record > 50    # every file of the package read

@@ -17,15 +17,22 @@ import shutil
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kwdocs import __version__, layout
 from kwdocs.config import Config, shipped_templates
 from kwdocs.store import writer as output
-from kwdocs.store.state import SCANNED as SCANNED_FILE, SNAPSHOT as SNAPSHOT_FILE
+from kwdocs.store.state import CODE as CODE_FILE, SCANNED as SCANNED_FILE, SNAPSHOT as SNAPSHOT_FILE
 
 if TYPE_CHECKING:   # a type only: the scan sits above the store (it skips the output folders the store recognises)
     from kwdocs.scan import ScanResult
+
+
+CODE_SUFFIXES = (".py", ".toml", ".txt")    # kwdocs' files that make pages: code, rules, word lists
+# kwdocs' code files' stamps and their contents' digest: as the state recorded them (read before
+# the code is hashed), and as this process found them (recorded when a build succeeds)
+_code_recorded: dict[str, Any] = {}
+_code_found: dict[str, Any] = {}
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +40,6 @@ def code_fingerprint() -> str:
     """A hash of the code that makes the pages: kwdocs' own, released or not, the Python that
     runs it (``ast`` parses what its version knows) and the packages installed beside it (the
     parsers and grammars), by name and version.  State made by other code is never trusted."""
-    package = Path(__file__).parent.parent
     digest = hashlib.sha256(__version__.encode())
     digest.update(f"{sys.implementation.name} {sys.version_info[:2]}".encode())
     for folder in sorted({path for path in sys.path if path.endswith("-packages")}):
@@ -42,9 +48,31 @@ def code_fingerprint() -> str:
             digest.update("\0".join(installed).encode())
         except OSError:
             pass
-    for path in sorted(package.rglob("*.py")) + sorted(package.rglob("*.toml")) + sorted(package.rglob("*.txt")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(_code_digest().encode())
     return digest.hexdigest()
+
+
+def _code_digest() -> str:
+    """The digest of kwdocs' code files' paths and contents; the recorded one when every file's
+    size and time stamp are as recorded (their contents were two thirds of an edit's fingerprint)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    stamps: list[list[Any]] = []
+    for folder, subfolders, names in os.walk(package):
+        subfolders.sort()
+        for name in sorted(names):
+            if name.endswith(CODE_SUFFIXES):
+                info = os.stat(os.path.join(folder, name))
+                stamps.append([os.path.relpath(os.path.join(folder, name), package), info.st_size, info.st_mtime_ns])
+    if _code_recorded.get("files") == stamps and isinstance(_code_recorded.get("digest"), str):
+        found = _code_recorded["digest"]
+    else:
+        digest = hashlib.sha256()
+        for rel, _, _ in stamps:
+            with open(os.path.join(package, rel), "rb") as handle:
+                digest.update(rel.encode() + b"\0" + handle.read())
+        found = digest.hexdigest()
+    _code_found.update(files=stamps, digest=found)
+    return found
 
 
 def _stats(folder: Path | None) -> list:
@@ -74,6 +102,8 @@ def _package_folders() -> list:
 def settings_digest(config: Config) -> str:
     """What every page depends on besides the sources: code, settings, templates, rule files."""
     rules = [[str(path), *(lambda info: (info.st_size, info.st_mtime_ns))(os.stat(path))] for path in config.rules]
+    if not _code_recorded:     # before the code is hashed, once a process
+        _code_recorded.update(output.read_json(config.state / CODE_FILE, {}) or {"files": None})
     return hashlib.sha256(json.dumps([code_fingerprint(), config.fingerprint_data(), sorted(config.formats),
                                       _stats(config.templates), _stats(shipped_templates()), rules,
                                       _package_folders()],
@@ -134,6 +164,8 @@ def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
         "snapshot": snapshot,
         "files": [[source.rel, source.size, source.mtime_ns] for source in scanned.files],
         "problems": [list(problem) for problem in scanned.problems]})
+    if _code_found:     # written when it changed: a build that changed no code file writes nothing
+        output.write_json(config.out, config.state / CODE_FILE, _code_found)
     output.write_json(config.out, config.state / SNAPSHOT_FILE,
                       {"snapshot": snapshot, "settings": settings_digest(config),
                        "outputs": outputs_digest(config, scanned)})

@@ -54,6 +54,10 @@ class NoIndex(UserMistake):
     """The index is missing, damaged or of another version: its one line for the user."""
 
 
+class OtherSources(UserMistake):
+    """A query's source folder is not the one the index was built from: its one line."""
+
+
 def index_path(state: Path) -> Path:
     return state / INDEX
 
@@ -78,6 +82,7 @@ class Index:
             self.db.close()
             raise NoIndex(f"kwdocs: the index {path} is of another version of kwdocs: run kwdocs build")
         self.vouched = meta.get("vouched")
+        self.src = meta.get("src")     # the source folder the build read; None in an index made before it was kept
 
     def close(self) -> None:
         self.db.close()
@@ -96,6 +101,13 @@ class Index:
                 return handle.read().hex() == self.vouched
         except OSError:
             return False
+
+    def check_sources(self, src: Path) -> None:
+        """Raise ``OtherSources`` when ``src`` is not the folder the build read: a stat of its
+        files would call every one of them changed."""
+        if self.src is not None and self.src != str(src):
+            raise OtherSources(f"kwdocs: {self.state.parent} was built from {self.src}, not from {src}: "
+                               f"pass --src {self.src}")
 
     def changed(self, paths: Iterable[str], src: Path) -> list[str]:
         """Those of ``paths`` (sources) whose size or time stamp is not the build's, or that are gone:
