@@ -1136,11 +1136,13 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     ordered_entries = sorted(entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])) \
         if shown else sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
     groups: dict[str, list] = {}
-    group_of: dict[str, str] = {}    # a file has a few kinds and thousands of keywords
+    listed_in: dict[str, list] = {}    # each kind's group: a file has a few kinds and thousands of keywords
     for entry in ordered_entries:
         kind = entry["kind"]
-        group = group_of.get(kind) or group_of.setdefault(kind, kind_group(kind))
-        groups.setdefault(group, []).append({
+        group = listed_in.get(kind)
+        if group is None:
+            group = listed_in[kind] = groups.setdefault(kind_group(kind), [])
+        group.append({
             "name": shown.get(id(entry), entry["name"]), "kind": entry["kind_label"], "line": entry["line"],
             "local_to": entry["local_to"], "condition": entry["condition"],
             "link": layout.anchor_link(docs_page_link, entry["anchor"])})
