@@ -316,14 +316,10 @@ _SIGNATURE_TOKEN = re.compile(r"[([{)\]}:=,]|->|(?<![\w.'\"])[A-Za-z_][\w.]*")
 
 def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
     """A Python signature as code spans, the names in its annotations (after ``:`` and ``->``)
-    linked where ``resolve`` knows them; None when nothing in it is linked."""
-    for name in set(_IDENTIFIER.findall(signature)):
-        if resolve(name):
-            break
-    else:
-        return None   # most signatures name nothing linkable: no need to walk them
+    linked where ``resolve`` knows them; None when nothing in it is linked (nor any name in it
+    as written: ``x: a.b.`` links no ``a.b``)."""
     pieces: list[dict] = []
-    linked = False
+    linked = written = False
     position = 0
     depth = 0
     annotation = False
@@ -348,8 +344,9 @@ def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
                     pieces.append({"t": "code", "v": signature[position:start], "link": ""})
                 pieces.append({"t": "code", "v": name, "link": link})
                 linked = True
+                written = written or name == token.group()
                 position = start + len(name)
-    if not linked:
+    if not linked or not (written or any(resolve(name) for name in set(_IDENTIFIER.findall(signature)))):
         return None
     if position < len(signature):
         pieces.append({"t": "code", "v": signature[position:], "link": ""})
