@@ -46,6 +46,17 @@ def folder_display(folder: str) -> str:
     return folder or "."
 
 
+def docs_link(page: str, path: str) -> str:
+    """``layout.link`` from ``page`` to ``path``'s docs page."""
+    return _docs_link(page[:page.rfind("/") + 1], path)
+
+
+@lru_cache(maxsize=1 << 15)   # the pages of a folder link the same files (users, tests, imports) again and again
+def _docs_link(page_folder: str, path: str) -> str:
+    """From any page of ``page_folder`` (ending in "/", or "" for the root) to ``path``'s docs page."""
+    return layout.link(page_folder, layout.docs_page(path))
+
+
 @dataclass(frozen=True)
 class SourceView:
     """The part of a file's text a page embeds, and what was left out."""
@@ -254,7 +265,7 @@ class DocsInput:
 
     def link(self, path: str) -> str:
         """From this page to another file's docs page."""
-        return layout.link(self.page, layout.docs_page(path))
+        return docs_link(self.page, path)
 
     def kept(self, content: Any) -> Any:
         """A section's content, or None (left out) when it has nothing to say and empty sections
@@ -371,15 +382,13 @@ def _mark_uses(entries: list[dict], symbols: list, links: dict | None, page: str
     uses = (links or {}).get("uses", {})
     if not uses:    # most files: nothing of theirs is imported by name (``symbol_entries`` says none)
         return
-    links_to: dict[str, str] = {}    # the same few files use many of a module's names
     for entry, symbol in zip(entries, symbols):
         used = uses.get(entry["name"]) if entry["definition"] and not symbol.get("parent") else None
         if not used:
             continue
         entry["uses"] = [[user, line] for user, line in used["at"]]
         entry["more_uses"] = used["more"]
-        entry["uses_shown"] = [dict(path=user, line=line, link=links_to.get(user) or links_to.setdefault(
-                                   user, layout.link(page, layout.docs_page(user))))
+        entry["uses_shown"] = [dict(path=user, line=line, link=docs_link(page, user))
                                for user, line in entry["uses"][:USES_SHOWN]]
         entry["uses_unshown"] = len(entry["uses"]) - len(entry["uses_shown"]) + entry["more_uses"]
 
@@ -975,14 +984,6 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
         for name, name_target in (dep.get("name_targets") or {}).items():
             if name_target:
                 modules.setdefault(f"{dep['module']}.{name}", name_target)
-    pages: dict[str, str] = {}      # a file's docs page, linked from this page: docs name a few files often
-
-    def page_link(target: str) -> str:
-        found = pages.get(target)
-        if found is None:
-            found = pages[target] = layout.link(page, layout.docs_page(target))
-        return found
-
     # names imported or called from files of the tree, to their definitions' anchors there: each
     # looked up as asked, so the render step knows which anchors the page shows (``page_key``)
     defined = (links or {}).get("anchors", {})
@@ -1019,10 +1020,10 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
             name = f"{bound[head]}.{rest}" if rest else bound[head]
         if name in defined:
             path, anchor = defined[name]
-            return layout.anchor_link(page_link(path), anchor)
+            return layout.anchor_link(docs_link(page, path), anchor)
         # a module's own page for the module, and nothing for a name whose definition was not
         # found: its module's page (or a package's) may not define it, and a wrong link is worse
-        return page_link(modules[name]) if name in modules else ""
+        return docs_link(page, modules[name]) if name in modules else ""
 
     return resolve
 
@@ -1111,7 +1112,7 @@ def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
         target = dep.get("target")
         groups[dep.get("category", "third_party")].append({
             "module": dep["module"], "line": dep["line"], "names": dep.get("names", []),
-            "link": layout.link(page, layout.docs_page(target)) if target else ""})
+            "link": docs_link(page, target) if target else ""})
     return groups
 
 
