@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from kwdocs.extract import extract_text
 from kwdocs.pages import docstrings, model
@@ -59,7 +58,8 @@ def test_a_doc_and_a_signature_repeated_in_one_class_are_read_once(monkeypatch):
     read: list[str] = []
     walked: list[str] = []
     real_doc, real_spans = docstrings.python_doc, docstrings.signature_spans
-    monkeypatch.setitem(docstrings.PARSERS, "python_doc", lambda text, resolve: read.append(text) or real_doc(text, resolve))
+    monkeypatch.setitem(docstrings.PARSERS, "python_doc",
+                        lambda text, resolve: read.append(text) or real_doc(text, resolve))
     monkeypatch.setattr(docstrings, "signature_spans",
                         lambda signature, resolve: walked.append(signature) or real_spans(signature, resolve))
     page = _docs_model(_facts("shapes.py", MODULE))
@@ -92,7 +92,7 @@ def _walked(signature: str, resolve) -> list[dict] | None:
             index += 1
         elif (char == "=" or char == ",") and depth == 1:
             annotation = False
-        elif annotation and (char.isascii() and char.isalpha() or char == "_") and (index == 0 or not (
+        elif annotation and ((char.isascii() and char.isalpha()) or char == "_") and (index == 0 or not (
                 signature[index - 1].isalnum() or signature[index - 1] in "_.'\"")):
             match = docstrings._IDENTIFIER.match(signature, index)
             assert match is not None

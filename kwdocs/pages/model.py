@@ -452,7 +452,8 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
     parse = docstrings.PARSERS.get(language.doc_parser, docstrings.comment_doc)
     python = language.python_module
     # a class's overloads and methods repeat a doc comment or a signature: read once per scope
-    made: dict[tuple, Any] = {}
+    read: dict[tuple[Callable[..., dict], str, str], dict] = {}
+    walked: dict[tuple[str, str], list[dict] | None] = {}
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         doc = symbol.get("doc")
         annotated = python and entry["definition"] and (":" in entry["signature"] or "->" in entry["signature"])
@@ -472,12 +473,12 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
         own = docstrings.PARSERS.get(str(symbol.get("doc_parser", "")), parse)
         entry["doc"] = None
         if doc:
-            key = (own, doc, scope)
-            entry["doc"] = made[key] if key in made else made.setdefault(key, own(doc, resolve_here))
+            entry["doc"] = read[own, doc, scope] if (own, doc, scope) in read else read.setdefault(
+                (own, doc, scope), own(doc, resolve_here))
         if annotated:
-            key = (entry["signature"], scope)
-            entry["signature_spans"] = made[key] if key in made else made.setdefault(
-                key, docstrings.signature_spans(entry["signature"], resolve_here))
+            signature = entry["signature"]
+            entry["signature_spans"] = walked[signature, scope] if (signature, scope) in walked else walked.setdefault(
+                (signature, scope), docstrings.signature_spans(signature, resolve_here))
 
 
 _ESCAPED = re.compile(r"\\(.)|&(amp|lt|gt);")
