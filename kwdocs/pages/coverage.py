@@ -22,10 +22,10 @@ def is_public(language: str, path: str, symbol: Mapping, listed: Collection[str]
     if "<locals>" in parent:    # a function's own helpers are nobody else's business
         return False
     if language == "python":    # no leading underscore on it or on any class enclosing it
-        parts = [*parent.split("."), name] if parent else [name]
-        if listed is not None and parts[0] not in listed:   # ``__all__`` says what the module exports
+        outermost = parent.partition(".")[0] if parent else name
+        if listed is not None and outermost not in listed:   # ``__all__`` says what the module exports
             return False
-        return not any(part.startswith("_") for part in parts)
+        return not (name.startswith("_") or parent.startswith("_") or "._" in parent)
     if language in ("cpp", "cuda"):     # what a header declares is what other files may use
         return path.endswith(HEADER_SUFFIXES)
     if language in ("javascript", "typescript"):     # exported from its module

@@ -309,51 +309,44 @@ def _capped(blocks: list[dict]) -> list[dict]:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+# what the walk of a signature reads: brackets, the marks opening and closing an annotation, and
+# a name where one starts (not inside a word or a dotted name, nor right after a quote)
+_SIGNATURE_TOKEN = re.compile(r"[([{)\]}:=,]|->|(?<![\w.'\"])[A-Za-z_][\w.]*")
 
 
 def signature_spans(signature: str, resolve: Resolver) -> list[dict] | None:
     """A Python signature as code spans, the names in its annotations (after ``:`` and ``->``)
-    linked where ``resolve`` knows them; None when nothing in it is linked."""
-    for name in set(_IDENTIFIER.findall(signature)):
-        if resolve(name):
-            break
-    else:
-        return None   # most signatures name nothing linkable: no need to walk them
+    linked where ``resolve`` knows them; None when nothing in it is linked (nor any name in it
+    as written: ``x: a.b.`` links no ``a.b``)."""
     pieces: list[dict] = []
-    linked = False
+    linked = written = False
     position = 0
     depth = 0
     annotation = False
-    index = 0
-    while index < len(signature):
-        char = signature[index]
-        if char in "([{":
+    for token in _SIGNATURE_TOKEN.finditer(signature):    # token by token: a signature is mostly names
+        first = token.group()[0]
+        if first in "([{":
             depth += 1
-        elif char in ")]}":
+        elif first in ")]}":
             depth -= 1
-        elif char == ":" and depth == 1 and not annotation:
-            annotation = True
-        elif char == "-" and signature.startswith("->", index) and depth == 0:
-            annotation = True
-            index += 1
-        elif (char == "=" or char == ",") and depth == 1:
-            annotation = False
-        elif annotation and (char.isalpha() or char == "_") and (index == 0 or not (
-                signature[index - 1].isalnum() or signature[index - 1] in "_.'\"")):
-            match = _IDENTIFIER.match(signature, index)
-            assert match is not None   # it starts at a letter or "_"
-            name = match.group(0).rstrip(".")
+        elif first == ":":
+            annotation = annotation or depth == 1
+        elif first == "-":
+            annotation = annotation or depth == 0
+        elif first in "=,":
+            annotation = annotation and depth != 1
+        elif annotation:
+            name = token.group().rstrip(".")
             link = resolve(name)
             if link:
-                if index > position:
-                    pieces.append({"t": "code", "v": signature[position:index], "link": ""})
+                start = token.start()
+                if start > position:
+                    pieces.append({"t": "code", "v": signature[position:start], "link": ""})
                 pieces.append({"t": "code", "v": name, "link": link})
                 linked = True
-                position = index + len(name)
-            index += len(name)
-            continue
-        index += 1
-    if not linked:
+                written = written or name == token.group()
+                position = start + len(name)
+    if not linked or not (written or any(resolve(name) for name in set(_IDENTIFIER.findall(signature)))):
         return None
     if position < len(signature):
         pieces.append({"t": "code", "v": signature[position:], "link": ""})
@@ -397,11 +390,15 @@ _RUST_CODE = frozenset({"", "rust", "no_run", "ignore", "should_panic", "compile
 
 
 _REFERENCE_USE = re.compile(r"\]\[(?P<label>[^\]\n]+)\]")
+# what any of Markdown's marks above holds (a fence, strong text, an inline or a reference link)
+_MARKDOWN_NEEDS = ("```", "~~~", "**", "](", "][")
 
 
 def is_markdown(text: str) -> bool:
     """Whether a docstring is written in Markdown rather than reStructuredText: a fence, strong
     text, an inline link, or a reference link (``[text][0]``) with its ``[0]: url`` line."""
+    if not any(mark in text for mark in _MARKDOWN_NEEDS):    # most docstrings: no mark to weigh
+        return False
     if _REST_MARKS.search(text):
         return False
     if _MARKDOWN_MARKS.search(text):

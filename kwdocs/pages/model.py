@@ -46,6 +46,17 @@ def folder_display(folder: str) -> str:
     return folder or "."
 
 
+def docs_link(page: str, path: str) -> str:
+    """``layout.link`` from ``page`` to ``path``'s docs page."""
+    return _docs_link(page[:page.rfind("/") + 1], path)
+
+
+@lru_cache(maxsize=1 << 15)   # the pages of a folder link the same files (users, tests, imports) again and again
+def _docs_link(page_folder: str, path: str) -> str:
+    """From any page of ``page_folder`` (ending in "/", or "" for the root) to ``path``'s docs page."""
+    return layout.link(page_folder, layout.docs_page(path))
+
+
 @dataclass(frozen=True)
 class SourceView:
     """The part of a file's text a page embeds, and what was left out."""
@@ -180,7 +191,8 @@ def defines_tests(facts: Facts) -> bool:
 
 def symbol_entries(facts: Facts) -> list[dict]:
     """Each symbol as the file's pages show it, in the file's order: both pages list every
-    symbol (a header defines thousands), so labels and anchors are worked out once for the two."""
+    symbol (a header defines thousands), so labels and anchors are worked out once for the two.
+    No entry has uses yet (the docs page adds those of its file's top-level definitions)."""
     symbols = facts.get("symbols", [])
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
              "name": s["name"], "signature": s.get("signature", ""), "line": s["line"],
@@ -188,7 +200,7 @@ def symbol_entries(facts: Facts) -> list[dict]:
              "decorators": s.get("decorators", []), "condition": s.get("condition", []),
              "definition": s["kind"] in _DEFINITION_KINDS,
              "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else "",
-             "inherited": []}
+             "inherited": [], "uses": [], "more_uses": 0, "uses_shown": [], "uses_unshown": 0}
             for s, depth in zip(symbols, _depths(symbols))]
 
 
@@ -227,10 +239,15 @@ class DocsInput:
         for entry in self.structure:
             entry["source_link"] = layout.lines_link(src_link, self.path, entry["line"], entry["end"],
                                                      source_url, source_ref)
-        _document(facts, self.entries, lambda: _resolver(facts, self.entries, links, self.page))
+        _document(facts, self.entries, lambda: self.resolve)
         _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
         if facts_language(facts).python_module:
             _mark_inherited(self.entries, facts.get("symbols", []))
+
+    @functools.cached_property
+    def resolve(self) -> Callable[..., str]:
+        """The page's name resolver (``_resolver``), made once for the docs and ``__all__``."""
+        return _resolver(self.facts, self.entries, self.links, self.page)
 
     @functools.cached_property
     def purpose_and_overview(self) -> tuple[list[str], list[str], str, dict | None]:
@@ -248,7 +265,7 @@ class DocsInput:
 
     def link(self, path: str) -> str:
         """From this page to another file's docs page."""
-        return layout.link(self.page, layout.docs_page(path))
+        return docs_link(self.page, path)
 
     def kept(self, content: Any) -> Any:
         """A section's content, or None (left out) when it has nothing to say and empty sections
@@ -363,15 +380,15 @@ def _mark_uses(entries: list[dict], symbols: list, links: dict | None, page: str
     imports it, from the link step), ``more_uses`` (how many more), and what Markdown shows
     of them (``uses_shown``, linked, and ``uses_unshown``, counted)."""
     uses = (links or {}).get("uses", {})
-    if not uses:    # most files: nothing of theirs is imported by name
-        for entry in entries:
-            entry["uses"], entry["more_uses"], entry["uses_shown"], entry["uses_unshown"] = [], 0, [], 0
+    if not uses:    # most files: nothing of theirs is imported by name (``symbol_entries`` says none)
         return
     for entry, symbol in zip(entries, symbols):
         used = uses.get(entry["name"]) if entry["definition"] and not symbol.get("parent") else None
-        entry["uses"] = [[user, line] for user, line in used["at"]] if used else []
-        entry["more_uses"] = used["more"] if used else 0
-        entry["uses_shown"] = [dict(path=user, line=line, link=layout.link(page, layout.docs_page(user)))
+        if not used:
+            continue
+        entry["uses"] = [[user, line] for user, line in used["at"]]
+        entry["more_uses"] = used["more"]
+        entry["uses_shown"] = [dict(path=user, line=line, link=docs_link(page, user))
                                for user, line in entry["uses"][:USES_SHOWN]]
         entry["uses_unshown"] = len(entry["uses"]) - len(entry["uses_shown"]) + entry["more_uses"]
 
@@ -434,6 +451,9 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
     language = facts_language(facts)
     parse = docstrings.PARSERS.get(language.doc_parser, docstrings.comment_doc)
     python = language.python_module
+    # a class's overloads and methods repeat a doc comment or a signature: read once per scope
+    read: dict[tuple[Callable[..., dict], str, str], dict] = {}
+    walked: dict[tuple[str, str], list[dict] | None] = {}
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         doc = symbol.get("doc")
         annotated = python and entry["definition"] and (":" in entry["signature"] or "->" in entry["signature"])
@@ -447,12 +467,18 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
             scope = f"{symbol['parent']}.{scope}"
         if resolve is None:
             resolve = make_resolver()
-        resolve_here = functools.partial(resolve, scope=scope.replace("::", "."))
+        scope = scope.replace("::", ".")
+        resolve_here = functools.partial(resolve, scope=scope)
         # a JSDoc block is Markdown; a ``//`` comment above the same language's code is plain text
         own = docstrings.PARSERS.get(str(symbol.get("doc_parser", "")), parse)
-        entry["doc"] = own(doc, resolve_here) if doc else None
+        entry["doc"] = None
+        if doc:
+            entry["doc"] = read[own, doc, scope] if (own, doc, scope) in read else read.setdefault(
+                (own, doc, scope), own(doc, resolve_here))
         if annotated:
-            entry["signature_spans"] = docstrings.signature_spans(entry["signature"], resolve_here)
+            signature = entry["signature"]
+            entry["signature_spans"] = walked[signature, scope] if (signature, scope) in walked else walked.setdefault(
+                (signature, scope), docstrings.signature_spans(signature, resolve_here))
 
 
 _ESCAPED = re.compile(r"\\(.)|&(amp|lt|gt);")
@@ -563,7 +589,7 @@ def _public_api(given: DocsInput) -> list[dict]:
     exports = given.facts.get("exports")
     if not exports:
         return []
-    resolve = _resolver(given.facts, given.entries, given.links, given.page)
+    resolve = given.resolve
     symbols = given.facts.get("symbols", [])
     here = {symbol["name"] for symbol in symbols
             if symbol["kind"] in _DEFINITION_KINDS and not symbol.get("parent")}
@@ -952,13 +978,13 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
             local.setdefault(entry["name"], "#" + entry["anchor"])
             if symbol.get("parent"):
                 local.setdefault(f"{symbol['parent']}.{entry['name']}".replace("::", "."), "#" + entry["anchor"])
-    modules: dict[str, str] = {}
+    modules: dict[str, str] = {}    # a module's name -> its file (linked when a doc names it)
     for dep in (links or {}).get("deps", []):
         if (target := module_file(dep)) is not None:   # the module's own file, never one it names
-            modules.setdefault(dep["module"], layout.link(page, layout.docs_page(target)))
+            modules.setdefault(dep["module"], target)
         for name, name_target in (dep.get("name_targets") or {}).items():
             if name_target:
-                modules.setdefault(f"{dep['module']}.{name}", layout.link(page, layout.docs_page(name_target)))
+                modules.setdefault(f"{dep['module']}.{name}", name_target)
     # names imported or called from files of the tree, to their definitions' anchors there: each
     # looked up as asked, so the render step knows which anchors the page shows (``page_key``)
     defined = (links or {}).get("anchors", {})
@@ -969,11 +995,18 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
     lasts = {key.rpartition(".")[2] for key in local}
     heads = {key.partition(".")[0] for key in modules} | bound.keys()
     own = _own_modules(facts.get("path", ""))
+    answers: dict[tuple[str, str], str] = {}    # a definition's signature and doc name the same types again
 
     def resolve(name: str, scope: str = "") -> str:
         name = name.replace("::", ".")
         if name.rpartition(".")[2] not in lasts and name.partition(".")[0] not in heads:
             return ""
+        found = answers.get((name, scope))
+        if found is None:
+            found = answers[name, scope] = look_up(name, scope)
+        return found
+
+    def look_up(name: str, scope: str) -> str:
         while scope:
             if f"{scope}.{name}" in local:
                 return local[f"{scope}.{name}"]
@@ -988,10 +1021,10 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
             name = f"{bound[head]}.{rest}" if rest else bound[head]
         if name in defined:
             path, anchor = defined[name]
-            return layout.anchor_link(layout.link(page, layout.docs_page(path)), anchor)
+            return layout.anchor_link(docs_link(page, path), anchor)
         # a module's own page for the module, and nothing for a name whose definition was not
         # found: its module's page (or a package's) may not define it, and a wrong link is worse
-        return modules.get(name, "")
+        return docs_link(page, modules[name]) if name in modules else ""
 
     return resolve
 
@@ -1080,7 +1113,7 @@ def _dependencies(facts: Facts, links: dict | None, page: str) -> dict | None:
         target = dep.get("target")
         groups[dep.get("category", "third_party")].append({
             "module": dep["module"], "line": dep["line"], "names": dep.get("names", []),
-            "link": layout.link(page, layout.docs_page(target)) if target else ""})
+            "link": docs_link(page, target) if target else ""})
     return groups
 
 
@@ -1099,22 +1132,23 @@ def file_kw_model(facts: Facts, *, project: str, src_link: str, section_map: dic
     docs_page_link = layout.sibling_link(posixpath.basename(docs))    # next to this page
     if entries is None:
         entries = symbol_entries(facts)
-    # one stable sort by name for every group (each group's order is the sort's) and the map
-    ordered_entries = sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
+    # one stable sort for every group (each group's order is the sort's): by the names shown,
+    # which are the names themselves unless some are qualified (Python class members)
     shown = _qualified_names(facts, entries)
+    ordered_entries = sorted(entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])) \
+        if shown else sorted(entries, key=lambda e: (e["name"].lower(), e["name"], e["line"]))
     groups: dict[str, list] = {}
-    group_of: dict[str, str] = {}    # a file has a few kinds and thousands of keywords
-    # sorted again by the names shown only when some are qualified (Python class members): with
-    # none, the key is the first sort's and so is the order
-    for entry in sorted(ordered_entries, key=lambda e: (shown.get(id(e), e["name"]).lower(), e["name"], e["line"])) \
-            if shown else ordered_entries:
+    listed_in: dict[str, list] = {}    # each kind's group: a file has a few kinds and thousands of keywords
+    for entry in ordered_entries:
         kind = entry["kind"]
-        group = group_of.get(kind) or group_of.setdefault(kind, kind_group(kind))
-        groups.setdefault(group, []).append({
+        group = listed_in.get(kind)
+        if group is None:
+            group = listed_in[kind] = groups.setdefault(kind_group(kind), [])
+        group.append({
             "name": shown.get(id(entry), entry["name"]), "kind": entry["kind_label"], "line": entry["line"],
             "local_to": entry["local_to"], "condition": entry["condition"],
             "link": layout.anchor_link(docs_page_link, entry["anchor"])})
-    names = dict.fromkeys(entry["name"] for entry in ordered_entries)
+    names = sorted({entry["name"] for entry in entries}, key=lambda name: (name.lower(), name))   # the map's order
     mapped = [(name, sections) for name in names if (sections := section_map.get(name))]
     # where every keyword is (its line, its definition): said once, not for each keyword
     telling = [dict(name=name, sections=sections) for name, sections in mapped if not _ROUTINE.issuperset(sections)]
