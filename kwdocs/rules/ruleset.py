@@ -211,6 +211,13 @@ class Rule:
     def __post_init__(self) -> None:
         object.__setattr__(self, "triggers", tuple(key for key in TRIGGERS if self.spec.get(key)))
 
+    @functools.cached_property
+    def fixed_message(self) -> str | None:
+        """The message as every file gets it when it has no placeholder (most folder rules'); else None."""
+        if any(name is not None for _, name, _, _ in string.Formatter().parse(self.message)):
+            return None
+        return self.message.format_map({})    # only its doubled braces change
+
     @property
     def folder_only(self) -> bool:
         """Whether the folder alone decides this rule (most role rules): then it is memoised per folder."""
@@ -561,8 +568,8 @@ class _Text:
             return [(0, len(self.text))]
         if self.words is not None and all(word in self.words.index for word in words):
             # the rule set's own words, found in one pass: most rules' words are not in a file
-            found = self.found
-            words = tuple(word for word in words if word in found)
+            held = self.found
+            words = tuple(word for word in words if word in held)
             if len(words) <= 1:
                 return self._lines_holding(words[0]) if words else []     # in order, each line once
         found: set[tuple[int, int]] = set()
@@ -637,7 +644,11 @@ def _is_table(kind: type) -> bool:
 def _tables(value: Any) -> list[Mapping]:
     """The dict items of a facts list (or mappings: the Python extractor's calls); anything
     else is skipped, never raised on."""
-    return [item for item in value if _is_table(item.__class__)] if isinstance(value, list) else []
+    if not isinstance(value, list):
+        return []
+    if all(_is_table(kind) for kind in set(map(type, value))):
+        return value    # the usual case, told from the few types the items are of
+    return [item for item in value if _is_table(item.__class__)]
 
 
 def _arg(call: Mapping, name: str) -> str | None:
@@ -661,6 +672,27 @@ def _by_key(pairs: Iterable[tuple[str, int]]) -> dict[str, tuple[int, ...]]:
     return {key: tuple(positions) for key, positions in grouped.items()}
 
 
+class _PathScreen:
+    """All of a plan's path globs as one regex, which matches a path if and only if one of them
+    does: most files match none, and one regex says so.  Compiled after many paths (``Globs``)."""
+
+    def __init__(self, globs: list[Globs]) -> None:
+        self.globs = globs
+        self._unasked = WORDS_ONLY_PATHS if globs else 0
+        self._regex: re.Pattern | None = None
+
+    def get(self) -> re.Pattern | None:
+        """The regex, or None while the globs are still asked one by one (or cannot be joined)."""
+        if self._unasked > 0:
+            self._unasked -= 1
+            if self._unasked == 0:
+                try:
+                    self._regex = re.compile("|".join(f"(?:{globs.compile().pattern})" for globs in self.globs))
+                except re.error:    # each regex stands alone; joined, they are only a shortcut
+                    self._regex = None
+        return self._regex
+
+
 @dataclass(frozen=True)
 class _Plan:
     """Which of a language's rules a file is asked about, decided from what the file holds.
@@ -673,11 +705,13 @@ class _Plan:
     ordinary: tuple[Rule, ...]
     fallbacks: tuple[Rule, ...]
     always: frozenset[int]          # positions in ``ordinary`` of the rules asked of every file
-    by_path: tuple[int, ...]                        # positions of the rules with path globs
+    folder_globs: tuple[int, ...]   # positions of the rules with folder globs (``Rule.folder_paths``)
+    globs: tuple[int, ...]          # and of those with other path globs, which ``path_screen`` joins
+    path_screen: _PathScreen
     by_word: dict[str, tuple[int, ...]]             # text_requires word -> positions
     by_name: dict[str, dict[str, tuple[int, ...]]]  # name kind -> rule id -> positions
     by_secret: dict[str, tuple[int, ...]]           # secret rule id -> positions
-    secrets_always: tuple[int, ...]                 # positions in the secret rules, none of them gated
+    secrets_always: tuple[int, ...]                 # positions in the secret rules of those without words
     secrets_by_word: dict[str, tuple[int, ...]]
 
     @classmethod
@@ -709,6 +743,7 @@ class _Plan:
                     secrets.append((rule.id, position))
                 else:
                     words.extend((word, position) for word in rule.text_requires)
+        globs = tuple(position for position in paths if not ordinary[position].folder_paths)
         secret_words: list[tuple[str, int]] = []
         secrets_always: list[int] = []
         for order, rule in enumerate(secret_rules):
@@ -720,20 +755,24 @@ class _Plan:
         return cls(
             by_folder=tuple(rule for rule in kept if rule.folder_only), ordinary=ordinary,
             fallbacks=tuple(rule for rule in kept if rule.fallback), always=frozenset(always),
-            by_path=tuple(paths), by_word=_by_key(words), by_name={kind: _by_key(pairs) for kind, pairs in names.items()},
+            folder_globs=tuple(position for position in paths if ordinary[position].folder_paths), globs=globs,
+            path_screen=_PathScreen([of for position in globs if (of := ordinary[position].paths) is not None]),
+            by_word=_by_key(words), by_name={kind: _by_key(pairs) for kind, pairs in names.items()},
             by_secret=_by_key(secrets), secrets_always=tuple(secrets_always), secrets_by_word=_by_key(secret_words))
 
     def asked(self, context: _Context) -> Iterator[Rule]:
         """The ordinary rules that may match the file, in their order."""
         picked = set(self.always)
         ordinary = self.ordinary
-        picked.update(position for position in self.by_path if context.in_paths(ordinary[position]))
+        screen = self.path_screen.get()
+        globs = self.globs if screen is None or screen.match(context.path) is not None else ()
+        picked.update(position for position in (*self.folder_globs, *globs) if context.in_paths(ordinary[position]))
         found = context.scanned.found
         for word in self.by_word.keys() & found.keys():
             picked.update(self.by_word[word])
-        for kind, by_id in self.by_name.items():
-            for rule_id in by_id.keys() & context.indexed(kind).keys():
-                picked.update(by_id[rule_id])
+        for kind, rule_ids in self.by_name.items():
+            for rule_id in rule_ids.keys() & context.indexed(kind).keys():
+                picked.update(rule_ids[rule_id])
         if self.by_secret:
             for span in context.spans():
                 picked.update(self.by_secret.get(span.rule.id, ()))
@@ -823,7 +862,7 @@ class RuleSet:
         folder_ids = context.folder_rules
         for rule in plan.by_folder:
             if rule.id in folder_ids:
-                out[rule.section].append(context.format(rule, []))
+                out[rule.section].append(context.format_unlabelled(rule))
                 matched_sections.add(rule.section)
                 tags.update(rule.tags)
         for rule in plan.asked(context):
@@ -1070,11 +1109,14 @@ class _Context:
             index = {}
             ruleset = self.ruleset
             known = ruleset._names.setdefault(key, {})    # looked up here first: a file asks about hundreds of names
+            screen = ruleset._screen(key)
             make_hit = _HIT_MAKERS[key]
             for value, item in getattr(self, f"_{key}")():
                 matching = known.get(value)
                 if matching is None:
-                    matching = ruleset._matching(key, value)
+                    # most names are new and match no rule: the one regex of them all says so
+                    matching = known[value] = () if screen is not None and not screen.fullmatch(value) \
+                        else ruleset._matching(key, value)
                 if matching:
                     hit = make_hit(item, value)
                     for rule in matching:
@@ -1235,6 +1277,10 @@ class _Context:
         }
         message = rule.message if labels else _EMPTY_LIST.sub("", rule.message)
         return message.format_map(values)
+
+    def format_unlabelled(self, rule: Rule) -> str:
+        """``format(rule, [])``; the same text for every file when the message has no placeholder."""
+        return rule.fixed_message if rule.fixed_message is not None else self.format(rule, [])
 
 
 @functools.lru_cache(maxsize=1)
