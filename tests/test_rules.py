@@ -732,6 +732,41 @@ def test_a_text_rule_is_not_asked_about_a_file_lacking_all_its_words(monkeypatch
     assert asked == ["acme.todo"] and found["patterns"] == ["Leaves work (`TODOs` at line 1)."]
 
 
+def test_a_file_is_asked_only_about_the_rules_its_names_path_or_secrets_can_match(monkeypatch):
+    # most rules need a name, a path or a secret a file lacks: asking each of them was most of the rules' time
+    rules = RuleSet.load(replace=True, extra_rules=[
+        {"id": "acme.unpickle", "section": "security", "message": "Unpickles ({match}).", "calls": ["pickle.load*"]},
+        {"id": "acme.docs", "section": "purpose", "message": "Documents things.", "paths": ["*.md", "docs/*.py"]},
+        {"id": "acme.logs", "section": "patterns", "message": "Logs ({matches}).", "imports": ["logging"],
+         "paths": ["logs/**"]},
+        {"id": "acme.pin", "section": "security", "message": "Holds a PIN ({match}).", "secret": True,
+         "text": [r"pin=(?P<secret>\d{6})"], "text_requires": ["pin="]}])
+    asked: list[str] = []
+    apply = RuleSet._apply
+    monkeypatch.setattr(RuleSet, "_apply", lambda self, rule, *rest: asked.append(rule.id) or apply(self, rule, *rest))
+    found = rules.evaluate(facts_for("src/job.py", imports=[{"module": "json", "line": 1}]), "import json\n",
+                           [call("json.loads")])
+    assert asked == [] and not any(found[section] for section in ("purpose", "patterns", "security"))
+    facts = facts_for("docs/job.py", imports=[{"module": "logging", "line": 1}])
+    found = rules.evaluate(facts, "import logging\npin=123456\n", [call("pickle.loads", line=3)])
+    assert asked == ["acme.unpickle", "acme.docs", "acme.logs", "acme.pin"]
+    assert found["purpose"] == ["Documents things."] and found["patterns"] == ["Logs (`logging` at line 1)."]
+    assert [(finding["line"], finding["message"]) for finding in found["security"]] == [
+        (2, "Holds a PIN (`1*****`)."), (3, "Unpickles (`pickle.loads`).")]
+
+
+def test_path_rules_answer_the_same_once_their_globs_are_joined_into_one_regex():
+    # after many paths a language's path globs are asked as one regex: the answers stay each glob's
+    rules = RuleSet.load(replace=True, extra_rules=[
+        {"id": "acme.docs", "section": "purpose", "message": "Documents things.", "paths": ["*.md", "docs/*.py"]},
+        {"id": "acme.tests", "section": "purpose", "message": "Tests things.", "paths": ["**/test_*.py"]}])
+    paths = [f"pkg{number}/{name}" for number in range(40) for name in ("a.py", "test_a.py", "b.md")] + ["docs/x.py"]
+    found = {path: rules.evaluate(facts_for(path), "", [])["purpose"] for path in paths}
+    assert found["pkg39/a.py"] == [] and found["pkg39/test_a.py"] == ["Tests things."]
+    assert found["pkg39/b.md"] == ["Documents things."] and found["docs/x.py"] == ["Documents things."]
+    assert sum(bool(purpose) for purpose in found.values()) == 81
+
+
 def test_masking_runs_only_the_secret_rules_whose_words_the_text_holds(monkeypatch):
     from kwdocs.rules import ruleset as module
     rules = RuleSet.load(replace=True, extra_rules=[

@@ -212,10 +212,11 @@ class Rule:
         object.__setattr__(self, "triggers", tuple(key for key in TRIGGERS if self.spec.get(key)))
 
     @functools.cached_property
-    def words_only(self) -> bool:
-        """Whether the rule matches on text alone, in the lines holding one of its words: then a
-        file holding none of its words cannot match it (``_Text.lacks``)."""
-        return self.triggers == ("text",) and bool(self.text_requires) and not self.fallback
+    def fixed_message(self) -> str | None:
+        """The message as every file gets it when it has no placeholder (most folder rules'); else None."""
+        if any(name is not None for _, name, _, _ in string.Formatter().parse(self.message)):
+            return None
+        return self.message.format_map({})    # only its doubled braces change
 
     @property
     def folder_only(self) -> bool:
@@ -300,6 +301,10 @@ _SIMPLE_GLOB = re.compile(r"[A-Za-z0-9_.\-/*?]+")
 _FOLDER_GLOB = re.compile(r"/?((?:[A-Za-z0-9_.\-]+/)*[A-Za-z0-9_.\-]+)/\*\*")
 
 
+WORDS_ONLY_PATHS = 64
+"""How many paths a rule's globs answer by their words alone before their regex is compiled."""
+
+
 class Globs:
     """A rule's path globs, matched as one regex compiled at the first path that could match.
 
@@ -322,6 +327,7 @@ class Globs:
             else:
                 simple = False
         self._words: list[tuple[str, ...]] | None = words if simple else None
+        self._unasked = WORDS_ONLY_PATHS
 
     @classmethod
     def of(cls, globs: list[str], where: str, key: str) -> Globs | None:
@@ -336,8 +342,10 @@ class Globs:
 
     def match(self, path: str) -> re.Match | None:
         """The match of ``path`` (a folder's with a trailing ``/``), as ``re.Pattern.match``."""
-        if self._regex is None and self._words is not None and not any(
+        if self._regex is None and self._words is not None and self._unasked > 0 and not any(
                 all(word in path for word in parts) for parts in self._words):
+            # after many paths the regex is compiled anyway: it answers in a third of the words' time
+            self._unasked -= 1
             return None
         return self.compile().match(path)
 
@@ -500,19 +508,28 @@ class _Words:
     def __init__(self, words: Iterable[str]) -> None:
         self.words = sorted(set(words))
         self.index = {word: number for number, word in enumerate(self.words)}
-        self._automaton = ahocorasick_rs.AhoCorasick(self.words) if self.words else None
+        # DFAs: built once per rule set, they find the words in half the time of the default NFA;
+        # most texts are ASCII, searched as bytes (whose offsets are then the text's) in less again
+        dfa = ahocorasick_rs.Implementation.DFA
+        self._automaton = ahocorasick_rs.AhoCorasick(self.words, implementation=dfa) if self.words else None
+        self._ascii = ahocorasick_rs.BytesAhoCorasick(
+            [word.encode() for word in self.words], implementation=dfa) if self.words else None
 
     def find(self, text: str) -> dict[str, list[int]]:
         """Word -> the offsets where it starts, ascending, found case-blind (ASCII case)."""
-        if self._automaton is None:
+        if self._automaton is None or self._ascii is None:
             return {}
         lowered = text.lower()
-        # a few characters lower-case to two; offsets must stay those of the text
-        if len(lowered) != len(text):
-            lowered = text.translate(_ASCII_LOWER)
+        if lowered.isascii():
+            matches = self._ascii.find_matches_as_indexes(lowered.encode("ascii"), overlapping=True)
+        else:
+            # a few characters lower-case to two; offsets must stay those of the text
+            if len(lowered) != len(text):
+                lowered = text.translate(_ASCII_LOWER)
+            matches = self._automaton.find_matches_as_indexes(lowered, overlapping=True)
         found: dict[str, list[int]] = {}
         words = self.words
-        for number, start, _ in self._automaton.find_matches_as_indexes(lowered, overlapping=True):
+        for number, start, _ in matches:
             found.setdefault(words[number], []).append(start)     # a word's matches come in order
         return found
 
@@ -538,15 +555,12 @@ class _Text:
             self._starts = [match.end() for match in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._starts, offset) + 1
 
-    def lacks(self, words: tuple[str, ...]) -> bool:
-        """Whether the text holds none of ``words`` (the rule set's own): a rule that needs one
-        of them finds nothing here, and is not even asked."""
-        if not words or self.words is None:
-            return False
+    @property
+    def found(self) -> dict[str, list[int]]:
+        """The rule set's words this text holds, each with the offsets where it starts."""
         if self._found is None:
-            self._found = self.words.find(self.text)
-        # a word from outside the rule set (not searched for) is never said to be lacking
-        return self._found.keys().isdisjoint(words) and self.words.index.keys() >= set(words)
+            self._found = self.words.find(self.text) if self.words is not None else {}
+        return self._found
 
     def ranges(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
         """Where the regexes of a rule run: the whole text, or only the lines holding a word."""
@@ -554,9 +568,8 @@ class _Text:
             return [(0, len(self.text))]
         if self.words is not None and all(word in self.words.index for word in words):
             # the rule set's own words, found in one pass: most rules' words are not in a file
-            if self._found is None:
-                self._found = self.words.find(self.text)
-            words = tuple(word for word in words if word in self._found)
+            held = self.found
+            words = tuple(word for word in words if word in held)
             if len(words) <= 1:
                 return self._lines_holding(words[0]) if words else []     # in order, each line once
         found: set[tuple[int, int]] = set()
@@ -567,9 +580,7 @@ class _Text:
     def _lines_holding(self, word: str) -> list[tuple[int, int]]:
         lines = self._lines_with.get(word)
         if lines is None:
-            if self._found is None:
-                self._found = self.words.find(self.text) if self.words is not None else {}
-            starts = self._found.get(word)
+            starts = self.found.get(word)
             if starts is None and (self.words is None or word not in self.words.index):
                 starts = _Words((word,)).find(self.text).get(word)     # a word from outside the rule set
             lines = []
@@ -633,7 +644,11 @@ def _is_table(kind: type) -> bool:
 def _tables(value: Any) -> list[Mapping]:
     """The dict items of a facts list (or mappings: the Python extractor's calls); anything
     else is skipped, never raised on."""
-    return [item for item in value if _is_table(item.__class__)] if isinstance(value, list) else []
+    if not isinstance(value, list):
+        return []
+    if all(_is_table(kind) for kind in set(map(type, value))):
+        return value    # the usual case, told from the few types the items are of
+    return [item for item in value if _is_table(item.__class__)]
 
 
 def _arg(call: Mapping, name: str) -> str | None:
@@ -646,6 +661,132 @@ def _arg(call: Mapping, name: str) -> str | None:
     return None if value is None else str(value)
 
 
+NAME_KINDS: tuple[str, ...] = ("imports", "decorators", "bases", "symbols", "defines", "calls")
+"""The triggers matched against a file's names, each indexed once per file (``_Context.indexed``)."""
+
+
+def _by_key(pairs: Iterable[tuple[str, int]]) -> dict[str, tuple[int, ...]]:
+    grouped: dict[str, list[int]] = {}
+    for key, position in pairs:
+        grouped.setdefault(key, []).append(position)
+    return {key: tuple(positions) for key, positions in grouped.items()}
+
+
+class _PathScreen:
+    """All of a plan's path globs as one regex, which matches a path if and only if one of them
+    does: most files match none, and one regex says so.  Compiled after many paths (``Globs``)."""
+
+    def __init__(self, globs: list[Globs]) -> None:
+        self.globs = globs
+        self._unasked = WORDS_ONLY_PATHS if globs else 0
+        self._regex: re.Pattern | None = None
+
+    def get(self) -> re.Pattern | None:
+        """The regex, or None while the globs are still asked one by one (or cannot be joined)."""
+        if self._unasked > 0:
+            self._unasked -= 1
+            if self._unasked == 0:
+                try:
+                    self._regex = re.compile("|".join(f"(?:{globs.compile().pattern})" for globs in self.globs))
+                except re.error:    # each regex stands alone; joined, they are only a shortcut
+                    self._regex = None
+        return self._regex
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which of a language's rules a file is asked about, decided from what the file holds.
+
+    Most rules can only match a file holding one of their words, names or secrets: a file is
+    asked about those it holds (one set operation per kind of evidence, not one test per rule)
+    and about the rules no such evidence decides."""
+
+    by_folder: tuple[Rule, ...]     # decided by the folder alone
+    ordinary: tuple[Rule, ...]
+    fallbacks: tuple[Rule, ...]
+    always: frozenset[int]          # positions in ``ordinary`` of the rules asked of every file
+    folder_globs: tuple[int, ...]   # positions of the rules with folder globs (``Rule.folder_paths``)
+    globs: tuple[int, ...]          # and of those with other path globs, which ``path_screen`` joins
+    path_screen: _PathScreen
+    by_word: dict[str, tuple[int, ...]]             # text_requires word -> positions
+    by_name: dict[str, dict[str, tuple[int, ...]]]  # name kind -> rule id -> positions
+    by_secret: dict[str, tuple[int, ...]]           # secret rule id -> positions
+    secrets_always: tuple[int, ...]                 # positions in the secret rules of those without words
+    secrets_by_word: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, rules: tuple[Rule, ...], secret_rules: tuple[Rule, ...], language: str) -> _Plan:
+        def usable(rule: Rule) -> bool:
+            return rule.languages is None or language in rule.languages
+
+        # ``installed`` rules wait for the link step (``installed_findings``)
+        kept = [rule for rule in rules if usable(rule) and not rule.installed]
+        ordinary = tuple(rule for rule in kept if not rule.fallback and not rule.folder_only)
+        always: set[int] = set()
+        words: list[tuple[str, int]] = []
+        names: dict[str, list[tuple[str, int]]] = {}
+        secrets: list[tuple[str, int]] = []
+        paths: list[int] = []
+        for position, rule in enumerate(ordinary):
+            # a rule matches only when one of its triggers finds something (all of them, with
+            # ``match = "all"``): it is gated when each trigger needs evidence a file may lack
+            if not all(key in NAME_KINDS or key == "paths" or (key == "text" and (rule.secret or rule.text_requires))
+                       for key in rule.triggers):
+                always.add(position)
+                continue
+            for key in rule.triggers:
+                if key == "paths":
+                    paths.append(position)
+                elif key in NAME_KINDS:
+                    names.setdefault(key, []).append((rule.id, position))
+                elif rule.secret:    # its text hits are the spans it found (``_Context._secrets``)
+                    secrets.append((rule.id, position))
+                else:
+                    words.extend((word, position) for word in rule.text_requires)
+        globs = tuple(position for position in paths if not ordinary[position].folder_paths)
+        secret_words: list[tuple[str, int]] = []
+        secrets_always: list[int] = []
+        for order, rule in enumerate(secret_rules):
+            if usable(rule):
+                if rule.text_requires:
+                    secret_words.extend((word, order) for word in rule.text_requires)
+                else:
+                    secrets_always.append(order)
+        return cls(
+            by_folder=tuple(rule for rule in kept if rule.folder_only), ordinary=ordinary,
+            fallbacks=tuple(rule for rule in kept if rule.fallback), always=frozenset(always),
+            folder_globs=tuple(position for position in paths if ordinary[position].folder_paths), globs=globs,
+            path_screen=_PathScreen([of for position in globs if (of := ordinary[position].paths) is not None]),
+            by_word=_by_key(words), by_name={kind: _by_key(pairs) for kind, pairs in names.items()},
+            by_secret=_by_key(secrets), secrets_always=tuple(secrets_always), secrets_by_word=_by_key(secret_words))
+
+    def asked(self, context: _Context) -> Iterator[Rule]:
+        """The ordinary rules that may match the file, in their order."""
+        picked = set(self.always)
+        ordinary = self.ordinary
+        screen = self.path_screen.get()
+        globs = self.globs if screen is None or screen.match(context.path) is not None else ()
+        picked.update(position for position in (*self.folder_globs, *globs) if context.in_paths(ordinary[position]))
+        found = context.scanned.found
+        for word in self.by_word.keys() & found.keys():
+            picked.update(self.by_word[word])
+        for kind, rule_ids in self.by_name.items():
+            for rule_id in rule_ids.keys() & context.indexed(kind).keys():
+                picked.update(rule_ids[rule_id])
+        if self.by_secret:
+            for span in context.spans():
+                picked.update(self.by_secret.get(span.rule.id, ()))
+        return (ordinary[position] for position in sorted(picked))
+
+    def secrets_asked(self, text: _Text) -> list[int]:
+        """Positions of the secret rules that may match the text: those of its language whose words it holds."""
+        picked = set(self.secrets_always)
+        found = text.found
+        for word in self.secrets_by_word.keys() & found.keys():
+            picked.update(self.secrets_by_word[word])
+        return sorted(picked)
+
+
 # ---------------------------------------------------------------- the rule set
 
 @dataclass
@@ -655,9 +796,9 @@ class RuleSet:
     specs: tuple[dict[str, Any], ...]
     sources: tuple[str, ...]             # the file each spec came from, for errors
     project: str = "this project"
-    _by_language: dict[str, tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]] = field(
-        default_factory=dict, repr=False, compare=False)
+    _plans: dict[str, _Plan] = field(default_factory=dict, repr=False, compare=False)
     _memo: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, compare=False)
+    _names: dict[str, dict[str, tuple[Rule, ...]]] = field(default_factory=dict, repr=False, compare=False)
     _last_spans: tuple[_Text, str, list] | None = field(default=None, repr=False, compare=False)
 
     @functools.cached_property
@@ -713,26 +854,22 @@ class RuleSet:
         on odd facts: what is not the expected shape is skipped."""
         path = str(facts.get("path", ""))
         language = str(facts.get("language", ""))
-        by_folder, ordinary, fallbacks = self._rules_for(language)
+        plan = self._plan(language)
         context = _Context(self, facts, text, calls or [])
         out: dict[str, list] = {section: [] for section in SECTIONS}
         tags: set[str] = set()
         matched_sections: set[str] = set()
         folder_ids = context.folder_rules
-        for rule in by_folder:
+        for rule in plan.by_folder:
             if rule.id in folder_ids:
-                out[rule.section].append(context.format(rule, []))
+                out[rule.section].append(context.format_unlabelled(rule))
                 matched_sections.add(rule.section)
                 tags.update(rule.tags)
-        scanned = context.scanned
-        for rule in ordinary:
-            # most text rules need a word the file lacks: one look at the words found, not a call chain each
-            if rule.words_only and (text is None or scanned.lacks(rule.text_requires)):
-                continue
+        for rule in plan.asked(context):
             if self._apply(rule, path, context, out):
                 matched_sections.add(rule.section)
                 tags.update(rule.tags)
-        for rule in fallbacks:
+        for rule in plan.fallbacks:
             if rule.section not in matched_sections and self._apply(rule, path, context, out):
                 matched_sections.add(rule.section)
                 tags.update(rule.tags)
@@ -760,16 +897,12 @@ class RuleSet:
             out.setdefault(rule.section, []).append(context.format(rule, [build], [line]))
         return {section: sorted(set(messages)) for section, messages in out.items()}
 
-    def _rules_for(self, language: str) -> tuple[tuple[Rule, ...], tuple[Rule, ...], tuple[Rule, ...]]:
-        """The rules for a language: decided by folder alone, other ordinary rules, fallbacks."""
-        cached = self._by_language.get(language)
-        if cached is None:   # ``installed`` rules wait for the link step (``installed_findings``)
-            usable = [r for r in self.rules if (r.languages is None or language in r.languages) and not r.installed]
-            cached = (tuple(r for r in usable if r.folder_only),
-                      tuple(r for r in usable if not r.fallback and not r.folder_only),
-                      tuple(r for r in usable if r.fallback))
-            self._by_language[language] = cached
-        return cached
+    def _plan(self, language: str) -> _Plan:
+        """Which rules a file of ``language`` is asked about (``_Plan``), worked out once per language."""
+        plan = self._plans.get(language)
+        if plan is None:
+            plan = self._plans[language] = _Plan.of(self.rules, self._secret_rules, language)
+        return plan
 
     def _apply(self, rule: Rule, path: str, context: _Context, out: dict[str, list]) -> bool:
         """Add the rule's message(s) to ``out`` if it matches; say whether it did."""
@@ -809,15 +942,15 @@ class RuleSet:
 
     def _matching(self, kind: str, value: str) -> tuple[Rule, ...]:
         """Rules whose ``kind`` patterns match ``value``; memoised, names repeat across files."""
-        key = (kind, value)
-        found = self._memo.get(key)
+        known = self._names.setdefault(kind, {})
+        found = known.get(value)
         if found is None:
             screen = self._screen(kind)
             if screen is not None and not screen.fullmatch(value):
                 found = ()  # most names match no rule: one regex says so
             else:
                 found = tuple(rule for rule, pattern in self._patterns(kind) if pattern.fullmatch(value))
-            self._memo[key] = found
+            known[value] = found
         return found
 
     def _screen(self, kind: str) -> re.Pattern | None:
@@ -854,9 +987,9 @@ class RuleSet:
         if last is not None and last[0] is text and last[1] == language:
             return last[2]
         candidates: list[_Span] = []
-        for order, rule in enumerate(self._secret_rules):
-            if (rule.languages is not None and language not in rule.languages) or text.lacks(rule.text_requires):
-                continue
+        secret_rules = self._secret_rules
+        for order in self._plan(language).secrets_asked(text):
+            rule = secret_rules[order]
             for match in text.matches(rule):
                 group = "secret" if "secret" in match.re.groupindex and match.group("secret") else 0
                 secret = match.group(group)
@@ -918,6 +1051,21 @@ _EMPTY_LIST = re.compile(r"\s*\(\{match(?:es)?\}\)")
 """A parenthesised ``({matches})`` is left out of a message when there is nothing to list."""
 
 
+def _name_hit(symbol: Mapping, _value: str) -> _Hit:
+    return _Hit(symbol.get("line"), str(symbol.get("name", "")))
+
+
+_HIT_MAKERS: dict[str, Callable[[Mapping, str], Any]] = {
+    "imports": lambda item, value: _Hit(item.get("line"), value),
+    "decorators": _name_hit,
+    "bases": _name_hit,
+    "symbols": lambda symbol, _value: _Hit(symbol.get("line"), str(symbol.get("parent") or symbol.get("name", ""))),
+    "defines": _name_hit,     # a ``kind:name`` match is labelled by the name
+    "calls": lambda call, name: (call, _Hit(call.get("line"), name)),
+}
+"""Per name kind, the hit of a matching name (``_Context.indexed``); a call's keeps the call for its arguments."""
+
+
 class _Context:
     """One file under evaluation: the facts indexed once, then shared by every rule."""
 
@@ -938,99 +1086,106 @@ class _Context:
 
     def hits(self, rule: Rule, key: str) -> list[_Hit]:
         if key == "paths":
-            if rule.folder_paths:
-                matched = rule.id in self.folder_rules
-            else:
-                matched = rule.paths is not None and rule.paths.match(self.path) is not None
-            return [_Hit(None, "")] if matched else []
+            return [_Hit(None, "")] if self.in_paths(rule) else []
         if key == "text":
             return self._text_hits(rule)
         if key == "annotated":
             return self._annotated()
         if key == "calls":
             return [_Hit(hit.line, self._call_label(rule, call))
-                    for call, hit in self._indexed("calls").get(rule.id, []) if self._args_ok(rule, call)]
-        return self._indexed(key).get(rule.id, [])
+                    for call, hit in self.indexed("calls").get(rule.id, []) if self._args_ok(rule, call)]
+        return self.indexed(key).get(rule.id, [])
 
-    def _indexed(self, key: str) -> dict[str, list]:
+    def in_paths(self, rule: Rule) -> bool:
+        """Whether the file's path matches the rule's ``paths`` globs."""
+        if rule.folder_paths:
+            return rule.id in self.folder_rules
+        return rule.paths is not None and rule.paths.match(self.path) is not None
+
+    def indexed(self, key: str) -> dict[str, list]:
+        """Rule id -> the hits of the file's ``key`` names (imports, calls...) that the rule's patterns match."""
         index = self._index.get(key)
         if index is None:
             index = {}
             ruleset = self.ruleset
-            memo = ruleset._memo    # looked up here first: a file asks about hundreds of names
-            for value, make_hit in getattr(self, f"_{key}")():
-                matching = memo.get((key, value))
+            known = ruleset._names.setdefault(key, {})    # looked up here first: a file asks about hundreds of names
+            screen: re.Pattern | None = None
+            make_hit = _HIT_MAKERS[key]
+            for value, item in getattr(self, f"_{key}")():
+                matching = known.get(value)
                 if matching is None:
-                    matching = ruleset._matching(key, value)
+                    # most names are new and match no rule: the one regex of them all says so (compiled
+                    # at the first new name: a file without any, in an edit's build, compiles nothing)
+                    screen = screen or ruleset._screen(key)
+                    matching = known[value] = () if screen is not None and not screen.fullmatch(value) \
+                        else ruleset._matching(key, value)
                 if matching:
-                    hit = make_hit()
+                    hit = make_hit(item, value)
                     for rule in matching:
                         index.setdefault(rule.id, []).append(hit)
             self._index[key] = index
         return index
 
-    # Each yields (name to match, how to make the hit): hits are made only for the few that match.
-    # (A maker binds its values as a lambda's defaults, so it is typed ``Callable[..., _Hit]``.)
+    # Each yields (name to match, the table it is of): ``_HIT_MAKERS`` makes hits of the few that match.
 
-    def _imports(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
+    @functools.cached_property
+    def _symbols_tables(self) -> list[Mapping]:
+        return _tables(self.facts.get("symbols"))
+
+    def _imports(self) -> Iterator[tuple[str, Mapping]]:
         for item in _tables(self.facts.get("imports")):
             module = str(item.get("module") or "")
             if not module:
                 continue
-            line = item.get("line")
-            yield module, lambda line=line, module=module: _Hit(line, module)
+            yield module, item
             for name in item.get("names") or []:
                 if isinstance(name, str) and name != "*":
-                    dotted = f"{module}.{name}"
-                    yield dotted, lambda line=line, dotted=dotted: _Hit(line, dotted)
+                    yield f"{module}.{name}", item
 
-    def _decorators(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
-        for symbol in _tables(self.facts.get("symbols")):
+    def _decorators(self) -> Iterator[tuple[str, Mapping]]:
+        for symbol in self._symbols_tables:
             for decorator in symbol.get("decorators") or []:
-                yield _normal_decorator(str(decorator)), lambda symbol=symbol: _Hit(
-                    symbol.get("line"), str(symbol.get("name", "")))
+                yield _normal_decorator(str(decorator)), symbol
 
-    def _bases(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
+    def _bases(self) -> Iterator[tuple[str, Mapping]]:
         language = by_id(str(self.facts.get("language") or ""))
         base_names = language.bases if language is not None else None
         if base_names is None:
             return
-        for symbol in _tables(self.facts.get("symbols")):
+        for symbol in self._symbols_tables:
             if symbol.get("kind") == "class" and symbol.get("signature"):
                 for base in base_names(str(symbol["signature"])):
-                    yield base, lambda symbol=symbol: _Hit(symbol.get("line"), str(symbol.get("name", "")))
+                    yield base, symbol
 
-    def _symbols(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
-        for symbol in _tables(self.facts.get("symbols")):
+    def _symbols(self) -> Iterator[tuple[str, Mapping]]:
+        for symbol in self._symbols_tables:
             if symbol.get("kind") not in ("import", "include"):
-                yield str(symbol.get("name", "")), lambda symbol=symbol: _Hit(
-                    symbol.get("line"), str(symbol.get("parent") or symbol.get("name", "")))
+                yield str(symbol.get("name", "")), symbol
 
-    def _defines(self) -> Iterator[tuple[str, Callable[..., _Hit]]]:
+    def _defines(self) -> Iterator[tuple[str, Mapping]]:
         """Each definition by its name and as ``kind:name`` (``class:Test*`` matches classes only)."""
-        for symbol in _tables(self.facts.get("symbols")):
+        for symbol in self._symbols_tables:
             if (kind := symbol.get("kind")) in _DEFINED_KINDS:
                 name = str(symbol.get("name", ""))
-                hit = lambda symbol=symbol, name=name: _Hit(symbol.get("line"), name)  # noqa: E731
-                yield name, hit
-                yield f"{kind}:{name}", hit
+                yield name, symbol
+                yield f"{kind}:{name}", symbol
 
     def _annotated(self) -> list[_Hit]:
         """Functions and methods whose signature carries a type annotation (a parameter's or the return's)."""
         found = self._index.get("annotated")
         if found is None:
             found = {"": [_Hit(symbol.get("line"), str(symbol.get("name", "")))
-                          for symbol in _tables(self.facts.get("symbols"))
+                          for symbol in self._symbols_tables
                           if symbol.get("kind") in ("function", "method")
                           and _annotated(symbol.get("signature"))]}
             self._index["annotated"] = found
         return found[""]
 
-    def _calls(self) -> Iterator[tuple[str, Callable[..., tuple[Mapping, _Hit]]]]:
+    def _calls(self) -> Iterator[tuple[str, Mapping]]:
         for call in _tables(self.calls):
             name = call.get("name")
             if name and isinstance(name, str):
-                yield name, lambda call=call, name=name: (call, _Hit(call.get("line"), name))
+                yield name, call
 
     @staticmethod
     def _args_ok(rule: Rule, call: Mapping) -> bool:
@@ -1124,6 +1279,10 @@ class _Context:
         }
         message = rule.message if labels else _EMPTY_LIST.sub("", rule.message)
         return message.format_map(values)
+
+    def format_unlabelled(self, rule: Rule) -> str:
+        """``format(rule, [])``; the same text for every file when the message has no placeholder."""
+        return rule.fixed_message if rule.fixed_message is not None else self.format(rule, [])
 
 
 @functools.lru_cache(maxsize=1)
