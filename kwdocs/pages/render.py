@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,9 @@ from kwdocs.store.state import TEMPLATES
 
 SHIPPED_PREFIX = "shipped"
 _BACKTICKS = re.compile(r"`+")
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
+# one pass: HTML's three as entities, a line break as a space, Markdown's marks backslashed
+_MD_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\n": " "}
+                            | {mark: "\\" + mark for mark in "\\`*_[]|#!"})
 
 
 def inline_code(text: object) -> str:
@@ -63,8 +65,7 @@ def mermaid_label(text: object) -> str:
 
 def escape_md(text: object) -> str:
     """Plain text that Markdown shows as written, and HTML cannot be smuggled through."""
-    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+    text = str(text).translate(_MD_ESCAPES)
     # python-markdown's attr_list (MkDocs') reads ``{...}`` right after a code span or a link as
     # that element's attributes, ``onclick`` too: text, which may follow one, starts with no brace
     if text.startswith("{"):
@@ -187,6 +188,22 @@ class _ModelCodeGenerator(jinja2.compiler.CodeGenerator):
         self.write(f"(__model[{node.attr!r}] if type(__model := ")
         self.visit(node.node, frame)
         self.write(f") is dict and {node.attr!r} in __model else environment.getattr(__model, {node.attr!r}))")
+
+    def visit_Template(self, node: jinja2.nodes.Template, frame: jinja2.compiler.Frame | None = None) -> None:
+        # the root function may be buffered only when no parent template renders after it
+        self._root_buffered = node.find(jinja2.nodes.Extends) is None
+        super().visit_Template(node, frame)
+
+    def blockvisit(self, nodes: Iterable[jinja2.nodes.Node], frame: jinja2.compiler.Frame) -> None:
+        """A block's (or a template's root's) output gathered in a list and yielded once: Jinja
+        yields each piece, and a cold build's pages are some twenty million of them."""
+        if self.environment.is_async or frame.buffer is not None or not (
+                frame.block_frame or (frame.rootlevel and self._root_buffered)):
+            super().blockvisit(nodes, frame)
+            return
+        self.buffer(frame)
+        super().blockvisit(nodes, frame)
+        self.writeline(f"yield concat({frame.buffer})")
 
 
 class ModelEnvironment(jinja2.Environment):
