@@ -16,6 +16,8 @@ import jinja2
 import jinja2.bccache
 import jinja2.compiler
 import jinja2.filters
+import jinja2.runtime
+import jinja2.utils
 
 from kwdocs.config import STATE_FOLDER, Config, shipped_templates
 from kwdocs.context import per_config
@@ -41,6 +43,12 @@ def inline_code(text: object) -> str:
     pad = " " if (text.startswith(("`", " ")) and text.endswith(("`", " "))) or not text.strip() \
         or text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def cell_code(text: object) -> str:
+    """An inline code span in a Markdown table's cell, its ``|`` escaped: GFM ends a cell at
+    one even inside a code span."""
+    return inline_code(text).replace("|", "\\|")
 
 
 def fenced(text: str, info: str = "") -> str:
@@ -107,7 +115,9 @@ def spans_markdown(spans: list[dict]) -> str:
     out = []
     for span in spans:
         kind = span["t"]
-        if kind == "code":
+        if kind == "text":      # most spans: asked first
+            out.append(escape_md(span["v"]))
+        elif kind == "code":
             out.append(f"[{inline_code(span['v'])}]({span['link']})" if span.get("link") else inline_code(span["v"]))
         elif kind == "strong":
             out.append("**")
@@ -206,6 +216,28 @@ class _ModelCodeGenerator(jinja2.compiler.CodeGenerator):
         self.writeline(f"yield concat({frame.buffer})")
 
 
+# callables a template calls often, by whether Jinja hands them the evaluation context (a
+# macro does, a block or a joiner nothing): what Context.call finds out on every call
+_KNOWN_CALLABLES = {jinja2.runtime.Macro: True, jinja2.runtime.BlockReference: False, jinja2.utils.Joiner: False}
+
+
+class _ModelContext(jinja2.runtime.Context):
+    """Jinja's context, calling a macro, a block or a joiner without inspecting it each time:
+    a cold build's pages make some 200,000 such calls."""
+
+    def call(__self, __obj: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        passes_context = _KNOWN_CALLABLES.get(type(__obj))
+        if passes_context is None:
+            return super().call(__obj, *args, **kwargs)
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return __obj(__self.eval_ctx, *args, **kwargs) if passes_context else __obj(*args, **kwargs)
+        except StopIteration:   # as Jinja answers it
+            return __self.environment.undefined("value was undefined because a callable raised a"
+                                                " StopIteration exception")
+
+
 class ModelEnvironment(jinja2.Environment):
     """Page models are plain dicts: ``item.name`` looks the key up first.
 
@@ -215,6 +247,7 @@ class ModelEnvironment(jinja2.Environment):
     """
 
     code_generator_class = _ModelCodeGenerator
+    context_class = _ModelContext
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict:
@@ -256,8 +289,8 @@ class Renderer:
             # process that sees templates change (watch mode) makes a new Renderer (``context.drop_contexts``)
             auto_reload=False,
         )
-        self.env.filters.update(code=inline_code, code_list=code_list, spans=spans_markdown, fence=fenced,
-                                md=escape_md, prose=prose, mermaid=mermaid_label,
+        self.env.filters.update(code=inline_code, cell_code=cell_code, code_list=code_list, spans=spans_markdown,
+                                fence=fenced, md=escape_md, prose=prose, mermaid=mermaid_label,
                                 size=human_size, short_size=short_size,
                                 num=lambda value: f"{value:,}")
         # jinja's own sync filters, without the wrapper that asks on each call whether the
