@@ -73,3 +73,12 @@ def test_blocks_and_a_root_render_one_piece_each_and_as_stock_jinja_renders_them
     for name in ("child.md.j2", "flat.md.j2"):
         template = renderer.env.get_template(name)
         assert list(template.root_render_func(template.new_context(model))) == [renderer.render(name, model)]
+
+
+def test_a_keyword_row_escapes_a_bar_in_every_cell_code_span():
+    # GFM ends a table cell at a bar even inside a code span: C++'s operator| and a path with one
+    row = Renderer().macro("keyword_row.md.j2", "row")
+    text = str(row("operator|", [("function", "operator|", "a|b.h", 3, "a_b.h.md#l3", True),
+                                 ("method", "X::operator|", "c.h", 9, "c.h.md#l9", False)]))
+    assert text == ("| `operator\\|` | function in [`a\\|b.h:3`](a_b.h.md#l3); "
+                    "method `X::operator\\|` in [`c.h:9`](c.h.md#l9) |")
