@@ -42,3 +42,43 @@ def test_an_override_writes_doc_spans_and_name_lists_with_the_shipped_filters(tm
                              "{{ [] | code_list }}", {"doc": spans, "names": ["cache", "x`y"]})
     assert text == ("Wraps \\*[`Linear`](#l3-class-linear)**fast** (see [docs](https://x.org/a))``a`b``|"
                     "`@cache`, ``@x`y``|`cache`, ``x`y``|")
+
+
+def test_blocks_and_a_root_render_one_piece_each_and_as_stock_jinja_renders_them(tmp_path: Path):
+    # kwdocs' code generator gathers a block's (and an unextended root's) output into a list
+    # yielded once; what a page says must not change: every construct an override may use
+    templates = {
+        "base.md.j2": "{% block head %}H{{ title }}{% endblock %}|{% for s in sections %}"
+                      "[{{ self[s]() }}]{% endfor %}|{% block a %}A{% endblock %}{% block b %}{% endblock %}",
+        "lib.md.j2": "{% macro item(x) %}<{{ x }}>{% endmacro %}"
+                     "{% macro wrap(x) %}<{{ x }}{{ caller() }}>{% endmacro %}",
+        "part.md.j2": "inc{{ title }}{% if title %}!{% endif %}",
+        "child.md.j2": "{% extends 'base.md.j2' %}{% import 'lib.md.j2' as lib %}"
+                       "{% block a %}{{ super() }}a{% for r in rows %}{{ loop.index }}{{ lib.item(r) }}"
+                       "{% call lib.wrap(r) %}c{% endcall %}{% endfor %}{% set t %}s{{ title }}{% endset %}{{ t }}"
+                       "{% filter upper %}f{{ title }}{% endfilter %}{% include 'part.md.j2' %}{% endblock %}"
+                       "{% block b %}{% set n = namespace(k=0) %}{% for r in rows if r %}{% set n.k = n.k + 1 %}"
+                       "{% endfor %}{{ n.k }}{% block inner %}I{% endblock %}{% endblock %}",
+        "flat.md.j2": "{% from 'lib.md.j2' import item %}{{ item(title) }}{% for r in rows %}{{ r }},{% endfor %}"
+                      "{% include 'part.md.j2' %}",
+    }
+    for name, source in templates.items():
+        (tmp_path / name).write_text(source)
+    model = {"title": "T", "rows": ["x", "", "y"], "sections": ["a", "inner"]}
+    stock = jinja2.Environment(loader=jinja2.FileSystemLoader(str(tmp_path)), undefined=jinja2.StrictUndefined,
+                               keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+    renderer = Renderer(override=tmp_path)
+    for name in ("child.md.j2", "flat.md.j2"):
+        assert renderer.render(name, model) == stock.get_template(name).render(model)
+    for name in ("child.md.j2", "flat.md.j2"):
+        template = renderer.env.get_template(name)
+        assert list(template.root_render_func(template.new_context(model))) == [renderer.render(name, model)]
+
+
+def test_a_keyword_row_escapes_a_bar_in_every_cell_code_span():
+    # GFM ends a table cell at a bar even inside a code span: C++'s operator| and a path with one
+    row = Renderer().macro("keyword_row.md.j2", "row")
+    text = str(row("operator|", [("function", "operator|", "a|b.h", 3, "a_b.h.md#l3", True),
+                                 ("method", "X::operator|", "c.h", 9, "c.h.md#l9", False)]))
+    assert text == ("| `operator\\|` | function in [`a\\|b.h:3`](a_b.h.md#l3); "
+                    "method `X::operator\\|` in [`c.h:9`](c.h.md#l9) |")

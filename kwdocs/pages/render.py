@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,8 @@ import jinja2
 import jinja2.bccache
 import jinja2.compiler
 import jinja2.filters
+import jinja2.runtime
+import jinja2.utils
 
 from kwdocs.config import STATE_FOLDER, Config, shipped_templates
 from kwdocs.context import per_config
@@ -25,7 +27,9 @@ from kwdocs.store.state import TEMPLATES
 
 SHIPPED_PREFIX = "shipped"
 _BACKTICKS = re.compile(r"`+")
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|#!])")
+# one pass: HTML's three as entities, a line break as a space, Markdown's marks backslashed
+_MD_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\n": " "}
+                            | {mark: "\\" + mark for mark in "\\`*_[]|#!"})
 
 
 def inline_code(text: object) -> str:
@@ -39,6 +43,12 @@ def inline_code(text: object) -> str:
     pad = " " if (text.startswith(("`", " ")) and text.endswith(("`", " "))) or not text.strip() \
         or text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def cell_code(text: object) -> str:
+    """An inline code span in a Markdown table's cell, its ``|`` escaped: GFM ends a cell at
+    one even inside a code span."""
+    return inline_code(text).replace("|", "\\|")
 
 
 def fenced(text: str, info: str = "") -> str:
@@ -63,8 +73,7 @@ def mermaid_label(text: object) -> str:
 
 def escape_md(text: object) -> str:
     """Plain text that Markdown shows as written, and HTML cannot be smuggled through."""
-    text = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _MD_SPECIAL.sub(r"\\\1", text.replace("\n", " "))
+    text = str(text).translate(_MD_ESCAPES)
     # python-markdown's attr_list (MkDocs') reads ``{...}`` right after a code span or a link as
     # that element's attributes, ``onclick`` too: text, which may follow one, starts with no brace
     if text.startswith("{"):
@@ -106,7 +115,9 @@ def spans_markdown(spans: list[dict]) -> str:
     out = []
     for span in spans:
         kind = span["t"]
-        if kind == "code":
+        if kind == "text":      # most spans: asked first
+            out.append(escape_md(span["v"]))
+        elif kind == "code":
             out.append(f"[{inline_code(span['v'])}]({span['link']})" if span.get("link") else inline_code(span["v"]))
         elif kind == "strong":
             out.append("**")
@@ -188,6 +199,44 @@ class _ModelCodeGenerator(jinja2.compiler.CodeGenerator):
         self.visit(node.node, frame)
         self.write(f") is dict and {node.attr!r} in __model else environment.getattr(__model, {node.attr!r}))")
 
+    def visit_Template(self, node: jinja2.nodes.Template, frame: jinja2.compiler.Frame | None = None) -> None:
+        # the root function may be buffered only when no parent template renders after it
+        self._root_buffered = node.find(jinja2.nodes.Extends) is None
+        super().visit_Template(node, frame)
+
+    def blockvisit(self, nodes: Iterable[jinja2.nodes.Node], frame: jinja2.compiler.Frame) -> None:
+        """A block's (or a template's root's) output gathered in a list and yielded once: Jinja
+        yields each piece, and a cold build's pages are some twenty million of them."""
+        if self.environment.is_async or frame.buffer is not None or not (
+                frame.block_frame or (frame.rootlevel and self._root_buffered)):
+            super().blockvisit(nodes, frame)
+            return
+        self.buffer(frame)
+        super().blockvisit(nodes, frame)
+        self.writeline(f"yield concat({frame.buffer})")
+
+
+# callables a template calls often, by whether Jinja hands them the evaluation context (a
+# macro does, a block or a joiner nothing): what Context.call finds out on every call
+_KNOWN_CALLABLES = {jinja2.runtime.Macro: True, jinja2.runtime.BlockReference: False, jinja2.utils.Joiner: False}
+
+
+class _ModelContext(jinja2.runtime.Context):
+    """Jinja's context, calling a macro, a block or a joiner without inspecting it each time:
+    a cold build's pages make some 200,000 such calls."""
+
+    def call(__self, __obj: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        passes_context = _KNOWN_CALLABLES.get(type(__obj))
+        if passes_context is None:
+            return super().call(__obj, *args, **kwargs)
+        kwargs.pop("_block_vars", None)
+        kwargs.pop("_loop_vars", None)
+        try:
+            return __obj(__self.eval_ctx, *args, **kwargs) if passes_context else __obj(*args, **kwargs)
+        except StopIteration:   # as Jinja answers it
+            return __self.environment.undefined("value was undefined because a callable raised a"
+                                                " StopIteration exception")
+
 
 class ModelEnvironment(jinja2.Environment):
     """Page models are plain dicts: ``item.name`` looks the key up first.
@@ -198,6 +247,22 @@ class ModelEnvironment(jinja2.Environment):
     """
 
     code_generator_class = _ModelCodeGenerator
+    context_class = _ModelContext
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._loaded: dict[tuple[str, str | None], jinja2.Template] = {}
+
+    def get_template(self, name: str | jinja2.Template, parent: str | None = None,
+                     globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        """Jinja's, remembered by name: with ``auto_reload`` off a loaded template never changes, and
+        Jinja's cache makes a weak reference and takes a lock on each of a cold build's 60,000 asks."""
+        if globals is not None or self.auto_reload or not isinstance(name, str):
+            return super().get_template(name, parent, globals)
+        found = self._loaded.get((name, parent))
+        if found is None:
+            found = self._loaded[name, parent] = super().get_template(name, parent)
+        return found
 
     def getattr(self, obj: Any, attribute: str) -> Any:
         if type(obj) is dict:
@@ -239,8 +304,8 @@ class Renderer:
             # process that sees templates change (watch mode) makes a new Renderer (``context.drop_contexts``)
             auto_reload=False,
         )
-        self.env.filters.update(code=inline_code, code_list=code_list, spans=spans_markdown, fence=fenced,
-                                md=escape_md, prose=prose, mermaid=mermaid_label,
+        self.env.filters.update(code=inline_code, cell_code=cell_code, code_list=code_list, spans=spans_markdown,
+                                fence=fenced, md=escape_md, prose=prose, mermaid=mermaid_label,
                                 size=human_size, short_size=short_size,
                                 num=lambda value: f"{value:,}")
         # jinja's own sync filters, without the wrapper that asks on each call whether the
