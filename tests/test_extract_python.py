@@ -372,6 +372,27 @@ def test_definitions_in_every_kind_of_block_are_listed():
     assert len(definitions_extracted(facts)) == EVERY_BLOCK.count("def ") + EVERY_BLOCK.count("class ")
 
 
+def test_a_function_body_is_read_for_locals_only_when_it_defines_something(monkeypatch):
+    """Extraction reads a function's statements again only to find its local definitions: a
+    body without any (most of them) is skipped, one with a local class deep in a block is not."""
+    source = ("def plain(x):\n    if x:\n        return [y for y in x]\n    return x\n\n"
+              "def factory():\n    with ctx():\n        if True:\n            class Local:\n                pass\n"
+              "    return Local\n\n"
+              "def last():\n    pass\n")
+    read: list[str] = []
+    body = python_extractor._AstReader._body
+
+    def spy(self, statements, parents, scope):
+        read.append(".".join(parents))
+        return body(self, statements, parents, scope)
+
+    monkeypatch.setattr(python_extractor._AstReader, "_body", spy)
+    facts = extract(source, "m.py")
+    assert definitions_extracted(facts) == definitions_by_ast_walk(source)
+    assert ("class", "Local", "factory.<locals>") in {(s["kind"], s["name"], s.get("parent")) for s in facts["symbols"]}
+    assert not [parents for parents in read if parents.startswith(("plain", "last"))]
+
+
 @pytest.mark.parametrize("docstring", [
     "One line.", "  Leading blanks.", "\tA leading tab.", "Trailing blanks.  ", "A\ttab inside.",
     "Two\n    lines.", "\n    Starts on the second line.\n    ", "", " ", "Ends with a form feed\x0c",
