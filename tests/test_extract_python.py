@@ -420,3 +420,37 @@ def test_each_definition_documents_itself_with_its_docstring_as_python_cleans_it
 ])
 def test_signatures_place_slash_and_defaults_as_written(parameters, written):
     assert extract(f"def f({parameters}): pass\n", "m.py")["symbols"][0]["signature"] == written
+
+
+BIG = 3000   # items of a long literal: a table of thousands of entries is common in generated modules
+
+
+@pytest.mark.parametrize("value", [
+    "{" + ", ".join(f"'k{i}': {i}" for i in range(BIG)) + "}",
+    "{" + ", ".join(f"'k{i}': {{'a': [{i}, {i + 1}], **base}}" for i in range(BIG)) + "}",
+    "[" + ", ".join(f"({i}, 'x')" for i in range(BIG)) + ", lambda: 1]",
+    "frozenset({" + ", ".join(str(i) for i in range(BIG)) + "})",
+    "dict(" + ", ".join(f"k{i}={i}" for i in range(BIG)) + ")",
+    "(" + ", ".join(f"'{i}'" for i in range(BIG)) + ", f'{name}!')",
+    "[\n    " + ",\n    ".join(f"'''line\n{i}'''" for i in range(BIG)) + "\n]",
+])
+def test_a_long_value_shows_its_first_characters_without_being_written_out_whole(monkeypatch, value):
+    """A module constant's value is shown as its first ``MAX_VALUE_TEXT`` characters, the same
+    as writing the whole value out and cutting it, but only its first items are written out."""
+    source = f"TABLE = {value}\n"
+    node = ast.parse(source).body[0].value
+    whole = ast.unparse(node) if "f'" not in value else " ".join(source[8:].split())
+    expected = python_extractor._short(whole)
+    written: list[int] = []
+    unparse = ast.unparse
+
+    def counting(tree: ast.AST) -> str:
+        text = unparse(tree)
+        written.append(len(text))
+        return text
+
+    monkeypatch.setattr(python_extractor.ast, "unparse", counting)
+    (symbol,) = extract(source, "table.py")["symbols"]
+    assert symbol["signature"] == "= " + expected
+    assert expected.endswith("…") and len(expected) == python_extractor.MAX_VALUE_TEXT + 1
+    assert max(written, default=0) < 50 * python_extractor.MAX_VALUE_TEXT   # the whole: over 30,000

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import bisect
 import inspect
+import operator
 import re
 import string
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -489,12 +490,12 @@ class _AstReader:
         if scope == "enum":
             if node.value is not None:
                 self.found.definition(target.id, "constant", target.lineno, parents=parents, detail="enum",
-                                      signature="= " + _short(_unparse(node.value, self.source)),
+                                      signature="= " + _short_value(node.value, self.source),
                                       doc=_attribute_docstring(body, index))
         elif isinstance(node, ast.AnnAssign) and "ClassVar" not in _unparse(node.annotation, self.source):
             signature = ": " + _short(_unparse(node.annotation, self.source))
             if node.value is not None:
-                signature += " = " + _short(_unparse(node.value, self.source))
+                signature += " = " + _short_value(node.value, self.source)
             self.found.definition(target.id, "variable", target.lineno, parents=parents, detail="field",
                                   signature=signature, doc=_attribute_docstring(body, index))
 
@@ -577,7 +578,7 @@ def _variable_signature(node: ast.Assign | ast.AnnAssign, source: _Source | None
         annotation = _unparse(node.annotation, source)
         if annotation not in ("TypeAlias", "typing.TypeAlias") or node.value is None:
             return ": " + _short(annotation)
-    return "= " + _short(_unparse(node.value, source)) if node.value is not None else ""
+    return "= " + _short_value(node.value, source) if node.value is not None else ""
 
 
 def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -620,6 +621,52 @@ def _public_variable(name: str, imported: Mapping[str, str]) -> bool:
 def _short(text: str) -> str:
     text = _collapse(text)
     return text if len(text) <= MAX_VALUE_TEXT else text[:MAX_VALUE_TEXT] + "…"
+
+
+def _short_value(node: ast.expr, source: _Source | None) -> str:
+    """``_short(_unparse(node, source))``, without writing out the whole of a long literal (a
+    table of hundreds of entries) to show its first ``MAX_VALUE_TEXT`` characters: its displays
+    and calls are written from their first items only, each of which writes at least a
+    character and a comma, so the text shown is the same."""
+    shown = _first_items(node, MAX_VALUE_TEXT)
+    if shown is node:
+        return _short(_unparse(node, source))
+    if source is not None and any(isinstance(inner, _FORMATTED) for inner in ast.walk(node)):
+        return _short(_collapse(source(node)))   # as ``_unparse`` does: the whole value decides
+    text = _plain_text(shown)
+    return _short(ast.unparse(shown) if text is None else text)
+
+
+def _first_items(node: ast.expr, most: int) -> ast.expr:
+    """``node`` with each list, tuple, set, dict and call display in it (directly or in one
+    another) cut to its first ``most`` items, new nodes; ``node`` itself when none is longer."""
+    cls = node.__class__
+    if cls is ast.List or cls is ast.Tuple or cls is ast.Set:
+        items = cast("ast.List | ast.Tuple | ast.Set", node).elts
+        elts = [_first_items(item, most) for item in items[:most]]
+        if len(items) <= most and all(map(operator.is_, elts, items)):
+            return node
+        if cls is ast.Set:
+            return ast.Set(elts=elts)
+        return ast.List(elts=elts, ctx=ast.Load()) if cls is ast.List else ast.Tuple(elts=elts, ctx=ast.Load())
+    if cls is ast.Dict:
+        table = cast(ast.Dict, node)
+        keys = [None if key is None else _first_items(key, most) for key in table.keys[:most]]
+        values = [_first_items(value, most) for value in table.values[:most]]
+        if (len(table.keys) <= most and all(map(operator.is_, keys, table.keys))
+                and all(map(operator.is_, values, table.values))):
+            return node
+        return ast.Dict(keys=keys, values=values)
+    if cls is ast.Call:
+        call = cast(ast.Call, node)
+        args = [_first_items(arg, most) for arg in call.args[:most]]
+        keywords = [ast.keyword(arg=keyword.arg, value=_first_items(keyword.value, most))
+                    for keyword in call.keywords[:most - len(args)]]
+        if (len(call.args) + len(call.keywords) <= most and all(map(operator.is_, args, call.args))
+                and all(kept.value is keyword.value for kept, keyword in zip(keywords, call.keywords))):
+            return node
+        return ast.Call(func=call.func, args=args, keywords=keywords)
+    return node
 
 
 def _attribute_docstring(body: list[ast.stmt], index: int) -> str | None:
