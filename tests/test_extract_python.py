@@ -372,6 +372,27 @@ def test_definitions_in_every_kind_of_block_are_listed():
     assert len(definitions_extracted(facts)) == EVERY_BLOCK.count("def ") + EVERY_BLOCK.count("class ")
 
 
+def test_a_function_body_is_read_for_locals_only_when_it_defines_something(monkeypatch):
+    """Extraction reads a function's statements again only to find its local definitions: a
+    body without any (most of them) is skipped, one with a local class deep in a block is not."""
+    source = ("def plain(x):\n    if x:\n        return [y for y in x]\n    return x\n\n"
+              "def factory():\n    with ctx():\n        if True:\n            class Local:\n                pass\n"
+              "    return Local\n\n"
+              "def last():\n    pass\n")
+    read: list[str] = []
+    body = python_extractor._AstReader._body
+
+    def spy(self, statements, parents, scope):
+        read.append(".".join(parents))
+        return body(self, statements, parents, scope)
+
+    monkeypatch.setattr(python_extractor._AstReader, "_body", spy)
+    facts = extract(source, "m.py")
+    assert definitions_extracted(facts) == definitions_by_ast_walk(source)
+    assert ("class", "Local", "factory.<locals>") in {(s["kind"], s["name"], s.get("parent")) for s in facts["symbols"]}
+    assert not [parents for parents in read if parents.startswith(("plain", "last"))]
+
+
 @pytest.mark.parametrize("docstring", [
     "One line.", "  Leading blanks.", "\tA leading tab.", "Trailing blanks.  ", "A\ttab inside.",
     "Two\n    lines.", "\n    Starts on the second line.\n    ", "", " ", "Ends with a form feed\x0c",
@@ -399,3 +420,37 @@ def test_each_definition_documents_itself_with_its_docstring_as_python_cleans_it
 ])
 def test_signatures_place_slash_and_defaults_as_written(parameters, written):
     assert extract(f"def f({parameters}): pass\n", "m.py")["symbols"][0]["signature"] == written
+
+
+BIG = 3000   # items of a long literal: a table of thousands of entries is common in generated modules
+
+
+@pytest.mark.parametrize("value", [
+    "{" + ", ".join(f"'k{i}': {i}" for i in range(BIG)) + "}",
+    "{" + ", ".join(f"'k{i}': {{'a': [{i}, {i + 1}], **base}}" for i in range(BIG)) + "}",
+    "[" + ", ".join(f"({i}, 'x')" for i in range(BIG)) + ", lambda: 1]",
+    "frozenset({" + ", ".join(str(i) for i in range(BIG)) + "})",
+    "dict(" + ", ".join(f"k{i}={i}" for i in range(BIG)) + ")",
+    "(" + ", ".join(f"'{i}'" for i in range(BIG)) + ", f'{name}!')",
+    "[\n    " + ",\n    ".join(f"'''line\n{i}'''" for i in range(BIG)) + "\n]",
+])
+def test_a_long_value_shows_its_first_characters_without_being_written_out_whole(monkeypatch, value):
+    """A module constant's value is shown as its first ``MAX_VALUE_TEXT`` characters, the same
+    as writing the whole value out and cutting it, but only its first items are written out."""
+    source = f"TABLE = {value}\n"
+    node = ast.parse(source).body[0].value
+    whole = ast.unparse(node) if "f'" not in value else " ".join(source[8:].split())
+    expected = python_extractor._short(whole)
+    written: list[int] = []
+    unparse = ast.unparse
+
+    def counting(tree: ast.AST) -> str:
+        text = unparse(tree)
+        written.append(len(text))
+        return text
+
+    monkeypatch.setattr(python_extractor.ast, "unparse", counting)
+    (symbol,) = extract(source, "table.py")["symbols"]
+    assert symbol["signature"] == "= " + expected
+    assert expected.endswith("…") and len(expected) == python_extractor.MAX_VALUE_TEXT + 1
+    assert max(written, default=0) < 50 * python_extractor.MAX_VALUE_TEXT   # the whole: over 30,000

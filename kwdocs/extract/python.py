@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import bisect
 import inspect
+import operator
 import re
 import string
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -386,9 +387,10 @@ class _AstReader:
         self.found = _Collector(path)
         self.source: _Source | None = None   # the text of a node as written, once the file is known
         self.variables: set[str] = set()   # lower-case names listed once: the first assignment defines
+        self.definition_lines: list[int] = []   # where the tree's defs, classes and type aliases start, sorted
 
     def read(self, tree: ast.Module, text: str) -> dict:
-        calls, imports = _calls_and_imports(tree)
+        calls, imports, self.definition_lines = _calls_and_imports(tree)
         self._imports(imports)
         self.source = _SourceSlicer(text).of
         self._body(tree.body, (), "module")
@@ -401,7 +403,7 @@ class _AstReader:
         text_of = self.source = _SourceSlicer(text).of
         docstring = None
         for tree in trees:
-            calls, imports = _calls_and_imports(tree)
+            calls, imports, self.definition_lines = _calls_and_imports(tree)
             self._imports(imports)
             self._body(tree.body, (), "module")
             done = len(self.found.calls)
@@ -442,7 +444,8 @@ class _AstReader:
                                       is_async=kind is ast.AsyncFunctionDef, doc=_docstring(fdef),
                                       detail="property" if scope in _CLASS_SCOPES and _is_property(fdef) else "",
                                       end=fdef.end_lineno or 0)
-                self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
+                if self._holds_definitions(fdef):   # most function bodies define nothing: not read
+                    self._body(fdef.body, parents + (fdef.name, "<locals>"), "function")
             elif scope == "module" and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._assignment(cast("ast.Assign | ast.AnnAssign", node), body, index)
             elif (scope == "enum" or scope == "record") and (kind is ast.Assign or kind is ast.AnnAssign):
@@ -470,6 +473,13 @@ class _AstReader:
                         for case in cast(ast.Match, node).cases:
                             self._body(case.body, parents, scope)
 
+    def _holds_definitions(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether a def, class or type alias starts in the lines of ``node``'s body: the only
+        statements a function's body is read for (its locals)."""
+        lines = self.definition_lines
+        after = bisect.bisect_right(lines, node.lineno)
+        return after < len(lines) and (node.end_lineno is None or lines[after] <= node.end_lineno)
+
     def _member(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int,
                 parents: tuple[str, ...], scope: str) -> None:
         """An enum's member (``RED = 1``) or a record's field (``name: str = ""``), under its class."""
@@ -480,12 +490,12 @@ class _AstReader:
         if scope == "enum":
             if node.value is not None:
                 self.found.definition(target.id, "constant", target.lineno, parents=parents, detail="enum",
-                                      signature="= " + _short(_unparse(node.value, self.source)),
+                                      signature="= " + _short_value(node.value, self.source),
                                       doc=_attribute_docstring(body, index))
         elif isinstance(node, ast.AnnAssign) and "ClassVar" not in _unparse(node.annotation, self.source):
             signature = ": " + _short(_unparse(node.annotation, self.source))
             if node.value is not None:
-                signature += " = " + _short(_unparse(node.value, self.source))
+                signature += " = " + _short_value(node.value, self.source)
             self.found.definition(target.id, "variable", target.lineno, parents=parents, detail="field",
                                   signature=signature, doc=_attribute_docstring(body, index))
 
@@ -500,16 +510,19 @@ class _AstReader:
             self.found.exports = _string_items(node.value)
         is_type = _is_type_definition(node)
         alone = len(names) == 1   # ``a, b = f()``: no one value or docstring is each name's
-        signature = _variable_signature(node, self.source) if alone else ""
-        doc = _attribute_docstring(body, index) if alone else None
         for name in names:
             if is_type:
-                self.found.definition(name.id, "type", name.lineno, signature=signature, doc=doc)
+                kind = "type"
             elif _CONSTANT_NAME.fullmatch(name.id):
-                self.found.definition(name.id, "constant", name.lineno, signature=signature, doc=doc)
+                kind = "constant"
             elif name.id not in self.variables and _public_variable(name.id, self.found.aliases):
                 self.variables.add(name.id)
-                self.found.definition(name.id, "variable", name.lineno, signature=signature, doc=doc)
+                kind = "variable"
+            else:
+                continue   # not listed: its value is not written out (``__all__``'s can be long)
+            self.found.definition(name.id, kind, name.lineno,
+                                  signature=_variable_signature(node, self.source) if alone else "",
+                                  doc=_attribute_docstring(body, index) if alone else None)
 
 
 # The statement lists of each compound statement that is not a def or class, in the order they
@@ -565,7 +578,7 @@ def _variable_signature(node: ast.Assign | ast.AnnAssign, source: _Source | None
         annotation = _unparse(node.annotation, source)
         if annotation not in ("TypeAlias", "typing.TypeAlias") or node.value is None:
             return ": " + _short(annotation)
-    return "= " + _short(_unparse(node.value, source)) if node.value is not None else ""
+    return "= " + _short_value(node.value, source) if node.value is not None else ""
 
 
 def _is_property(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -608,6 +621,52 @@ def _public_variable(name: str, imported: Mapping[str, str]) -> bool:
 def _short(text: str) -> str:
     text = _collapse(text)
     return text if len(text) <= MAX_VALUE_TEXT else text[:MAX_VALUE_TEXT] + "…"
+
+
+def _short_value(node: ast.expr, source: _Source | None) -> str:
+    """``_short(_unparse(node, source))``, without writing out the whole of a long literal (a
+    table of hundreds of entries) to show its first ``MAX_VALUE_TEXT`` characters: its displays
+    and calls are written from their first items only, each of which writes at least a
+    character and a comma, so the text shown is the same."""
+    shown = _first_items(node, MAX_VALUE_TEXT)
+    if shown is node:
+        return _short(_unparse(node, source))
+    if source is not None and any(isinstance(inner, _FORMATTED) for inner in ast.walk(node)):
+        return _short(_collapse(source(node)))   # as ``_unparse`` does: the whole value decides
+    text = _plain_text(shown)
+    return _short(ast.unparse(shown) if text is None else text)
+
+
+def _first_items(node: ast.expr, most: int) -> ast.expr:
+    """``node`` with each list, tuple, set, dict and call display in it (directly or in one
+    another) cut to its first ``most`` items, new nodes; ``node`` itself when none is longer."""
+    cls = node.__class__
+    if cls is ast.List or cls is ast.Tuple or cls is ast.Set:
+        items = cast("ast.List | ast.Tuple | ast.Set", node).elts
+        elts = [_first_items(item, most) for item in items[:most]]
+        if len(items) <= most and all(map(operator.is_, elts, items)):
+            return node
+        if cls is ast.Set:
+            return ast.Set(elts=elts)
+        return ast.List(elts=elts, ctx=ast.Load()) if cls is ast.List else ast.Tuple(elts=elts, ctx=ast.Load())
+    if cls is ast.Dict:
+        table = cast(ast.Dict, node)
+        keys = [None if key is None else _first_items(key, most) for key in table.keys[:most]]
+        values = [_first_items(value, most) for value in table.values[:most]]
+        if (len(table.keys) <= most and all(map(operator.is_, keys, table.keys))
+                and all(map(operator.is_, values, table.values))):
+            return node
+        return ast.Dict(keys=keys, values=values)
+    if cls is ast.Call:
+        call = cast(ast.Call, node)
+        args = [_first_items(arg, most) for arg in call.args[:most]]
+        keywords = [ast.keyword(arg=keyword.arg, value=_first_items(keyword.value, most))
+                    for keyword in call.keywords[:most - len(args)]]
+        if (len(call.args) + len(call.keywords) <= most and all(map(operator.is_, args, call.args))
+                and all(kept.value is keyword.value for kept, keyword in zip(keywords, call.keywords))):
+            return node
+        return ast.Call(func=call.func, args=args, keywords=keywords)
+    return node
 
 
 def _attribute_docstring(body: list[ast.stmt], index: int) -> str | None:
@@ -872,18 +931,30 @@ _NOT_CHILDREN = frozenset(
     " type_params".split())
 _LEAVES = (ast.Name, ast.Constant, ast.MatchSingleton, ast.expr_context, ast.operator, ast.unaryop,
            ast.cmpop, ast.boolop, ast.Pass, ast.Break, ast.Continue, ast.alias)
+
+
+def _child_fields(cls: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of a node class that may hold child nodes."""
+    return () if issubclass(cls, _LEAVES) else tuple(field for field in cls._fields if field not in _NOT_CHILDREN)
+
+
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# Statements whose lines the walk notes (``_AstReader._holds_definitions``): they stay out of
+# ``_CHILD_FIELDS``, so the walk's rarer branch sees each of them, and their fields are here.
+_DEFINITION_FIELDS: dict[type, tuple[str, ...]] = {
+    cls: _child_fields(cls) for cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, _TYPE_ALIAS, _Alias)}
 
 
 def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
-                                                 list[ast.Import | ast.ImportFrom]]:
-    """Every call of a dotted name (with that name) and every import statement of the tree,
-    by an iterative walk.
+                                                 list[ast.Import | ast.ImportFrom], list[int]]:
+    """Every call of a dotted name (with that name), every import statement of the tree and
+    the sorted lines where its defs, classes and type aliases start, by an iterative walk.
 
     A callee that is a dotted name (``f``, ``torch.nn.functional.relu``: half the
     attribute nodes of a tree) is read here and not walked, since it holds no call."""
     calls: list[tuple[str, ast.Call]] = []
     imports: list[ast.Import | ast.ImportFrom] = []
+    definitions: list[int] = []
     stack: list[Any] = [tree]
     push, extend, pop = stack.append, stack.extend, stack.pop
     # the node classes as locals: this loop runs once per node, millions of times in a large tree
@@ -908,9 +979,11 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
                 continue
             if node is None:  # the holes of ``{**a}`` keys and keyword-only defaults
                 continue
-            fields = () if issubclass(cls, _LEAVES) else tuple(
-                field for field in cls._fields if field not in _NOT_CHILDREN)
-            child_fields[cls] = fields
+            fields = _DEFINITION_FIELDS.get(cls)
+            if fields is not None:
+                definitions.append(node.lineno)
+            else:
+                fields = child_fields[cls] = _child_fields(cls)
         for field in fields:
             value: Any = getattr(node, field, None)   # a node, a list of them, a name or None
             kind = value.__class__
@@ -918,7 +991,8 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
                 extend(value)
             elif kind is not Name and kind is not Constant and value is not None:
                 push(value)  # names and constants (a third of all nodes) are leaves: not pushed
-    return calls, imports
+    definitions.sort()
+    return calls, imports, definitions
 
 
 def _describe(error: BaseException) -> str:
