@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import repeat
-from operator import itemgetter
 from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -1611,19 +1610,18 @@ def _first_error_line(root: Node) -> int:
 
 def _finish(result: dict[str, Any], symbols: list[dict], imports: list[dict]) -> dict[str, Any]:
     # A name the parser invented to repair the tree (zero width) is no name.
-    result["symbols"] = _unique_sorted([s for s in symbols if s["name"].strip()])
+    result["symbols"] = _unique_sorted(symbols, named=True)
     result["imports"] = _unique_sorted(imports, key="module")
     return result
 
 
-def _unique_sorted(items: list[dict], key: str = "name") -> list[dict]:
-    seen: set[tuple] = set()
-    keyed: list[tuple[tuple, dict]] = []   # (sort key, item): keys made once, in one loop
+def _unique_sorted(items: list[dict], key: str = "name", named: bool = False) -> list[dict]:
+    """The first of each (line, name, kind, parent), in that order; ``named``: blank names left out.
+    A kind or parent is never "", so its absence is keyed as "" and one tuple is both identity and order."""
+    first: dict[tuple, dict] = {}
     for item in items:
-        line, name = item["line"], item[key]
-        identity = (line, name, item.get("kind"), item.get("parent"))
-        if identity not in seen:
-            seen.add(identity)
-            keyed.append(((line, name, item.get("kind", ""), item.get("parent", "")), item))
-    keyed.sort(key=itemgetter(0))
-    return [item for _key, item in keyed]
+        name = item[key]
+        if named and not name.strip():
+            continue
+        first.setdefault((item["line"], name, item.get("kind", ""), item.get("parent", "")), item)
+    return [first[identity] for identity in sorted(first)]
