@@ -658,7 +658,7 @@ class _Walker:
         symbol = self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header), decl=node)
         if specialization:
             self.specializations.add(id(symbol))
-        self.parameter_docs(symbol, node, None)
+        self.parameter_docs(symbol, self.template_parameters(node), None)
         self.classes.add(name)
         if detail == "enum":
             self.enumerators(body, _Scope(name, True))
@@ -742,9 +742,10 @@ class _Walker:
             return  # a macro invocation such as ``TORCH_LIBRARY(aten, m) {``
         head = self.source[node.start_byte:name_start]
         params = params_owner.child_by_field_id(self.fields.parameters) if params_owner is not None else None
+        heads = self.template_parameters(node)   # read once for the signature and the @tparam docs
         signature = self.signature(head, params_owner, params)
-        if signature:
-            signature = self.template_head(node) + signature
+        if signature and heads is not None:
+            signature = f"template {_squeeze(self.text(heads))} {signature}"
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
@@ -760,15 +761,17 @@ class _Walker:
             symbol = self.add(name, "method" if scope.is_class else "function", name_node, scope,
                               signature=signature, detail=detail, decl=node)
         if params_owner is not None:
-            self.parameter_docs(symbol, node, params)
+            self.parameter_docs(symbol, heads, params)
 
-    def parameter_docs(self, symbol: dict[str, Any], node: Node, params: Node | None) -> None:
-        """The doc comments of ``node``'s parameters and template parameters (``int n, ///< rows``
-        or a ``///`` line above ``int n``) added to ``symbol``'s documentation as ``@param`` and
-        ``@tparam`` lines: a parameter is no definition of its own, Doxygen shows it so."""
-        heads = None
-        if (template := self.templates.get(node.id)) is not None:
-            heads = template.child_by_field_id(self.fields.parameters)
+    def template_parameters(self, node: Node) -> Node | None:
+        """The ``<...>`` list of the template ``node`` is the declaration of, if it is one."""
+        template = self.templates.get(node.id)
+        return None if template is None else template.child_by_field_id(self.fields.parameters)
+
+    def parameter_docs(self, symbol: dict[str, Any], heads: Node | None, params: Node | None) -> None:
+        """The doc comments of a declaration's template parameters ``heads`` and parameters ``params``
+        (``int n, ///< rows`` or a ``///`` line above ``int n``) added to ``symbol``'s documentation as
+        ``@tparam`` and ``@param`` lines: a parameter is no definition of its own, Doxygen shows it so."""
         added: list[str] = []
         source = self.source
         for command, parameters in (("tparam", heads), ("param", params)):
@@ -902,14 +905,6 @@ class _Walker:
         if returns and not returns.startswith("[") and not trailing:   # ``auto f() -> T`` says T once
             result += " -> " + returns
         return result
-
-    def template_head(self, node: Node) -> str:
-        """``template <typename T> `` when ``node`` is the declaration of a template, else ""."""
-        template = self.templates.get(node.id)
-        if template is None:
-            return ""
-        parameters = template.child_by_field_id(self.fields.parameters)
-        return "" if parameters is None else f"template {_squeeze(self.text(parameters))} "
 
     # types
 
