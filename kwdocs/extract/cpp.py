@@ -20,7 +20,7 @@ import bisect
 import re
 import string
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from functools import cache
 from itertools import repeat
 from typing import Any
@@ -1373,17 +1373,19 @@ _DIRECTIVE = re.compile(
     r'|include[ \t]*(?P<header><[^>\n]+>|"[^"\n]+"))')
 
 
-def scan_preprocessor(text: str, dead: list[tuple[int, int]] | None = None
+def scan_preprocessor(text: str, dead: list[tuple[int, int]] | None = None, known: Container[int] = ()
                       ) -> Iterator[tuple[int, int, re.Match[str]]]:
     """``#define``/``#include`` found line by line, as ``(line, column of #,
     match)``: the fallback for unparsed files, and the directives inside
     function bodies that the tree walk does not enter.  Those inside ``dead``
-    stretches (offsets in ``"\n" + text``) are skipped."""
+    stretches (offsets in ``"\n" + text``) and those on ``known`` lines are skipped."""
     padded = "\n" + text
     line, position = 0, 0
     for match in _DIRECTIVE.finditer(padded):
         line += padded.count("\n", position, match.start() + 1)
         position = match.start() + 1
+        if line in known:
+            continue   # the tree walk's already: most of them
         if dead and any(start <= position < end for start, end in dead):
             continue
         yield line, match.start("hash") - position, match
@@ -1551,8 +1553,8 @@ def extract(text: str, path: str) -> dict[str, Any]:
     walker.walk(root)
     walker.finish()
     symbols, imports = walker.symbols, walker.imports
-    for line, column, match in scan_preprocessor(text, dead):
-        if line not in walker.preproc_lines and _is_directive(root, line, column):
+    for line, column, match in scan_preprocessor(text, dead, walker.preproc_lines):
+        if _is_directive(root, line, column):
             _add_directive(line, match, docs, symbols, imports)
     if root.type == "ERROR" or walker.damage is not None:
         line = walker.damage or _first_error_line(root)
