@@ -1112,7 +1112,7 @@ class _DocComments:
     attributes, macros the preparation blanked and notes to tools), or a ``///<``, ``//!<``,
     ``/**<`` comment after it on its line.  Licence headers are not documentation."""
 
-    __slots__ = ("_branches", "blanked", "doxygen", "lines", "text", "top")
+    __slots__ = ("_branches", "blanked", "doxygen", "lines", "text", "top", "trails")
 
     def __init__(self, text: str, prepared: str) -> None:
         self.text = text
@@ -1122,6 +1122,8 @@ class _DocComments:
         # a line the preparation emptied held only macros (``PYBIND11_NOINLINE``): looked past
         self.blanked = prepared.split("\n") if prepared != text else None
         self._branches: _Branches | None = None
+        # does any ``///<``, ``//!<`` or ``/**<`` follow a declaration?  Most files have none
+        self.trails = "/<" in text or "!<" in text or "*<" in text
 
     @property
     def branches(self) -> _Branches:
@@ -1133,6 +1135,8 @@ class _DocComments:
     def of(self, decl: Node, name: Node, start_row: int | None) -> str:
         """The documentation of the declaration ``decl`` (naming ``name``; starting on
         ``start_row`` when a template head or typedef holds it), or ""."""
+        if not self.trails:
+            return self.above(decl.start_point[0] if start_row is None else start_row)
         lines = self.lines
         row = name.end_point[0]
         if row < len(lines) and "<" in (line := lines[row]) and ("/<" in line or "!<" in line or "*<" in line):
