@@ -20,10 +20,9 @@ import bisect
 import re
 import string
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from functools import cache
 from itertools import repeat
-from operator import itemgetter
 from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -659,7 +658,7 @@ class _Walker:
         symbol = self.add(name, "class", name_node, owner, detail=detail, signature=_squeeze(header), decl=node)
         if specialization:
             self.specializations.add(id(symbol))
-        self.parameter_docs(symbol, node, None)
+        self.parameter_docs(symbol, self.template_parameters(node), None)
         self.classes.add(name)
         if detail == "enum":
             self.enumerators(body, _Scope(name, True))
@@ -743,9 +742,10 @@ class _Walker:
             return  # a macro invocation such as ``TORCH_LIBRARY(aten, m) {``
         head = self.source[node.start_byte:name_start]
         params = params_owner.child_by_field_id(self.fields.parameters) if params_owner is not None else None
+        heads = self.template_parameters(node)   # read once for the signature and the @tparam docs
         signature = self.signature(head, params_owner, params)
-        if signature:
-            signature = self.template_head(node) + signature
+        if signature and heads is not None:
+            signature = f"template {_squeeze(self.text(heads))} {signature}"
         detail = "declaration" if node.type != "function_definition" else ""
         if guide:
             detail = "deduction guide"  # ``ArrayRef(const T*, size_t) -> ArrayRef<T>;``
@@ -761,15 +761,17 @@ class _Walker:
             symbol = self.add(name, "method" if scope.is_class else "function", name_node, scope,
                               signature=signature, detail=detail, decl=node)
         if params_owner is not None:
-            self.parameter_docs(symbol, node, params)
+            self.parameter_docs(symbol, heads, params)
 
-    def parameter_docs(self, symbol: dict[str, Any], node: Node, params: Node | None) -> None:
-        """The doc comments of ``node``'s parameters and template parameters (``int n, ///< rows``
-        or a ``///`` line above ``int n``) added to ``symbol``'s documentation as ``@param`` and
-        ``@tparam`` lines: a parameter is no definition of its own, Doxygen shows it so."""
-        heads = None
-        if (template := self.templates.get(node.id)) is not None:
-            heads = template.child_by_field_id(self.fields.parameters)
+    def template_parameters(self, node: Node) -> Node | None:
+        """The ``<...>`` list of the template ``node`` is the declaration of, if it is one."""
+        template = self.templates.get(node.id)
+        return None if template is None else template.child_by_field_id(self.fields.parameters)
+
+    def parameter_docs(self, symbol: dict[str, Any], heads: Node | None, params: Node | None) -> None:
+        """The doc comments of a declaration's template parameters ``heads`` and parameters ``params``
+        (``int n, ///< rows`` or a ``///`` line above ``int n``) added to ``symbol``'s documentation as
+        ``@tparam`` and ``@param`` lines: a parameter is no definition of its own, Doxygen shows it so."""
         added: list[str] = []
         source = self.source
         for command, parameters in (("tparam", heads), ("param", params)):
@@ -903,14 +905,6 @@ class _Walker:
         if returns and not returns.startswith("[") and not trailing:   # ``auto f() -> T`` says T once
             result += " -> " + returns
         return result
-
-    def template_head(self, node: Node) -> str:
-        """``template <typename T> `` when ``node`` is the declaration of a template, else ""."""
-        template = self.templates.get(node.id)
-        if template is None:
-            return ""
-        parameters = template.child_by_field_id(self.fields.parameters)
-        return "" if parameters is None else f"template {_squeeze(self.text(parameters))} "
 
     # types
 
@@ -1118,7 +1112,7 @@ class _DocComments:
     attributes, macros the preparation blanked and notes to tools), or a ``///<``, ``//!<``,
     ``/**<`` comment after it on its line.  Licence headers are not documentation."""
 
-    __slots__ = ("_branches", "blanked", "doxygen", "lines", "text", "top")
+    __slots__ = ("_branches", "blanked", "doxygen", "lines", "text", "top", "trails")
 
     def __init__(self, text: str, prepared: str) -> None:
         self.text = text
@@ -1128,6 +1122,8 @@ class _DocComments:
         # a line the preparation emptied held only macros (``PYBIND11_NOINLINE``): looked past
         self.blanked = prepared.split("\n") if prepared != text else None
         self._branches: _Branches | None = None
+        # does any ``///<``, ``//!<`` or ``/**<`` follow a declaration?  Most files have none
+        self.trails = "/<" in text or "!<" in text or "*<" in text
 
     @property
     def branches(self) -> _Branches:
@@ -1139,6 +1135,8 @@ class _DocComments:
     def of(self, decl: Node, name: Node, start_row: int | None) -> str:
         """The documentation of the declaration ``decl`` (naming ``name``; starting on
         ``start_row`` when a template head or typedef holds it), or ""."""
+        if not self.trails:
+            return self.above(decl.start_point[0] if start_row is None else start_row)
         lines = self.lines
         row = name.end_point[0]
         if row < len(lines) and "<" in (line := lines[row]) and ("/<" in line or "!<" in line or "*<" in line):
@@ -1379,17 +1377,19 @@ _DIRECTIVE = re.compile(
     r'|include[ \t]*(?P<header><[^>\n]+>|"[^"\n]+"))')
 
 
-def scan_preprocessor(text: str, dead: list[tuple[int, int]] | None = None
+def scan_preprocessor(text: str, dead: list[tuple[int, int]] | None = None, known: Container[int] = ()
                       ) -> Iterator[tuple[int, int, re.Match[str]]]:
     """``#define``/``#include`` found line by line, as ``(line, column of #,
     match)``: the fallback for unparsed files, and the directives inside
     function bodies that the tree walk does not enter.  Those inside ``dead``
-    stretches (offsets in ``"\n" + text``) are skipped."""
+    stretches (offsets in ``"\n" + text``) and those on ``known`` lines are skipped."""
     padded = "\n" + text
     line, position = 0, 0
     for match in _DIRECTIVE.finditer(padded):
         line += padded.count("\n", position, match.start() + 1)
         position = match.start() + 1
+        if line in known:
+            continue   # the tree walk's already: most of them
         if dead and any(start <= position < end for start, end in dead):
             continue
         yield line, match.start("hash") - position, match
@@ -1557,8 +1557,8 @@ def extract(text: str, path: str) -> dict[str, Any]:
     walker.walk(root)
     walker.finish()
     symbols, imports = walker.symbols, walker.imports
-    for line, column, match in scan_preprocessor(text, dead):
-        if line not in walker.preproc_lines and _is_directive(root, line, column):
+    for line, column, match in scan_preprocessor(text, dead, walker.preproc_lines):
+        if _is_directive(root, line, column):
             _add_directive(line, match, docs, symbols, imports)
     if root.type == "ERROR" or walker.damage is not None:
         line = walker.damage or _first_error_line(root)
@@ -1611,19 +1611,18 @@ def _first_error_line(root: Node) -> int:
 
 def _finish(result: dict[str, Any], symbols: list[dict], imports: list[dict]) -> dict[str, Any]:
     # A name the parser invented to repair the tree (zero width) is no name.
-    result["symbols"] = _unique_sorted([s for s in symbols if s["name"].strip()])
+    result["symbols"] = _unique_sorted(symbols, named=True)
     result["imports"] = _unique_sorted(imports, key="module")
     return result
 
 
-def _unique_sorted(items: list[dict], key: str = "name") -> list[dict]:
-    seen: set[tuple] = set()
-    keyed: list[tuple[tuple, dict]] = []   # (sort key, item): keys made once, in one loop
+def _unique_sorted(items: list[dict], key: str = "name", named: bool = False) -> list[dict]:
+    """The first of each (line, name, kind, parent), in that order; ``named``: blank names left out.
+    A kind or parent is never "", so its absence is keyed as "" and one tuple is both identity and order."""
+    first: dict[tuple, dict] = {}
     for item in items:
-        line, name = item["line"], item[key]
-        identity = (line, name, item.get("kind"), item.get("parent"))
-        if identity not in seen:
-            seen.add(identity)
-            keyed.append(((line, name, item.get("kind", ""), item.get("parent", "")), item))
-    keyed.sort(key=itemgetter(0))
-    return [item for _key, item in keyed]
+        name = item[key]
+        if named and not name.strip():
+            continue
+        first.setdefault((item["line"], name, item.get("kind", ""), item.get("parent", "")), item)
+    return [first[identity] for identity in sorted(first)]
