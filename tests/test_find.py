@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -198,6 +199,17 @@ def test_a_query_from_another_folder_without_src_names_the_built_sources(built, 
     done = subprocess.run([sys.executable, "-m", "kwdocs", "find", "Shape", "--out", str(out)], cwd=built,
                           capture_output=True, text=True)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_checkout_moved_whole_is_answered_from_its_new_folder(built, tmp_path):
+    """Sources moved with their output (a renamed checkout, a restored CI cache) still hold every
+    file the index names: a query from the new folder is answered, not sent back to the old one."""
+    moved = tmp_path / "moved"
+    shutil.copytree(built, moved)      # copy2: sizes and time stamps kept, as a move keeps them
+    done = subprocess.run([sys.executable, "-m", "kwdocs", "find", "Shape", "--out", str(moved / "kwdocs-out")],
+                          cwd=moved, capture_output=True, text=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "Shape" in done.stdout
 
 
 def test_no_build_yet_is_one_line(golden_tree, capsys):

@@ -419,3 +419,15 @@ def test_a_build_reads_kwdocs_own_code_only_when_a_file_of_it_changed(tmp_path):
     (after_build, recorded), (without_record, hashed) = reads(built), reads(fresh)
     assert (after_build, recorded) == (0, hashed)
     assert without_record > 50    # every file of the package read
+
+
+def test_code_files_written_just_now_are_hashed_again_by_the_next_build(monkeypatch):
+    """A code file stamped within the clock's reach of now may change again keeping its stamp:
+    its stamps are not recorded, so the next build reads the contents rather than trusting them."""
+    from kwdocs.store import snapshot
+    monkeypatch.setattr(snapshot, "_code_found", {})
+    snapshot._code_digest()
+    assert snapshot._code_found["files"]        # files of long ago: stamps kept for the next build
+    monkeypatch.setattr(snapshot, "CODE_RACY_NS", time.time_ns())   # every file "just written"
+    snapshot._code_digest()
+    assert snapshot._code_found["files"] is None

@@ -52,7 +52,8 @@ def answered(config, index, paths, answer: dict, as_json: bool) -> dict:
     none of ``paths`` (the sources it names) changed since (a stat of each, as ``check`` does).
     Unless ``as_json``, says on stderr, in one line, when it is not.  Sources other than the
     build's (``--src`` left out in another folder) are the user's one line instead."""
-    index.check_sources(config.src)
+    paths = sorted(set(paths))
+    index.check_sources(config.src, paths)
     stale = index.changed(paths, config.src)
     built = index.built()
     answer.update(current=built and not stale, stale=stale)

@@ -15,6 +15,7 @@ import os
 import posixpath
 import shutil
 import sys
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ if TYPE_CHECKING:   # a type only: the scan sits above the store (it skips the o
 
 
 CODE_SUFFIXES = (".py", ".toml", ".txt")    # kwdocs' files that make pages: code, rules, word lists
+CODE_RACY_NS = 2_000_000_000     # coarse file systems stamp to two seconds; an edit of kwdocs' code is rare
 # kwdocs' code files' stamps and their contents' digest: as the state recorded them (read before
 # the code is hashed), and as this process found them (recorded when a build succeeds)
 _code_recorded: dict[str, Any] = {}
@@ -71,7 +73,10 @@ def _code_digest() -> str:
             with open(os.path.join(package, rel), "rb") as handle:
                 digest.update(rel.encode() + b"\0" + handle.read())
         found = digest.hexdigest()
-    _code_found.update(files=stamps, digest=found)
+    # a file written within the clock's reach of now could change again with the same stamp: such
+    # stamps vouch for nothing, and the next build hashes the contents again
+    recent = time.time_ns() - CODE_RACY_NS
+    _code_found.update(files=stamps if all(mtime < recent for _, _, mtime in stamps) else None, digest=found)
     return found
 
 

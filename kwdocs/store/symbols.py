@@ -102,10 +102,12 @@ class Index:
         except OSError:
             return False
 
-    def check_sources(self, src: Path) -> None:
-        """Raise ``OtherSources`` when ``src`` is not the folder the build read: a stat of its
-        files would call every one of them changed."""
-        if self.src is not None and self.src != str(src):
+    def check_sources(self, src: Path, paths: Iterable[str]) -> None:
+        """Raise ``OtherSources`` when ``src`` is not the folder the build read and holds none of
+        ``paths`` (a query run elsewhere without ``--src``): a stat would call each one changed.
+        A checkout moved whole still holds them, and is answered as before."""
+        if self.src is not None and self.src != str(src) and not any(
+                os.path.lexists(src / path) for path in sorted(set(paths))):
             raise OtherSources(f"kwdocs: {self.state.parent} was built from {self.src}, not from {src}: "
                                f"pass --src {self.src}")
 
