@@ -14,9 +14,7 @@ import shutil
 import sqlite3
 import sys
 import zlib
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from kwdocs import layout
 from kwdocs.config import Config
@@ -123,22 +121,6 @@ def load_shard(config: Config, kind: str, unit: str, strict: bool = False) -> di
     if strict and data:
         raise output.StateDamaged(f"{path} is damaged")
     return {}
-
-
-def decode_shard(config: Config, kind: str, unit: str, decode: Callable[[bytes], Any], holding: bytes = b"") -> Any:
-    """A unit's shard read by ``decode``, a typed decoder that makes only the fields its reader
-    uses, ``unit`` among them; None if there is none, it is damaged, of another unit, or not of
-    ``decode``'s types.  ``holding``: bytes the shard's JSON holds when it has what the reader
-    wants (``b'"uses":{"'``, a key whose value is not empty, as ``output.compact_json`` spells it):
-    a shard without them is not decoded, and is None."""
-    body = output.read_sealed(shard_path(config, kind, unit))
-    if body is None or holding not in body:
-        return None
-    try:
-        data = decode(body)
-    except ValueError:      # msgspec's DecodeError and ValidationError are ones
-        return None
-    return data if data.unit == unit else None
 
 
 def save_shard(config: Config, kind: str, unit: str, data: dict) -> bool:
