@@ -1109,16 +1109,11 @@ class _Context:
             index = {}
             ruleset = self.ruleset
             known = ruleset._names.setdefault(key, {})    # looked up here first: a file asks about hundreds of names
-            screen: re.Pattern | None = None
             make_hit = _HIT_MAKERS[key]
             for value, item in getattr(self, f"_{key}")():
                 matching = known.get(value)
-                if matching is None:
-                    # most names are new and match no rule: the one regex of them all says so (compiled
-                    # at the first new name: a file without any, in an edit's build, compiles nothing)
-                    screen = screen or ruleset._screen(key)
-                    matching = known[value] = () if screen is not None and not screen.fullmatch(value) \
-                        else ruleset._matching(key, value)
+                if matching is None:    # a new name: screened, matched and remembered by ``_matching``
+                    matching = ruleset._matching(key, value)
                 if matching:
                     hit = make_hit(item, value)
                     for rule in matching:
