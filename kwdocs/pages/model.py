@@ -473,12 +473,14 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
         own = docstrings.PARSERS.get(str(symbol.get("doc_parser", "")), parse)
         entry["doc"] = None
         if doc:
-            entry["doc"] = read[own, doc, scope] if (own, doc, scope) in read else read.setdefault(
-                (own, doc, scope), own(doc, resolve_here))
+            if (own, doc, scope) not in read:
+                read[own, doc, scope] = own(doc, resolve_here)
+            entry["doc"] = read[own, doc, scope]
         if annotated:
             signature = entry["signature"]
-            entry["signature_spans"] = walked[signature, scope] if (signature, scope) in walked else walked.setdefault(
-                (signature, scope), docstrings.signature_spans(signature, resolve_here))
+            if (signature, scope) not in walked:
+                walked[signature, scope] = docstrings.signature_spans(signature, resolve_here)
+            entry["signature_spans"] = walked[signature, scope]
 
 
 _ESCAPED = re.compile(r"\\(.)|&(amp|lt|gt);")
