@@ -19,10 +19,9 @@ from __future__ import annotations
 import bisect
 import re
 import string
-import time
 from collections.abc import Callable, Container, Iterable, Iterator
 from functools import cache
-from itertools import repeat
+from itertools import count, repeat
 from typing import Any
 
 from tree_sitter import Language, Node, Parser, Tree
@@ -36,8 +35,11 @@ MAX_PARSE_MARKS = 400_000
 over 100 bytes per token, and code made of nothing but marks (``x = ------...1;``) has a
 token per byte; the largest generated headers have 380,000."""
 _MARKS = string.punctuation.replace("_", "").encode()
-PARSE_SECONDS = 5.0
-"""Budget for one parse; past it the file is scanned like a too large one."""
+PARSE_CHECKS = 100_000
+"""Budget for one parse, in the parser's progress checks (made at a fixed count of its steps),
+not seconds: a clock would give a loaded machine other pages. Past it the file is scanned like a too
+large one. The densest header measured needs about 14 checks a kilobyte, so a file of
+``MAX_PARSE_BYTES`` stays well inside it."""
 
 DAMAGE_LINES = 20
 """A parse error spanning this many lines is reported as a problem; smaller
@@ -1542,7 +1544,7 @@ def extract(text: str, path: str) -> dict[str, Any]:
         reason = f"too complex to parse ({marks:,} operators and brackets)"
     else:
         tree = _parse(_parser(cuda), source)
-        reason = f"parsing took over {PARSE_SECONDS:g} s"
+        reason = "parsing ran past its budget"
     if tree is None:
         for line, _column, match in scan_preprocessor(text, dead):
             _add_directive(line, match, docs, symbols, imports)
@@ -1568,15 +1570,15 @@ def extract(text: str, path: str) -> dict[str, Any]:
 
 
 def _parse(parser: Parser, source: bytes) -> Tree | None:
-    """The tree, or None when parsing runs past ``PARSE_SECONDS`` (some inputs
+    """The tree, or None when parsing runs past ``PARSE_CHECKS`` (some inputs
     make the parser's error recovery crawl)."""
-    deadline = time.monotonic() + PARSE_SECONDS
+    checks = count(1)
     # the tree keeps this reader for a node's text, which a highlight query's predicates read:
     # bytes (a view made tree-sitter 0.26.1 crash there), large chunks while parsing, a name's worth after
     chunk = [65536]
     try:
         return parser.parse(lambda offset, _point: source[offset:offset + chunk[0]],
-                            progress_callback=lambda _offset, _error: time.monotonic() > deadline)
+                            progress_callback=lambda _offset, _error: next(checks) > PARSE_CHECKS)
     except ValueError:  # cancelled
         parser.reset()
         return None
