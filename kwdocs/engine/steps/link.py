@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import orjson
 
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import changed_units, digest, recovering, stored_facts
-from kwdocs.engine.steps.link_all import Spill, TreeInputs, resolve_tree, shared_links
+from kwdocs.engine.steps.link_all import OWN, Spill, TreeInputs, links_body, resolve_tree, shared_links
 from kwdocs.engine.steps.link_inputs import (
     ANCHORED_PART,
     _definitions_digest,
@@ -16,7 +19,7 @@ from kwdocs.engine.steps.link_inputs import (
     _link_inputs,
     interned_inputs,
 )
-from kwdocs.engine.steps.relink import link_basis, relink_imports
+from kwdocs.engine.steps.relink import bound_names, relink_imports
 from kwdocs.engine.steps.shared import SharedLinks
 from kwdocs.extract.links import (
     chain_definition,
@@ -114,7 +117,9 @@ def link_tree(config: Config, units: list[str], changed: list[str],
             output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
                                                           rewritten=rewritten))
             return {"link_shards": len(rewritten)}
-    tree = TreeInputs(units, lambda unit: fresh_inputs.pop(unit, None) or _stored_link_inputs(config, unit, False))
+    spill = Spill(config)     # each unit's imports, then each file's resolved imports, until its shards are made
+    tree = TreeInputs(units, lambda unit: fresh_inputs.pop(unit, None) or _stored_link_inputs(config, unit, False),
+                      spill)
     # an unchanged unit keeps the digests its inputs had; a changed one's are made again
     new_digests = {unit: digests[unit] if unit in digests and unit not in changed_set else tree.digests[unit]
                    for unit in units}
@@ -127,10 +132,11 @@ def link_tree(config: Config, units: list[str], changed: list[str],
     made: Iterator[tuple[str, bytes]]
     if shared is not None and shared.found is not None:
         bodies, anchored = shared.found, shared.anchored
+        spill.close()
         made = ((name, bodies[name]) for name in bodies if name != ANCHORED_PART)
     else:
         anchored = {}
-        made = _link_all(config, tree, rules, anchored)
+        made = _link_all(config, tree, spill, rules, anchored)
         bodies = {ANCHORED_PART: b""} if shared is not None else {}     # its place first, its bytes once all are linked
     storing = shared is not None and shared.found is None
     rewritten = []
@@ -155,16 +161,16 @@ def link_tree(config: Config, units: list[str], changed: list[str],
     return {"link_shards": len(rewritten), **cache_report()}
 
 
-def _link_all(config: Config, tree: TreeInputs, rules: RuleSet, anchored_out: dict) -> Iterator[tuple[str, bytes]]:
+def _link_all(config: Config, tree: TreeInputs, spill: Spill, rules: RuleSet,
+              anchored_out: dict) -> Iterator[tuple[str, bytes]]:
     """The whole tree linked, each unit's link shards (``_link_bodies``) as soon as they are made;
     once all are, ``anchored_out`` holds which files each unit's anchors were looked for in (as
-    the link meta keeps it).  Each unit's inputs and resolved imports are read back from a spill
-    file at its turn: the whole tree's at once bounded the step's peak (``link_all``)."""
+    the link meta keeps it).  What a file's links read of the tree is kept for every file in a
+    slim form, its resolved imports wait in ``spill`` (``link_all``)."""
     # only when the whole tree is linked: an edit's build links its own units
     from kwdocs.extract.cmake import installed_files
 
-    spill = Spill(config)
-    try:
+    try:   # the spill file is closed when the last unit is linked, or the step stops
         resolved = resolve_tree(config, tree, spill)
         uses, names, places, requests = shared_links(tree, resolved)
         unit_of = tree.unit_of
@@ -172,38 +178,43 @@ def _link_all(config: Config, tree: TreeInputs, rules: RuleSet, anchored_out: di
         installed = installed_files(tree.installs, tree.languages) if tree.installs else {}
         follows: dict = {}      # each file's imports by name, for every file's anchors
         defines, tests = tree.defines, tree.tests
-        no_links: dict = {"deps": [], "used_by": []}
+        no_links: dict[str, list] = {"deps": [], "used_by": []}
         for unit in tree.units:
-            entry = spill.take(unit)
-            assert isinstance(entry, dict)
-            files = {}
-            for rel, info in entry.items():
-                links = {"deps": info["imports"], "used_by": resolved.get(rel, no_links)["used_by"]}
+            rels = tree.files.pop(unit)
+            files, importance, basis = {}, {}, {}
+            own_inputs = orjson.loads(spill.take(OWN + unit))
+            for rel in rels:
+                own = resolved.get(rel, no_links)
+                links: dict[str, Any] = {"used_by": own["used_by"]}
                 if rel in names:    # the page links what its source names, and lists where its definitions are used
                     links["names"] = names.pop(rel)
                 if rel in places:
                     links["uses"] = places.pop(rel)
                 links["test_users"] = [user for user in links["used_by"] if user in tests]
                 links["indirect_test_users"] = indirect_test_users(rel, resolved, tests, set(links["test_users"]))
-                links["anchors"] = _anchors(links, info, lambda path: defines.get(path, {}),
+                uses_of, mentions, digested, binds, bases, defs = own_inputs[rel]
+                links["anchors"] = _anchors(own["deps"], [*uses_of, *mentions],
+                                            lambda path: defines.get(path, {}),
                                             lambda path: resolved.get(path, no_links)["deps"], unit, unit_of,
                                             anchored, follows)
                 if rel in installed:   # the rules that need the build files' word: ``installed = true``
                     build, line = installed[rel]
                     links["installed_by"] = [build, line]
-                    links["findings"] = rules.installed_findings(rel, info["language"], build, line)
+                    links["findings"] = rules.installed_findings(rel, tree.languages[rel], build, line)
                 files[rel] = links
-            # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
-            importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.pop(rel, {}),
-                                **_diagram_facts(rel, files[rel], entry[rel])} for rel in entry}
+                # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
+                importance[rel] = {"users": len(own["used_by"]), "names": uses.pop(rel, {}),
+                                   **_diagram_facts(rel, dict(links, deps=own["deps"]),
+                                                    {"bases": bases, "defs": defs})}
+                basis[rel] = [digested, bound_names(binds, own["deps"])]
             # the names looked for in its files, with the units of the files named: made at its turn, as
             # a copy per file looked in (made for the whole tree at once, they raised the step's peak)
             asked = {place: [[importer, unit_of[importer], bound, name, imported_from,
                               [[file, unit_of[file]] for file in looked_in]]
                              for importer, bound, name, imported_from, looked_in in requests.pop(place)]
-                     for place in entry if place in requests}
-            yield from _link_bodies(unit, files, importance, asked,
-                                    {rel: link_basis(entry[rel], files[rel]["deps"]) for rel in entry})
+                     for place in rels if place in requests}
+            yield f"{LINKS}/{unit}", links_body(unit, files, {rel: spill.take(rel) for rel in rels})
+            yield from _link_bodies(unit, importance, asked, basis)
     finally:
         spill.close()
     anchored_out.update((rel, [owner, sorted(users), *_defines_digest({"defines": defines.get(rel)})])
@@ -239,10 +250,9 @@ def _refresh_classes(config: Config, units: list[str], fresh_inputs: dict[str, d
         save_shard(config, IMPORTANCE, unit, stored)
 
 
-def _link_bodies(unit: str, files: dict, importance: dict, requests: dict, basis: dict) -> Iterator[tuple[str, bytes]]:
-    """A unit's link shards as (``kind/unit``, the bytes ``save_shard`` writes before its seal):
-    what a links entry holds beside the link meta's ``anchored``, written as they are."""
-    yield f"{LINKS}/{unit}", output.compact_json({"files": files, "unit": unit}, sort_keys=True)
+def _link_bodies(unit: str, importance: dict, requests: dict, basis: dict) -> Iterator[tuple[str, bytes]]:
+    """A unit's importance and link requests shards as (``kind/unit``, the bytes ``save_shard``
+    writes before its seal), after its links shard (``links_body``)."""
     yield f"{IMPORTANCE}/{unit}", output.compact_json({"files": importance, "unit": unit}, sort_keys=True)
     # what each file's links were made from besides its imports, for ``relink_imports`` to prove them
     yield f"{LINK_REQUESTS}/{unit}", output.compact_json({"basis": basis, "files": requests, "unit": unit},
@@ -284,12 +294,13 @@ def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str,
     return [unit for unit, files in links_of.items() if save_shard(config, LINKS, unit, {"files": files})]
 
 
-def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
+def _anchors(deps: list[dict], uses: list[str], defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
              unit: str, unit_of: Mapping[str, str], anchored: dict[str, list], follows: dict) -> dict[str, list[str]]:
-    """A file's ``definition_anchors``, noting in ``anchored`` (file -> [its unit, units whose
-    anchors it may decide]) every file they were looked for in; ``follows``: their ``index``."""
+    """A file's ``definition_anchors`` (``uses``: ``uses_and_mentions``), noting in ``anchored`` (file ->
+    [its unit, units whose anchors it may decide]) every file they were looked for in; ``follows``: their
+    ``index``."""
     reached: set[str] = set()
-    anchors = definition_anchors(links.get("deps", []), uses_and_mentions(info), defines_of, deps_of, reached, follows)
+    anchors = definition_anchors(deps, uses, defines_of, deps_of, reached, follows)
     for place in reached:
         if place in unit_of:
             anchored.setdefault(place, [unit_of[place], set()])[1].add(unit)

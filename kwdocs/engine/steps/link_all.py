@@ -1,13 +1,16 @@
 """The whole tree linked a unit at a time: what one file's links read of the others is kept for
 every file in a slim form (languages, top-level names, the imports that reach a file of the
-tree), while each unit's own inputs and resolved imports wait in a spill file until its shards
-are made.  Holding every file's import records and inputs as read bounded the link step's peak."""
+tree), while each unit's import records wait in a spill file until the whole tree's paths are
+known, and each file's resolved imports, as the bytes its links shard holds, until its unit's
+shards are made.  Holding every file's import records and inputs as read bounded the link
+step's peak."""
 from __future__ import annotations
 
 import io
+import json
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO
 
 import orjson
@@ -15,6 +18,7 @@ import orjson
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.link_inputs import _definitions_digest, _import_digest, interned_inputs, interned_names
+from kwdocs.engine.steps.relink import basis_digest
 from kwdocs.extract.links import ImportResolver, definition_links, name_uses, reexports
 from kwdocs.languages import RESOLVERS, resolver
 from kwdocs.store import writer as output
@@ -24,14 +28,19 @@ from kwdocs.store import writer as output
 _SLIM = ("target", "module", "names", "name_targets", "package", "line")
 
 
+OWN = "\0"    # the spill's key of a unit's part that only its own links read, before the unit's name
+
+
 class TreeInputs:
     """Every unit's link inputs read once (``read``: a unit's inputs by file), keeping of each
-    file what linking another file may read of it, and each unit's digests for the link meta."""
+    file what linking it or another file reads besides its imports, which wait in ``spill``;
+    and each unit's digests for the link meta."""
 
-    def __init__(self, units: list[str], read: Callable[[str], dict[str, dict]]) -> None:
-        self.units, self.read = units, read
+    def __init__(self, units: list[str], read: Callable[[str], dict[str, dict]], spill: Spill) -> None:
+        self.units = units
         self.languages: dict[str, str] = {}
         self.unit_of: dict[str, str] = {}
+        self.files: dict[str, list[str]] = {}     # each unit's files
         self.defs: dict[str, dict] = {}
         self.defines: dict[str, dict] = {}
         self.binds: dict[str, dict] = {}
@@ -45,6 +54,7 @@ class TreeInputs:
         how: dict[str, object] = {}
         for unit in units:
             inputs = read(unit)
+            self.files[unit] = list(inputs)
             self.digests[unit], self.definitions[unit] = _import_digest(inputs), _definitions_digest(inputs)
             for rel, info in inputs.items():
                 language = self.languages[rel] = info["language"]
@@ -65,6 +75,12 @@ class TreeInputs:
                     how[language] = resolver(language)
                 if how[language] not in RESOLVERS and info["imports"]:
                     self.resolver_imports[rel] = info["imports"]
+            spill.put(unit, orjson.dumps({rel: info["imports"] for rel, info in inputs.items()}))
+            # what only its own links read: read back at its turn (``own_inputs``)
+            spill.put(OWN + unit, orjson.dumps({
+                rel: [info.get("uses", []), info.get("mentions", []), basis_digest(info), info.get("binds", {}),
+                      info.get("bases", []), info.get("defs", {}) if info.get("bases") else {}]
+                for rel, info in inputs.items()}))
 
     def python(self) -> list[str]:
         """The tree's Python files, sorted (the link meta's ``python``)."""
@@ -72,8 +88,8 @@ class TreeInputs:
 
 
 class Spill:
-    """Each unit's part as bytes, in an unnamed file of the state folder (gone when closed, or
-    when the process ends), or in memory during a dry run, which writes nothing."""
+    """Bytes set aside by key, in an unnamed file of the state folder (gone when closed, or when
+    the process ends), or in memory during a dry run, which writes nothing."""
 
     def __init__(self, config: Config) -> None:
         self.file: IO[bytes] = io.BytesIO()
@@ -84,39 +100,37 @@ class Spill:
                 pass    # a state folder that takes no file: held in memory, as the dry run does
         self.places: dict[str, tuple[int, int]] = {}
 
-    def put(self, key: str, data: object) -> None:
-        body = orjson.dumps(data)
+    def put(self, key: str, body: bytes) -> None:
         self.places[key] = (self.file.seek(0, io.SEEK_END), len(body))
         self.file.write(body)
 
-    def take(self, key: str) -> object:
+    def take(self, key: str) -> bytes:
         start, size = self.places.pop(key)
         self.file.seek(start)
-        return orjson.loads(self.file.read(size))
+        return self.file.read(size)
 
     def close(self) -> None:
         self.file.close()
 
 
 def resolve_tree(config: Config, tree: TreeInputs, spill: Spill) -> dict[str, dict]:
-    """The whole tree's imports resolved a unit at a time, each unit's inputs with its files'
-    resolved imports (as ``imports``) set aside in ``spill``; what every file's links may read
-    of the others: per file its imports that reach a file of the tree (``deps``, slim) and the
-    files importing it (``used_by``), in path order as ``resolve_links`` gives them."""
+    """The whole tree's imports resolved a unit at a time from ``spill``, each file's resolved
+    imports set aside there again (by its path) as its links shard writes them; what every
+    file's links may read of the others: per file its imports that reach a file of the tree
+    (``deps``, slim) and the files importing it (``used_by``), in path order as
+    ``resolve_links`` gives them."""
     resolution = ImportResolver(tree.languages, tree.resolver_imports, config.include_roots, in_place=True)
     slim: dict[str, list[dict]] = {}
     same: dict[tuple[str, str], dict] = {}
     with collector_paused():  # the new records would set off full collections
         for unit in tree.units:
-            inputs = tree.read(unit)
-            for rel, info in inputs.items():
-                imports = info["imports"]
+            for rel, imports in orjson.loads(spill.take(unit)).items():
                 deps = resolution.deps(rel, imports) if imports and isinstance(imports, list) else []
-                info["imports"] = deps
+                spill.put(rel, output.compact_json(deps, sort_keys=True))
                 reaching = [_slim(dep, same) for dep in deps if dep.get("target")]
                 if reaching:
                     slim[rel] = reaching
-            spill.put(unit, inputs)
+    tree.resolver_imports = {}
     used_by = resolution.used_by
     return {rel: {"deps": slim.get(rel, []), "used_by": sorted(used_by.get(rel, ()))}
             for rel in sorted(slim.keys() | used_by.keys())}
@@ -142,11 +156,36 @@ def _slim(dep: dict, same: dict[tuple[str, str], dict]) -> dict:
 
 def shared_links(tree: TreeInputs, resolved: dict[str, dict]) -> tuple[dict, dict, dict, dict]:
     """What each file's links take from the whole tree's: counts of the names it may define used
-    (``name_uses``), and ``definition_links``' names, uses and requests; the tree's names
-    and definitions ``definition_links`` alone reads are let go."""
+    (``name_uses``), and ``definition_links``' names, uses and requests; then of the tree's
+    definitions only those of files a walk may reach (the targets of imports) are kept."""
     shared = reexports(resolved)
     uses = name_uses(resolved, tree.uses, shared)
     tree.uses = {}
     names, places, requests = definition_links(resolved, tree.defs, tree.binds, shared)
     tree.defs, tree.binds = {}, {}
+    reached = set(_reached(resolved))
+    tree.defines = {rel: defines for rel, defines in tree.defines.items() if rel in reached}
     return uses, names, places, requests
+
+
+def _reached(resolved: dict[str, dict]) -> Iterator[str]:
+    """Every file an import of the tree reaches: the only ones whose definitions a walk reads."""
+    for links in resolved.values():
+        for dep in links["deps"]:
+            yield dep["target"]
+            if "package" in dep:
+                yield dep["package"]
+            yield from (dep.get("name_targets") or {}).values()
+
+
+def links_body(unit: str, files: dict[str, dict], deps: dict[str, bytes]) -> bytes:
+    """A unit's links shard as ``compact_json`` makes it, each file's resolved imports written in
+    from ``deps`` (the bytes ``resolve_tree`` set aside) as they are, never read back as data."""
+    for rel, body in deps.items():
+        files[rel]["deps"] = orjson.Fragment(body)
+    try:
+        return orjson.dumps({"files": files, "unit": unit}, option=orjson.OPT_SORT_KEYS)
+    except TypeError:   # what orjson refuses (an integer past 64 bits) goes through ``json``, as compact_json does
+        for rel, body in deps.items():
+            files[rel]["deps"] = json.loads(body)
+        return output.compact_json({"files": files, "unit": unit}, sort_keys=True)
