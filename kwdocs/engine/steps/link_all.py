@@ -9,8 +9,8 @@ from __future__ import annotations
 import io
 import json
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import IO
 
 import orjson
@@ -28,6 +28,7 @@ from kwdocs.store import writer as output
 _SLIM = ("target", "module", "names", "name_targets", "package", "line")
 
 
+SPILL = "link-spill"   # in the state folder while the whole tree is linked (``Spill``)
 OWN = "\0"    # the spill's key of a unit's part that only its own links read, before the unit's name
 
 
@@ -88,17 +89,24 @@ class TreeInputs:
 
 
 class Spill:
-    """Bytes set aside by key, in an unnamed file of the state folder (gone when closed, or when
-    the process ends), or in memory during a dry run, which writes nothing."""
+    """Bytes set aside by key, in a file of the state folder whose name is removed as soon as it
+    is open (gone when closed, or when the process ends, even killed), or in memory during a dry
+    run, which writes nothing."""
 
     def __init__(self, config: Config) -> None:
         self.file: IO[bytes] = io.BytesIO()
-        if not output.dry_running():
-            try:
-                self.file = tempfile.TemporaryFile(dir=config.state)  # noqa: SIM115 - ``close`` closes it
-            except OSError:
-                pass    # a state folder that takes no file: held in memory, as the dry run does
         self.places: dict[str, tuple[int, int]] = {}
+        self.path: Path | None = None      # a name the system kept while the file was open
+        if not output.dry_running():
+            path = config.state / SPILL
+            try:
+                self.file = open(path, "w+b")  # noqa: SIM115 - ``close`` closes it
+            except OSError:
+                return    # a state folder that takes no file: held in memory, as the dry run does
+            try:
+                path.unlink()
+            except OSError:
+                self.path = path     # a system that keeps an open file's name: removed when closed
 
     def put(self, key: str, body: bytes) -> None:
         self.places[key] = (self.file.seek(0, io.SEEK_END), len(body))
@@ -111,6 +119,8 @@ class Spill:
 
     def close(self) -> None:
         self.file.close()
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
 
 
 def resolve_tree(config: Config, tree: TreeInputs, spill: Spill) -> dict[str, dict]:
