@@ -29,6 +29,7 @@ _SLIM = ("target", "module", "names", "name_targets", "package", "line")
 
 
 SPILL = "link-spill"   # in the state folder while the whole tree is linked (``Spill``)
+DEFINED = "\1"    # the spill's key of a unit's definitions, before the unit's name
 OWN = "\0"    # the spill's key of a unit's part that only its own links read, before the unit's name
 
 
@@ -38,7 +39,7 @@ class TreeInputs:
     and each unit's digests for the link meta."""
 
     def __init__(self, units: list[str], read: Callable[[str], dict[str, dict]], spill: Spill) -> None:
-        self.units = units
+        self.units, self.spill = units, spill
         self.languages: dict[str, str] = {}
         self.unit_of: dict[str, str] = {}
         self.files: dict[str, list[str]] = {}     # each unit's files
@@ -60,10 +61,6 @@ class TreeInputs:
             for rel, info in inputs.items():
                 language = self.languages[rel] = info["language"]
                 self.unit_of[rel] = unit
-                if "defs" in info:
-                    self.defs[rel] = info["defs"]
-                if "defines" in info:
-                    self.defines[rel] = info["defines"]
                 if "binds" in info:     # kept for the whole tree: one string object per name, as ``torch.Tensor``
                     self.binds[rel] = interned_inputs({"binds": info["binds"]})["binds"]
                 if info.get("uses"):
@@ -77,6 +74,9 @@ class TreeInputs:
                 if how[language] not in RESOLVERS and info["imports"]:
                     self.resolver_imports[rel] = info["imports"]
             spill.put(unit, orjson.dumps({rel: info["imports"] for rel, info in inputs.items()}))
+            # its definitions: read back once the imports tell which files a walk may reach
+            spill.put(DEFINED + unit, orjson.dumps({rel: [info.get("defs"), info.get("defines")] for rel, info
+                                                    in inputs.items() if "defs" in info or "defines" in info}))
             # what only its own links read: read back at its turn (``own_inputs``)
             spill.put(OWN + unit, orjson.dumps({
                 rel: [info.get("uses", []), info.get("mentions", []), basis_digest(info), info.get("binds", {}),
@@ -166,15 +166,22 @@ def _slim(dep: dict, same: dict[tuple[str, str], dict]) -> dict:
 
 def shared_links(tree: TreeInputs, resolved: dict[str, dict]) -> tuple[dict, dict, dict, dict]:
     """What each file's links take from the whole tree's: counts of the names it may define used
-    (``name_uses``), and ``definition_links``' names, uses and requests; then of the tree's
-    definitions only those of files a walk may reach (the targets of imports) are kept."""
+    (``name_uses``), and ``definition_links``' names, uses and requests.  Of the tree's
+    definitions only those of files an import reaches are read back from the spill: no walk reads
+    the others'."""
+    reached = set(_reached(resolved))
+    for unit in tree.units:
+        for rel, (defs, defines) in orjson.loads(tree.spill.take(DEFINED + unit)).items():
+            if rel in reached:
+                if defs is not None:
+                    tree.defs[rel] = defs
+                if defines is not None:
+                    tree.defines[rel] = defines
     shared = reexports(resolved)
     uses = name_uses(resolved, tree.uses, shared)
     tree.uses = {}
     names, places, requests = definition_links(resolved, tree.defs, tree.binds, shared)
     tree.defs, tree.binds = {}, {}
-    reached = set(_reached(resolved))
-    tree.defines = {rel: defines for rel, defines in tree.defines.items() if rel in reached}
     return uses, names, places, requests
 
 
