@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kwdocs.config import load_config
-from kwdocs.engine.steps import link as link_step
+from kwdocs.engine.steps import link_all
 from kwdocs.pages import model
 from kwdocs.store.state import FACTS, LINKS, load_shard
 from tests.conftest import run_kwdocs
@@ -89,7 +89,7 @@ def test_edits_rewrite_the_pages_whose_uses_or_links_changed(tmp_path: Path, mon
     (src / "pkg/base.py").write_text("# one\n# two\n" + BASE)
     before = linear_page.stat().st_mtime_ns
     with monkeypatch.context() as patch:
-        patch.setattr(link_step, "definition_links", None)
+        patch.setattr(link_all, "definition_links", None)     # the whole tree is linked there
         _build(src, out)
     assert _docs_model(src, out, "pkg/linear.py")["source_names"]["Module"] == ["pkg/base.py_docs.md", 6]
     assert _docs_model(src, out, "app.py")["source_names"]["Module"] == ["pkg/base.py_docs.md", 6]

@@ -120,33 +120,54 @@ def resolve_links(languages: Mapping[str, str], imports: Mapping[str, list[dict]
 
 def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
              include_roots: Sequence[str], in_place: bool) -> dict[str, dict]:
-    how = {language: resolver(language) for language in set(languages.values())}
-    python_dep = _PythonIndex([path for path, language in languages.items()
-                               if how[language] == "python"]).dep
-    record = _update if in_place else _copy
-    files = _FileIndex(languages.keys(), include_roots)
-    # Each distinct include is resolved once: <...> per header, "..." per folder and header.
-    angle_answers: dict[str, tuple[str | None, str]] = {}
-    quoted_answers: dict[str, dict[str, tuple[str | None, str]]] = defaultdict(dict)
+    resolution = ImportResolver(languages, imports, include_roots, in_place)
     result: dict[str, dict] = {path: {"deps": [], "used_by": []} for path in sorted(languages)}
-    used_by: dict[str, list[str]] = defaultdict(list)  # filled in path order: sorted
-    resolvers: dict[str, Any] = {}  # language id -> its module's import resolver (or None)
     for path in sorted(path for path in imports if path in result):
-        file_imports = imports[path]
-        if not isinstance(file_imports, list):
-            continue
-        deps = result[path]["deps"]
+        if isinstance(imports[path], list):
+            result[path]["deps"] = resolution.deps(path, imports[path])
+    for target, users_of_target in resolution.used_by.items():
+        result[target]["used_by"] = users_of_target     # filled in path order: sorted
+    return result
+
+
+class ImportResolver:
+    """A tree's imports resolved a file at a time (``deps``), against every path of the tree
+    (``languages``): a caller that holds one part of the tree's imports at a time resolves it
+    as ``resolve_links`` does the whole.  ``imports``: what the languages' own resolvers (JS's
+    ``tsconfig``, Go's ``go.mod``) are built from, at least the imports of the files whose
+    language has no resolver of ``RESOLVERS``.  ``used_by``: each target's importers, in the
+    order they were resolved."""
+
+    def __init__(self, languages: Mapping[str, str], imports: Mapping[str, list[dict]],
+                 include_roots: Sequence[str] = (), in_place: bool = False) -> None:
+        self._languages, self._imports = languages, imports
+        self._how = {language: resolver(language) for language in set(languages.values())}
+        self._python_dep = _PythonIndex([path for path, language in languages.items()
+                                         if self._how[language] == "python"]).dep
+        self._record = _update if in_place else _copy
+        self._files = _FileIndex(languages.keys(), include_roots)
+        # Each distinct include is resolved once: <...> per header, "..." per folder and header.
+        self._angle_answers: dict[str, tuple[str | None, str]] = {}
+        self._quoted_answers: dict[str, dict[str, tuple[str | None, str]]] = defaultdict(dict)
+        self._resolvers: dict[str, Any] = {}  # language id -> its module's import resolver (or None)
+        self.used_by: dict[str, list[str]] = defaultdict(list)
+
+    def deps(self, path: str, file_imports: list) -> list[dict]:
+        """The resolved ``deps`` of the file ``path`` (of ``languages``), its importers noted."""
+        languages, files, record, python_dep = self._languages, self._files, self._record, self._python_dep
+        angle_answers = self._angle_answers
+        deps: list[dict] = []
         folder = path.rpartition("/")[0]
-        found_by = how[languages[path]]
+        found_by = self._how[languages[path]]
         python = found_by == "python"
         cmake = found_by == "cmake"
         includes = found_by == "include"
         tree_resolver = None
         if isinstance(found_by, type):   # the language's own resolver, built once over the whole tree
-            if languages[path] not in resolvers:
-                resolvers[languages[path]] = found_by(languages, imports)
-            tree_resolver = resolvers[languages[path]]
-        quoted = quoted_answers[folder]
+            if languages[path] not in self._resolvers:
+                self._resolvers[languages[path]] = found_by(languages, self._imports)
+            tree_resolver = self._resolvers[languages[path]]
+        quoted = self._quoted_answers[folder]
         users: set[str | None] = set()
         for entry in file_imports:
             if not isinstance(entry, dict):
@@ -186,10 +207,8 @@ def _resolve(languages: Mapping[str, str], imports: Mapping[str, list[dict]],
         users.discard(path)
         for target in users:
             if target is not None:
-                used_by[target].append(path)
-    for target, users_of_target in used_by.items():
-        result[target]["used_by"] = users_of_target
-    return result
+                self.used_by[target].append(path)
+        return deps
 
 
 def _installed_answer(find: Callable[[str, str, frozenset[str]], str | None], module: str, path: str,

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import orjson
 
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import changed_units, digest, recovering, stored_facts
+from kwdocs.engine.steps.link_all import OWN, Spill, TreeInputs, links_body, resolve_tree, shared_links
 from kwdocs.engine.steps.link_inputs import (
     ANCHORED_PART,
     _definitions_digest,
@@ -15,20 +19,15 @@ from kwdocs.engine.steps.link_inputs import (
     _link_inputs,
     interned_inputs,
 )
-from kwdocs.engine.steps.relink import link_basis, relink_imports
+from kwdocs.engine.steps.relink import bound_names, relink_imports
 from kwdocs.engine.steps.shared import SharedLinks
 from kwdocs.extract.links import (
     chain_definition,
     definer,
     definition_anchors,
-    definition_links,
     indirect_test_users,
-    name_uses,
-    reexports,
-    resolve_links,
     uses_and_mentions,
 )
-from kwdocs.languages import resolver
 from kwdocs.pages.diagrams import resolved_bases
 from kwdocs.rules.ruleset import RuleSet, rules_for
 from kwdocs.store import writer as output
@@ -45,14 +44,17 @@ from kwdocs.store.state import (
 )
 
 
-def _stored_link_inputs(config: Config, unit: str) -> dict[str, dict]:
-    """A unit's link inputs as extraction left them (made again from its facts if lost or damaged)."""
+def _stored_link_inputs(config: Config, unit: str, intern: bool = True) -> dict[str, dict]:
+    """A unit's link inputs as extraction left them (made again from its facts if lost or damaged);
+    ``intern``: their shared names as one string object each (``interned_inputs``), for a caller
+    that keeps them; linking the whole tree interns what it keeps of them itself."""
     stored = load_shard(config, LINK_INPUTS, unit)
     if not isinstance(stored.get("files"), dict):
         stored = {"files": _link_inputs(stored_facts(config, unit))}
         save_shard(config, LINK_INPUTS, unit, stored)
-    for info in stored["files"].values():
-        interned_inputs(info)
+    if intern:
+        for info in stored["files"].values():
+            interned_inputs(info)
     return stored["files"]
 
 
@@ -76,13 +78,10 @@ def link_tree(config: Config, units: list[str], changed: list[str],
     digests: dict[str, str] = meta.get("digests", {})
     definitions: dict[str, str] = meta.get("definitions", {})
     changed_set = changed_units(config, units, changed)
-    fresh_inputs: dict[str, dict] = {}
-    for unit in units:
-        if unit not in digests or unit in changed_set:
-            fresh_inputs[unit] = _stored_link_inputs(config, unit)
-    new_digests = {unit: _import_digest(inputs) for unit, inputs in fresh_inputs.items()}
     rules = rules_for(config)
-    new_definitions = {unit: _definitions_digest(inputs) for unit, inputs in fresh_inputs.items()}
+    fresh_inputs: dict[str, dict] = {}
+    new_digests: dict[str, str] = {}
+    new_definitions: dict[str, str] = {}
     imported: list[str] = []
     relinked: list[str] | None = None     # the units whose links ``relink_imports`` rewrote, None: link all
     if (set(digests) == set(units)
@@ -91,6 +90,10 @@ def link_tree(config: Config, units: list[str], changed: list[str],
             and isinstance(meta.get("anchored"), dict) and set(definitions) == set(units)
             and all(os.path.isfile(shard_path(config, kind, unit)) for unit in units
                     for kind in (LINKS, IMPORTANCE, LINK_REQUESTS))):
+        # only the changed units' inputs are read here: linking the whole tree reads each unit's in turn
+        fresh_inputs = {unit: _stored_link_inputs(config, unit) for unit in units if unit in changed_set}
+        new_digests = {unit: _import_digest(inputs) for unit, inputs in fresh_inputs.items()}
+        new_definitions = {unit: _definitions_digest(inputs) for unit, inputs in fresh_inputs.items()}
         imported = [unit for unit, value in new_digests.items() if digests[unit] != value]
         relinked = [] if not imported else relink_imports(config, imported, fresh_inputs, unit_files, meta["python"]) \
             if unit_files is not None and isinstance(meta.get("python"), list) else None
@@ -114,18 +117,26 @@ def link_tree(config: Config, units: list[str], changed: list[str],
             output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
                                                           rewritten=rewritten))
             return {"link_shards": len(rewritten)}
-    inputs = {unit: fresh_inputs.get(unit) or _stored_link_inputs(config, unit) for unit in units}
+    spill = Spill(config)     # each unit's imports, then each file's resolved imports, until its shards are made
+    tree = TreeInputs(units, lambda unit: fresh_inputs.pop(unit, None) or _stored_link_inputs(config, unit, False),
+                      spill)
+    # an unchanged unit keeps the digests its inputs had; a changed one's are made again
+    new_digests = {unit: digests[unit] if unit in digests and unit not in changed_set else tree.digests[unit]
+                   for unit in units}
+    new_definitions = tree.definitions
     # the whole tree's links from the cache only without links of an earlier build (a fresh clone):
     # an edit that relinks would add an entry the size of all links for each tree it links
-    shared = SharedLinks(config, inputs, {unit: [new_digests[unit], new_definitions[unit]] for unit in units},
+    shared = SharedLinks(config, {unit: {} for unit in units},     # it reads the units' names alone
+                         {unit: [new_digests[unit], new_definitions[unit]] for unit in units},
                          rules.fingerprint()) if config.cache and not digests else None
     made: Iterator[tuple[str, bytes]]
     if shared is not None and shared.found is not None:
         bodies, anchored = shared.found, shared.anchored
+        spill.close()
         made = ((name, bodies[name]) for name in bodies if name != ANCHORED_PART)
     else:
         anchored = {}
-        made = _link_all(config, inputs, rules, anchored)
+        made = _link_all(config, tree, spill, rules, anchored)
         bodies = {ANCHORED_PART: b""} if shared is not None else {}     # its place first, its bytes once all are linked
     storing = shared is not None and shared.found is None
     rewritten = []
@@ -140,10 +151,7 @@ def link_tree(config: Config, units: list[str], changed: list[str],
         bodies[ANCHORED_PART] = output.compact_json(anchored, sort_keys=True)
         shared.store(bodies)
     output.write_json(config.out, meta_path, {     # "rewritten": the units whose pages may need rendering again
-        "digests": {unit: new_digests.get(unit) or digests[unit] for unit in units},
-        "definitions": {unit: new_definitions.get(unit) or _definitions_digest(inputs[unit]) for unit in units},
-        "anchored": anchored, "python": sorted(rel for entry in inputs.values() for rel, info in entry.items()
-                                               if resolver(info["language"]) == "python"),
+        "digests": new_digests, "definitions": new_definitions, "anchored": anchored, "python": tree.python(),
         "roots": list(config.include_roots), "code": code_fingerprint(), "rules": rules.fingerprint(),
         "rewritten": rewritten})
     if shared is None:
@@ -153,67 +161,64 @@ def link_tree(config: Config, units: list[str], changed: list[str],
     return {"link_shards": len(rewritten), **cache_report()}
 
 
-def _link_all(config: Config, inputs: dict[str, dict], rules: RuleSet,
+def _link_all(config: Config, tree: TreeInputs, spill: Spill, rules: RuleSet,
               anchored_out: dict) -> Iterator[tuple[str, bytes]]:
     """The whole tree linked, each unit's link shards (``_link_bodies``) as soon as they are made;
     once all are, ``anchored_out`` holds which files each unit's anchors were looked for in (as
-    the link meta keeps it).  A unit's own part of the links is let go once its shards are made:
-    holding every unit's until the last one was linked raised the step's peak."""
+    the link meta keeps it).  What a file's links read of the tree is kept for every file in a
+    slim form, its resolved imports wait in ``spill`` (``link_all``)."""
     # only when the whole tree is linked: an edit's build links its own units
     from kwdocs.extract.cmake import installed_files
 
-    flat = {rel: info for entry in inputs.values() for rel, info in entry.items()}
-    unit_of = {rel: unit for unit, entry in inputs.items() for rel in entry}
-    resolved = resolve_links({rel: info["language"] for rel, info in flat.items()},
-                             {rel: info["imports"] for rel, info in flat.items() if info["imports"]},
-                             config.include_roots, in_place=True)   # the inputs are saved in their shards
-    tests = {rel for rel, info in flat.items() if info["test"]}
-    shared = reexports(resolved)
-    uses = name_uses(resolved, {rel: info.get("uses", []) for rel, info in flat.items()}, shared)
-    names, places, requests = definition_links(
-        resolved, {rel: info["defs"] for rel, info in flat.items() if "defs" in info},
-        {rel: info["binds"] for rel, info in flat.items() if "binds" in info}, shared)
-    by_unit: dict[str, dict[str, list]] = {}
-    for place in list(requests):
-        by_unit.setdefault(unit_of[place], {})[place] = [
-            [importer, unit_of[importer], bound, name, imported_from, [[file, unit_of[file]] for file in looked_in]]
-            for importer, bound, name, imported_from, looked_in in requests.pop(place)]
-    anchored: dict[str, list] = {}
-    installs = {rel: info["installs"] for rel, info in flat.items() if info.get("installs")}
-    installed = installed_files(installs, flat) if installs else {}
-    follows: dict = {}      # each file's imports by name, for every file's anchors
-    for unit, entry in inputs.items():
-        files = {}
-        for rel in entry:
-            links = resolved.get(rel, {"deps": [], "used_by": []})
-            if rel in names:    # the page links what its source names, and lists where its definitions are used
-                links["names"] = names.pop(rel)
-            if rel in places:
-                links["uses"] = places.pop(rel)
-            links["test_users"] = [user for user in links["used_by"] if user in tests]
-            links["indirect_test_users"] = indirect_test_users(rel, resolved, tests, set(links["test_users"]))
-            links["anchors"] = _anchors(links, flat[rel], lambda path: flat.get(path, {}).get("defines", {}),
-                                        lambda path: resolved.get(path, {}).get("deps", []), unit, unit_of, anchored,
-                                        follows)
-            if rel in installed:   # the rules that need the build files' word: ``installed = true``
-                build, line = installed[rel]
-                links["installed_by"] = [build, line]
-                links["findings"] = rules.installed_findings(rel, flat[rel]["language"], build, line)
-            files[rel] = links
-        # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
-        importance = {rel: {"users": len(files[rel]["used_by"]), "names": uses.pop(rel, {}),
-                            **_diagram_facts(rel, files[rel], flat[rel])} for rel in entry}
-        yield from _link_bodies(unit, files, importance, by_unit.pop(unit, {}),
-                                {rel: link_basis(flat[rel], files[rel]["deps"]) for rel in entry})
-        for links in files.values():    # what other files' links read of it: its imports and users
-            for key in _OWN_LINKS:
-                links.pop(key, None)
-    anchored_out.update((rel, [owner, sorted(users), *_defines_digest(flat[rel])])
+    try:   # the spill file is closed when the last unit is linked, or the step stops
+        resolved = resolve_tree(config, tree, spill)
+        uses, names, places, requests = shared_links(tree, resolved)
+        unit_of = tree.unit_of
+        anchored: dict[str, list] = {}
+        installed = installed_files(tree.installs, tree.languages) if tree.installs else {}
+        follows: dict = {}      # each file's imports by name, for every file's anchors
+        defines, tests = tree.defines, tree.tests
+        no_links: dict[str, list] = {"deps": [], "used_by": []}
+        for unit in tree.units:
+            rels = tree.files.pop(unit)
+            files, importance, basis = {}, {}, {}
+            own_inputs = orjson.loads(spill.take(OWN + unit))
+            for rel in rels:
+                own = resolved.get(rel, no_links)
+                links: dict[str, Any] = {"used_by": own["used_by"]}
+                if rel in names:    # the page links what its source names, and lists where its definitions are used
+                    links["names"] = names.pop(rel)
+                if rel in places:
+                    links["uses"] = places.pop(rel)
+                links["test_users"] = [user for user in links["used_by"] if user in tests]
+                links["indirect_test_users"] = indirect_test_users(rel, resolved, tests, set(links["test_users"]))
+                uses_of, mentions, digested, binds, bases, defs = own_inputs[rel]
+                links["anchors"] = _anchors(own["deps"], [*uses_of, *mentions],
+                                            lambda path: defines.get(path, {}),
+                                            lambda path: resolved.get(path, no_links)["deps"], unit, unit_of,
+                                            anchored, follows)
+                if rel in installed:   # the rules that need the build files' word: ``installed = true``
+                    build, line = installed[rel]
+                    links["installed_by"] = [build, line]
+                    links["findings"] = rules.installed_findings(rel, tree.languages[rel], build, line)
+                files[rel] = links
+                # Main Definitions' ranking, apart from the links so that a new use re-renders no file page
+                importance[rel] = {"users": len(own["used_by"]), "names": uses.pop(rel, {}),
+                                   **_diagram_facts(rel, dict(links, deps=own["deps"]),
+                                                    {"bases": bases, "defs": defs})}
+                basis[rel] = [digested, bound_names(binds, own["deps"])]
+            # the names looked for in its files, with the units of the files named: made at its turn, as
+            # a copy per file looked in (made for the whole tree at once, they raised the step's peak)
+            asked = {place: [[importer, unit_of[importer], bound, name, imported_from,
+                              [[file, unit_of[file]] for file in looked_in]]
+                             for importer, bound, name, imported_from, looked_in in requests.pop(place)]
+                     for place in rels if place in requests}
+            yield f"{LINKS}/{unit}", links_body(unit, files, {rel: spill.take(rel) for rel in rels})
+            yield from _link_bodies(unit, importance, asked, basis)
+    finally:
+        spill.close()
+    anchored_out.update((rel, [owner, sorted(users), *_defines_digest({"defines": defines.get(rel)})])
                         for rel, (owner, users) in sorted(anchored.items()))
-
-
-# what a file's links hold that no other file's linking reads (``_link_all`` lets it go once written)
-_OWN_LINKS = ("names", "uses", "test_users", "indirect_test_users", "anchors", "installed_by", "findings")
 
 
 def _diagram_facts(rel: str, links: dict, info: dict) -> dict[str, list]:
@@ -245,10 +250,9 @@ def _refresh_classes(config: Config, units: list[str], fresh_inputs: dict[str, d
         save_shard(config, IMPORTANCE, unit, stored)
 
 
-def _link_bodies(unit: str, files: dict, importance: dict, requests: dict, basis: dict) -> Iterator[tuple[str, bytes]]:
-    """A unit's link shards as (``kind/unit``, the bytes ``save_shard`` writes before its seal):
-    what a links entry holds beside the link meta's ``anchored``, written as they are."""
-    yield f"{LINKS}/{unit}", output.compact_json({"files": files, "unit": unit}, sort_keys=True)
+def _link_bodies(unit: str, importance: dict, requests: dict, basis: dict) -> Iterator[tuple[str, bytes]]:
+    """A unit's importance and link requests shards as (``kind/unit``, the bytes ``save_shard``
+    writes before its seal), after its links shard (``links_body``)."""
     yield f"{IMPORTANCE}/{unit}", output.compact_json({"files": importance, "unit": unit}, sort_keys=True)
     # what each file's links were made from besides its imports, for ``relink_imports`` to prove them
     yield f"{LINK_REQUESTS}/{unit}", output.compact_json({"basis": basis, "files": requests, "unit": unit},
@@ -290,12 +294,13 @@ def _moved_definitions(config: Config, moved: list[str], fresh_inputs: dict[str,
     return [unit for unit, files in links_of.items() if save_shard(config, LINKS, unit, {"files": files})]
 
 
-def _anchors(links: dict, info: dict, defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
+def _anchors(deps: list[dict], uses: list[str], defines_of: Callable[[str], dict], deps_of: Callable[[str], list],
              unit: str, unit_of: Mapping[str, str], anchored: dict[str, list], follows: dict) -> dict[str, list[str]]:
-    """A file's ``definition_anchors``, noting in ``anchored`` (file -> [its unit, units whose
-    anchors it may decide]) every file they were looked for in; ``follows``: their ``index``."""
+    """A file's ``definition_anchors`` (``uses``: ``uses_and_mentions``), noting in ``anchored`` (file ->
+    [its unit, units whose anchors it may decide]) every file they were looked for in; ``follows``: their
+    ``index``."""
     reached: set[str] = set()
-    anchors = definition_anchors(links.get("deps", []), uses_and_mentions(info), defines_of, deps_of, reached, follows)
+    anchors = definition_anchors(deps, uses, defines_of, deps_of, reached, follows)
     for place in reached:
         if place in unit_of:
             anchored.setdefault(place, [unit_of[place], set()])[1].add(unit)

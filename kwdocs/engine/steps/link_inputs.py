@@ -67,17 +67,18 @@ def interned_inputs(info: dict) -> dict:
                 if isinstance(record.get(key), str):
                     record[key] = sys.intern(record[key])
             if isinstance(record.get("names"), list):
-                record["names"] = _interned(record["names"])
+                record["names"] = interned_names(record["names"])
     for key in ("uses", "mentions"):
         if isinstance(info.get(key), list):
-            info[key] = _interned(info[key])
+            info[key] = interned_names(info[key])
     if isinstance(info.get("binds"), dict):
         info["binds"] = {sys.intern(key): sys.intern(value) if isinstance(value, str) else value
                          for key, value in info["binds"].items()}
     return info
 
 
-def _interned(names: list) -> list:
+def interned_names(names: list) -> list:
+    """``names`` with one string object per distinct name (see ``interned_inputs``)."""
     return [sys.intern(name) if isinstance(name, str) else name for name in names]
 
 

@@ -21,11 +21,16 @@ def link_basis(info: dict, deps: list[dict]) -> list:
     """What a file's stored links were made from besides its import lines, to prove them again:
     a digest of its link inputs but imports and definitions, and the names its imports of files
     of the tree bind (``binds`` restricted to what ``definition_links`` asks of them)."""
-    rest = digest({key: value for key, value in info.items() if key not in _NOT_BASIS})[:24]
-    return [rest, _bound(info.get("binds", {}), deps)]
+    return [basis_digest(info), bound_names(info.get("binds", {}), deps)]
 
 
-def _bound(binds: Mapping[str, str], deps: list[dict]) -> dict[str, str]:
+def basis_digest(info: dict) -> str:
+    """The first part of ``link_basis``: a digest of a file's link inputs but imports and definitions."""
+    return digest({key: value for key, value in info.items() if key not in _NOT_BASIS})[:24]
+
+
+def bound_names(binds: Mapping[str, str], deps: list[dict]) -> dict[str, str]:
+    """The second part of ``link_basis``: the names ``binds`` gives the imports of files of the tree."""
     asked: set[str] = set()
     for dep in deps:
         if dep.get("target"):
@@ -80,7 +85,7 @@ def relink_imports(config: Config, changed: Sequence[str], inputs: Mapping[str, 
                 return None
             if [_record(dep) for dep in deps] != info["imports"]:
                 todo[rel] = info
-            elif _bound(info.get("binds", {}), deps) != stored[1]:
+            elif bound_names(info.get("binds", {}), deps) != stored[1]:
                 return None
     if not todo:
         return []
@@ -96,7 +101,7 @@ def relink_imports(config: Config, changed: Sequence[str], inputs: Mapping[str, 
         before = [dep for dep in links["deps"] if dep.get("target")]
         after = [dep for dep in new if dep.get("target")]
         if [_shape(dep) for dep in before] != [_shape(dep) for dep in after] or \
-                _bound(info.get("binds", {}), after) != load_shard(config, LINK_REQUESTS, unit)["basis"][rel][1]:
+                bound_names(info.get("binds", {}), after) != load_shard(config, LINK_REQUESTS, unit)["basis"][rel][1]:
             return None
         moved = _line_map(before, after)
         if moved is None:
