@@ -105,7 +105,7 @@ def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entri
         unit, _, rest = line.partition("\t")
         count, _, entries = rest.partition("\t")
         try:
-            table[json.loads(unit)] = (int(count), entries)
+            table[orjson.loads(unit)] = (int(count), entries)   # orjson: 2,800 names a letter
         except ValueError:
             continue
     return table, seal_of(raw)
