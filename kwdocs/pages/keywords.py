@@ -2,15 +2,19 @@
 
 Kept incrementally: each folder's definitions are cached by folder, and only
 the letters whose entries changed are rendered again, so an edit costs a few
-letter pages, not the whole index.
+letter pages, not the whole index; on those pages, only the rows of the names
+whose places changed are rendered, the others kept from the page before.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import string
+from bisect import insort
 from operator import itemgetter
 from pathlib import Path
+
+import orjson
 
 from kwdocs import layout
 from kwdocs.facts import Facts
@@ -80,19 +84,81 @@ def table_text(table: dict[str, Entries]) -> str:
 
 def read_entries(path: Path, strict: bool = False) -> dict[str, Entries]:
     """``table_text`` read back (sealed: see ``output.read_sealed``); empty when missing."""
+    return read_letter_table(path, strict)[0]
+
+
+def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entries], str]:
+    """``read_entries`` and the table's seal ('' when missing or damaged): what a page's kept rows
+    name as the table they were rendered from."""
+    raw = output.read_state(path)
+    body = output.unsealed(raw)
+    if raw is None or body is None:
+        if raw is not None and strict:
+            raise output.StateDamaged(f"{path} is damaged")
+        return {}, ""
     try:
-        text = (output.read_sealed(path, strict) or b"").decode("utf-8")
+        text = body.decode("utf-8")
     except ValueError:
-        return {}
+        return {}, ""
     table: dict[str, Entries] = {}
     for line in text.split("\n"):
         unit, _, rest = line.partition("\t")
         count, _, entries = rest.partition("\t")
         try:
-            table[json.loads(unit)] = (int(count), entries)
+            table[orjson.loads(unit)] = (int(count), entries)   # orjson: 2,800 names a letter
         except ValueError:
             continue
-    return table
+    return table, seal_of(raw)
+
+
+def seal_of(data: bytes) -> str:
+    """The seal of a state file's bytes (``output.sealed``): a digest of its body."""
+    return data[-output.SEAL_LENGTH - 1:-1].decode("ascii")
+
+
+def changed_names(before: str, after: str) -> set[str]:
+    """The names whose entries differ between a unit's entries of a letter (compact JSON) before
+    and after: a unit is a folder, and an edit of one of its files moves that file's names only."""
+    old, new = _entries_by_name(before), _entries_by_name(after)
+    return {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
+
+
+def _entries_by_name(text: str) -> dict[str, list[list]]:
+    found: dict[str, list[list]] = {}
+    for entry in orjson.loads(text):
+        found.setdefault(entry[0], []).append(entry)
+    return found
+
+
+_DECODER = json.JSONDecoder()
+
+
+def named_entries(table_body: str, names: set[str]) -> list[list]:
+    """The entries of ``names`` in a letter's table (``table_text``), in the order the whole
+    table's entries take (units sorted, each unit's as kept), so ``by_name`` gives their rows'
+    places as it gives them from the whole.  Found in the table's text, which is never decoded
+    whole: an edit touches a few names of thousands.  ``["name",`` can only be an entry's start
+    (JSON escapes a quote inside a string), and a unit's entries are sorted by name, so its
+    entries of a name follow one another."""
+    found: list[tuple[int, list]] = []
+    for name in names:
+        needle = "[" + orjson.dumps(name).decode("utf-8") + ","
+        start = table_body.find(needle)
+        while start >= 0:
+            entry, end = _DECODER.raw_decode(table_body, start)
+            found.append((start, entry))
+            start = end + 1 if table_body.startswith(needle, end + 1) else table_body.find(needle, end)
+    found.sort(key=itemgetter(0))
+    return [entry for _, entry in found]
+
+
+def spliced_names(names: list[str], touched: set[str], defined: list[str]) -> list[str]:
+    """A page's names in page order after an edit: ``names`` as the page had them, those
+    ``touched`` taken out and the ``defined`` ones among them put back in their place."""
+    kept = [name for name in names if name not in touched]
+    for name in defined:
+        insort(kept, name, key=name_order)
+    return kept
 
 
 def letters(entries: list[list]) -> set[str]:
@@ -113,10 +179,15 @@ def by_name(entries: list[list]) -> list[tuple[str, list[list]]]:
     for places in names.values():
         if len(places) > 1:
             places.sort(key=_PLACE_ORDER)
-    return sorted(names.items(), key=_name_order)
+    return sorted(names.items(), key=_group_order)
 
 
-def _name_order(item: tuple[str, list[list]]) -> tuple[str, str]:
+def name_order(name: str) -> tuple[str, str]:
+    """Where a name goes on a keyword page: A to Z ignoring case, then case."""
+    return name.lower(), name
+
+
+def _group_order(item: tuple[str, list[list]]) -> tuple[str, str]:
     return item[0].lower(), item[0]
 
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import orjson
+from markupsafe import Markup
 
 from kwdocs import layout
 from kwdocs.collector import collector_paused
@@ -23,9 +24,9 @@ from kwdocs.engine.steps.common import (
     step_counts,
     stored_facts,
 )
-from kwdocs.formats import formats_for, written_forms
+from kwdocs.formats import Format, formats_for, written_forms
 from kwdocs.pages import compose as pages, keywords
-from kwdocs.pages.render import renderer_for
+from kwdocs.pages.render import Renderer, renderer_for
 from kwdocs.store import writer as output
 from kwdocs.store.owned import KEYWORD_PAGE
 from kwdocs.store.state import (
@@ -55,6 +56,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     and rewrites only the letter tables (and pages) its entries actually touch.
     Entries wait as compact JSON text, and pages are rendered one letter at a
     time: a large tree's whole index as Python lists would not fit the memory target.
+    A letter page whose kept rows are proven made from its table as found here
+    gets the rows of the names the edit touched spliced into them; any other is
+    rendered whole.
     """
     renderer = renderer_for(config)
     formats = formats_for(config)
@@ -66,15 +70,16 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     changed_set = changed_units(config, units, changed)
     updated: list[str] = []     # the letters whose tables changed here
 
-    def table_of(letter: str) -> dict[str, keywords.Entries]:
-        """A letter's table, unit -> its entries, as the last build left it."""
+    def table_of(letter: str) -> tuple[dict[str, keywords.Entries], str]:
+        """A letter's table, unit -> its entries, as the last build left it, and its seal."""
         if fresh:
-            return {}
+            return {}, ""
         path = keyword_table(config, letter)
         if letter in meta.get("counts", {}) and output.read_state(path) is None:
             raise StateDamaged(f"{path} is missing")
-        return keywords.read_entries(path, strict=True)
+        return keywords.read_letter_table(path, strict=True)
 
+    edits: dict[str, _Edit] = {}   # the letters whose tables changed here: what a page's kept rows need
     with _Runs(config) as runs:
         for unit in units:
             if unit in known and unit not in changed_set:
@@ -90,8 +95,13 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             for letter in known.pop(unit):
                 runs.add(letter, unit, 0, "[]")
         for letter in runs.letters():   # one letter's table in memory at a time
-            table = table_of(letter)
+            table, before = table_of(letter)
+            touched: set[str] | None = None if fresh else set()
             for unit, count, text in runs.read(letter):
+                if touched is not None:     # the names whose rows may change
+                    touched |= keywords.changed_names(table.get(unit, (0, "[]"))[1], text)
+                    if len(touched) > SPLICE_NAMES:
+                        touched = None
                 if count:
                     table[unit] = (count, text)
                 else:
@@ -99,9 +109,13 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             counts[letter] = sum(count for count, _ in table.values())
             if not counts[letter]:
                 counts.pop(letter)
-            output.write_sealed(config.out, keyword_table(config, letter), keywords.table_text(table).encode("utf-8"))
+            body = keywords.table_text(table)
+            sealed = output.sealed(body.encode("utf-8"))
+            output.write_if_changed(config.out, keyword_table(config, letter), sealed)
+            edits[letter] = _Edit(before, keywords.seal_of(sealed), touched,
+                                  [] if touched is None else keywords.named_entries(body, touched))
             updated.append(letter)
-            del table
+            del table, body, sealed
     if fresh:   # a letter's table of before that no unit filled now: the letter's next edit would read it
         for path in sorted((config.state / KEYWORDS).glob("letter-*.jsonl")):
             if path.name.removeprefix("letter-").removesuffix(".jsonl") not in updated:
@@ -110,6 +124,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     split = sum(counts.values()) > keywords.SPLIT_THRESHOLD
     everything_again = fresh or not split or meta.get("letters") != all_letters or meta.get("split") != split
     to_render = set(all_letters) if everything_again else set(updated) & set(all_letters)
+    for letter in to_render - set(edits) if split else ():     # its table unchanged (the letter bar changed)
+        seal = keywords.read_letter_table(keyword_table(config, letter))[1]
+        edits[letter] = _Edit(seal, seal, set(), [])
 
     def entries_of(letter: str) -> list[list]:
         # read back rather than kept from above: every letter's table at once was the step's peak
@@ -118,18 +135,51 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             raise StateDamaged(f"{keyword_table(config, letter)} is missing")
         return [entry for unit in sorted(table) for entry in orjson.loads(table[unit][1])]
 
+    stored_rows: dict[str, dict] = {}
+
+    def stored(page: str) -> dict:
+        """A page's kept rows as the last build wrote them: the key and table they were made from."""
+        if page not in stored_rows:
+            found = {} if fresh else output.read_json(_rows_path(config, page), {})
+            stored_rows[page] = found if isinstance(found, dict) and isinstance(found.get("rows"), dict) else {}
+        return stored_rows[page]
+
     def cached_rows(page: str) -> pages.RowCache:
         """The rows a page had (each checked against its places before it is used again)."""
-        stored = {} if fresh else output.read_json(_rows_path(config, page), {})
-        return stored if isinstance(stored, dict) else {}
+        rows = stored(page).get("rows", {})
+        stored_rows.pop(page, None)
+        return rows
 
     tally = step_counts(config)
+    made_from: dict[str, str] = {}      # the seal of the table each letter page's rows are made from
+    for letter in sorted(to_render) if split else []:
+        made_from.update(dict.fromkeys(_forms(letter, formats), edits[letter].after))
+    spliced: set[str] = set()
+    if split and not fresh:
+        for letter in sorted(to_render):
+            edit = edits[letter]
+            forms = _forms(letter, formats)
+            # spliced only into rows proven made, with this key, from the table as this step found it
+            if edit.touched is None or any(stored(form).get("key") != key or stored(form).get("table") != edit.before
+                                           for form in forms):
+                for form in forms:      # rendered whole below, its rows read again then: one letter's at a time
+                    stored_rows.pop(form, None)
+                continue
+            for page, text, rows in _spliced_pages(config, renderer, formats, letter, edit, all_letters, counts,
+                                                   {form: stored(form)["rows"] for form in forms}):
+                _write_page(config, page, text, tally)
+                output.write_json(config.out, _rows_path(config, page),
+                                  {"key": key, "table": edit.after, "rows": rows}, sort_keys=False)
+            spliced.add(letter)
+            for form in forms:
+                stored_rows.pop(form, None)
     if everything_again or updated:
-        for page, text, rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render, cached_rows,
-                                                    formats):
+        for page, text, whole_rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render - spliced,
+                                                          cached_rows, formats):
             _write_page(config, page, text, tally)
-            if rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
-                output.write_json(config.out, _rows_path(config, page), rows, sort_keys=False)
+            if whole_rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
+                output.write_json(config.out, _rows_path(config, page),
+                                  {"key": key, "table": made_from.get(page, ""), "rows": whole_rows}, sort_keys=False)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
     for page in sorted(set(meta.get("pages", [])) - wanted):
         remove_forms(config, page, tally)
@@ -139,6 +189,59 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
                                                       "letters": all_letters, "split": split,
                                                       "pages": sorted(wanted)})
     return tally
+
+
+SPLICE_NAMES = 64   # more names touched in a letter than this: its page is rendered whole
+
+
+class _Edit(NamedTuple):
+    """A letter's table before and after this step (their seals), the names whose rows may have
+    changed (None: too many to splice) and those names' entries in the table after."""
+
+    before: str
+    after: str
+    touched: set[str] | None
+    entries: list[list]
+
+
+def _forms(letter: str, formats: Sequence[Format]) -> list[str]:
+    """A letter's page in Markdown and in each format that writes keyword pages."""
+    page = layout.keywords_page(letter)
+    return [page, *filter(None, (each.page_path(page) for each in formats))]
+
+
+def _spliced_pages(config: Config, renderer: Renderer, formats: Sequence[Format], letter: str, edit: _Edit,
+                   all_letters: list[str], counts: dict[str, int], kept: dict[str, pages.RowCache]
+                   ) -> Iterator[tuple[str, str, pages.RowCache]]:
+    """A letter's page in Markdown and each of ``formats``, and their rows to keep, from the rows
+    ``kept`` for each (proven made from the letter's table before this step): the touched names'
+    rows rendered again (or kept, as a whole render would, while their places are unchanged), the
+    others' reused, in page order.  What a whole render gives, in proportion to what changed."""
+    page = layout.keywords_page(letter)
+    grouped = keywords.by_name(edit.entries)
+    models: dict[str, dict] = {}
+    _, touched_rows = pages.keyword_rows(renderer, page, grouped, kept[page], models)
+    order = keywords.spliced_names(list(kept[page]), edit.touched or set(), [name for name, _ in grouped])
+    rows = {name: touched_rows[name] if name in touched_rows else kept[page][name] for name in order}
+    model = keywords.letter_model(letter, [entry[-1] for entry in rows.values()], project=config.project_name,
+                                  all_letters=all_letters, counts=counts)
+    title = f"Keyword Index of {config.project_name}: {letter}"     # as pages.keyword_pages titles it
+    yield page, pages.front_matter(config, renderer.render(pages.KEYWORDS_TEMPLATE, model), title), rows
+    for output_format in formats:
+        form = output_format.page_path(page)
+        if form is None:     # a format that writes no keyword pages
+            continue
+        cached = kept[form]
+        missing = [(name, places) for name, places in grouped
+                   if not isinstance(cached.get(name), list) or cached[name][:-1] != rows[name][:-1]]
+        docs_links: dict[str, str] = {}
+        made = output_format.rows("keyword_row", [
+            models.get(name) or keywords.row_model(page, name, places, docs_links) for name, places in missing], page)
+        fresh = {name: [*rows[name][:-1], str(row)] for (name, _), row in zip(missing, made, strict=True)}
+        form_rows = {name: fresh.get(name) or cached[name] for name in order}
+        text = output_format.render("keywords", model | {"rows": [Markup(entry[-1]) for entry in form_rows.values()]},
+                                    page)
+        yield form, text, form_rows
 
 
 RUN_BYTES = 8 << 20   # entries' text held before the runs go to files (a large tree's cold build)
