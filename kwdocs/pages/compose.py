@@ -92,8 +92,9 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
         entries=entries, keep_empty=config.empty_sections == "keep", source_url=config.source_url,
         source_ref=config.source_ref)
     docs = markdown.render("file_docs", docs_model, docs_path)
-    docs = front_matter(config, docs, f"Documentation: {rel}", model.summary_sentence(model.own_text(
-        facts.get("docstring", ""))))
+    if config.front_matter:     # its description is the file's summary, else made for nothing
+        docs = front_matter(config, docs, f"Documentation: {rel}", model.summary_sentence(model.own_text(
+            facts.get("docstring", ""))))
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
     section_map = model.section_map(docs_model, facts.get("symbols", []), shown)
     kw_model = model.file_kw_model(
