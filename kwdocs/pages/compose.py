@@ -112,8 +112,7 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
 def summary_row(facts: Facts) -> dict:
     """What folder pages need of a file: its symbols only as far as Main Definitions shows
     them (a large folder reads its rows on every edit), and its documentation coverage."""
-    counted = coverage.file_coverage(facts)
-    return dict(coverage=[counted["public"], counted["documented"]],
+    return dict(coverage=list(coverage.file_counts(facts)),
                 path=facts["path"], type_label=facts["type_label"], size=facts["size"],
                 lines=facts.get("lines", 0), docstring=facts.get("docstring", "")[:2000],
                 symbols=[{key: s[key] for key in ("kind", "name", "line", "detail") if key in s}

@@ -575,12 +575,12 @@ def analysis_section(given: DocsInput) -> Section | None:
     analysis = given.kept(bool(parse_note or given.structure or given.other_keywords or api))
     if analysis is None:
         return None
-    counted = coverage.file_coverage(facts)
+    public, documented = coverage.file_counts(facts)
     own = {entry["name"] for entry, symbol in zip(given.entries, facts.get("symbols", []))
            if symbol["kind"] in LINKED_KINDS and not symbol.get("parent")}
     return Section(dict(analysis=analysis, parse_note=parse_note, structure=given.structure,
                         other_keywords=given.other_keywords, api=api,
-                        coverage=coverage.summary(counted["documented"], counted["public"]),
+                        coverage=coverage.summary(documented, public),
                         class_diagram=diagrams.file_inheritance(given.path, facts, given.links, own)),
                    [entry["name"] for entry in given.entries] + [row["name"] for row in api])
 
