@@ -135,3 +135,25 @@ def test_documenting_a_function_updates_its_folder_page_on_the_next_build(tree):
     assert run_kwdocs("build", "--src", str(tree), "-q") == 0
     folder = (tree / "kwdocs-out" / "pkg" / "doc.md").read_text()
     assert "- **Documentation coverage**: 5 of 6 public definitions documented (83.3%)" in folder
+
+
+@pytest.mark.parametrize("path, language, symbols, tags", [
+    ("pkg/shapes.py", "python", [{"name": "area", "kind": "function", "line": 1, "doc": "The area."},
+                                 {"name": "Shape", "kind": "class", "line": 3},
+                                 {"name": "grow", "kind": "method", "line": 4, "parent": "Shape"},
+                                 {"name": "_hidden", "kind": "function", "line": 6},
+                                 {"name": "X", "kind": "variable", "line": 7}], []),
+    ("lib/a.h", "cpp", [{"name": "f", "kind": "function", "line": 1, "doc": "F."},
+                        {"name": "S", "kind": "class", "line": 2},
+                        {"name": "m", "kind": "method", "line": 3, "parent": "S"}], []),
+    ("lib/a.cpp", "cpp", [{"name": "f", "kind": "function", "line": 1}], []),
+    ("tests/test_a.py", "python", [{"name": "test_a", "kind": "function", "line": 1}], ["test"]),
+])
+def test_a_pages_counts_are_those_the_coverage_command_adds_up(path, language, symbols, tags):
+    """A docs page and a folder's row show a file's counts alone (``file_counts``): the same as
+    ``kwdocs coverage`` counts, which also names each undocumented definition."""
+    from kwdocs.pages.coverage import file_counts, file_coverage
+    facts = {"path": path, "language": language, "symbols": symbols, "findings": {"tags": tags}}
+    whole = file_coverage(facts)
+    assert file_counts(facts) == (whole["public"], whole["documented"])
+    assert whole["documented"] + len(whole["undocumented"]) == whole["public"]

@@ -256,3 +256,29 @@ def test_definitions_moved_re_render_only_the_pages_that_show_where_they_are(tmp
     assert after["caller.py"] == before["caller.py"], "a page that shows nothing of core.py's lines was rendered"
     assert run_kwdocs("build", "--src", str(src), "--out", str(cold), "-q") == 0
     assert pages(out) == pages(cold)
+
+
+def test_a_cold_build_works_out_each_files_page_key_once(tmp_path: Path, monkeypatch):
+    """A file without pages is rendered whatever its key: its key is made once, from the names its
+    pages looked up, and the next build finds every page up to date by it."""
+    from kwdocs.engine.steps import render
+    made: list[str] = []
+    real = render.page_key
+
+    def counted(facts, *args, **kwargs):
+        made.append(facts["path"])
+        return real(facts, *args, **kwargs)
+
+    monkeypatch.setattr(render, "page_key", counted)
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, FILES)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert sorted(made) == sorted(FILES)
+    keys, written = _page_keys(out), pages(out)
+    assert keys and all(keys.values())     # the root unit's files: each a key of its own
+    (src / "app.py").write_text(FILES["app.py"] + "\n# one more line\n")     # its unit's pages checked again
+    made.clear()
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    assert made.count("app.py") == 2    # its key from before, then the one its new pages were made from
+    after = _page_keys(out)
+    assert after["app.py"] != keys["app.py"] and pages(out).keys() == written.keys()

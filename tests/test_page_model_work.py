@@ -54,6 +54,31 @@ def test_a_page_makes_one_name_resolver_for_its_docs_and_its_all(monkeypatch):
     assert [row["link"] for row in page["api"]] == ["#l7-class-shape", "#l15-function-area"]
 
 
+def test_the_summary_for_front_matter_is_made_only_for_pages_that_have_front_matter(tmp_path, monkeypatch):
+    """The docs page's front matter describes the file by its summary sentence; without front
+    matter (the default) that sentence is not worked out."""
+    from kwdocs.config import load_config
+    from kwdocs.pages import compose
+    from kwdocs.pages.render import Renderer
+
+    summarised: list[str] = []
+    real = model.summary_sentence
+
+    def counted(text: str, *args, **kwargs) -> str:
+        summarised.append(text)
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(model, "summary_sentence", counted)
+    facts = _facts("shapes.py", MODULE)
+    related = {"files": [], "more": 0}
+    for front_matter in (False, True):
+        summarised.clear()
+        config = load_config(tmp_path, overrides={"front_matter": front_matter})
+        pages = compose.file_pages(config, Renderer(), facts, None, related, model.SourceView(None))
+        assert pages["shapes.py_docs.md"].startswith("---\n" if front_matter else "# Documentation:")
+        assert summarised == (["Shapes."] if front_matter else [])
+
+
 def test_a_doc_and_a_signature_repeated_in_one_class_are_read_once(monkeypatch):
     read: list[str] = []
     walked: list[str] = []

@@ -351,12 +351,28 @@ def test_cpp_patterns_and_performance(rules):
      "Uses **compilation** to speed up execution (`torch.compile` at line 3)."),
     ("acme/jit.py", "python", "", ["numba"], [], "Compiles Python to machine code with **Numba**."),
     ("acme/loop.cpp", "cpp", "#pragma omp parallel for\nfor (;;) {}\n", [], [], "Parallelizes loops with **OpenMP**."),
+    ("acme/loop.cu", "cuda", "#  pragma\tomp simd\n", [], [], "Parallelizes loops with **OpenMP**."),
+    ("acme/hint.cu", "cuda", "#pragma once\n#pragma unroll 4\nfor (;;) {}\n", [], [],
+     "Gives the compiler **loop hints** (`unroll` at line 2)."),
+    ("acme/hint.cpp", "cpp", "#pragma clang loop vectorize(enable)\n#pragma GCC ivdep\n", [], [],
+     "Gives the compiler **loop hints** (`GCC ivdep` at line 2, `clang loop` at line 1)."),
     ("benchmarks/bench_add.py", "python", "", [], [], "Measures **speed** (a benchmark): results depend on the machine it runs on."),
 ])
 def test_performance_notes(rules, path, language, text, imports, calls, expected):
     found = sections(rules, path, language, text=text, calls=calls,
                      imports=[{"module": name, "line": 1, "kind": "import"} for name in imports])
     assert expected in found["performance"]
+
+
+def test_the_pragma_rules_are_not_asked_of_a_header_whose_only_pragma_is_once(rules):
+    """Nine C/C++ files in ten hold ``#pragma once``: the OpenMP and loop-hint rules' regexes run
+    only on lines holding a word of the pragmas they find, which that line lacks."""
+    pragma_rules = [rule for rule in rules.rules if rule.id in ("performance.openmp", "performance.loop-hints")]
+    assert len(pragma_rules) == 2
+    for rule in pragma_rules:
+        assert rule.text_requires and not any(word in "#pragma once" for word in rule.text_requires)
+    found = sections(rules, "acme/a.h", "cpp", text="#pragma once\nint f();\n")
+    assert not found.get("performance")
 
 
 def test_a_binary_file_gets_a_purpose_and_nothing_from_its_text(rules):

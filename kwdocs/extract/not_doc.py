@@ -37,6 +37,7 @@ LICENCE_HINTS = ("copyright", "(c)", "©", "licen", "rights reserved", "spdx", "
 _WHOLE = re.compile(NOT_DOC["divider"])
 _START = re.compile(rf"(?:{NOT_DOC['pragma']}|{NOT_DOC['author']})", re.I)
 _LICENCE = re.compile(NOT_DOC["licence"], re.I)
+_SENTENCE_MARKS = re.compile(r"[.!?:;,()`]")
 LABEL_WORDS = 3     # a lone ``//`` line of this many words or fewer above a definition is a section label
 
 
@@ -60,8 +61,7 @@ def is_licence(text: str) -> bool:
 def is_label(text: str) -> bool:
     """A one-line comment of a few words without a sentence's punctuation (``// parsing``,
     ``// Helpers``): it names the group of definitions below it, not the first of them."""
-    words = text.strip().split()
-    return "\n" not in text.strip() and 0 < len(words) <= LABEL_WORDS and not re.search(r"[.!?:;,()`]", text)
+    return 0 < len(text.split()) <= LABEL_WORDS and "\n" not in text.strip() and not _SENTENCE_MARKS.search(text)
 
 
 def own_words(text: str) -> str:

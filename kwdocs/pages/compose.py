@@ -92,8 +92,9 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
         entries=entries, keep_empty=config.empty_sections == "keep", source_url=config.source_url,
         source_ref=config.source_ref)
     docs = markdown.render("file_docs", docs_model, docs_path)
-    docs = front_matter(config, docs, f"Documentation: {rel}", model.summary_sentence(model.own_text(
-        facts.get("docstring", ""))))
+    if config.front_matter:     # its description is the file's summary, else made for nothing
+        docs = front_matter(config, docs, f"Documentation: {rel}", model.summary_sentence(model.own_text(
+            facts.get("docstring", ""))))
     shown = None if view.text is None else (facts.get("lines", 0) if not view.omitted_bytes else view.shown_lines)
     section_map = model.section_map(docs_model, facts.get("symbols", []), shown)
     kw_model = model.file_kw_model(
@@ -111,8 +112,7 @@ def file_pages(config: Config, renderer: Renderer, facts: Facts, links: dict | N
 def summary_row(facts: Facts) -> dict:
     """What folder pages need of a file: its symbols only as far as Main Definitions shows
     them (a large folder reads its rows on every edit), and its documentation coverage."""
-    counted = coverage.file_coverage(facts)
-    return dict(coverage=[counted["public"], counted["documented"]],
+    return dict(coverage=list(coverage.file_counts(facts)),
                 path=facts["path"], type_label=facts["type_label"], size=facts["size"],
                 lines=facts.get("lines", 0), docstring=facts.get("docstring", "")[:2000],
                 symbols=[{key: s[key] for key in ("kind", "name", "line", "detail") if key in s}

@@ -41,22 +41,28 @@ def is_public(language: str, path: str, symbol: Mapping, listed: Collection[str]
 
 def file_coverage(facts: Mapping) -> dict:
     """``{"public": n, "documented": n, "undocumented": [[line, qualified name], ...]}`` of one file."""
-    language, path = facts.get("language", ""), facts.get("path", "")
-    public = documented = 0
-    missing: list[list] = []
+    counted = _public_symbols(facts)
+    missing = [[symbol["line"], f"{symbol['parent']}.{symbol['name']}" if symbol.get("parent") else symbol["name"]]
+               for symbol in counted if not symbol.get("doc")]
+    return {"public": len(counted), "documented": len(counted) - len(missing), "undocumented": missing}
+
+
+def file_counts(facts: Mapping) -> tuple[int, int]:
+    """``file_coverage``'s (public, documented), without naming what is undocumented: pages show
+    the counts alone, and a header's undocumented names are thousands."""
+    counted = _public_symbols(facts)
+    return len(counted), sum(1 for symbol in counted if symbol.get("doc"))
+
+
+def _public_symbols(facts: Mapping) -> list[Mapping]:
+    """The file's symbols that coverage counts: public definitions of ``COUNTED_KINDS``."""
     # a test file's functions are run, not called: nobody reads their documentation to use them
-    tested = "test" in facts.get("findings", {}).get("tags", [])
+    if "test" in facts.get("findings", {}).get("tags", []):
+        return []
+    language, path = facts.get("language", ""), facts.get("path", "")
     listed = frozenset(facts["exports"]) if isinstance(facts.get("exports"), list) else None    # ``__all__``
-    for symbol in [] if tested else facts.get("symbols", []):
-        if symbol["kind"] not in COUNTED_KINDS or not is_public(language, path, symbol, listed):
-            continue
-        public += 1
-        if symbol.get("doc"):
-            documented += 1
-        else:
-            parent = symbol.get("parent", "")
-            missing.append([symbol["line"], f"{parent}.{symbol['name']}" if parent else symbol["name"]])
-    return {"public": public, "documented": documented, "undocumented": missing}
+    return [symbol for symbol in facts.get("symbols", [])
+            if symbol["kind"] in COUNTED_KINDS and is_public(language, path, symbol, listed)]
 
 
 def percent(documented: int, public: int) -> float:

@@ -575,12 +575,12 @@ def analysis_section(given: DocsInput) -> Section | None:
     analysis = given.kept(bool(parse_note or given.structure or given.other_keywords or api))
     if analysis is None:
         return None
-    counted = coverage.file_coverage(facts)
+    public, documented = coverage.file_counts(facts)
     own = {entry["name"] for entry, symbol in zip(given.entries, facts.get("symbols", []))
            if symbol["kind"] in LINKED_KINDS and not symbol.get("parent")}
     return Section(dict(analysis=analysis, parse_note=parse_note, structure=given.structure,
                         other_keywords=given.other_keywords, api=api,
-                        coverage=coverage.summary(counted["documented"], counted["public"]),
+                        coverage=coverage.summary(documented, public),
                         class_diagram=diagrams.file_inheritance(given.path, facts, given.links, own)),
                    [entry["name"] for entry in given.entries] + [row["name"] for row in api])
 
@@ -898,12 +898,15 @@ def _outside_classes(entries: list[dict]) -> list[tuple[dict, str]]:
     """The entries of a C/C++ file that are not inside a class, each with the namespaces around
     it (``at::cuda``): its members are the class's, not the file's."""
     found = []
-    around: list[dict] = []
+    # per enclosing level: the namespaces' path down to it, or None once a level is not a namespace
+    around: list[str | None] = []
     for entry in entries:
         del around[entry["depth"]:]
-        if entry["definition"] and all(outer["kind"] == "namespace" for outer in around):
-            found.append((entry, "::".join(outer["name"] for outer in around)))
-        around.append(entry)
+        space = around[-1] if around else ""
+        if entry["definition"] and space is not None:
+            found.append((entry, space))
+        around.append(None if space is None or entry["kind"] != "namespace" else
+                      f"{space}::{entry['name']}" if space else entry["name"])
     return found
 
 

@@ -158,7 +158,7 @@ class RenderPlan(NamedTuple):
     manifest: dict[str, str]
     todo: list[str]
     reads: dict[str, dict[str, list[str]]]
-    full: dict[str, str]
+    full: Mapping[str, str]
     key_parts: list[str]
 
 
@@ -180,12 +180,35 @@ def render_plan(config: Config, unit: str, folder_names: list[str], rels: list[s
     related_of: dict[str, dict] = {}
     for rel, file_facts in sorted(facts_by_file.items()):
         related_of[rel] = siblings.related(rel, links.get(rel))
-        new_manifest[rel] = page_key(file_facts, links.get(rel), related_of[rel], keys, _valid(reads.get(rel)))
+        # a file without pages is rendered whatever its key: rendering makes the one it keeps
+        new_manifest[rel] = page_key(file_facts, links.get(rel), related_of[rel], keys, _valid(reads.get(rel))) \
+            if rel in manifest else ""
     todo = sorted(rel for rel, key in new_manifest.items() if manifest.get(rel) != key)
-    full = {rel: new_manifest[rel] if _valid(reads.get(rel)) is None else
-            page_key(facts_by_file[rel], links.get(rel), related_of[rel], keys) for rel in todo}
+    full = _FullKeys(facts_by_file, links, related_of, keys,
+                     {rel: new_manifest[rel] for rel in todo if new_manifest[rel] and _valid(reads.get(rel)) is None})
     return RenderPlan(facts_by_file, links, related_of, new_manifest, manifest, todo,
                       {rel: names for rel, names in reads.items() if _valid(names) is not None}, full, keys)
+
+
+class _FullKeys(Mapping[str, str]):
+    """Each file's page key from every anchor (``page_key`` without reads), made when first asked:
+    only the shared cache, a cluster and pages that read every anchor need one."""
+
+    def __init__(self, facts: dict[str, Facts], links: dict[str, dict], related: dict[str, dict],
+                 keys: list[str], known: dict[str, str]) -> None:
+        self._facts, self._links, self._related, self._keys, self._known = facts, links, related, keys, known
+
+    def __getitem__(self, rel: str) -> str:
+        found = self._known.get(rel)
+        if found is None:
+            found = self._known[rel] = page_key(self._facts[rel], self._links.get(rel), self._related[rel], self._keys)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._facts)
+
+    def __len__(self) -> int:
+        return len(self._facts)
 
 
 def _valid(names: object) -> dict[str, list[str]] | None:
