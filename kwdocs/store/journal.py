@@ -6,7 +6,9 @@ kwdocs put there, and the size and modification time the page had then;
 ``output.remove`` appends one without a hash, dated when it removed the page.
 ``load`` merges those journals with ``ledger.json`` (the newest entry of a
 page wins, and a removal drops the page); ``compact`` folds the journals into
-``ledger.json``, for the holder of the output folder's lock only.
+``ledger.json``, for the holder of the output folder's lock only: their lines
+sorted a few thousand at a time into run files, merged with the ledger's
+stream, so that the fold holds about as much for a million pages as for ten.
 
 A page is *vouched for* when its content hashes to the ledger's entry.  The
 hash is skipped when size and modification time both still equal the
@@ -35,7 +37,7 @@ COMPACT_BYTES = 1 << 20     # journals larger than this (and than the ledger) ar
 COMPACT_FILES = 32          # and so are this many (each build and each watch adds one)
 
 # [sha256, size, modification time (ns)]: a list as the ledger stores it, a tuple as a journal's
-# line gives it (the fold at a build's end holds an entry per page: a tuple is a third smaller)
+# line gives it (``load`` holds an entry per page: a tuple is a third smaller)
 Entry = list | tuple
 
 
