@@ -104,9 +104,9 @@ def small_files(src: Path, files: int) -> None:
 
 @pytest.mark.slow
 def test_the_building_process_holds_about_as_much_for_eight_times_the_files(tmp_path):
-    """Issue 33 asks for at most 1.5x; the ledger's fold at the end of the build still holds an
-    entry per page (2026-12-06: 39-41 MB at 2,500 files, 60-62.5 MB at 20,000, 1.50-1.54x), so
-    this guards the 1.6x reached: doit's record per source file (1.68x) coming back fails it."""
+    """Issue 33 asks for at most 1.5x.  2026-12-06: 37-38 MB at 2,500 files, 52-53 MB at 20,000
+    (1.40x), the journals folded into the ledger as sorted runs; the fold that held an entry per
+    page (40,824 at 20,000 files) peaked at 56-57 MB (1.51-1.52x) and fails this."""
     peaks_kb = {}
     for files in (2_500, 20_000):
         src, out = tmp_path / f"src-{files}", tmp_path / f"out-{files}"
@@ -117,4 +117,4 @@ def test_the_building_process_holds_about_as_much_for_eight_times_the_files(tmp_
         assert f"{files:,} files scanned" in run.stdout
         assert (out / "pkg0" / "mod0" / "f0.py_docs.md").is_file()
         peaks_kb[files] = int(run.stdout.splitlines()[-1])
-    assert peaks_kb[20_000] <= 1.6 * peaks_kb[2_500], peaks_kb
+    assert peaks_kb[20_000] <= 1.5 * peaks_kb[2_500], peaks_kb

@@ -8,17 +8,20 @@ damaged or of another format is made again whole.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from kwdocs.config import Config
-from kwdocs.facts import Facts, as_facts
 from kwdocs.scan import ScanResult, SourceFile
 from kwdocs.store import state, writer as output
 from kwdocs.store.symbols import FORMAT, INDEX as INDEX_NAME, SCHEMA, Index, NoIndex, index_path
 
+LARGE_TREE = 2000     # files: a tree with more gets the index's pages SQLite makes by default
 NOT_DEFINITIONS = ("import", "include", "identifier")   # kinds that name what is defined elsewhere
 # the schema's tables (with the index of files by unit, which adding a unit reads), and its other
 # indexes, made once a new index's rows are in
@@ -36,7 +39,7 @@ def update(config: Config, snapshot: str, scanned: ScanResult) -> int:
     path = index_path(config.state)
     vouched = output.read_state(config.state / state.SNAPSHOT)
     verified = config.state / state.SYMBOLS_VERIFIED
-    connection, fresh = _writable(path, output.read_json(verified) == _stamp(path))
+    connection, fresh = _writable(path, output.read_json(verified) == _stamp(path), len(scanned.files))
     try:
         made = _update_units(connection, config, units)
         if fresh is not None:   # indexed once filled: SQLite builds an index faster than it keeps one up to date
@@ -109,12 +112,12 @@ def _units(scanned: ScanResult) -> dict[str, list[SourceFile]]:
     return found
 
 
-def _writable(path: Path, as_left: bool) -> tuple[sqlite3.Connection, str | None]:
+def _writable(path: Path, as_left: bool, files: int) -> tuple[sqlite3.Connection, str | None]:
     """The index opened for writing, and, when it is made new, the temporary file it is made in
     (its tables made, not yet indexed), renamed over ``path`` once whole; made new when missing,
     damaged or of another format (``as_left``: the file is as the last build left it, so its
     pages are not checked again: SQLite's check of the corpus's index took 0.15 s of the 0.19 a
-    build spent on it)."""
+    build spent on it).  ``files``: how many files the tree has."""
     if os.path.exists(path):
         try:
             connection = sqlite3.connect(path)
@@ -131,9 +134,10 @@ def _writable(path: Path, as_left: bool) -> tuple[sqlite3.Connection, str | None
     # no rollback journal nor flush to disk: a file nobody reads until it is whole and renamed
     connection.execute("PRAGMA journal_mode = OFF")
     connection.execute("PRAGMA synchronous = OFF")
-    # small pages: a table or index takes one page at least, and a small tree's index of twenty
-    # of them at 4 kB each was a fifth of its state (1 kB pages cost a query of the corpus nothing seen)
-    connection.execute("PRAGMA page_size = 1024")
+    # small pages for a small tree: a table or index takes one page at least, and a small tree's
+    # index of twenty of them at 4 kB each was a fifth of its state; SQLite's default for a large
+    # one, whose rows and indexes 4 kB pages make a quarter faster (bench/README.md)
+    connection.execute(f"PRAGMA page_size = {4096 if files > LARGE_TREE else 1024}")
     connection.executescript(TABLES)
     connection.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
     return connection, fresh
@@ -165,12 +169,14 @@ def _update_units(connection: sqlite3.Connection, config: Config, units: dict[st
         _drop(connection, unit, _USE_TABLES)
     # files numbered here, as SQLite would number them, rather than asked back unit by unit
     number = connection.execute("SELECT COALESCE(MAX(id), 0) FROM files").fetchone()[0]
-    for unit, made_from in changed.items():
-        number = _add_unit(connection, config, unit, units[unit], number)
-        connection.execute("INSERT INTO units VALUES (?, ?)", (unit, made_from))
-    for unit, made_from in relinked.items():
-        _add_unit(connection, config, unit, units[unit], number, definitions=False)
-        connection.execute("UPDATE units SET made_from = ? WHERE unit = ?", (made_from, unit))
+    summaries: dict[str, str] = {"": ""}   # a documentation's sentence, once: overloads, stubs and copies repeat them
+    for unit in changed:
+        number = _add_unit(connection, config, unit, units[unit], number, summaries)
+    connection.executemany("INSERT INTO units VALUES (?, ?)", changed.items())
+    for unit in relinked:
+        _add_unit(connection, config, unit, units[unit], number, summaries, definitions=False)
+    connection.executemany("UPDATE units SET made_from = ? WHERE unit = ?",
+                           [(made_from, unit) for unit, made_from in relinked.items()])
     return len(changed) + len(relinked)
 
 
@@ -190,58 +196,123 @@ def _drop(connection: sqlite3.Connection, unit: str, tables: tuple[str, ...] = _
 
 
 def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile], number: int,
-              definitions: bool = True) -> int:
+              summaries: dict[str, str], definitions: bool = True) -> int:
     """A unit's rows from its facts and links shards (a file without facts gets its stamp only),
     its files numbered from after ``number``; only those of its uses (``_USE_TABLES``) without
-    ``definitions``.  The last file number given."""
+    ``definitions``.  ``summaries``: the sentences of documentations met so far.  The last file
+    number given."""
     # imported here: a no-op build imports this module to check the index, and needs no page code
     from kwdocs.pages.model import is_test, own_text, summary_sentence
 
-    facts_of = state.load_shard(config, state.FACTS, unit).get("files") or {}
-    links_of = state.load_shard(config, state.LINKS, unit).get("files") or {}
-    counts_of = state.load_shard(config, state.IMPORTANCE, unit).get("files") or {}
+    decoders = _decoders()
+    facts_of = getattr(_decode_shard(config, state.FACTS, unit, decoders.facts), "files", {})
+    # only the uses and the counts of names are read of the link shards, which most units lack:
+    # those shards are not decoded (they were two thirds of the bytes the index read)
+    links_of = getattr(_decode_shard(config, state.LINKS, unit, decoders.links, b'"uses":{"'), "files", {})
+    counts_of = getattr(_decode_shard(config, state.IMPORTANCE, unit, decoders.importance, b'"names":{"'),
+                        "files", {})
     file_rows, def_rows, ref_rows, more_rows, user_rows = [], [], [], [], []
-    summaries: dict[str, str] = {"": ""}   # overloads and their stubs repeat a documentation in a unit
     for source in files:
-        facts: Facts = as_facts(facts_of.get(source.rel) if isinstance(facts_of, dict) else None) or {}
+        facts = facts_of.get(source.rel) or decoders.no_facts
         if definitions:
-            purpose = summary_sentence(own_text(facts.get("docstring", ""))) or next(
-                iter(facts.get("findings", {}).get("purpose", [])), "")
+            purpose = summary_sentence(own_text(facts.docstring)) or next(iter(facts.findings.purpose), "")
             number += 1
-            file_rows.append((number, source.rel, unit, source.size, source.mtime_ns, facts.get("language", ""),
-                              facts.get("lines", 0), int(is_test(facts)), purpose))
+            file_rows.append((number, source.rel, unit, source.size, source.mtime_ns, facts.language, facts.lines,
+                              int(is_test({"findings": {"tags": facts.findings.tags}})), purpose))
+        links = links_of.get(source.rel)
+        for name, used in (links.uses if links is not None else {}).items():
+            for user, line in used.at:
+                ref_rows.append((name, user, line, source.rel, unit))
+            if used.more:
+                more_rows.append((name, source.rel, used.more, unit))
+        # linking's count of the files that use each name: calls through a module have no line
+        counts = getattr(counts_of.get(source.rel), "names", {})
+        if not definitions and not counts:
+            continue
         top: set[str] = set()
-        for symbol in facts.get("symbols", []):
-            kind = symbol.get("kind", "")
+        for symbol in facts.symbols:
+            kind = symbol.kind
             if kind in NOT_DEFINITIONS:
                 continue
-            name, parent = symbol["name"], symbol.get("parent")
+            name, parent = symbol.name, symbol.parent
             if not parent:
                 top.add(name)
             if not definitions:
                 continue
-            doc = symbol.get("doc", "")
+            doc = symbol.doc
             summary = summaries.get(doc)
             if summary is None:
                 summary = summaries[doc] = summary_sentence(doc)
-            def_rows.append((name, f"{parent}.{name}" if parent else name, kind, number,
-                             symbol.get("line", 0), symbol.get("signature", ""), summary, doc))
-        links = links_of.get(source.rel) if isinstance(links_of, dict) else None
-        for name, used in ((links or {}).get("uses") or {}).items():
-            for user, line in used.get("at", []):
-                ref_rows.append((name, user, line, source.rel, unit))
-            if used.get("more"):
-                more_rows.append((name, source.rel, used["more"], unit))
-        # linking's count of the files that use each name: calls through a module have no line
-        counts = (counts_of.get(source.rel) if isinstance(counts_of, dict) else None) or {}
-        for name, files_using in sorted((counts.get("names") or {}).items()):
+            def_rows.append((name, f"{parent}.{name}" if parent else name, kind, number, symbol.line,
+                             symbol.signature, summary, doc))
+        for name, files_using in sorted(counts.items()):
             if name in top:
                 user_rows.append((name, source.rel, files_using, unit))
-    if definitions:
-        connection.executemany("INSERT INTO files (id, path, unit, size, mtime_ns, language, lines, test, purpose) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-        connection.executemany("INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", def_rows)
-    connection.executemany("INSERT INTO refs VALUES (?, ?, ?, ?, ?)", ref_rows)
-    connection.executemany("INSERT INTO more_refs VALUES (?, ?, ?, ?)", more_rows)
-    connection.executemany("INSERT INTO users VALUES (?, ?, ?, ?)", user_rows)
+    # statements SQLite prepares once (the module keeps them by their text); none for no rows
+    for statement, rows in ((_INSERT_FILES, file_rows), (_INSERT_DEFS, def_rows), (_INSERT_REFS, ref_rows),
+                            (_INSERT_MORE, more_rows), (_INSERT_USERS, user_rows)):
+        if rows:
+            connection.executemany(statement, rows)
     return number
+
+
+def _decode_shard(config: Config, kind: str, unit: str, decode: Callable[[bytes], Any], holding: bytes = b"") -> Any:
+    """A unit's shard read by ``decode``, a typed decoder that makes only the fields the index
+    stores, ``unit`` among them; None if there is none, it is damaged, of another unit, or not of
+    ``decode``'s types.  ``holding``: bytes the shard's JSON holds when it has what the index
+    wants (``b'"uses":{"'``, a key whose value is not empty, as ``output.compact_json`` spells it):
+    a shard without them is not decoded, and is None."""
+    body = output.read_sealed(state.shard_path(config, kind, unit))
+    if body is None or holding not in body:
+        return None
+    try:
+        data = decode(body)
+    except ValueError:      # msgspec's DecodeError and ValidationError are ones
+        return None
+    return data if data.unit == unit else None
+
+
+class _Decoders(NamedTuple):
+    facts: Callable[[bytes], Any]
+    links: Callable[[bytes], Any]
+    importance: Callable[[bytes], Any]
+    no_facts: Any       # the facts of a file that has none
+
+
+@functools.lru_cache(maxsize=1)
+def _decoders() -> _Decoders:
+    """Decoders of the shards the index reads that make only the fields it stores (most of a
+    facts shard's bytes, and nearly all of a links shard's, are not), each with the default
+    the index takes when a field is absent; a value of another type than ``Facts`` declares is
+    kept as it is.  The facts are decoded 2.5 times as fast as by ``json`` (bench/README.md)."""
+    # imported here: a no-op build imports this module, and decodes no shard
+    import msgspec
+
+    # made with defstruct: this module's annotations are text (``from __future__``), which
+    # msgspec resolves in the module's names, where classes made in a function are not
+    def struct(name: str, fields: list) -> Any:
+        return msgspec.defstruct(name, fields)
+
+    symbol = struct("Symbol", [("name", Any), ("kind", Any, ""), ("parent", Any, None), ("line", Any, 0),
+                               ("signature", Any, ""), ("doc", Any, "")])
+    findings = struct("Findings", [("purpose", Any, ()), ("tags", Any, ())])
+    file_facts = struct("FileFacts", [("docstring", Any, ""), ("language", Any, ""), ("lines", Any, 0),
+                                      ("findings", findings, msgspec.field(default_factory=findings)),
+                                      ("symbols", list[symbol], [])])  # type: ignore[valid-type]
+    use = struct("Use", [("at", list[tuple[Any, Any]], []), ("more", Any, 0)])
+    file_links = struct("FileLinks", [("uses", dict[str, use], {})])  # type: ignore[valid-type]
+    file_counts = struct("FileCounts", [("names", dict[str, Any], {})])
+
+    def shard(name: str, files: Any) -> Callable[[bytes], Any]:
+        return msgspec.json.Decoder(struct(name, [("files", dict[str, files], {}), ("unit", Any, None)])).decode
+
+    return _Decoders(shard("Facts", file_facts), shard("Links", file_links), shard("Importance", file_counts),
+                     file_facts())
+
+
+_INSERT_FILES = ("INSERT INTO files (id, path, unit, size, mtime_ns, language, lines, test, purpose) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_INSERT_DEFS = "INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_REFS = "INSERT INTO refs VALUES (?, ?, ?, ?, ?)"
+_INSERT_MORE = "INSERT INTO more_refs VALUES (?, ?, ?, ?)"
+_INSERT_USERS = "INSERT INTO users VALUES (?, ?, ?, ?)"
