@@ -16,6 +16,7 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     # see the docstring: only a tree with ignore rules or globs
     import pathspec
 
+_by_name = attrgetter("name")     # a folder's entries in name order; a lambda was a Python call each
 _OUTPUT_SIGNS = frozenset({STATE_FOLDER, "doc.md"})     # a folder holding one may be another output folder
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
 _SPECIAL = {stat.S_IFIFO: "a named pipe", stat.S_IFSOCK: "a socket",
@@ -310,7 +312,7 @@ class _Walker:
 
     def walk(self, folder: Path, rel_folder: str, specs: list) -> None:
         try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+            entries = sorted(os.scandir(folder), key=_by_name)
         except OSError as error:
             self.problem(rel_folder or ".", f"folder skipped: {error.strerror}")
             return
