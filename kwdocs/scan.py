@@ -182,7 +182,7 @@ def scan(config: Config) -> ScanResult:
     """Walk ``config.src`` and return the documented files, sorted by path."""
     walker = _Walker(config)
     # the walk makes no reference cycles, and its thousands of new objects would set the cyclic
-    # collector off every few hundred: a tenth of a no-op build's scan
+    # collector off every few hundred
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -229,10 +229,10 @@ class _PlainNames:
     """Which names need none of the per-name checks (printable, not an editor's temporary, not
     a secret file's): nearly all of them, three regex calls per file were a tenth of a scan.
 
-    The globs' regex costs a microsecond a name (each ``*.pem`` scans the whole name), a tenth
-    of a no-op build's scan, so names first go through a screen: a glob matches only names that
-    end with its literal tail (``.pem``), or, when it ends with a wildcard, start with its
-    literal head (``id_rsa``).  A name neither ends nor starts so needs only to be printable.
+    The globs' regex is slow on every name (each ``*.pem`` scans the whole name), so names
+    first go through a screen: a glob matches only names that end with its literal tail
+    (``.pem``), or, when it ends with a wildcard, start with its literal head (``id_rsa``).
+    A name neither ends nor starts so needs only to be printable.
     """
 
     def __init__(self, globs: tuple[str, ...], regex: re.Pattern):
@@ -366,8 +366,8 @@ class _Walker:
         if not plain and rules.secrets is not None and rules.secrets.match(rel, name):
             self.problem(rel, "skipped: may hold secrets (see 'secret_files' in the configuration)")
             return
-        # tuple.__new__, not SourceFile(...): the named tuple's own __new__ is Python code, and
-        # costs as much again as the stat on a no-op build
+        # tuple.__new__, not SourceFile(...): the named tuple's own __new__ is Python code, run
+        # once per file of every build (see bench/README.md, branch noop)
         self.result.files.append(_new_tuple(SourceFile, (rel, info.st_size, info.st_mtime_ns)))
 
     def follow_link(self, path: Path, rel: str) -> os.stat_result | None:

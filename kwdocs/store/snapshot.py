@@ -120,8 +120,7 @@ def tree_snapshot(config: Config, scanned: ScanResult) -> str:
     """The hash that must match for a build to be a no-op."""
     digest = hashlib.sha256()
     # the count, the paths as one text, each ended by a line break (no name holds one: the scan
-    # skips those), then sizes and times as machine integers: a line formatted per file was a
-    # twentieth of a no-op build
+    # skips those), then sizes and times as machine integers, not a line formatted per file
     rels, sizes, mtimes = zip(*scanned.files) if scanned.files else ((), (), ())
     paths = "\n".join(rels)
     digest.update(f"{len(rels)}\n{paths}\n".encode("utf-8", "surrogateescape"))
