@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import gc
 import os
 import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -25,10 +27,14 @@ if TYPE_CHECKING:
     # see the docstring: only a tree with ignore rules or globs
     import pathspec
 
+_by_name = attrgetter("name")     # a folder's entries in name order; a lambda was a Python call each
 _OUTPUT_SIGNS = frozenset({STATE_FOLDER, "doc.md"})     # a folder holding one may be another output folder
 VCS_FOLDERS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", ".jj"})
 _SPECIAL = {stat.S_IFIFO: "a named pipe", stat.S_IFSOCK: "a socket",
             stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
+
+
+_new_tuple = tuple.__new__
 
 
 class SourceFile(NamedTuple):
@@ -97,9 +103,11 @@ class GlobSet:
         # every name a pattern can match (``**/.kube/config``: ``config``), so that the scan asks
         # pathspec only about those; None when a pattern may match any name
         lasts = [p.rpartition("/")[2] for p in by_path]
-        self.candidate_names = (None if any(p.startswith("!") or not last or "**" in last
+        self.candidate_globs = (None if any(p.startswith("!") or not last or "**" in last
                                             for p, last in zip(by_path, lasts))
-                                else re.compile("|".join(fnmatch.translate(p) for p in by_name + lasts)))
+                                else tuple(by_name + lasts))
+        self.candidate_names = (None if self.candidate_globs is None
+                                else re.compile("|".join(fnmatch.translate(p) for p in self.candidate_globs)))
 
     def __bool__(self) -> bool:
         return bool(self.name_regex or self._by_path)
@@ -173,7 +181,15 @@ def _root_specs(config: Config) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
 def scan(config: Config) -> ScanResult:
     """Walk ``config.src`` and return the documented files, sorted by path."""
     walker = _Walker(config)
-    walker.walk(config.src, "", _root_specs(config))
+    # the walk makes no reference cycles, and its thousands of new objects would set the cyclic
+    # collector off every few hundred
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        walker.walk(config.src, "", _root_specs(config))
+    finally:
+        if collecting:
+            gc.enable()
     walker.result.files.sort()
     walker.result.problems.sort()
     return walker.result
@@ -209,16 +225,49 @@ def scan_folder(config: Config, folder: str, recursive: bool = True) -> ScanResu
     return walker.result
 
 
-def _plain_names(rules: _Rules) -> re.Pattern | None:
-    """One regex matching the names that need none of the per-name checks (printable, not an
-    editor's temporary, not a secret file's), nearly all of them: three regex calls per file
-    were a tenth of a scan.  None when those checks look at more than the name."""
+class _PlainNames:
+    """Which names need none of the per-name checks (printable, not an editor's temporary, not
+    a secret file's): nearly all of them, three regex calls per file were a tenth of a scan.
+
+    The globs' regex is slow on every name (each ``*.pem`` scans the whole name), so names
+    first go through a screen: a glob matches only names that end with its literal tail
+    (``.pem``), or, when it ends with a wildcard, start with its literal head (``id_rsa``).
+    A name neither ends nor starts so needs only to be printable.
+    """
+
+    def __init__(self, globs: tuple[str, ...], regex: re.Pattern):
+        self.regex = regex
+        tails = [re.split(r"[*?\[\]]", glob)[-1] for glob in globs]
+        heads = [re.split(r"[*?\[]", glob)[0] for glob in globs]
+        # a glob with neither (``*``, ``*.[ch]``): every name goes through the regex
+        self.screened = all(tail or head for head, tail in zip(heads, tails))
+        # by last and first character: one ``endswith`` of thirty tails was most of the screen
+        self.tails: dict[str, tuple[str, ...]] = {}
+        self.heads: dict[str, tuple[str, ...]] = {}
+        for head, tail in zip(heads, tails):
+            if tail:
+                self.tails[tail[-1]] = (*self.tails.get(tail[-1], ()), tail)
+            elif head:
+                self.heads[head[0]] = (*self.heads.get(head[0], ()), head)
+
+    def match(self, name: str) -> re.Match | None:
+        """Like ``re.Pattern.match``: a match when ``name`` needs no per-name check."""
+        if self.screened and not name.endswith(self.tails.get(name[-1:], ())) \
+                and not name.startswith(self.heads.get(name[:1], ())):
+            return _PRINTABLE.match(name)
+        return self.regex.match(name)
+
+
+def _plain_names(rules: _Rules) -> _PlainNames | None:
+    """What says which names need none of the per-name checks; None when those checks look at
+    more than the name."""
     globs = [EDITOR_TEMP_FILES] + ([rules.secrets] if rules.secrets is not None else [])
     candidates = [glob.candidate_names.pattern for glob in globs if glob.candidate_names is not None]
     if len(candidates) < len(globs):
         return None
     refused = "".join(f"(?!{pattern})" for pattern in candidates)
-    return re.compile(f"{refused}[^{_CONTROL_CHARACTERS}]*\\Z")
+    return _PlainNames(sum((glob.candidate_globs or () for glob in globs), ()),
+                       re.compile(f"{refused}{_PRINTABLE.pattern}"))
 
 
 # The known token formats of the secret rules (kwdocs/rules.toml), for names: a file or folder
@@ -263,7 +312,7 @@ class _Walker:
 
     def walk(self, folder: Path, rel_folder: str, specs: list) -> None:
         try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+            entries = sorted(os.scandir(folder), key=_by_name)
         except OSError as error:
             self.problem(rel_folder or ".", f"folder skipped: {error.strerror}")
             return
@@ -317,7 +366,9 @@ class _Walker:
         if not plain and rules.secrets is not None and rules.secrets.match(rel, name):
             self.problem(rel, "skipped: may hold secrets (see 'secret_files' in the configuration)")
             return
-        self.result.files.append(SourceFile(rel, info.st_size, info.st_mtime_ns))
+        # tuple.__new__, not SourceFile(...): the named tuple's own __new__ is Python code, run
+        # once per file of every build (see bench/README.md, branch noop)
+        self.result.files.append(_new_tuple(SourceFile, (rel, info.st_size, info.st_mtime_ns)))
 
     def follow_link(self, path: Path, rel: str) -> os.stat_result | None:
         """Stat a symlink's target if it stays inside the tree and is a file; else report it."""
@@ -341,6 +392,7 @@ class _Walker:
 
 _CONTROL_CHARACTERS = r"\x00-\x1f\x7f\ud800-\udfff"     # and lone surrogates: undecodable bytes
 _CONTROL = re.compile(f"[{_CONTROL_CHARACTERS}]")
+_PRINTABLE = re.compile(f"[^{_CONTROL_CHARACTERS}]*\\Z")     # a whole name with none of them
 
 
 def _shown(rel: str) -> str:

@@ -26,15 +26,16 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kwdocs.config import Config
 from kwdocs.engine import summary, symbol_index
-from kwdocs.engine.rescan import Changes, diff, merge, rescan_targets, tree_units
-from kwdocs.engine.restore import repair
-from kwdocs.engine.runner import build_namespace, run_all, run_doit
 from kwdocs.formats import formats_for
 from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, with_ancestors
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
+
+if TYPE_CHECKING:   # a type only: a no-op build stops before any rescan (see run_build)
+    from kwdocs.engine.rescan import Changes
 
 PARALLEL_UNITS = 8      # this many units to redo or more: doit's worker processes are worth their start
 
@@ -109,6 +110,9 @@ class Rebuilder:
         ``rescanned``: a full scan the caller already made (with ``everything``), and
         ``differences`` what ``diff`` gave between the last scan and it, and
         ``rescanned_snapshot`` its ``snapshot.tree_snapshot``, if the caller has them."""
+        # a no-op build never gets here: it stops at the snapshot, before the rescan's module
+        from kwdocs.engine.rescan import Changes, diff, merge, rescan_targets
+
         started = time.monotonic()
         old = self.scanned or ScanResult(files=[])
         if self.scanned is None:
@@ -161,6 +165,9 @@ class Rebuilder:
     def _units_to_run(scanned: ScanResult, outcome: Outcome) -> set[str]:
         """The units of the changed files, and every unit of a folder that gained or lost a file
         (each page lists the files next to it)."""
+        # a no-op build never gets here: it stops at the snapshot, before the rescan's module
+        from kwdocs.engine.rescan import tree_units
+
         regrouped = {folder_of(rel) for rel in outcome.added + outcome.deleted}
         modified = set(outcome.modified)
         return {unit for folder, split in tree_units(scanned, regrouped | {folder_of(rel) for rel in modified}).items()
@@ -169,6 +176,9 @@ class Rebuilder:
     def _namespace(self, scanned: ScanResult) -> dict:
         """The doit namespace of these files, its extract and render tasks limited to the units
         in ``self._extract`` and ``self._render`` when doit loads them."""
+        # the runner (doit's worker set-up) only when there is something to build: not on a no-op
+        from kwdocs.engine.runner import build_namespace
+
         return build_namespace(self.config, scanned, only=lambda kind, unit: unit in (
             self._extract if kind == "extract" else self._render))
 
@@ -199,6 +209,9 @@ class Rebuilder:
 
     def _doit(self, tasks: dict, units: int) -> int:
         """One doit run over the namespace; in worker processes when there is enough to share."""
+        # the runner (doit's worker set-up) only when there is something to build: not on a no-op
+        from kwdocs.engine.runner import run_doit
+
         return run_doit(tasks, self.config.jobs if self.parallel and units >= PARALLEL_UNITS else 1, self.config)
 
     def _settled(self, scanned: ScanResult, code: int, known: str | None = None) -> None:
@@ -238,6 +251,9 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
         summary.report(stream.write, config, scanned, restored.get("written", 0), restored.get("removed", 0),
                        time.monotonic() - started, quiet, {"html_written": 0, "html_removed": 0})
         return 0
+    # the runner (doit's worker set-up) only past the no-op return above
+    from kwdocs.engine.runner import run_all
+
     if config.cache:
         # the shared cache's module only for a build that has one
         from kwdocs.store.cache import check_store
@@ -274,6 +290,9 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
 def _restore(config: Config, current: str, scanned: ScanResult) -> dict[str, int]:
     """Write again the pages that are not what kwdocs wrote (as ``check --fix`` does), then
     vouch for the output as it now is; the pages written and removed."""
+    # only when pages were changed by hand: a no-op build with its pages as written never needs it
+    from kwdocs.engine.restore import repair
+
     findings = repair(config)
     vouch(config, current, scanned)
     return {"written": findings.written, "removed": findings.removed}
@@ -303,6 +322,9 @@ def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet:
     """When only a few sources changed since the last successful build (same code and
     settings), hand doit just their units, as watch mode does: doit's check of every
     file is most of an edit's cost.  None: not applicable, build as usual."""
+    # past the no-op return of run_build: a no-op build stops before the rescan's module
+    from kwdocs.engine.rescan import Changes, diff
+
     last = snapshot.previous(config)
     if not last.get("files") or not last.get("snapshot") or last.get("settings") != snapshot.settings_digest(config):
         return None

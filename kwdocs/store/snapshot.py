@@ -9,6 +9,7 @@ rules.  Anything else goes through doit as usual.
 """
 from __future__ import annotations
 
+import array
 import hashlib
 import json
 import os
@@ -118,8 +119,15 @@ def settings_digest(config: Config) -> str:
 def tree_snapshot(config: Config, scanned: ScanResult) -> str:
     """The hash that must match for a build to be a no-op."""
     digest = hashlib.sha256()
-    for source in scanned.files:
-        digest.update(f"{source.rel}\0{source.size}\0{source.mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    # the count, the paths as one text, each ended by a line break (no name holds one: the scan
+    # skips those), then sizes and times as machine integers, not a line formatted per file
+    rels, sizes, mtimes = zip(*scanned.files) if scanned.files else ((), (), ())
+    paths = "\n".join(rels)
+    digest.update(f"{len(rels)}\n{paths}\n".encode("utf-8", "surrogateescape"))
+    try:
+        digest.update(array.array("q", sizes).tobytes() + array.array("q", mtimes).tobytes())
+    except OverflowError:   # a time stamp past 2262: as text
+        digest.update(repr((sizes, mtimes)).encode())
     digest.update(json.dumps([settings_digest(config), sorted(scanned.problems)], default=str).encode())
     return digest.hexdigest()
 
