@@ -90,14 +90,9 @@ def read_entries(path: Path, strict: bool = False) -> dict[str, Entries]:
 def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entries], str]:
     """``read_entries`` and the table's seal ('' when missing or damaged): what a page's kept rows
     name as the table they were rendered from."""
-    raw = output.read_state(path)
-    body = output.unsealed(raw)
-    if raw is None or body is None:
-        if raw is not None and strict:
-            raise output.StateDamaged(f"{path} is damaged")
-        return {}, ""
+    body, seal = output.read_sealed_and_seal(path, strict)
     try:
-        text = body.decode("utf-8")
+        text = (body or b"").decode("utf-8")
     except ValueError:
         return {}, ""
     table: dict[str, Entries] = {}
@@ -108,12 +103,7 @@ def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entri
             table[orjson.loads(unit)] = (int(count), entries)   # orjson: 2,800 names a letter
         except ValueError:
             continue
-    return table, seal_of(raw)
-
-
-def seal_of(data: bytes) -> str:
-    """The seal of a state file's bytes (``output.sealed``): a digest of its body."""
-    return data[-output.SEAL_LENGTH - 1:-1].decode("ascii")
+    return table, seal
 
 
 def changed_names(before: str, after: str) -> set[str]:

@@ -146,9 +146,9 @@ def _ledger_records(ledger: Path, block: int = 1 << 20) -> Iterator[Record]:
     except OSError:
         return
     with handle:
-        if not _seal_holds(handle):
+        body = output.sealed_body_size(handle)
+        if body is None:
             return
-        body = os.fstat(handle.fileno()).st_size - output.SEAL_LENGTH - 2
         handle.seek(0)
         if handle.read(1) != b"{":
             raise _NotOurs
@@ -182,22 +182,6 @@ def _ledger_records(ledger: Path, block: int = 1 << 20) -> Iterator[Record]:
                     yield page, entry[0], entry[1], entry[2]
 
 
-def _seal_holds(handle) -> bool:
-    """Whether the file's last line is the hash of the body before it (``output.sealed``), read
-    a block at a time."""
-    size = os.fstat(handle.fileno()).st_size
-    body = size - output.SEAL_LENGTH - 2
-    if body < 0:
-        return False
-    hashed = hashlib.sha256()
-    left = body
-    while left > 0:
-        data = handle.read(min(1 << 20, left))
-        if not data:
-            return False
-        hashed.update(data)
-        left -= len(data)
-    return handle.read() == b"\n" + hashed.hexdigest()[:output.SEAL_LENGTH].encode() + b"\n"
 def _sorted_runs(records: Iterator[Record], folder: Path, runs: list[str]) -> list[Iterable[Record]]:
     """``records`` cut into runs of ``RUN_RECORDS``, each sorted by page (stably: a page's records
     keep their order) and, unless there is one alone, set aside in a file of ``folder`` whose path

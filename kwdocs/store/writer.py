@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import orjson
 
@@ -241,14 +241,45 @@ def unsealed(data: bytes | None) -> bytes | None:
     return body if hashlib.sha256(body).hexdigest()[:SEAL_LENGTH].encode() == data[-SEAL_LENGTH - 1:-1] else None
 
 
+def seal_of(data: bytes) -> str:
+    """The seal of ``sealed`` bytes (a digest of their body): what a record made from a state
+    file names it by."""
+    return data[-SEAL_LENGTH - 1:-1].decode("ascii")
+
+
+def sealed_body_size(handle: BinaryIO) -> int | None:
+    """The size of the body of the sealed file open in ``handle`` if its seal holds, else None;
+    hashed a block at a time, for a file too large to read whole (the ledger)."""
+    body = os.fstat(handle.fileno()).st_size - SEAL_LENGTH - 2
+    if body < 0:
+        return None
+    handle.seek(0)
+    hashed = hashlib.sha256()
+    left = body
+    while left > 0:
+        data = handle.read(min(1 << 20, left))
+        if not data:
+            return None
+        hashed.update(data)
+        left -= len(data)
+    return body if handle.read() == b"\n" + hashed.hexdigest()[:SEAL_LENGTH].encode() + b"\n" else None
+
+
 def read_sealed(path: Path | str, strict: bool = False) -> bytes | None:
     """A sealed state file's body; None if it is missing or damaged (``strict``: damaged raises
     ``StateDamaged``, for the files whose loss would go unnoticed)."""
+    return read_sealed_and_seal(path, strict)[0]
+
+
+def read_sealed_and_seal(path: Path | str, strict: bool = False) -> tuple[bytes | None, str]:
+    """``read_sealed`` and the file's seal ('' when missing or damaged)."""
     raw = read_state(path)
     body = unsealed(raw)
-    if body is None and raw is not None and strict:
-        raise StateDamaged(f"{path} is damaged")
-    return body
+    if raw is None or body is None:
+        if raw is not None and strict:
+            raise StateDamaged(f"{path} is damaged")
+        return None, ""
+    return body, seal_of(raw)
 
 
 def read_json(path: Path | str, default: Any = None, strict: bool = False) -> Any:

@@ -112,7 +112,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             body = keywords.table_text(table)
             sealed = output.sealed(body.encode("utf-8"))
             output.write_if_changed(config.out, keyword_table(config, letter), sealed)
-            edits[letter] = _Edit(before, keywords.seal_of(sealed), touched,
+            edits[letter] = _Edit(before, output.seal_of(sealed), touched,
                                   [] if touched is None else keywords.named_entries(body, touched))
             updated.append(letter)
             del table, body, sealed
