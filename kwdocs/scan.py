@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import fnmatch
-import gc
 import os
 import re
 import stat
@@ -20,6 +19,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from kwdocs.collector import collector_paused
 from kwdocs.config import STATE_FOLDER, Config
 from kwdocs.store.owned import is_output_folder
 
@@ -183,13 +183,8 @@ def scan(config: Config) -> ScanResult:
     walker = _Walker(config)
     # the walk makes no reference cycles, and its thousands of new objects would set the cyclic
     # collector off every few hundred
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         walker.walk(config.src, "", _root_specs(config))
-    finally:
-        if collecting:
-            gc.enable()
     walker.result.files.sort()
     walker.result.problems.sort()
     return walker.result
