@@ -126,7 +126,7 @@ def link_tree(config: Config, units: list[str], changed: list[str],
     new_definitions = tree.definitions
     # the whole tree's links from the cache only without links of an earlier build (a fresh clone):
     # an edit that relinks would add an entry the size of all links for each tree it links
-    shared = SharedLinks(config, {unit: {} for unit in units},     # it reads the units' names alone
+    shared = SharedLinks(config, units,
                          {unit: [new_digests[unit], new_definitions[unit]] for unit in units},
                          rules.fingerprint()) if config.cache and not digests else None
     made: Iterator[tuple[str, bytes]]

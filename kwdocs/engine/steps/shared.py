@@ -92,13 +92,13 @@ class SharedLinks:
     """The whole tree's links in the shared cache, keyed by every unit's link inputs, the include
     roots, kwdocs' code and the rules: a fresh clone of a tree linked before links nothing."""
 
-    def __init__(self, config: Config, inputs: dict[str, dict], digests: dict[str, list[str]], rules: str) -> None:
+    def __init__(self, config: Config, units: list[str], digests: dict[str, list[str]], rules: str) -> None:
         """``digests``: each unit's ``_import_digest`` and ``_definitions_digest`` (linking made them)."""
         # only a build with a shared cache makes an adapter
         from kwdocs.store import cache
 
         self.cache = cache.shared_cache(config)
-        self.units = list(inputs)
+        self.units = list(units)
         made_from = digest(self.units, [digests[unit] for unit in self.units], list(config.include_roots),
                            code_fingerprint(), rules)
         self.claims = {"kind": "links", "key": cache.entry_key("links", made_from), "inputs": made_from}
