@@ -159,3 +159,20 @@ def test_a_page_names_its_source_file_and_folder_back_exactly(parts, name):
     assert layout.page_subject(layout.index_page(folder)) == ("index", folder)
     assert layout.page_subject(layout.doc_page(folder)) == ("doc", folder)
     assert layout.page_subject(layout.docs_page(name)) == ("docs", name)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab \n\\&<>`*_[]|#!{}-+1.;", min_size=1, max_size=24).map(str.strip).filter(bool))
+@example("\\*&lt;")
+@example("a\\_b & <c> `d` *e* [f](g) |h| #i !j")
+def test_any_escaped_text_reads_in_markdown_as_written(text):
+    """Text a page shows as prose (a name's label, a finding, a docstring's words) reads in
+    Markdown exactly as written, whichever of HTML's and Markdown's marks it holds, one after
+    another or already escaped: a backslash or ``&`` of its own is shown, never taken for an escape
+    or an entity."""
+    import html
+    import markdown
+    from kwdocs.pages.render import escape_md
+    shown = markdown.markdown(escape_md(text), extensions=["tables"])   # a backslashed bar read as GFM reads it
+    assert shown.startswith("<p>") and shown.endswith("</p>"), shown
+    assert html.unescape(shown[3:-4]) == " ".join(text.split("\n")), shown

@@ -256,7 +256,8 @@ class DocsInput:
     @functools.cached_property
     def odd_names(self) -> list[str]:
         """The keywords that are not plain words (dotted modules, operators), found by substring."""
-        return [entry["name"] for entry in self.entries if not _WORD.fullmatch(entry["name"])]
+        # an ASCII identifier is exactly a ``_WORD``: two string checks cost a fifth of the pattern's match
+        return [name for entry in self.entries if not ((name := entry["name"]).isascii() and name.isidentifier())]
 
     def shows(self, *texts: str, markdown: bool = False) -> set[str]:
         """The names a section shows in ``texts``: plain (paths, module names, as code spans show
