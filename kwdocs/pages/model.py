@@ -194,14 +194,19 @@ def symbol_entries(facts: Facts) -> list[dict]:
     symbol (a header defines thousands), so labels and anchors are worked out once for the two.
     No entry has uses yet (the docs page adds those of its file's top-level definitions)."""
     symbols = facts.get("symbols", [])
+    # an empty part is one shared empty tuple, never filled in place (``_mark_uses`` and
+    # ``_mark_inherited`` set their own): five new lists per keyword were a tenth of the entries' cost
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
              "name": s["name"], "signature": s.get("signature", ""), "line": s["line"],
              "end": s.get("end", s["line"]), "depth": depth,
-             "decorators": s.get("decorators", []), "condition": s.get("condition", []),
+             "decorators": s.get("decorators", _NONE), "condition": s.get("condition", _NONE),
              "definition": s["kind"] in _DEFINITION_KINDS,
              "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else "",
-             "inherited": [], "uses": [], "more_uses": 0, "uses_shown": [], "uses_unshown": 0}
+             "inherited": _NONE, "uses": _NONE, "more_uses": 0, "uses_shown": _NONE, "uses_unshown": 0}
             for s, depth in zip(symbols, _depths(symbols))]
+
+
+_NONE: tuple = ()
 
 
 def with_link_findings(facts: Facts, found: Mapping[str, list]) -> Facts:
