@@ -804,3 +804,44 @@ def test_a_generic_class_is_matched_by_its_bases(rules):
     facts = extract(text, "acme/colors.py")
     found = sections(rules, "acme/colors.py", text=text, symbols=facts["symbols"], imports=facts["imports"])
     assert "Defines **enumerations** (`Color` at line 4)." in found["patterns"]
+
+
+# ---------------------------------------------------------------- calls of a Python file
+
+CALLING = "import numpy as np\nimport subprocess\n\n" + "print(np.ones(3))\n" * 40 + \
+    "subprocess.run(cmd, shell=True)\nresult = eval(text)\nprint(eval(more), np.load('w.npy'))\n"
+
+
+def test_python_calls_read_by_the_rules_as_a_list_of_them(rules):
+    """The Python extractor's calls reach the rules by name; what is found is what the same
+    calls, as a plain list of records in line order, find."""
+    facts = extract(CALLING, "tools/job.py")
+    calls = facts["calls"]
+    listed = [dict(record) for record in calls]
+    assert [(c["line"], c["name"]) for c in listed] == sorted((c["line"], c["name"]) for c in listed)
+    assert len(calls) == len(listed) == 85
+    assert {c["name"] for c in listed} == {"print", "numpy.ones", "numpy.load", "subprocess.run", "eval"}
+    found = rules.evaluate(facts_for("tools/job.py"), CALLING, calls)
+    assert found == rules.evaluate(facts_for("tools/job.py"), CALLING, listed)
+    assert found == rules.evaluate(facts_for("tools/job.py"), CALLING, list(reversed(listed)))
+    assert {(f["rule"], f["line"]) for f in found["security"]} >= {
+        ("security.eval", 45), ("security.eval", 46), ("security.shell-true", 44)}
+
+
+def test_only_the_calls_a_rule_matches_become_records(rules, monkeypatch):
+    """A file calls hundreds of names, a rule matches a few: only those calls are made records
+    (with their arguments cut from the source), not one per call of the file."""
+    from kwdocs.extract import python
+
+    made: list[str] = []
+
+    class Counted(python.CallRecord):
+        def __init__(self, name: str, *args, **kwargs) -> None:
+            made.append(name)
+            super().__init__(name, *args, **kwargs)
+
+    monkeypatch.setattr(python, "CallRecord", Counted)
+    facts = extract(CALLING, "tools/job.py")
+    rules.evaluate(facts_for("tools/job.py"), CALLING, facts["calls"])
+    assert "print" not in made and "numpy.ones" not in made
+    assert sorted(made) == ["eval", "eval", "numpy.load", "subprocess.run"]

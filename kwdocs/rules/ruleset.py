@@ -29,7 +29,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import ahocorasick_rs
 
@@ -1066,6 +1066,16 @@ _HIT_MAKERS: dict[str, Callable[[Mapping, str], Any]] = {
 """Per name kind, the hit of a matching name (``_Context.indexed``); a call's keeps the call for its arguments."""
 
 
+@runtime_checkable
+class NamedCalls(Protocol):
+    """Calls kept by called name (the Python extractor's ``CallTable``): the rules ask about
+    each name once, and see the calls of the names they match."""
+
+    def names(self) -> Iterable[str]: ...
+
+    def named(self, name: str) -> Sequence[Mapping]: ...
+
+
 class _Context:
     """One file under evaluation: the facts indexed once, then shared by every rule."""
 
@@ -1110,14 +1120,25 @@ class _Context:
             ruleset = self.ruleset
             known = ruleset._names.setdefault(key, {})    # looked up here first: a file asks about hundreds of names
             make_hit = _HIT_MAKERS[key]
-            for value, item in getattr(self, f"_{key}")():
-                matching = known.get(value)
-                if matching is None:    # a new name: screened, matched and remembered by ``_matching``
-                    matching = ruleset._matching(key, value)
-                if matching:
-                    hit = make_hit(item, value)
-                    for rule in matching:
-                        index.setdefault(rule.id, []).append(hit)
+            table = self.calls if key == "calls" else None
+            if isinstance(table, NamedCalls):   # one look per called name, records of the matching ones only
+                for value in table.names():
+                    matching = known.get(value)
+                    if matching is None:
+                        matching = ruleset._matching(key, value)
+                    for item in table.named(value) if matching else ():
+                        hit = make_hit(item, value)
+                        for rule in matching:
+                            index.setdefault(rule.id, []).append(hit)
+            else:
+                for value, item in getattr(self, f"_{key}")():
+                    matching = known.get(value)
+                    if matching is None:    # a new name: screened, matched and remembered by ``_matching``
+                        matching = ruleset._matching(key, value)
+                    if matching:
+                        hit = make_hit(item, value)
+                        for rule in matching:
+                            index.setdefault(rule.id, []).append(hit)
             self._index[key] = index
         return index
 
