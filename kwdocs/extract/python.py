@@ -459,20 +459,22 @@ class _AstReader:
         self.definition_lines: list[int] = []   # where the tree's defs, classes and type aliases start, sorted
 
     def read(self, tree: ast.Module, text: str) -> dict:
-        calls, imports, self.definition_lines = _calls_and_imports(tree)
+        calls, imports, self.definition_lines, formatted = _calls_and_imports(tree)
         self._imports(imports)
-        self.source = _SourceSlicer(text).of
+        text_of = _SourceSlicer(text).of
+        self.source = text_of if formatted else None   # only an f-string's text is cut from the source
         self._body(tree.body, (), "module")
-        self.found.ast_calls(calls, self.source)  # after the imports, so aliases resolve
+        self.found.ast_calls(calls, text_of)  # after the imports, so aliases resolve
         docstring = _docstring(tree) or leading_comment(text)
         return {**self.found.facts(docstring), "parsed": True}
 
     def read_parts(self, trees: Iterable[ast.Module], text: str) -> dict:
         """``read`` over a file parsed in parts (``_parsed_parts``), one part's tree held at a time."""
-        text_of = self.source = _SourceSlicer(text).of
+        text_of = _SourceSlicer(text).of
         docstring = None
         for tree in trees:
-            calls, imports, self.definition_lines = _calls_and_imports(tree)
+            calls, imports, self.definition_lines, formatted = _calls_and_imports(tree)
+            self.source = text_of if formatted else None
             self._imports(imports)
             self._body(tree.body, (), "module")
             self.found.ast_call_records(calls, text_of)   # cut now, so the records let the part's tree go
@@ -1009,12 +1011,15 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 # ``_CHILD_FIELDS``, so the walk's rarer branch sees each of them, and their fields are here.
 _DEFINITION_FIELDS: dict[type, tuple[str, ...]] = {
     cls: _child_fields(cls) for cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, _TYPE_ALIAS, _Alias)}
+# And the f-strings (t-strings), which the walk notes in the same branch.
+_FORMATTED_FIELDS: dict[type, tuple[str, ...]] = {cls: _child_fields(cls) for cls in _FORMATTED}
 
 
 def _calls_and_imports(tree: ast.AST) -> tuple[dict[str, list[ast.Call]],
-                                                 list[ast.Import | ast.ImportFrom], list[int]]:
-    """Every call of a dotted name (by that name), every import statement of the tree and
-    the sorted lines where its defs, classes and type aliases start, by an iterative walk.
+                                                 list[ast.Import | ast.ImportFrom], list[int], bool]:
+    """Every call of a dotted name (by that name), every import statement of the tree,
+    the sorted lines where its defs, classes and type aliases start, and whether it holds an
+    f-string (else no expression of it is read from the source: ``_unparse``), by an iterative walk.
 
     A callee that is a dotted name (``f``, ``torch.nn.functional.relu``: half the
     attribute nodes of a tree) is read here and not walked, since it holds no call."""
@@ -1022,6 +1027,7 @@ def _calls_and_imports(tree: ast.AST) -> tuple[dict[str, list[ast.Call]],
     named = calls.get
     imports: list[ast.Import | ast.ImportFrom] = []
     definitions: list[int] = []
+    formatted = False
     stack: list[Any] = [tree]
     push, extend, pop = stack.append, stack.extend, stack.pop
     # the node classes as locals: this loop runs once per node, millions of times in a large tree
@@ -1051,6 +1057,8 @@ def _calls_and_imports(tree: ast.AST) -> tuple[dict[str, list[ast.Call]],
             fields = _DEFINITION_FIELDS.get(cls)
             if fields is not None:
                 definitions.append(node.lineno)
+            elif (fields := _FORMATTED_FIELDS.get(cls)) is not None:
+                formatted = True
             else:
                 fields = child_fields[cls] = _child_fields(cls)
         for field in fields:
@@ -1061,7 +1069,7 @@ def _calls_and_imports(tree: ast.AST) -> tuple[dict[str, list[ast.Call]],
             elif kind is not Name and kind is not Constant and value is not None:
                 push(value)  # names and constants (a third of all nodes) are leaves: not pushed
     definitions.sort()
-    return calls, imports, definitions
+    return calls, imports, definitions, formatted
 
 
 def _describe(error: BaseException) -> str:
