@@ -453,6 +453,10 @@ def test_a_rule_without_an_id():
     ({"section": "security", "message": "x", "calls": 7}, "key 'calls' must be a list"),
     ({"disable": True}, "key 'disable': no earlier rule has this id"),
     ({"section": "patterns", "message": "x", "text": ["a"], "text_requires": ["ok", ""]}, "holds an empty string"),
+    ({"section": "patterns", "message": "x", "text": ["a"], "text_holds": [""]}, "holds an empty string"),
+    ({"section": "patterns", "message": "x", "text_holds": ["a"], "paths": ["*"]}, "key 'text_holds' needs 'text'"),
+    ({"section": "patterns", "message": "x", "text": ["a"], "text_holds": ["a"], "text_requires": ["a"]},
+     "do not go together"),
 ])
 def test_bad_rules_are_reported_with_id_and_key(table, complaint):
     with pytest.raises(RuleError) as error:
@@ -845,3 +849,23 @@ def test_only_the_calls_a_rule_matches_become_records(rules, monkeypatch):
     rules.evaluate(facts_for("tools/job.py"), CALLING, facts["calls"])
     assert "print" not in made and "numpy.ones" not in made
     assert sorted(made) == ["eval", "eval", "numpy.load", "subprocess.run"]
+
+
+def test_text_holds_runs_the_regexes_over_the_whole_text_of_the_files_holding_a_word():
+    """``text_holds``: a file without one of the words is not searched at all (the private key's
+    regexes ran over every file of a tree); one holding a word is searched whole, so a match
+    may span lines, unlike ``text_requires``, which searches only the lines holding a word."""
+    spanning = {"section": "patterns", "message": "Holds a block ({matches}).", "text": [r"BEGIN\n(?P<name>\w+)\nEND"]}
+    rules = RuleSet.load(replace=True, extra_rules=[{"id": "acme.holds", **spanning, "text_holds": ["begin"]},
+                                                    {"id": "acme.lines", **spanning, "text_requires": ["begin"]}])
+    found = rules.evaluate(facts_for("m.txt", "text"), "x\nBEGIN\nbody\nEND\n", [])["patterns"]
+    assert found == ["Holds a block (`body` at line 3)."]
+    assert rules.evaluate(facts_for("m.txt", "text"), "x\nbegun\nbody\nEND\n", [])["patterns"] == []
+
+
+def test_private_keys_are_found_in_the_files_holding_their_marker_only(rules):
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(["MIIEow" + "A" * 58] * 4) + "\n-----END RSA PRIVATE KEY-----\n"
+    masked, lines = rules.mask_secrets("x = 1\n" + key, "text")
+    assert lines == [2] and "MIIEow" not in masked
+    assert rules.mask_secrets("x = 1\n" + key.replace("-----BEGIN", "-----begun"), "text") == (
+        "x = 1\n" + key.replace("-----BEGIN", "-----begun"), [])
