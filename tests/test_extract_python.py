@@ -454,3 +454,23 @@ def test_a_long_value_shows_its_first_characters_without_being_written_out_whole
     assert symbol["signature"] == "= " + expected
     assert expected.endswith("…") and len(expected) == python_extractor.MAX_VALUE_TEXT + 1
     assert max(written, default=0) < 50 * python_extractor.MAX_VALUE_TEXT   # the whole: over 30,000
+
+
+def test_expressions_are_searched_for_f_strings_only_in_a_file_holding_one(monkeypatch):
+    """An expression holding an f-string is shown as written (``ast.unparse`` quotes them
+    differently from one Python to the next); the walk that finds the file's calls says whether
+    it holds any, so the values and signatures of a file without one are not walked again."""
+    walked: list[object] = []
+    real_walk = ast.walk
+    monkeypatch.setattr(python_extractor.ast, "walk", lambda node: walked.append(node) or real_walk(node))
+    table = "TABLE = {" + ", ".join(f"'k{n}': [{n}, {n} + 1]" for n in range(200)) + "}\n"
+    plain = table + "def f(a: int = 1 + 2, *, b: dict = {'x': 1}) -> list[int]:\n    return [a]\n"
+    facts = extract(plain, "m.py")
+    assert walked == []
+    assert [s["signature"] for s in facts["symbols"]] == [
+        "= {'k0': [0, 0 + 1], 'k1': [1, 1 + 1], 'k2': [2, 2 + 1], 'k3': [3, 3 + 1], 'k4': […",
+        "(a: int = 1 + 2, *, b: dict = {'x': 1}) -> list[int]"]
+    quoted = table.replace("'k0'", "f'k{0}'") + "def g(a: str = f'{1 + 1}') -> None:\n    pass\n"
+    facts = extract(quoted, "m.py")
+    assert facts["symbols"][0]["signature"].startswith("= {f'k{0}': [0, 0 + 1], 'k1'")
+    assert facts["symbols"][1]["signature"] == "(a: str = f'{1 + 1}') -> None"

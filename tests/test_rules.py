@@ -453,6 +453,10 @@ def test_a_rule_without_an_id():
     ({"section": "security", "message": "x", "calls": 7}, "key 'calls' must be a list"),
     ({"disable": True}, "key 'disable': no earlier rule has this id"),
     ({"section": "patterns", "message": "x", "text": ["a"], "text_requires": ["ok", ""]}, "holds an empty string"),
+    ({"section": "patterns", "message": "x", "text": ["a"], "text_holds": [""]}, "holds an empty string"),
+    ({"section": "patterns", "message": "x", "text_holds": ["a"], "paths": ["*"]}, "key 'text_holds' needs 'text'"),
+    ({"section": "patterns", "message": "x", "text": ["a"], "text_holds": ["a"], "text_requires": ["a"]},
+     "do not go together"),
 ])
 def test_bad_rules_are_reported_with_id_and_key(table, complaint):
     with pytest.raises(RuleError) as error:
@@ -804,3 +808,64 @@ def test_a_generic_class_is_matched_by_its_bases(rules):
     facts = extract(text, "acme/colors.py")
     found = sections(rules, "acme/colors.py", text=text, symbols=facts["symbols"], imports=facts["imports"])
     assert "Defines **enumerations** (`Color` at line 4)." in found["patterns"]
+
+
+# ---------------------------------------------------------------- calls of a Python file
+
+CALLING = "import numpy as np\nimport subprocess\n\n" + "print(np.ones(3))\n" * 40 + \
+    "subprocess.run(cmd, shell=True)\nresult = eval(text)\nprint(eval(more), np.load('w.npy'))\n"
+
+
+def test_python_calls_read_by_the_rules_as_a_list_of_them(rules):
+    """The Python extractor's calls reach the rules by name; what is found is what the same
+    calls, as a plain list of records in line order, find."""
+    facts = extract(CALLING, "tools/job.py")
+    calls = facts["calls"]
+    listed = [dict(record) for record in calls]
+    assert [(c["line"], c["name"]) for c in listed] == sorted((c["line"], c["name"]) for c in listed)
+    assert len(calls) == len(listed) == 85
+    assert {c["name"] for c in listed} == {"print", "numpy.ones", "numpy.load", "subprocess.run", "eval"}
+    found = rules.evaluate(facts_for("tools/job.py"), CALLING, calls)
+    assert found == rules.evaluate(facts_for("tools/job.py"), CALLING, listed)
+    assert found == rules.evaluate(facts_for("tools/job.py"), CALLING, list(reversed(listed)))
+    assert {(f["rule"], f["line"]) for f in found["security"]} >= {
+        ("security.eval", 45), ("security.eval", 46), ("security.shell-true", 44)}
+
+
+def test_only_the_calls_a_rule_matches_become_records(rules, monkeypatch):
+    """A file calls hundreds of names, a rule matches a few: only those calls are made records
+    (with their arguments cut from the source), not one per call of the file."""
+    from kwdocs.extract import python
+
+    made: list[str] = []
+
+    class Counted(python.CallRecord):
+        def __init__(self, name: str, *args, **kwargs) -> None:
+            made.append(name)
+            super().__init__(name, *args, **kwargs)
+
+    monkeypatch.setattr(python, "CallRecord", Counted)
+    facts = extract(CALLING, "tools/job.py")
+    rules.evaluate(facts_for("tools/job.py"), CALLING, facts["calls"])
+    assert "print" not in made and "numpy.ones" not in made
+    assert sorted(made) == ["eval", "eval", "numpy.load", "subprocess.run"]
+
+
+def test_text_holds_runs_the_regexes_over_the_whole_text_of_the_files_holding_a_word():
+    """``text_holds``: a file without one of the words is not searched at all (the private key's
+    regexes ran over every file of a tree); one holding a word is searched whole, so a match
+    may span lines, unlike ``text_requires``, which searches only the lines holding a word."""
+    spanning = {"section": "patterns", "message": "Holds a block ({matches}).", "text": [r"BEGIN\n(?P<name>\w+)\nEND"]}
+    rules = RuleSet.load(replace=True, extra_rules=[{"id": "acme.holds", **spanning, "text_holds": ["begin"]},
+                                                    {"id": "acme.lines", **spanning, "text_requires": ["begin"]}])
+    found = rules.evaluate(facts_for("m.txt", "text"), "x\nBEGIN\nbody\nEND\n", [])["patterns"]
+    assert found == ["Holds a block (`body` at line 3)."]
+    assert rules.evaluate(facts_for("m.txt", "text"), "x\nbegun\nbody\nEND\n", [])["patterns"] == []
+
+
+def test_private_keys_are_found_in_the_files_holding_their_marker_only(rules):
+    key = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(["MIIEow" + "A" * 58] * 4) + "\n-----END RSA PRIVATE KEY-----\n"
+    masked, lines = rules.mask_secrets("x = 1\n" + key, "text")
+    assert lines == [2] and "MIIEow" not in masked
+    assert rules.mask_secrets("x = 1\n" + key.replace("-----BEGIN", "-----begun"), "text") == (
+        "x = 1\n" + key.replace("-----BEGIN", "-----begun"), [])

@@ -83,7 +83,8 @@ def extract_text(path: str, text: str, language: Language | None = None) -> tupl
     except Exception as error:  # noqa: BLE001 - an extractor bug must not stop the build
         found = {"problems": [{"message": f"extractor failed: {type(error).__name__}: {error}"}],
                  "parsed": False}
-    return _bounded(found), found.pop("calls", [])[:MAX_ENTRIES]
+    calls = found.pop("calls", [])
+    return _bounded(found), calls[:MAX_ENTRIES] if len(calls) > MAX_ENTRIES else calls
 
 
 MAX_ENTRIES = 20_000

@@ -32,10 +32,10 @@ import inspect
 import operator
 import re
 import string
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter, itemgetter
 from pathlib import PurePosixPath
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, cast, overload
 
 from kwdocs.extract.text import leading_comment
 
@@ -248,6 +248,62 @@ class CallRecord(Mapping):
         return dict, (dict(self),)  # pickled (sent to another process) as the plain dict it reads as
 
 
+class CallTable(Sequence[CallRecord]):
+    """The calls found in a file's ast, kept by called name until asked for: the rules ask
+    about each name once (``names``), and only the calls of the few names a rule matches
+    become records (``named``); a tree has 300,000 calls.  As a sequence: every call's
+    record, in the order of their lines and names (those of one line and name as found)."""
+
+    def __init__(self, nodes: dict[str, list[ast.Call]], text_of: Callable[[ast.expr], str] | None) -> None:
+        self._nodes = nodes
+        self._text_of = text_of
+        self._made: dict[str, list[CallRecord]] = {}
+        self._sorted: list[CallRecord] | None = None
+        self._count = sum(map(len, nodes.values()))
+
+    def names(self) -> Iterable[str]:
+        """The called names, each once."""
+        return self._nodes.keys()
+
+    def named(self, name: str) -> list[CallRecord]:
+        """The records of the calls of ``name`` (none for a name not called)."""
+        made = self._made.get(name)
+        if made is None:
+            text_of = self._text_of
+            made = self._made[name] = [CallRecord(name, node.lineno, node, text_of)
+                                       for node in self._nodes.get(name, ())]
+        return made
+
+    def _records(self) -> list[CallRecord]:
+        if self._sorted is None:
+            self._sorted = sorted((record for name in self._nodes for record in self.named(name)),
+                                  key=attrgetter("line", "name"))
+        return self._sorted
+
+    @overload
+    def __getitem__(self, index: int) -> CallRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CallRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> CallRecord | list[CallRecord]:
+        return self._records()[index]
+
+    def __iter__(self) -> Iterator[CallRecord]:
+        return iter(self._records())
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (CallTable, list)) and list(self) == list(other)
+
+    __hash__ = None   # type: ignore[assignment]   # compared by content, as the list it reads as
+
+    def __reduce__(self) -> tuple:
+        return list, (list(self),)   # pickled as the list it reads as
+
+
 class _Collector:
     """Accumulates facts in one shape, whichever parser found them."""
 
@@ -256,6 +312,8 @@ class _Collector:
         self.symbols: list[dict] = []
         self.imports: list[dict] = []
         self.calls: list[CallRecord] = []
+        self.call_nodes: dict[str, list[ast.Call]] = {}   # the ast's calls by resolved name (``ast_calls``)
+        self.text_of: Callable[[ast.expr], str] | None = None
         self.aliases: dict[str, str] = {}  # bound name -> dotted target, for calls
         self.uses: set[str] = set()   # called names reached through an import: what the file uses of others
         self.exports: list[str] = []  # the names of ``__all__``, in its order: the module's public API
@@ -314,17 +372,27 @@ class _Collector:
     def call(self, name: str, line: int, kwargs: dict[str, str], args: list[str]) -> None:
         self.calls.append(CallRecord(self._resolved(name), line, arguments=(kwargs, args)))
 
-    def ast_calls(self, calls: list[tuple[str, ast.Call]], text_of: Callable[[ast.expr], str]) -> None:
-        """Calls of the ast as (called name, node), their arguments cut by ``text_of`` if ever read.
+    def ast_calls(self, calls: dict[str, list[ast.Call]], text_of: Callable[[ast.expr], str]) -> None:
+        """Calls of the ast by called name as written, kept by the name each resolves to (once per
+        name: a file calls the same few names over and over); no record is made yet (``CallTable``)."""
+        self.text_of = text_of
+        kept = self.call_nodes
+        for name, nodes in calls.items():
+            full = self._resolved(name)
+            known = kept.get(full)
+            if known is None:
+                kept[full] = nodes
+            else:
+                known.extend(nodes)
 
-        Each name is resolved once: a file calls the same few names over and over."""
-        resolved: dict[str, str] = {}
-        records = self.calls
-        for name, node in calls:
-            full = resolved.get(name)
-            if full is None:
-                full = resolved[name] = self._resolved(name)
-            records.append(CallRecord(full, node.lineno, node, text_of))
+    def ast_call_records(self, calls: dict[str, list[ast.Call]], text_of: Callable[[ast.expr], str]) -> None:
+        """``ast_calls`` as records with their arguments cut now, so that the tree can go (``read_parts``)."""
+        for name, nodes in calls.items():
+            full = self._resolved(name)
+            for node in nodes:
+                record = CallRecord(full, node.lineno, node, text_of)
+                record.arguments()
+                self.calls.append(record)
 
     def _resolved(self, name: str) -> str:
         """The called name with an imported alias replaced by what it stands for."""
@@ -340,7 +408,8 @@ class _Collector:
         found = {
             "symbols": _sorted_unique(self.symbols),
             "imports": sorted(self.imports, key=itemgetter("line", "module")),
-            "calls": sorted(self.calls, key=attrgetter("line", "name")),
+            "calls": (CallTable(self.call_nodes, self.text_of) if self.call_nodes
+                      else sorted(self.calls, key=attrgetter("line", "name"))),
             "docstring": docstring,
             "uses": sorted(self.uses),
         }
@@ -390,26 +459,25 @@ class _AstReader:
         self.definition_lines: list[int] = []   # where the tree's defs, classes and type aliases start, sorted
 
     def read(self, tree: ast.Module, text: str) -> dict:
-        calls, imports, self.definition_lines = _calls_and_imports(tree)
+        calls, imports, self.definition_lines, formatted = _calls_and_imports(tree)
         self._imports(imports)
-        self.source = _SourceSlicer(text).of
+        text_of = _SourceSlicer(text).of
+        self.source = text_of if formatted else None   # only an f-string's text is cut from the source
         self._body(tree.body, (), "module")
-        self.found.ast_calls(calls, self.source)  # after the imports, so aliases resolve
+        self.found.ast_calls(calls, text_of)  # after the imports, so aliases resolve
         docstring = _docstring(tree) or leading_comment(text)
         return {**self.found.facts(docstring), "parsed": True}
 
     def read_parts(self, trees: Iterable[ast.Module], text: str) -> dict:
         """``read`` over a file parsed in parts (``_parsed_parts``), one part's tree held at a time."""
-        text_of = self.source = _SourceSlicer(text).of
+        text_of = _SourceSlicer(text).of
         docstring = None
         for tree in trees:
-            calls, imports, self.definition_lines = _calls_and_imports(tree)
+            calls, imports, self.definition_lines, formatted = _calls_and_imports(tree)
+            self.source = text_of if formatted else None
             self._imports(imports)
             self._body(tree.body, (), "module")
-            done = len(self.found.calls)
-            self.found.ast_calls(calls, text_of)
-            for record in self.found.calls[done:]:
-                record.arguments()   # cut now, so the records let the part's tree go
+            self.found.ast_call_records(calls, text_of)   # cut now, so the records let the part's tree go
             if docstring is None:
                 docstring = _docstring(tree) or ""
         return {**self.found.facts(docstring or leading_comment(text)), "parsed": True}
@@ -943,18 +1011,23 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 # ``_CHILD_FIELDS``, so the walk's rarer branch sees each of them, and their fields are here.
 _DEFINITION_FIELDS: dict[type, tuple[str, ...]] = {
     cls: _child_fields(cls) for cls in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, _TYPE_ALIAS, _Alias)}
+# And the f-strings (t-strings), which the walk notes in the same branch.
+_FORMATTED_FIELDS: dict[type, tuple[str, ...]] = {cls: _child_fields(cls) for cls in _FORMATTED}
 
 
-def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
-                                                 list[ast.Import | ast.ImportFrom], list[int]]:
-    """Every call of a dotted name (with that name), every import statement of the tree and
-    the sorted lines where its defs, classes and type aliases start, by an iterative walk.
+def _calls_and_imports(tree: ast.AST) -> tuple[dict[str, list[ast.Call]],
+                                                 list[ast.Import | ast.ImportFrom], list[int], bool]:
+    """Every call of a dotted name (by that name), every import statement of the tree,
+    the sorted lines where its defs, classes and type aliases start, and whether it holds an
+    f-string (else no expression of it is read from the source: ``_unparse``), by an iterative walk.
 
     A callee that is a dotted name (``f``, ``torch.nn.functional.relu``: half the
     attribute nodes of a tree) is read here and not walked, since it holds no call."""
-    calls: list[tuple[str, ast.Call]] = []
+    calls: dict[str, list[ast.Call]] = {}
+    named = calls.get
     imports: list[ast.Import | ast.ImportFrom] = []
     definitions: list[int] = []
+    formatted = False
     stack: list[Any] = [tree]
     push, extend, pop = stack.append, stack.extend, stack.pop
     # the node classes as locals: this loop runs once per node, millions of times in a large tree
@@ -967,8 +1040,10 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
             name = _dotted_name(node.func)
             if name is None:
                 push(node.func)  # ``f(x).y()``, ``fs[0]()``: the callee may hold calls
+            elif (nodes := named(name)) is None:
+                calls[name] = [node]
             else:
-                calls.append((name, node))
+                nodes.append(node)
             extend(node.args)
             extend(node.keywords)
             continue
@@ -982,6 +1057,8 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
             fields = _DEFINITION_FIELDS.get(cls)
             if fields is not None:
                 definitions.append(node.lineno)
+            elif (fields := _FORMATTED_FIELDS.get(cls)) is not None:
+                formatted = True
             else:
                 fields = child_fields[cls] = _child_fields(cls)
         for field in fields:
@@ -992,7 +1069,7 @@ def _calls_and_imports(tree: ast.AST) -> tuple[list[tuple[str, ast.Call]],
             elif kind is not Name and kind is not Constant and value is not None:
                 push(value)  # names and constants (a third of all nodes) are leaves: not pushed
     definitions.sort()
-    return calls, imports, definitions
+    return calls, imports, definitions, formatted
 
 
 def _describe(error: BaseException) -> str:

@@ -29,7 +29,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import ahocorasick_rs
 
@@ -112,6 +112,7 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     "text": (_string_list, "a list of regular expressions"),
     "text_ignore": (_string_list, "a list of regular expressions"),
     "text_requires": (_string_list, "a list of strings"),
+    "text_holds": (_string_list, "a list of strings"),
     "secret": (_of_type(bool), "true or false"),
     "keep": (_of_type(int), "a whole number"),
 }
@@ -159,11 +160,15 @@ def _validate(raw: Any, source: str) -> dict[str, Any]:
     if not rule.get("fallback") and not any(rule.get(key) for key in TRIGGERS):
         raise RuleError(f"{where}: nothing to match on; give one of " + ", ".join(TRIGGERS)
                         + " (or mark it 'fallback = true')")
-    for key in ("secret", "text_ignore", "text_requires"):
+    for key in ("secret", "text_ignore", "text_requires", "text_holds"):
         if rule.get(key) and not rule.get("text"):
             raise RuleError(f"{where}: key '{key}' needs 'text' (the regular expressions)")
     if "" in rule.get("text_requires", []):
         raise RuleError(f"{where}: key 'text_requires' holds an empty string, which every line holds")
+    if "" in rule.get("text_holds", []):
+        raise RuleError(f"{where}: key 'text_holds' holds an empty string, which every file holds")
+    if rule.get("text_requires") and rule.get("text_holds"):
+        raise RuleError(f"{where}: keys 'text_requires' and 'text_holds' do not go together (the lines or the file)")
     if "keep" in rule and not rule.get("secret"):
         raise RuleError(f"{where}: key 'keep' needs 'secret = true'")
     if rule.get("keep", 0) < 0:
@@ -207,6 +212,12 @@ class Rule:
     where: str = field(repr=False)               # the rule named in an error
     folder_paths: bool = False   # every glob is ``.../**``: the answer depends on the folder alone
     triggers: tuple[str, ...] = ()
+    text_holds: tuple[str, ...] = ()   # the regexes run over the whole text of a file holding one of these
+
+    @property
+    def text_words(self) -> tuple[str, ...]:
+        """The words without one of which in a file the rule's regexes are not run."""
+        return self.text_requires or self.text_holds
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "triggers", tuple(key for key in TRIGGERS if self.spec.get(key)))
@@ -424,6 +435,7 @@ def _compile(spec: dict[str, Any], source: str) -> Rule:
         annotated=spec.get("annotated", False),
         installed=spec.get("installed", False),
         text_requires=tuple(word.lower() for word in spec.get("text_requires", [])),
+        text_holds=tuple(word.lower() for word in spec.get("text_holds", [])),
         secret=spec.get("secret", False), keep=spec.get("keep", 4),
         spec=spec, where=f"{source}: rule '{spec['id']}'",
         folder_paths=bool(spec.get("paths")) and all(glob.endswith("/**") for glob in spec["paths"]),
@@ -562,6 +574,13 @@ class _Text:
             self._found = self.words.find(self.text) if self.words is not None else {}
         return self._found
 
+    def holds(self, words: tuple[str, ...]) -> bool:
+        """Whether the text holds one of the (lower-case) words, ignoring case."""
+        if self.words is not None and all(word in self.words.index for word in words):
+            return not self.found.keys().isdisjoint(words)   # found in the one pass over the text
+        lowered = self.text.lower()
+        return any(word in lowered for word in words)
+
     def ranges(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
         """Where the regexes of a rule run: the whole text, or only the lines holding a word."""
         if not words:
@@ -598,6 +617,8 @@ class _Text:
 
     def matches(self, rule: Rule) -> Iterator[re.Match]:
         """Every match of the rule's regexes, in the parts of the text it asks for."""
+        if rule.text_holds and not self.holds(rule.text_holds):
+            return
         ranges = self.ranges(rule.text_requires)
         if not ranges:
             return      # none of its words here: its regexes are not even compiled
@@ -730,7 +751,7 @@ class _Plan:
         for position, rule in enumerate(ordinary):
             # a rule matches only when one of its triggers finds something (all of them, with
             # ``match = "all"``): it is gated when each trigger needs evidence a file may lack
-            if not all(key in NAME_KINDS or key == "paths" or (key == "text" and (rule.secret or rule.text_requires))
+            if not all(key in NAME_KINDS or key == "paths" or (key == "text" and (rule.secret or rule.text_words))
                        for key in rule.triggers):
                 always.add(position)
                 continue
@@ -742,14 +763,14 @@ class _Plan:
                 elif rule.secret:    # its text hits are the spans it found (``_Context._secrets``)
                     secrets.append((rule.id, position))
                 else:
-                    words.extend((word, position) for word in rule.text_requires)
+                    words.extend((word, position) for word in rule.text_words)
         globs = tuple(position for position in paths if not ordinary[position].folder_paths)
         secret_words: list[tuple[str, int]] = []
         secrets_always: list[int] = []
         for order, rule in enumerate(secret_rules):
             if usable(rule):
-                if rule.text_requires:
-                    secret_words.extend((word, order) for word in rule.text_requires)
+                if rule.text_words:
+                    secret_words.extend((word, order) for word in rule.text_words)
                 else:
                     secrets_always.append(order)
         return cls(
@@ -809,7 +830,7 @@ class RuleSet:
 
     @functools.cached_property
     def _words(self) -> _Words:
-        return _Words(word for rule in self.rules for word in rule.text_requires)
+        return _Words(word for rule in self.rules for word in rule.text_words)
 
     @functools.cached_property
     def _secret_rules(self) -> tuple[Rule, ...]:
@@ -1066,6 +1087,15 @@ _HIT_MAKERS: dict[str, Callable[[Mapping, str], Any]] = {
 """Per name kind, the hit of a matching name (``_Context.indexed``); a call's keeps the call for its arguments."""
 
 
+class NamedCalls(Protocol):
+    """Calls kept by called name (the Python extractor's ``CallTable``): the rules ask about
+    each name once, and see the calls of the names they match."""
+
+    def names(self) -> Iterable[str]: ...
+
+    def named(self, name: str) -> Sequence[Mapping]: ...
+
+
 class _Context:
     """One file under evaluation: the facts indexed once, then shared by every rule."""
 
@@ -1110,14 +1140,27 @@ class _Context:
             ruleset = self.ruleset
             known = ruleset._names.setdefault(key, {})    # looked up here first: a file asks about hundreds of names
             make_hit = _HIT_MAKERS[key]
-            for value, item in getattr(self, f"_{key}")():
-                matching = known.get(value)
-                if matching is None:    # a new name: screened, matched and remembered by ``_matching``
-                    matching = ruleset._matching(key, value)
-                if matching:
-                    hit = make_hit(item, value)
-                    for rule in matching:
-                        index.setdefault(rule.id, []).append(hit)
+            # a ``NamedCalls`` table: one look per called name, records of the matching ones only (told by
+            # an attribute: ``isinstance`` of a runtime protocol costs 20 us, once per file)
+            if key == "calls" and getattr(self.calls, "named", None) is not None:
+                table = cast(NamedCalls, self.calls)
+                for value in table.names():
+                    matching = known.get(value)
+                    if matching is None:
+                        matching = ruleset._matching(key, value)
+                    for item in table.named(value) if matching else ():
+                        hit = make_hit(item, value)
+                        for rule in matching:
+                            index.setdefault(rule.id, []).append(hit)
+            else:
+                for value, item in getattr(self, f"_{key}")():
+                    matching = known.get(value)
+                    if matching is None:    # a new name: screened, matched and remembered by ``_matching``
+                        matching = ruleset._matching(key, value)
+                    if matching:
+                        hit = make_hit(item, value)
+                        for rule in matching:
+                            index.setdefault(rule.id, []).append(hit)
             self._index[key] = index
         return index
 
