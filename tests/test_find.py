@@ -278,11 +278,18 @@ def index_tables(folder: Path) -> dict[str, list]:
             **{table: sorted(connection.execute(f"SELECT * FROM {table}")) for table in ("refs", "more_refs", "users")}}
 
 
-def test_an_import_line_keeps_the_rows_of_units_whose_uses_did_not_move(built, tmp_path):
+def test_an_import_line_keeps_the_rows_of_units_whose_uses_did_not_move(built, tmp_path, monkeypatch):
     """An import line added to ``circle.py`` moves its definitions, so the links of the files
     using them (their anchors) change: the rows of those units' uses, which did not move, are
-    left as they were (not deleted and inserted again), and every table holds what a fresh
+    left as they were (not deleted and inserted again), their counts of users (in importance
+    shards the edit did not change) are not read again, and every table holds what a fresh
     build's index holds."""
+    from kwdocs.engine import symbol_index
+
+    decoded: list[tuple[str, str]] = []
+    decode = symbol_index._decode_shard
+    monkeypatch.setattr(symbol_index, "_decode_shard", lambda config, kind, unit, *rest: decoded.append(
+        (kind, unit)) or decode(config, kind, unit, *rest))
     index = built / "kwdocs-out" / ".kwdocs" / "symbols.sqlite3"
 
     def others() -> dict[str, list]:
@@ -301,6 +308,7 @@ def test_an_import_line_keeps_the_rows_of_units_whose_uses_did_not_move(built, t
     assert run_kwdocs("build", "--src", str(built), "-q", "-j", "1") == 0
     assert made()["geometry"] != made_before["geometry"]    # its links changed: the anchors to ``Circle``
     assert others() == before
+    assert ("links", "geometry") in decoded and ("importance", "geometry") not in decoded
     fresh = tmp_path / "fresh"
     assert run_kwdocs("build", "--src", str(built), "--out", str(fresh), "-q", "-j", "1") == 0
     assert index_tables(built / "kwdocs-out") == index_tables(fresh)

@@ -13,7 +13,7 @@ import functools
 import hashlib
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -151,17 +151,19 @@ def _update_units(connection: sqlite3.Connection, config: Config, units: dict[st
     moved a name it uses) gets only the rows of its uses that changed (``_relink_unit``)."""
     known = dict(connection.execute("SELECT unit, made_from FROM units"))
     changed: dict[str, str] = {}
-    relinked: dict[str, str] = {}
+    relinked: dict[str, tuple[str, list[str]]] = {}     # unit -> made_from, the kinds of its shards that changed
     for unit, files in units.items():
         # the shards' paths as text (a Path per unit and kind was a third of an edit's index update)
         made_from = ":".join((_digest([output.stamp(state.shard_path(config, state.FACTS, unit)), files]),
-                              _digest([output.stamp(state.shard_path(config, kind, unit))
-                                       for kind in (state.LINKS, state.IMPORTANCE)])))
+                              *(_digest(output.stamp(state.shard_path(config, kind, unit))) for kind in _LINK_KINDS)))
         before = known.get(unit)
         if before == made_from:
             continue
-        if before is not None and before.partition(":")[0] == made_from.partition(":")[0]:
-            relinked[unit] = made_from
+        was, now = (before or "").split(":"), made_from.split(":")
+        if was[0] == now[0]:
+            # an index of before the kinds had a part each (two parts) has both made again
+            relinked[unit] = made_from, [kind for kind, old, new in zip(_LINK_KINDS, was[1:] + ["", ""], now[1:])
+                                         if len(was) != len(now) or old != new]
         else:
             changed[unit] = made_from
     for unit in sorted((set(known) - set(units)) | (set(changed) & set(known))):
@@ -172,10 +174,10 @@ def _update_units(connection: sqlite3.Connection, config: Config, units: dict[st
     for unit in changed:
         number = _add_unit(connection, config, unit, units[unit], number, summaries)
     connection.executemany("INSERT INTO units VALUES (?, ?)", changed.items())
-    for unit in relinked:
-        _relink_unit(connection, config, unit, units[unit])
+    for unit, (_, kinds) in relinked.items():
+        _relink_unit(connection, config, unit, units[unit], kinds)
     connection.executemany("UPDATE units SET made_from = ? WHERE unit = ?",
-                           [(made_from, unit) for unit, made_from in relinked.items()])
+                           [(made_from, unit) for unit, (made_from, _) in relinked.items()])
     return len(changed) + len(relinked)
 
 
@@ -184,6 +186,7 @@ def _digest(value: object) -> str:
 
 
 _USE_TABLES = ("refs", "more_refs", "users")    # the rows a unit's links make
+_LINK_KINDS = (state.LINKS, state.IMPORTANCE)   # the shards they are made from: refs and more_refs, users
 _ALL_TABLES = ("units", "files", *_USE_TABLES)
 
 
@@ -237,14 +240,17 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
     return number
 
 
-def _link_parts(config: Config, unit: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """What the index reads of a unit's link and importance shards: each file's uses, and its
-    counts of the files using each name.  Only those fields are decoded, and only from shards
-    that hold some (most units' do not: those shards were two thirds of the bytes the index read)."""
+def _link_parts(config: Config, unit: str,
+                kinds: Collection[str] = _LINK_KINDS) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the index reads of a unit's link and importance shards (of those of ``kinds``): each
+    file's uses, and its counts of the files using each name.  Only those fields are decoded, and
+    only from shards that hold some (most units' do not: those shards were two thirds of the
+    bytes the index read)."""
     decoders = _decoders()
-    links_of = getattr(_decode_shard(config, state.LINKS, unit, decoders.links, b'"uses":{"'), "files", {})
+    links_of = getattr(_decode_shard(config, state.LINKS, unit, decoders.links, b'"uses":{"'), "files", {}) \
+        if state.LINKS in kinds else {}
     counts_of = getattr(_decode_shard(config, state.IMPORTANCE, unit, decoders.importance, b'"names":{"'),
-                        "files", {})
+                        "files", {}) if state.IMPORTANCE in kinds else {}
     return links_of, counts_of
 
 
@@ -271,12 +277,14 @@ class _Uses:
                 users.append((name, rel, files_using, unit))
 
 
-def _relink_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile]) -> None:
-    """The rows of a unit's uses made from its link shards again, when its facts are as they were:
-    only the rows that differ from those the index holds are deleted and inserted.  An edit that
-    moves a file's definitions moves the anchors of every unit using them, whose uses are the same
-    (remaking all of those units' rows was most of such an edit's index update)."""
-    links_of, counts_of = _link_parts(config, unit)
+def _relink_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile],
+                 kinds: list[str]) -> None:
+    """The rows of a unit's uses made again from those of its link shards that changed (``kinds``),
+    when its facts are as they were: only the rows that differ from those the index holds are
+    deleted and inserted.  An edit that moves a file's definitions moves the anchors of every unit
+    using them, whose uses are the same (remaking all of those units' rows was most of such an
+    edit's index update)."""
+    links_of, counts_of = _link_parts(config, unit, kinds)
     # the names a file defines at its top level, from its definitions' rows, which are as they were
     top: dict[str, set[str]] = {}
     if counts_of:
@@ -288,6 +296,8 @@ def _relink_unit(connection: sqlite3.Connection, config: Config, unit: str, file
     for source in files:
         uses.add(source.rel, links_of.get(source.rel), counts_of.get(source.rel), top.get(source.rel, set()))
     for table, statement, rows in zip(_USE_TABLES, _INSERT_USES, uses.rows):
+        if (state.IMPORTANCE if table == "users" else state.LINKS) not in kinds:
+            continue
         wanted = collections.Counter(rows)
         gone = []
         for rowid, *row in connection.execute(f"SELECT rowid, * FROM {table} WHERE unit = ?", (unit,)):
