@@ -263,16 +263,52 @@ def test_an_edit_that_moves_a_use_keeps_the_definitions_of_the_unit_it_uses(buil
         "geometry/__init__.py:5", "tests/test_circle.py:3  (test)", "tools/make_shapes.py:6"]
     assert file_ids() == before
 
-    def tables(folder: Path) -> dict[str, list]:
-        with sqlite3.connect(folder / ".kwdocs" / "symbols.sqlite3") as connection:
-            paths = dict(connection.execute("SELECT id, path FROM files"))    # ids differ from build to build
-            return {
-                "files": sorted(connection.execute("SELECT path, unit, size, language, lines, test, purpose FROM files")),
-                "defs": sorted((row[:3], paths[row[3]], *row[4:])
-                               for row in connection.execute("SELECT * FROM defs")),
-                **{table: sorted(connection.execute(f"SELECT * FROM {table}"))
-                   for table in ("refs", "more_refs", "users")}}
-
     fresh = tmp_path / "fresh"
     assert run_kwdocs("build", "--src", str(built), "--out", str(fresh), "-q", "-j", "1") == 0
-    assert tables(built / "kwdocs-out") == tables(fresh)
+    assert index_tables(built / "kwdocs-out") == index_tables(fresh)
+
+
+def index_tables(folder: Path) -> dict[str, list]:
+    """Every table of an output folder's index, rows sorted, files named rather than numbered."""
+    with sqlite3.connect(folder / ".kwdocs" / "symbols.sqlite3") as connection:
+        paths = dict(connection.execute("SELECT id, path FROM files"))    # ids differ from build to build
+        return {
+            "files": sorted(connection.execute("SELECT path, unit, size, language, lines, test, purpose FROM files")),
+            "defs": sorted((row[:3], paths[row[3]], *row[4:]) for row in connection.execute("SELECT * FROM defs")),
+            **{table: sorted(connection.execute(f"SELECT * FROM {table}")) for table in ("refs", "more_refs", "users")}}
+
+
+def test_an_import_line_keeps_the_rows_of_units_whose_uses_did_not_move(built, tmp_path, monkeypatch):
+    """An import line added to ``circle.py`` moves its definitions, so the links of the files
+    using them (their anchors) change: the rows of those units' uses, which did not move, are
+    left as they were (not deleted and inserted again), their counts of users (in importance
+    shards the edit did not change) are not read again, and every table holds what a fresh
+    build's index holds."""
+    from kwdocs.engine import symbol_index
+
+    decoded: list[tuple[str, str]] = []
+    decode = symbol_index._decode_shard
+    monkeypatch.setattr(symbol_index, "_decode_shard", lambda config, kind, unit, *rest: decoded.append(
+        (kind, unit)) or decode(config, kind, unit, *rest))
+    index = built / "kwdocs-out" / ".kwdocs" / "symbols.sqlite3"
+
+    def others() -> dict[str, list]:
+        with sqlite3.connect(index) as connection:
+            return {table: sorted(connection.execute(f"SELECT rowid, * FROM {table} WHERE unit != 'geometry/shapes'"))
+                    for table in ("refs", "users", "more_refs")}
+
+    def made() -> dict[str, str]:
+        with sqlite3.connect(index) as connection:
+            return dict(connection.execute("SELECT unit, made_from FROM units"))
+
+    before, made_before = others(), made()
+    assert before["refs"] and before["users"]
+    circle = built / CIRCLE
+    circle.write_text(circle.read_text().replace('"""Circles."""\n', '"""Circles."""\nimport keyword\n'))
+    assert run_kwdocs("build", "--src", str(built), "-q", "-j", "1") == 0
+    assert made()["geometry"] != made_before["geometry"]    # its links changed: the anchors to ``Circle``
+    assert others() == before
+    assert ("links", "geometry") in decoded and ("importance", "geometry") not in decoded
+    fresh = tmp_path / "fresh"
+    assert run_kwdocs("build", "--src", str(built), "--out", str(fresh), "-q", "-j", "1") == 0
+    assert index_tables(built / "kwdocs-out") == index_tables(fresh)

@@ -8,11 +8,12 @@ damaged or of another format is made again whole.
 """
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -147,36 +148,36 @@ def _update_units(connection: sqlite3.Connection, config: Config, units: dict[st
     """The rows of every unit that is gone or changed dropped, then those of the changed ones
     made again (all dropped first: a folder split into more buckets moves files between them).
     A unit whose facts and files are as they were but whose links changed (an edit elsewhere
-    moved a name it uses) gets only its uses' rows made again: its definitions' are the same."""
+    moved a name it uses) gets only the rows of its uses that changed (``_relink_unit``)."""
     known = dict(connection.execute("SELECT unit, made_from FROM units"))
     changed: dict[str, str] = {}
-    relinked: dict[str, str] = {}
+    relinked: dict[str, tuple[str, list[str]]] = {}     # unit -> made_from, the kinds of its shards that changed
     for unit, files in units.items():
         # the shards' paths as text (a Path per unit and kind was a third of an edit's index update)
         made_from = ":".join((_digest([output.stamp(state.shard_path(config, state.FACTS, unit)), files]),
-                              _digest([output.stamp(state.shard_path(config, kind, unit))
-                                       for kind in (state.LINKS, state.IMPORTANCE)])))
+                              *(_digest(output.stamp(state.shard_path(config, kind, unit))) for kind in _LINK_KINDS)))
         before = known.get(unit)
         if before == made_from:
             continue
-        if before is not None and before.partition(":")[0] == made_from.partition(":")[0]:
-            relinked[unit] = made_from
+        was, now = (before or "").split(":"), made_from.split(":")
+        if was[0] == now[0]:
+            # an index of before the kinds had a part each (two parts) has both made again
+            relinked[unit] = made_from, [kind for kind, old, new in zip(_LINK_KINDS, was[1:] + ["", ""], now[1:])
+                                         if len(was) != len(now) or old != new]
         else:
             changed[unit] = made_from
     for unit in sorted((set(known) - set(units)) | (set(changed) & set(known))):
         _drop(connection, unit)
-    for unit in sorted(relinked):
-        _drop(connection, unit, _USE_TABLES)
     # files numbered here, as SQLite would number them, rather than asked back unit by unit
     number = connection.execute("SELECT COALESCE(MAX(id), 0) FROM files").fetchone()[0]
     summaries: dict[str, str] = {"": ""}   # a documentation's sentence, once: overloads, stubs and copies repeat them
     for unit in changed:
         number = _add_unit(connection, config, unit, units[unit], number, summaries)
     connection.executemany("INSERT INTO units VALUES (?, ?)", changed.items())
-    for unit in relinked:
-        _add_unit(connection, config, unit, units[unit], number, summaries, definitions=False)
+    for unit, (_, kinds) in relinked.items():
+        _relink_unit(connection, config, unit, units[unit], kinds)
     connection.executemany("UPDATE units SET made_from = ? WHERE unit = ?",
-                           [(made_from, unit) for unit, made_from in relinked.items()])
+                           [(made_from, unit) for unit, (made_from, _) in relinked.items()])
     return len(changed) + len(relinked)
 
 
@@ -185,50 +186,36 @@ def _digest(value: object) -> str:
 
 
 _USE_TABLES = ("refs", "more_refs", "users")    # the rows a unit's links make
+_LINK_KINDS = (state.LINKS, state.IMPORTANCE)   # the shards they are made from: refs and more_refs, users
 _ALL_TABLES = ("units", "files", *_USE_TABLES)
 
 
-def _drop(connection: sqlite3.Connection, unit: str, tables: tuple[str, ...] = _ALL_TABLES) -> None:
-    if "files" in tables:
-        connection.execute("DELETE FROM defs WHERE file IN (SELECT id FROM files WHERE unit = ?)", (unit,))
-    for table in tables:
+def _drop(connection: sqlite3.Connection, unit: str) -> None:
+    connection.execute("DELETE FROM defs WHERE file IN (SELECT id FROM files WHERE unit = ?)", (unit,))
+    for table in _ALL_TABLES:
         connection.execute(f"DELETE FROM {table} WHERE unit = ?", (unit,))
 
 
 def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile], number: int,
-              summaries: dict[str, str], definitions: bool = True) -> int:
+              summaries: dict[str, str]) -> int:
     """A unit's rows from its facts and links shards (a file without facts gets its stamp only),
-    its files numbered from after ``number``; only those of its uses (``_USE_TABLES``) without
-    ``definitions``.  ``summaries``: the sentences of documentations met so far.  The last file
-    number given."""
+    its files numbered from after ``number``.  ``summaries``: the sentences of documentations met
+    so far.  The last file number given."""
     # imported here: a no-op build imports this module to check the index, and needs no page code
     from kwdocs.pages.model import is_test, own_text, summary_sentence
 
     decoders = _decoders()
     facts_of = getattr(_decode_shard(config, state.FACTS, unit, decoders.facts), "files", {})
-    # only the uses and the counts of names are read of the link shards, which most units lack:
-    # those shards are not decoded (they were two thirds of the bytes the index read)
-    links_of = getattr(_decode_shard(config, state.LINKS, unit, decoders.links, b'"uses":{"'), "files", {})
-    counts_of = getattr(_decode_shard(config, state.IMPORTANCE, unit, decoders.importance, b'"names":{"'),
-                        "files", {})
-    file_rows, def_rows, ref_rows, more_rows, user_rows = [], [], [], [], []
+    links_of, counts_of = _link_parts(config, unit)
+    file_rows: list[tuple] = []
+    def_rows: list[tuple] = []
+    uses = _Uses(unit)
     for source in files:
         facts = facts_of.get(source.rel) or decoders.no_facts
-        if definitions:
-            purpose = summary_sentence(own_text(facts.docstring)) or next(iter(facts.findings.purpose), "")
-            number += 1
-            file_rows.append((number, source.rel, unit, source.size, source.mtime_ns, facts.language, facts.lines,
-                              int(is_test({"findings": {"tags": facts.findings.tags}})), purpose))
-        links = links_of.get(source.rel)
-        for name, used in (links.uses if links is not None else {}).items():
-            for user, line in used.at:
-                ref_rows.append((name, user, line, source.rel, unit))
-            if used.more:
-                more_rows.append((name, source.rel, used.more, unit))
-        # linking's count of the files that use each name: calls through a module have no line
-        counts = getattr(counts_of.get(source.rel), "names", {})
-        if not definitions and not counts:
-            continue
+        purpose = summary_sentence(own_text(facts.docstring)) or next(iter(facts.findings.purpose), "")
+        number += 1
+        file_rows.append((number, source.rel, unit, source.size, source.mtime_ns, facts.language, facts.lines,
+                          int(is_test({"findings": {"tags": facts.findings.tags}})), purpose))
         top: set[str] = set()
         for symbol in facts.symbols:
             kind = symbol.kind
@@ -237,23 +224,97 @@ def _add_unit(connection: sqlite3.Connection, config: Config, unit: str, files: 
             name, parent = symbol.name, symbol.parent
             if not parent:
                 top.add(name)
-            if not definitions:
-                continue
             doc = symbol.doc
             summary = summaries.get(doc)
             if summary is None:
                 summary = summaries[doc] = summary_sentence(doc)
             def_rows.append((name, f"{parent}.{name}" if parent else name, kind, number, symbol.line,
                              symbol.signature, summary, doc))
-        for name, files_using in sorted(counts.items()):
-            if name in top:
-                user_rows.append((name, source.rel, files_using, unit))
+        uses.add(source.rel, links_of.get(source.rel), counts_of.get(source.rel), top)
     # statements SQLite prepares once (the module keeps them by their text); none for no rows
-    for statement, rows in ((_INSERT_FILES, file_rows), (_INSERT_DEFS, def_rows), (_INSERT_REFS, ref_rows),
-                            (_INSERT_MORE, more_rows), (_INSERT_USERS, user_rows)):
+    tables: list[tuple[str, list[tuple]]] = [(_INSERT_FILES, file_rows), (_INSERT_DEFS, def_rows),
+                                             *zip(_INSERT_USES, uses.rows)]
+    for statement, rows in tables:
         if rows:
             connection.executemany(statement, rows)
     return number
+
+
+def _link_parts(config: Config, unit: str,
+                kinds: Collection[str] = _LINK_KINDS) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the index reads of a unit's link and importance shards (of those of ``kinds``): each
+    file's uses, and its counts of the files using each name.  Only those fields are decoded, and
+    only from shards that hold some (most units' do not: those shards were two thirds of the
+    bytes the index read)."""
+    decoders = _decoders()
+    links_of = getattr(_decode_shard(config, state.LINKS, unit, decoders.links, b'"uses":{"'), "files", {}) \
+        if state.LINKS in kinds else {}
+    counts_of = getattr(_decode_shard(config, state.IMPORTANCE, unit, decoders.importance, b'"names":{"'),
+                        "files", {}) if state.IMPORTANCE in kinds else {}
+    return links_of, counts_of
+
+
+class _Uses:
+    """The rows a unit's links make (``_USE_TABLES``'s, in ``rows``), added file by file."""
+
+    def __init__(self, unit: str) -> None:
+        self.unit = unit
+        self.rows: tuple[list[tuple], list[tuple], list[tuple]] = ([], [], [])
+
+    def add(self, rel: str, links: Any, counts: Any, top: set[str]) -> None:
+        """``rel``'s rows from its decoded ``links`` and ``counts`` (None: it has none); ``top``: the
+        names it defines at its top level, the only ones whose counts the index keeps."""
+        refs, more, users = self.rows
+        unit = self.unit
+        for name, used in (links.uses if links is not None else {}).items():
+            for user, line in used.at:
+                refs.append((name, user, line, rel, unit))
+            if used.more:
+                more.append((name, rel, used.more, unit))
+        # linking's count of the files that use each name: calls through a module have no line
+        for name, files_using in sorted(getattr(counts, "names", {}).items()):
+            if name in top:
+                users.append((name, rel, files_using, unit))
+
+
+def _relink_unit(connection: sqlite3.Connection, config: Config, unit: str, files: list[SourceFile],
+                 kinds: list[str]) -> None:
+    """The rows of a unit's uses made again from those of its link shards that changed (``kinds``),
+    when its facts are as they were: only the rows that differ from those the index holds are
+    deleted and inserted.  An edit that moves a file's definitions moves the anchors of every unit
+    using them, whose uses are the same (remaking all of those units' rows was most of such an
+    edit's index update)."""
+    links_of, counts_of = _link_parts(config, unit, kinds)
+    # the names a file defines at its top level, from its definitions' rows, which are as they were
+    top: dict[str, set[str]] = {}
+    if counts_of:
+        for path, name in connection.execute(
+                "SELECT files.path, defs.name FROM defs JOIN files ON defs.file = files.id "
+                "WHERE files.unit = ? AND defs.qualified = defs.name", (unit,)):
+            top.setdefault(path, set()).add(name)
+    uses = _Uses(unit)
+    for source in files:
+        uses.add(source.rel, links_of.get(source.rel), counts_of.get(source.rel), top.get(source.rel, set()))
+    for table, statement, rows in zip(_USE_TABLES, _INSERT_USES, uses.rows):
+        if (state.IMPORTANCE if table == "users" else state.LINKS) not in kinds:
+            continue
+        wanted = collections.Counter(rows)
+        gone = []
+        for rowid, *row in connection.execute(f"SELECT rowid, * FROM {table} WHERE unit = ?", (unit,)):
+            kept = tuple(row)
+            if wanted[kept] > 0:
+                wanted[kept] -= 1
+            else:
+                gone.append((rowid,))
+        if gone:
+            connection.executemany(f"DELETE FROM {table} WHERE rowid = ?", gone)
+        added = []
+        for row in rows:    # what is wanted and was not there, in the order a new index inserts it
+            if wanted[row] > 0:
+                wanted[row] -= 1
+                added.append(row)
+        if added:
+            connection.executemany(statement, added)
 
 
 def _decode_shard(config: Config, kind: str, unit: str, decode: Callable[[bytes], Any], holding: bytes = b"") -> Any:
@@ -313,6 +374,6 @@ def _decoders() -> _Decoders:
 _INSERT_FILES = ("INSERT INTO files (id, path, unit, size, mtime_ns, language, lines, test, purpose) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _INSERT_DEFS = "INSERT INTO defs VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-_INSERT_REFS = "INSERT INTO refs VALUES (?, ?, ?, ?, ?)"
-_INSERT_MORE = "INSERT INTO more_refs VALUES (?, ?, ?, ?)"
-_INSERT_USERS = "INSERT INTO users VALUES (?, ?, ?, ?)"
+# the rows of ``_USE_TABLES``, in their order
+_INSERT_USES = ("INSERT INTO refs VALUES (?, ?, ?, ?, ?)", "INSERT INTO more_refs VALUES (?, ?, ?, ?)",
+                "INSERT INTO users VALUES (?, ?, ?, ?)")

@@ -106,14 +106,15 @@ def link_tree(config: Config, units: list[str], changed: list[str],
             return {"link_shards": len(relinked)}
         # the imports are as they were: only where names from the moved units' files are defined changes
         rewritten = _moved_definitions(config, moved, fresh_inputs)
+        anchored_again = set(moved)     # the units whose classes' bases may be found elsewhere now
         if rewritten is not None:
             try:
-                rewritten = sorted(set(rewritten) | set(_anchor_again(config, moved, fresh_inputs, meta["anchored"]))
-                                   | set(relinked))
+                rewritten = sorted(set(rewritten) | set(_anchor_again(config, moved, fresh_inputs, meta["anchored"],
+                                                                      anchored_again)) | set(relinked))
             except (TypeError, IndexError, KeyError, AttributeError):
                 rewritten = None     # a damaged record of where anchors were looked for: link it all
         if rewritten is not None:
-            _refresh_classes(config, rewritten, fresh_inputs)
+            _refresh_classes(config, [unit for unit in rewritten if unit in anchored_again], fresh_inputs)
             output.write_json(config.out, meta_path, dict(meta, definitions=definitions | new_definitions,
                                                           rewritten=rewritten))
             return {"link_shards": len(rewritten)}
@@ -236,13 +237,15 @@ def _diagram_facts(rel: str, links: dict, info: dict) -> dict[str, list]:
 
 def _refresh_classes(config: Config, units: list[str], fresh_inputs: dict[str, dict]) -> None:
     """After anchors moved without an import changing (``_anchor_again``), the classes' bases
-    of ``units`` found again in their importance shards: a base re-exported from another file."""
+    of ``units`` found again in their importance shards: a base re-exported from another file.
+    Only the files bases are found in count, not their lines: anchors that only moved a line
+    (and names found again in the same file) change none."""
     for unit in units:
         stored = load_shard(config, IMPORTANCE, unit)
         files, links = stored.get("files"), load_shard(config, LINKS, unit).get("files") or {}
         if not isinstance(files, dict):
             continue
-        inputs = fresh_inputs.get(unit) or _stored_link_inputs(config, unit)
+        inputs = fresh_inputs.get(unit) or _stored_link_inputs(config, unit, False)   # read once, not kept
         for rel, counts in files.items():
             if inputs.get(rel, {}).get("bases") and isinstance(counts, dict):
                 counts["classes"] = resolved_bases(rel, inputs[rel]["bases"], inputs[rel].get("defs", {}),
@@ -315,12 +318,13 @@ def _defines_digest(info: dict) -> list[str]:
 
 
 def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
-                  anchored: dict[str, list]) -> list[str]:
+                  anchored: dict[str, list], worked_out: set[str]) -> list[str]:
     """After an edit that changed definitions but no import: the anchors of the units that look
     for definitions in a file whose definitions changed, in their link shards (``anchored``:
     file -> [its unit, those units, digests of its definitions and of their names], brought up to
-    date here; a file whose definitions only moved has those units' anchors to it moved, no more);
-    the units whose shards changed."""
+    date here; a file whose definitions only moved has those units' anchors to it moved, no more,
+    and the files they name stay the same); the units whose shards changed.  ``worked_out``: gets
+    the units whose anchors were worked out again (they may name other files)."""
     inputs = dict(fresh_inputs)
     links_of: dict[str, dict] = {}
 
@@ -361,6 +365,7 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
             for name, found in links.get("anchors", {}).items():
                 if found[0] in shifted:
                     found[1] = shifted[found[0]][name.rpartition(".")[2]]
+    worked_out.update(affected)
     for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
         for rel, links in unit_links(unit).items():
             info = unit_inputs(unit).get(rel, {})

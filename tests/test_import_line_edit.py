@@ -1,0 +1,76 @@
+"""An import line added to a file whose classes other folders' files derive from and name: every
+definition of it moves a line, so their anchors move; the pages after the edit (Markdown and
+HTML) are what a clean build writes, with no more work than the moved lines need."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kwdocs.config import Config
+from kwdocs.engine.steps import link, render
+from tests.conftest import run_kwdocs
+from tests.output_checks import pages
+
+BASE_PY = '"""Bases."""\n\n\nclass Base:\n    """A base."""\n\n\ndef make_base():\n    return Base()\n'
+USER_PY = ('"""Users."""\nfrom pkg.base import Base, make_base\n\n\nclass Child(Base):\n    """Uses `Base`."""\n\n\n'
+           'def child():\n    return make_base()\n')
+DOTTED_PY = '"""Dotted."""\nimport pkg.base\n\n\nclass Other(pkg.base.Base):\n    pass\n'
+CALLER_PY = '"""Calls through the module."""\nimport pkg.base\n\n\ndef g():\n    return pkg.base.make_base()\n'
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    for rel, text in {"pkg/__init__.py": "", "pkg/base.py": BASE_PY, "users/__init__.py": "",
+                      "users/user.py": USER_PY, "dotted/__init__.py": "", "dotted/other.py": DOTTED_PY,
+                      "caller/__init__.py": "", "caller/call.py": CALLER_PY}.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+    return src
+
+
+def build(src: Path, out: Path) -> None:
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q", "--html") == 0
+
+
+def test_an_import_line_moves_anchors_without_finding_bases_again(tree: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The import line moves ``Base`` and ``make_base`` a line: the pages naming them change as a
+    clean build writes them, a unit whose page shows neither has its plan made without its
+    facts read whole, and the bases of the other folders' classes, still defined in the
+    same file, are not looked for again; after a class is added, they are."""
+    out = tmp_path / "out"
+    build(tree, out)
+    refreshed: list[str] = []
+    real_refresh = link._refresh_classes
+    monkeypatch.setattr(link, "_refresh_classes",
+                        lambda config, units, fresh: refreshed.extend(units) or real_refresh(config, units, fresh))
+    planned: dict[str, list[str]] = {}
+    real_plan, real_facts, facts_read = render.render_plan, render.unit_facts, []
+
+    def noted_plan(config: Config, unit: str, *args: Any) -> render.RenderPlan:
+        plan = real_plan(config, unit, *args)
+        planned[unit] = plan.todo
+        return plan
+    monkeypatch.setattr(render, "render_plan", noted_plan)
+    monkeypatch.setattr(render, "unit_facts", lambda config, unit, rels: facts_read.append(unit) or
+                        real_facts(config, unit, rels))
+    before = pages(out)
+    (tree / "pkg" / "base.py").write_text('"""Bases."""\nimport keyword\n' + BASE_PY.removeprefix('"""Bases."""\n'))
+    build(tree, out)
+    monkeypatch.setattr(render, "render_plan", real_plan)
+    # the caller's links changed (its anchor to make_base), not its page: its facts were not read whole
+    assert planned["caller"] == [] and "caller" not in facts_read
+    build(tree, tmp_path / "clean-import")
+    assert pages(out) == pages(tmp_path / "clean-import")
+    assert pages(out)["users/user.py_docs.md"] != before["users/user.py_docs.md"]    # its anchor to Base moved
+    assert not {"users", "dotted"} & set(refreshed), refreshed
+
+    refreshed.clear()
+    (tree / "pkg" / "base.py").write_text(BASE_PY.replace("class Base:", "class Base:\n    pass\n\n\nclass Root:"))
+    build(tree, out)
+    assert {"users", "dotted"} <= set(refreshed), refreshed     # a name added: their anchors are worked out again
+    build(tree, tmp_path / "clean-added")
+    assert pages(out) == pages(tmp_path / "clean-added")
