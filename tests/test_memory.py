@@ -9,12 +9,16 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from output_checks import kwdocs_command
+
+from kwdocs.engine import dispatch, workers
+from tests.conftest import run_kwdocs
 
 PEAK_LIMIT_MB = 300
 SPARSE_SIZE = 2 * 1024 ** 3
@@ -118,3 +122,48 @@ def test_the_building_process_holds_about_as_much_for_eight_times_the_files(tmp_
         assert (out / "pkg0" / "mod0" / "f0.py_docs.md").is_file()
         peaks_kb[files] = int(run.stdout.splitlines()[-1])
     assert peaks_kb[20_000] <= 1.5 * peaks_kb[2_500], peaks_kb
+
+
+def _noisy_step(fail: bool) -> int:
+    print("a line the step prints")
+    if fail:
+        raise OSError(28, "No space left on device", "page.md")
+    return os.getpid()
+
+
+def test_a_step_run_apart_in_a_worker_runs_in_a_child_and_hands_back_its_result(monkeypatch, capsys):
+    """A whole-tree step run by a worker of a parallel build (``workers.apart``): in a child that
+    ends with it (its memory goes with it), its result, output and errors handed back as if run here."""
+    step = workers.apart(_noisy_step)
+    assert step(False) == os.getpid()          # not a worker (a -j 1 build): run here
+    monkeypatch.setattr(workers, "_worker", True)
+    assert step(False) != os.getpid()
+    assert capsys.readouterr().out == "a line the step prints\n" * 2
+    with pytest.raises(OSError) as raised:
+        step(True)
+    assert (raised.value.errno, raised.value.filename) == (28, "page.md")
+
+
+def test_a_worker_that_grew_is_replaced_and_the_pages_are_the_same(tmp_path, monkeypatch):
+    """A worker that grew past ``RETIRE_GROWTH`` (here: any growth) ends after its task and a fresh
+    one is forked in its place; the pages are those of a one-process build."""
+    src = tmp_path / "src"
+    small_files(src, 300)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "one"), "-q") == 0
+    started: list[int] = []
+    fork = dispatch.LookaheadRunner._worker
+
+    def counted(self, job_q, result_q):
+        process = fork(self, job_q, result_q)
+        started.append(process.pid)
+        return process
+    monkeypatch.setattr(dispatch.LookaheadRunner, "RETIRE_GROWTH", -1)
+    monkeypatch.setattr(dispatch.LookaheadRunner, "_worker", counted)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "two"), "-j", "2", "-q") == 0
+    assert len(set(started)) >= 10      # 6 units, each extracted and rendered, and the whole-tree steps
+    assert _tree_files(tmp_path / "one") == _tree_files(tmp_path / "two")
+
+
+def _tree_files(root) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
+            if path.is_file() and ".kwdocs" not in path.relative_to(root).parts}
