@@ -7,10 +7,8 @@ import tracemalloc
 from pathlib import Path
 
 from kwdocs.config import load_config
-from kwdocs.engine import tasks, workers
 from kwdocs.engine.steps import link as link_step
 from kwdocs.engine.steps.link_all import SPILL
-from kwdocs.scan import scan
 from kwdocs.store import writer as output
 from kwdocs.store.state import IMPORTANCE, LINK_INPUTS, LINK_META, LINK_REQUESTS, LINKS, load_shard
 from tests.conftest import run_kwdocs
@@ -62,31 +60,3 @@ def test_linking_the_whole_tree_holds_a_fraction_of_the_files_link_records(tmp_p
     assert peak < 8 * inputs, (peak, inputs)
     assert _shards(config, units) == built
     assert not (config.state / SPILL).exists()     # the spill file is gone with its name
-
-
-def test_a_worker_links_the_whole_tree_in_a_process_that_ends_with_the_step(tmp_path: Path, monkeypatch) -> None:
-    """A parallel build's worker keeps whatever size a step gives it for the rest of the build:
-    the whole-tree steps run in a child forked for them, so the worker itself allocates next to
-    nothing for linking, and the shards are the same."""
-    src, out = tmp_path / "src", tmp_path / "out"
-    _tree(src)
-    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    config = load_config(src, overrides={"output": str(out)})
-    units = list(output.read_json(config.state / LINK_META, {})["digests"])
-    built = _shards(config, units)
-    inputs = sum(path.stat().st_size for path in (config.state / LINK_INPUTS).rglob("*") if path.is_file())
-    (config.state / LINK_META).unlink()
-    link_task = tasks.namespace(config, scan(config))["task_link"]()
-    action, args, kwargs = link_task["actions"][0]
-    monkeypatch.setattr(workers, "_worker", True)    # as in a process doit forked for ``-j 2``
-    tracemalloc.start()
-    try:
-        result = action(*args, changed=[], **kwargs)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert "link_shards" in result and (config.state / LINK_META).is_file()    # linked, in the child
-    # linked here, the peak is 6.9 times the link inputs on disk (the test above)
-    assert peak < inputs / 2, (peak, inputs)
-    assert _shards(config, units) == built
-    assert not (config.state / SPILL).exists()

@@ -30,7 +30,6 @@ from kwdocs.engine.steps import (
     prune as prune_step,
     render as render_step,
 )
-from kwdocs.engine.workers import apart
 from kwdocs.formats import formats_for
 from kwdocs.mistakes import describe
 from kwdocs.scan import ScanResult, with_ancestors
@@ -173,7 +172,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         """Resolve imports and includes across the tree (who uses whom)."""
         return {
             # the tree's files by unit: an edit's imports are resolved against them alone
-            "actions": [(Guarded(apart(link_step.link_tree)), [config, list(units)],
+            "actions": [(Guarded(link_step.link_tree), [config, list(units)],
                          {"unit_files": {unit: rels for unit, (_, rels) in units.items()}})],
             "file_dep": shards,
             "targets": [shard_path(config, kind, unit) for kind in (LINKS, IMPORTANCE) for unit in units],
@@ -206,7 +205,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_keywords():
         """Update the repository-wide keyword index (keywords.md, one page per letter when large)."""
         return {
-            "actions": [(Guarded(apart(keywords_step.index_keywords)), [config, list(units)])],
+            "actions": [(Guarded(keywords_step.index_keywords), [config, list(units)])],
             "file_dep": shards,
             # the formats' keys too: the site turned on must re-run the step (its pages' HTML comes from their models)
             "uptodate": [config_changed({"units": list(units), "key": common.keyword_pages_key(config)})],
@@ -219,7 +218,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         """Write every folder's index.md and doc.md that changed."""
         keys = common.folder_pages_keys(config)
         return {
-            "actions": [(Guarded(apart(assemble_step.assemble)), [config, unit_map, all_folders])],
+            "actions": [(Guarded(assemble_step.assemble), [config, unit_map, all_folders])],
             # linking's counts of uses rank Main Definitions
             "file_dep": shards + [shard_path(config, IMPORTANCE, unit) for unit in units],
             "uptodate": [config_changed({"folders": all_folders, "units": list(units), "keys": keys})],
