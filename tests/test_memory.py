@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from output_checks import kwdocs_command
 
-from kwdocs.engine import dispatch, workers
+from kwdocs.engine import dispatch
 from tests.conftest import run_kwdocs
 
 PEAK_LIMIT_MB = 300
@@ -124,24 +124,25 @@ def test_the_building_process_holds_about_as_much_for_eight_times_the_files(tmp_
     assert peaks_kb[20_000] <= 1.5 * peaks_kb[2_500], peaks_kb
 
 
-def _noisy_step(fail: bool) -> int:
-    print("a line the step prints")
-    if fail:
-        raise OSError(28, "No space left on device", "page.md")
-    return os.getpid()
+def test_each_whole_tree_step_runs_in_a_worker_of_its_own(tmp_path, monkeypatch):
+    """The link, keywords and assemble steps each run in a worker that has run nothing else and
+    ends with the step (what it took goes with it), not in one that extraction has grown."""
+    src, log = tmp_path / "src", tmp_path / "log"
+    small_files(src, 300)
+    execute = dispatch.LookaheadRunner.execute_task
 
-
-def test_a_step_run_apart_in_a_worker_runs_in_a_child_and_hands_back_its_result(monkeypatch, capsys):
-    """A whole-tree step run by a worker of a parallel build (``workers.apart``): in a child that
-    ends with it (its memory goes with it), its result, output and errors handed back as if run here."""
-    step = workers.apart(_noisy_step)
-    assert step(False) == os.getpid()          # not a worker (a -j 1 build): run here
-    monkeypatch.setattr(workers, "_worker", True)
-    assert step(False) != os.getpid()
-    assert capsys.readouterr().out == "a line the step prints\n" * 2
-    with pytest.raises(OSError) as raised:
-        step(True)
-    assert (raised.value.errno, raised.value.filename) == (28, "page.md")
+    def noted(self, task):
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()} {task.name}\n")
+        return execute(self, task)
+    monkeypatch.setattr(dispatch.LookaheadRunner, "execute_task", noted)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-j", "2", "-q") == 0
+    ran: dict[str, list[str]] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        pid, name = line.split(" ", 1)
+        ran.setdefault(pid, []).append(name)
+    for step in ("link", "keywords", "assemble"):
+        assert [names for names in ran.values() if step in names] == [[step]], ran
 
 
 def test_a_worker_that_grew_is_replaced_and_the_pages_are_the_same(tmp_path, monkeypatch):

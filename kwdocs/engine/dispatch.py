@@ -6,9 +6,12 @@ between tasks.  ``LookaheadRunner`` keeps one ready task queued beyond the
 workers, so a worker that finishes takes up the next at once, and takes up the
 tasks that become ready in the order of their steps (``tasks.BUILD_ORDER``).
 
-A worker whose memory grew by ``RETIRE_GROWTH`` since it started ends after its task and
-a fresh one is forked in its place: extraction leaves a worker larger with every file it
-reads (bench/README.md, branch ``workermem``), and a worker never gives memory back.
+A worker never gives back memory it took (CPython keeps it), so a worker ends, and a fresh one
+is forked from the building process in its place, once it has grown by ``RETIRE_GROWTH``
+(extraction leaves a worker larger with every file it reads) and once it has run a whole-tree
+step (link, keywords, assemble), which only a worker that has run nothing yet takes up: the
+step's memory then goes with it, and is not added to what extraction left (bench/README.md,
+branch ``workermem``).
 
 Imported only when a build starts worker processes: doit is not imported by a
 no-op build at all.
@@ -41,6 +44,7 @@ class LookaheadRunner(MRunner):
         result_q = self.Queue()
         job_q = self._jobs = _Jobs(self.Queue(), result_q)
         self._run_tasks_init(task_dispatcher)
+        job_q.whole_tree = frozenset(name for name, task in self.tasks.items() if ":" not in name and task.actions)
         _ready_in_step_order(task_dispatcher)
         processes = self._run_start_processes(job_q, result_q)   # one task each, as doit does
         in_flight = len(processes) - self.free_proc               # the rest got doit's "hold on"
@@ -101,9 +105,9 @@ class LookaheadRunner(MRunner):
         return process
 
     def execute_task(self, task):
-        """Run in a worker: the task, then whether the worker has grown past ``RETIRE_GROWTH``."""
+        """Run in a worker: the task, then whether the worker ends (see the module's doc)."""
         failure = super().execute_task(task)
-        self._jobs.check_growth(self.RETIRE_GROWTH)
+        self._jobs.ran(task.name, self.RETIRE_GROWTH)
         return failure
 
 
@@ -120,28 +124,37 @@ def resident_bytes() -> int | None:
 
 
 class _Jobs:
-    """The job queue as each worker sees it: a worker that has grown too much takes no next job
-    (doit's worker loop ends on None) and says so on the result queue, after its last result."""
+    """The job queue as each worker sees it: a worker that is to end takes no next job (doit's
+    worker loop ends on None) and says so on the result queue, after its last result; a worker
+    that has run a task puts a whole-tree step back for a fresh one."""
 
     def __init__(self, queue, results) -> None:
         self.queue, self.results = queue, results
+        self.whole_tree: frozenset[str] = frozenset()     # the names of the single-task steps
         self.start: int | None = None     # the worker's size when it took its first job
+        self.fresh = True
         self.retiring = False
 
     def put(self, job) -> None:
         self.queue.put(job)
 
     def get(self):
-        if self.retiring:
-            self.results.put({_RETIRED: os.getpid()})
-            return None
         if self.start is None:
             self.start = resident_bytes()
-        return self.queue.get()
+        job = None if self.retiring else self.queue.get()
+        if job is not None and not self.fresh and getattr(job, "name", None) in self.whole_tree:
+            self.queue.put(job)     # for the worker forked in this one's place
+            job = None
+        if job is None and (self.retiring or not self.fresh):
+            self.results.put({_RETIRED: os.getpid()})
+        return job
 
-    def check_growth(self, limit: int) -> None:
+    def ran(self, name: str, limit: int) -> None:
+        """After a task: end after a whole-tree step, or once grown by ``limit`` bytes."""
+        self.fresh = False
         now = resident_bytes()
-        self.retiring = self.start is not None and now is not None and now - self.start > limit
+        self.retiring = name in self.whole_tree or (
+            self.start is not None and now is not None and now - self.start > limit)
 
 
 def _ready_in_step_order(dispatcher) -> None:
