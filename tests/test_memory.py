@@ -9,12 +9,16 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from output_checks import kwdocs_command
+
+from kwdocs.engine import dispatch
+from tests.conftest import run_kwdocs
 
 PEAK_LIMIT_MB = 300
 SPARSE_SIZE = 2 * 1024 ** 3
@@ -118,3 +122,49 @@ def test_the_building_process_holds_about_as_much_for_eight_times_the_files(tmp_
         assert (out / "pkg0" / "mod0" / "f0.py_docs.md").is_file()
         peaks_kb[files] = int(run.stdout.splitlines()[-1])
     assert peaks_kb[20_000] <= 1.5 * peaks_kb[2_500], peaks_kb
+
+
+def test_each_whole_tree_step_runs_in_a_worker_of_its_own(tmp_path, monkeypatch):
+    """The link, keywords and assemble steps each run in a worker that has run nothing else and
+    ends with the step (what it took goes with it), not in one that extraction has grown."""
+    src, log = tmp_path / "src", tmp_path / "log"
+    small_files(src, 300)
+    execute = dispatch.LookaheadRunner.execute_task
+
+    def noted(self, task):
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()} {task.name}\n")
+        return execute(self, task)
+    monkeypatch.setattr(dispatch.LookaheadRunner, "execute_task", noted)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-j", "2", "-q") == 0
+    ran: dict[str, list[str]] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        pid, name = line.split(" ", 1)
+        ran.setdefault(pid, []).append(name)
+    for step in ("link", "keywords", "assemble"):
+        assert [names for names in ran.values() if step in names] == [[step]], ran
+
+
+def test_a_worker_that_grew_is_replaced_and_the_pages_are_the_same(tmp_path, monkeypatch):
+    """A worker that grew past ``RETIRE_GROWTH`` (here: any growth) ends after its task and a fresh
+    one is forked in its place; the pages are those of a one-process build."""
+    src = tmp_path / "src"
+    small_files(src, 300)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "one"), "-q") == 0
+    started: list[int] = []
+    fork = dispatch.LookaheadRunner._worker
+
+    def counted(self, job_q, result_q):
+        process = fork(self, job_q, result_q)
+        started.append(process.pid)
+        return process
+    monkeypatch.setattr(dispatch.LookaheadRunner, "RETIRE_GROWTH", -1)
+    monkeypatch.setattr(dispatch.LookaheadRunner, "_worker", counted)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "two"), "-j", "2", "-q") == 0
+    assert len(set(started)) >= 10      # 6 units, each extracted and rendered, and the whole-tree steps
+    assert _tree_files(tmp_path / "one") == _tree_files(tmp_path / "two")
+
+
+def _tree_files(root) -> dict[str, bytes]:
+    return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
+            if path.is_file() and ".kwdocs" not in path.relative_to(root).parts}

@@ -6,11 +6,19 @@ between tasks.  ``LookaheadRunner`` keeps one ready task queued beyond the
 workers, so a worker that finishes takes up the next at once, and takes up the
 tasks that become ready in the order of their steps (``tasks.BUILD_ORDER``).
 
+A worker never gives back memory it took (CPython keeps it), so a worker ends, and a fresh one
+is forked from the building process in its place, once it has grown by ``RETIRE_GROWTH``
+(extraction leaves a worker larger with every file it reads) and once it has run a whole-tree
+step (link, keywords, assemble), which only a worker that has run nothing yet takes up: the
+step's memory then goes with it, and is not added to what extraction left (bench/README.md,
+branch ``workermem``).
+
 Imported only when a build starts worker processes: doit is not imported by a
 no-op build at all.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -28,11 +36,15 @@ class LookaheadRunner(MRunner):
     """
 
     AHEAD = 1
+    RETIRE_GROWTH = 128 * 1024 * 1024   # bytes of resident memory a worker may gain before it is replaced
     free_proc: int
+    _jobs: _Jobs
 
     def run_tasks(self, task_dispatcher) -> None:
-        result_q, job_q = self.Queue(), self.Queue()
+        result_q = self.Queue()
+        job_q = self._jobs = _Jobs(self.Queue(), result_q)
         self._run_tasks_init(task_dispatcher)
+        job_q.whole_tree = frozenset(name for name, task in self.tasks.items() if ":" not in name and task.actions)
         _ready_in_step_order(task_dispatcher)
         processes = self._run_start_processes(job_q, result_q)   # one task each, as doit does
         in_flight = len(processes) - self.free_proc               # the rest got doit's "hold on"
@@ -60,6 +72,10 @@ class LookaheadRunner(MRunner):
                 result = result_q.get()
                 if "exit" in result:
                     raise result["exit"](result["exception"])
+                if _RETIRED in result:      # sent after its last result: a fresh worker takes its place
+                    processes = [process for process in processes if process.pid != result[_RETIRED]]
+                    processes.append(self._worker(job_q, result_q))
+                    continue
                 node = task_dispatcher.nodes[result["name"]]
                 if "reporter" in result:
                     getattr(self.reporter, result["reporter"])(node.task)
@@ -79,7 +95,66 @@ class LookaheadRunner(MRunner):
             process.join()
         while not result_q.empty():     # teardown reports, sent once the workers stop
             result = result_q.get()
-            getattr(self.reporter, result["reporter"])(task_dispatcher.tasks[result["name"]])
+            if "reporter" in result:
+                getattr(self.reporter, result["reporter"])(task_dispatcher.tasks[result["name"]])
+
+    def _worker(self, job_q, result_q):
+        """A worker forked now, as doit forks its first ones."""
+        process = self.Child(target=self.execute_task_subprocess, args=(job_q, result_q, self.reporter.__class__))
+        process.start()
+        return process
+
+    def execute_task(self, task):
+        """Run in a worker: the task, then whether the worker ends (see the module's doc)."""
+        failure = super().execute_task(task)
+        self._jobs.ran(task.name, self.RETIRE_GROWTH)
+        return failure
+
+
+_RETIRED = "retired"    # a result-queue message: this worker (its pid) takes no more tasks
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory, or None where ``/proc`` does not tell."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class _Jobs:
+    """The job queue as each worker sees it: a worker that is to end takes no next job (doit's
+    worker loop ends on None) and says so on the result queue, after its last result; a worker
+    that has run a task puts a whole-tree step back for a fresh one."""
+
+    def __init__(self, queue, results) -> None:
+        self.queue, self.results = queue, results
+        self.whole_tree: frozenset[str] = frozenset()     # the names of the single-task steps
+        self.start: int | None = None     # the worker's size when it took its first job
+        self.fresh = True
+        self.retiring = False
+
+    def put(self, job) -> None:
+        self.queue.put(job)
+
+    def get(self):
+        if self.start is None:
+            self.start = resident_bytes()
+        job = None if self.retiring else self.queue.get()
+        if job is not None and not self.fresh and getattr(job, "name", None) in self.whole_tree:
+            self.queue.put(job)     # for the worker forked in this one's place
+            job = None
+        if job is None and (self.retiring or not self.fresh):
+            self.results.put({_RETIRED: os.getpid()})
+        return job
+
+    def ran(self, name: str, limit: int) -> None:
+        """After a task: end after a whole-tree step, or once grown by ``limit`` bytes."""
+        self.fresh = False
+        now = resident_bytes()
+        self.retiring = name in self.whole_tree or (
+            self.start is not None and now is not None and now - self.start > limit)
 
 
 def _ready_in_step_order(dispatcher) -> None:
