@@ -419,6 +419,10 @@ _FUNCTION_NAMES = frozenset({
 _SPECIFIER_WORDS = frozenset(
     "static inline constexpr consteval constinit virtual explicit extern friend __global__"
     " __device__ __host__ __forceinline__ __noinline__ typename".split())
+# Words a prototype leaves out, as Doxygen does: how it is compiled, not what it declares.
+_DROPPED_WORDS = frozenset(
+    "inline extern __global__ __device__ __host__ __forceinline__ __noinline__ __inline__".split())
+_PURE_OR_DEFAULTED = re.compile(rb"\s*=\s*(0|default|delete)\s*;?\s*$")
 _ATTRIBUTES = re.compile(r"__(?:launch_bounds|attribute|declspec)__?\s*" + _BALANCED
                          + r"|\[\[.*?\]\]", re.S)
 class _Scope:
@@ -745,7 +749,7 @@ class _Walker:
         head = self.source[node.start_byte:name_start]
         params = params_owner.child_by_field_id(self.fields.parameters) if params_owner is not None else None
         heads = self.template_parameters(node)   # read once for the signature and the @tparam docs
-        signature = self.signature(head, params_owner, params)
+        signature = self.signature(node, head, params_owner, params)
         if signature and heads is not None:
             signature = f"template {_squeeze(self.text(heads))} {signature}"
         detail = "declaration" if node.type != "function_definition" else ""
@@ -888,25 +892,28 @@ class _Walker:
             node = name
         return qualifiers, node
 
-    def signature(self, written: bytes, params_owner: Node | None, params: Node | None) -> str:
-        """``(params) trailing -> return type``, whitespace squeezed; ``written`` is the
-        declaration from its start to its name, ``params`` the parameter list of ``params_owner``."""
+    def signature(self, node: Node, head: bytes, params_owner: Node | None, params: Node | None) -> str:
+        """The prototype as declared, as Doxygen shows it: ``static T a::B::c(int x) const = 0``,
+        whitespace squeezed, without body, attributes, comments or ``inline``; ``head`` is the
+        declaration up to its (qualified) name, ``params`` the parameter list of ``params_owner``."""
         if params_owner is None or params is None:
             return ""
-        text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
+        source = self.source
+        text = source[node.start_byte:params_owner.end_byte].decode("utf-8", "replace")
         if "/" in text and ("//" in text or "/**" in text or "/*!" in text):
             text = _COMMENTS.sub("", text)   # a parameter's doc comment is no part of the signature
-        head = written.decode("utf-8", "replace")
-        if "__" in head or "[[" in head:
-            head = _ATTRIBUTES.sub(" ", head)
-        # Squeezing joins words only at parentheses; without any, split() is the same.
-        words = _squeeze(head).split(" ") if "(" in head or ")" in head else head.split()
-        result = _squeeze(text)
-        returns = " ".join([word for word in words if word not in _SPECIFIER_WORDS]).strip()
-        trailing = returns in ("auto", "decltype(auto)") and "->" in result
-        if returns and not returns.startswith("[") and not trailing:   # ``auto f() -> T`` says T once
-            result += " -> " + returns
-        return result
+        if "__" in text or "[[" in text:
+            text = _ATTRIBUTES.sub(" ", text)
+        # ``= 0``, ``= default``, ``= delete`` after the declarator are part of what is declared
+        tail = source[params_owner.end_byte:node.end_byte]
+        if b"=" in tail and (clause := _PURE_OR_DEFAULTED.match(tail)):
+            text = f"{text} = {clause.group(1).decode()}"
+        words = _squeeze(text).split(" ")
+        if not _DROPPED_WORDS.isdisjoint(words):
+            # a word of the declarator (``operator new``) is kept: only the head's are dropped
+            head_words = len(_squeeze(head.decode("utf-8", "replace")).split())
+            words = [word for index, word in enumerate(words) if index >= head_words or word not in _DROPPED_WORDS]
+        return " ".join(words)
 
     # types
 
