@@ -413,6 +413,7 @@ class S {
   /// Frees the data.
   void (*free_data)(record *) = nullptr;
   static void* operator new(size_t n);
+  int count(void) __attribute__((pure));
 };
 inline S::operator int() const { return 1; }
 extern int c_api(int x,
@@ -437,9 +438,10 @@ def test_each_declaration_kind_shows_its_prototype_as_declared() -> None:
         (11, "operator<<"): "std::ostream& operator<<(std::ostream& os, const S& s)",
         (13, "free_data"): "void (*free_data)(record *)",           # function pointer
         (14, "operator new"): "static void* operator new(size_t n)",
-        (16, "operator int"): "S::operator int() const",
-        (17, "c_api"): "int c_api(int x, int y)",                   # ``extern`` and ``inline`` say how, not what
-        (19, "ptr_ret"): "int *ptr_ret(void)",                      # attributes dropped
+        (15, "count"): "int count(void)",                           # an attribute after it dropped
+        (17, "operator int"): "S::operator int() const",
+        (18, "c_api"): "int c_api(int x, int y)",                   # ``extern`` and ``inline`` say how, not what
+        (20, "ptr_ret"): "int *ptr_ret(void)",                      # attributes dropped
     }
 
 

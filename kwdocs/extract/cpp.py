@@ -208,7 +208,7 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
     if "{" in text:
         spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
     if ")" in text:
-        spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
+        spans += [(m.start(1), m.end()) for m in _TRAILING_MACRO.finditer(padded)]   # the word and its arguments
     if ":" in text:
         spans += [m.span(1) for m in _matches_at(_MACRO_ACCESS, padded, caps_lines)]
     spans += [m.span(1) for m in _matches_at(_MACRO_BLOCK, padded, caps_lines)
