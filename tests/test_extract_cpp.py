@@ -445,6 +445,14 @@ def test_each_declaration_kind_shows_its_prototype_as_declared() -> None:
     }
 
 
+
+def test_old_style_c_definition_shows_its_head_as_written() -> None:
+    text = "/// Adds.\nstatic int add(a, b)\n  int a;\n  char *b;\n{ return a; }\nint x = f(a);\n"
+    symbols = extract(text, "knr.c")["symbols"]
+    # Doxygen shows ``static int add(a, b)``; ``int x = f(a);`` stays a variable
+    assert symbols == [{"name": "add", "kind": "function", "line": 2, "signature": "static int add(a, b)",
+                        "doc": "Adds."}]
+
 LIBSHM = """#pragma once
 
 /// Starts the manager at a\\/b (a path such as C:\\temp\\x or \\\\server).

@@ -700,6 +700,9 @@ class _Walker:
     def function(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
         found = _callable_declarator(declarator)
         if found is None:
+            if declarator.type == "init_declarator" and node.type == "declaration" and self.old_style(
+                    node, declarator, scope):
+                return
             # ``struct A *a;`` names a type it does not define: a member or variable of its own
             if node.type in _DECLARATIONS and (type_node is None or type_node.type not in _CLASS_TYPES
                                                or type_node.child_by_field_id(self.fields.body) is None):
@@ -768,6 +771,25 @@ class _Walker:
                               signature=signature, detail=detail, decl=node)
         if params_owner is not None:
             self.parameter_docs(symbol, heads, params)
+
+    def old_style(self, node: Node, declarator: Node, scope: _Scope) -> bool:
+        """A K&R C definition, ``int f(a, b) int a; char *b; {...}``, added as Doxygen shows it,
+        ``int f(a, b)``: the C++ grammar reads its head as a variable initialised by a call, with
+        no ``;`` after it, and its parameters' types as declarations before a block."""
+        last = node.child(node.child_count - 1)
+        if last is None or not last.is_missing or scope.is_class:
+            return False
+        named = declarator.named_children
+        if len(named) != 2 or named[0].type != "identifier" or named[1].type != "argument_list":
+            return False
+        names = named[1].named_children
+        following = node.next_named_sibling
+        if not names or any(name.type != "identifier" for name in names) or following is None or (
+                following.type not in ("declaration", "compound_statement")):
+            return False
+        written = self.source[node.start_byte:declarator.end_byte].decode("utf-8", "replace")
+        self.add(self.text(named[0]), "function", named[0], scope, signature=_squeeze(written), decl=node)
+        return True
 
     def template_parameters(self, node: Node) -> Node | None:
         """The ``<...>`` list of the template ``node`` is the declaration of, if it is one."""
