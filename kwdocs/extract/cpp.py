@@ -927,15 +927,17 @@ class _Walker:
         if "__" in text or "[[" in text:
             text = _ATTRIBUTES.sub(" ", text)
         # ``= 0``, ``= default``, ``= delete`` after the declarator are part of what is declared
-        tail = source[params_owner.end_byte:node.end_byte]
+        end = node.end_byte   # a body is no clause: only a short tail is read
+        tail = source[params_owner.end_byte:end] if end - params_owner.end_byte < 32 else b""
         if b"=" in tail and (clause := _PURE_OR_DEFAULTED.match(tail)):
             text = f"{text} = {clause.group(1).decode()}"
-        words = _squeeze(text).split(" ")
-        if not _DROPPED_WORDS.isdisjoint(words):
-            # a word of the declarator (``operator new``) is kept: only the head's are dropped
-            head_words = len(_squeeze(head.decode("utf-8", "replace")).split())
-            words = [word for index, word in enumerate(words) if index >= head_words or word not in _DROPPED_WORDS]
-        return " ".join(words)
+        squeezed = _squeeze(text)
+        if b"inline" not in head and b"extern" not in head and b"__" not in head:
+            return squeezed   # most heads: none of the dropped words
+        # a word of the declarator (``operator new``) is kept: only the head's are dropped
+        head_words = len(_squeeze(head.decode("utf-8", "replace")).split())
+        return " ".join([word for index, word in enumerate(squeezed.split(" "))
+                         if index >= head_words or word not in _DROPPED_WORDS])
 
     # types
 
