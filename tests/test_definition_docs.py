@@ -253,9 +253,9 @@ def test_cpp_and_cmake_doc_comments_are_under_their_declarations(tmp_path):
     assert "Adds two numbers." in add and re.search(r"```\n\s*add\(1, 2\) == 3;\n\s*```", add)
     assert "NOLINT" not in page.split("## Detailed Analysis")[1]   # a note to a tool is not documentation
     twice = _definition(page, "twice")
-    assert "`(char c) -> char`" in twice and "Doubles a character code." in twice
+    assert "`auto twice(char c) -> char`" in twice and "Doubles a character code." in twice
     first = _definition(page, "first")   # a template head over two lines between comment and name
-    assert "`template <typename T, int N = 2> (const T* values) -> T`" in first and "Picks the first value." in first
+    assert "`template <typename T, int N = 2> T first(const T* values)`" in first and "Picks the first value." in first
     assert "Copyright" not in page.split("## Original Source")[0]     # the licence is not the purpose
     cmake = (out / "cmake/testing.cmake_docs.md").read_text(encoding="utf-8")
     assert "Adds a test executable and registers it with CTest." in _definition(cmake, "acme_add_test")
@@ -560,12 +560,12 @@ def test_cpp_parameter_docs_are_their_functions_parameters_fields(tmp_path):
     assert re.search(r"`Op_`\W+Output operator", epilogue)
     constructor = _definition(page[page.index("**`Epilogue`**") + 1:], "Epilogue")
     assert "Constructs the iterator." in constructor and "Parameters" in constructor
-    assert "`(Params const& params, int thread_id, int const* indices = nullptr)`" in constructor
+    assert "`Epilogue(Params const& params, int thread_id, int const* indices = nullptr)`" in constructor
     for name, text in (("params", "Precomputed parameters object"),
                        ("thread_id", "ID of each participating thread"), ("indices", "Gather indices")):
         assert re.search(rf"`{name}`\W+{text}", constructor), name
     solo = _definition(page, "solo")
-    assert re.search(r"`a`\W+the first operand", solo) and "`(int a, int /*unused*/) -> void`" in solo
+    assert re.search(r"`a`\W+the first operand", solo) and "`void solo(int a, int /*unused*/)`" in solo
     # parameters are no definitions of their own
     assert "**`params`**" not in page and "**`a`**" not in page
     assert "Cache block for M dimension." in _definition(page, "MCB")
@@ -692,7 +692,7 @@ def test_function_pointer_members_and_long_signatures_are_shown_whole(tmp_path):
     assert "**`free_data`** `void (*free_data)(record *)`" in member and "member variable **`free_data`**" in page
     assert "Frees the record's data; nullptr when it owns none." in member
     init = _definition(page, "dconv_d2s_init")
-    assert "int max_trailing_padding_zeroes_in_precision_mode) -> void" in init
+    assert "int max_trailing_padding_zeroes_in_precision_mode)`" in init
 
 
 RUST_TYPES = """\

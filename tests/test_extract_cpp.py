@@ -10,6 +10,7 @@ from hypothesis import example, given, settings, strategies as st
 
 from kwdocs.extract import cpp, extract_bytes
 from kwdocs.extract.cpp import extract, prepare
+from tests.conftest import run_kwdocs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cpp"
 ALL_FIXTURES = sorted(p.relative_to(FIXTURES).as_posix()
@@ -76,7 +77,7 @@ def test_methods_belong_to_their_struct() -> None:
     facts = run("c10/core/GradMode.h")
     enabled = symbol(facts, "is_enabled", "method", 10)
     assert enabled["parent"] == "GradMode"
-    assert enabled["signature"] == "() -> bool"
+    assert enabled["signature"] == "static bool is_enabled()"
     assert enabled["detail"] == "declaration"
     assert symbol(facts, "~AutoGradMode", "method")["parent"] == "AutoGradMode"
     assert [s["line"] for s in facts["symbols"] if s["name"] == "operator="
@@ -97,10 +98,10 @@ def test_nested_namespace_and_exported_free_functions() -> None:
     assert "parent" not in symbol(facts, "c10", "namespace", 25)
     assert symbol(facts, "impl", "namespace", 25)["parent"] == "c10"
     gil = symbol(facts, "check_python_gil", "function", 27)
-    assert gil["parent"] == "impl" and gil["signature"] == "() -> bool"
+    assert gil["parent"] == "impl" and gil["signature"] == "bool check_python_gil()"
     assert symbol(facts, "check_python_gil", "method", 33)["parent"] == "PythonGILHooks"
     assert symbol(facts, "SetPythonGILHooks", "function", 36)["signature"] == (
-        "(PythonGILHooks* factory) -> void")
+        "void SetPythonGILHooks(PythonGILHooks* factory)")
 
 
 def test_function_like_macro_and_doc_comment() -> None:
@@ -180,8 +181,9 @@ def test_class_members_nested_class_and_templates() -> None:
     constructors = [s["line"] for s in facts["symbols"]
                     if s["name"] == "Shape" and s["kind"] == "method"]
     assert constructors == [43, 44]
-    assert symbol(facts, "~Shape", "method", 45)["signature"] == "() override"
-    assert symbol(facts, "cast_to", "method", 48)["signature"] == "template <typename T> (const T& other) const -> T"
+    assert symbol(facts, "~Shape", "method", 45)["signature"] == "~Shape() override"
+    assert symbol(facts, "cast_to", "method", 48)["signature"] == (
+        "template <typename T> T cast_to(const T& other) const")
     assert symbol(facts, "operator bool", "method", 50)["parent"] == "Shape"
 
 
@@ -195,8 +197,8 @@ def test_class_head_split_by_ifdef_reads_as_first_branch() -> None:
 def test_free_functions_behind_export_and_device_macros() -> None:
     facts = run("demo.hpp")
     broadcast = symbol(facts, "broadcast", "function", 67)
-    assert broadcast["signature"] == "(const Shape& a, const Shape& b) -> Shape"
-    assert symbol(facts, "ceil_div", "function", 68)["signature"] == "(dim_t a, dim_t b) -> dim_t"
+    assert broadcast["signature"] == "Shape broadcast(const Shape& a, const Shape& b)"
+    assert symbol(facts, "ceil_div", "function", 68)["signature"] == "dim_t ceil_div(dim_t a, dim_t b)"
     assert symbol(facts, "detail", "namespace", 74)["parent"] == "shape"
     assert symbol(facts, "check_dims", "function", 75)["parent"] == "detail"
 
@@ -213,7 +215,7 @@ def test_out_of_line_namespace_function_is_a_function() -> None:
            "void at::native::relu(int x) {}\n"
     relu = [s for s in extract(text, "relu.cpp")["symbols"] if s["line"] == 4]
     assert relu == [{"name": "relu", "kind": "function", "line": 4, "parent": "native",
-                     "signature": "(int x) -> void"}]
+                     "signature": "void at::native::relu(int x)"}]
 
 
 SNIPPETS = [
@@ -268,7 +270,8 @@ def test_cuda_kernels_device_functions_and_launches() -> None:
     assert "detail" not in symbol(facts, "square", "function", 7)
     kernel = symbol(facts, "square_kernel", "function", 10)
     assert kernel["detail"] == "kernel"
-    assert kernel["signature"] == "template <typename scalar_t> (const scalar_t* in, scalar_t* out, int n) -> void"
+    assert kernel["signature"] == (
+        "template <typename scalar_t> void square_kernel(const scalar_t* in, scalar_t* out, int n)")
     assert symbol(facts, "fill_kernel", "function", 17)["detail"] == "kernel"
     assert symbol(facts, "launch_square", "function", 19)["parent"] == "cuda"
 
@@ -280,7 +283,7 @@ def test_plain_c_structs_typedefs_and_functions() -> None:
     assert symbol(facts, "buffer_visitor", "type", 12)
     assert symbol(facts, "buffer_list", "class", 14)
     assert symbol(facts, "buffer_list_size", "function", 19)["signature"] == (
-        "(const struct buffer_list* list) -> size_t")
+        "static size_t buffer_list_size(const struct buffer_list* list)")
     assert symbol(facts, "buffer_list_visit", "function", 23)["detail"] == "declaration"
     assert facts["docstring"] == "Plain C helpers: a list of named buffers."
     assert [i["system"] for i in facts["imports"]] == [True, False]
@@ -391,8 +394,119 @@ def test_anonymous_enum_is_not_named_after_its_underlying_type() -> None:
 def test_signatures_as_written_trailing_return_and_template_head() -> None:
     facts = extract("auto twice(char c) -> char;\ntemplate <typename T, int N = 2>\nT first(const T* v);\n", "s.h")
     signatures = {s["name"]: s["signature"] for s in facts["symbols"]}
-    assert signatures == {"twice": "(char c) -> char", "first": "template <typename T, int N = 2> (const T* v) -> T"}
+    assert signatures == {"twice": "auto twice(char c) -> char",
+                          "first": "template <typename T, int N = 2> T first(const T* v)"}
 
+
+
+PROTOTYPES = """namespace a { struct B { int c(int x) const; }; }
+int a::B::c(int   x) const { return x; }
+class S {
+ public:
+  explicit S(int n) noexcept;
+  S(const S&) = delete;
+  S& operator=(S&&) = default;
+  virtual ~S() = default;
+  virtual void run() const = 0;
+  explicit operator bool() const { return true; }
+  friend std::ostream& operator<<(std::ostream& os, const S& s);
+  /// Frees the data.
+  void (*free_data)(record *) = nullptr;
+  static void* operator new(size_t n);
+  int count(void) __attribute__((pure));
+};
+inline S::operator int() const { return 1; }
+extern int c_api(int x,
+                 int y);
+__attribute__((pure)) inline int *ptr_ret(void);
+"""
+
+
+def test_each_declaration_kind_shows_its_prototype_as_declared() -> None:
+    # what Doxygen and a C/C++ reader expect: return type, name, parameters, trailing clauses
+    shown = {(s["line"], s["name"]): s["signature"] for s in extract(PROTOTYPES, "p.h")["symbols"]
+             if s["kind"] in ("function", "method", "variable")}
+    assert shown == {
+        (1, "c"): "int c(int x) const",
+        (2, "c"): "int a::B::c(int x) const",                      # out-of-class definition
+        (5, "S"): "explicit S(int n) noexcept",                     # constructor
+        (6, "S"): "S(const S&) = delete",
+        (7, "operator="): "S& operator=(S&&) = default",            # operator
+        (8, "~S"): "virtual ~S() = default",                        # destructor
+        (9, "run"): "virtual void run() const = 0",
+        (10, "operator bool"): "explicit operator bool() const",    # conversion function
+        (11, "operator<<"): "std::ostream& operator<<(std::ostream& os, const S& s)",
+        (13, "free_data"): "void (*free_data)(record *)",           # function pointer
+        (14, "operator new"): "static void* operator new(size_t n)",
+        (15, "count"): "int count(void)",                           # an attribute after it dropped
+        (17, "operator int"): "S::operator int() const",
+        (18, "c_api"): "int c_api(int x, int y)",                   # ``extern`` and ``inline`` say how, not what
+        (20, "ptr_ret"): "int *ptr_ret(void)",                      # attributes dropped
+    }
+
+
+
+def test_old_style_c_definition_shows_its_head_as_written() -> None:
+    text = "/// Adds.\nstatic int add(a, b)\n  int a;\n  char *b;\n{ return a; }\nint x = f(a);\n"
+    symbols = extract(text, "knr.c")["symbols"]
+    # Doxygen shows ``static int add(a, b)``; ``int x = f(a);`` stays a variable
+    assert symbols == [{"name": "add", "kind": "function", "line": 2, "signature": "static int add(a, b)",
+                        "doc": "Adds."}]
+
+LIBSHM = """#pragma once
+
+/// Starts the manager at a\\/b (a path such as C:\\temp\\x or \\\\server).
+void libshm_init(const char* manager_exec_path);
+
+/// Whether \\p n fits: 'a\\/b', \\:scope and \\? stay as written, `x\\/y` too.
+int fits(int n);
+
+/// The largest size.
+#define SHM_MAX 64
+
+enum Mode {
+  kRead,   ///< Read only.
+  kWrite,
+};
+
+struct Record {
+  /// Its size.
+  int size;
+  int undocumented(void);
+};
+"""
+
+
+def _docs_page(tmp_path: Path, name: str, text: str) -> str:
+    """The docs page of a tree holding one file ``name`` with ``text``."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / name).write_text(text, encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    return (out / f"{name}_docs.md").read_text(encoding="utf-8")
+
+
+def test_page_shows_prototypes_labelled_as_declarations(tmp_path: Path) -> None:
+    page = _docs_page(tmp_path, "libshm.h", LIBSHM)
+    assert "function declaration **`libshm_init`** `void libshm_init(const char* manager_exec_path)`" in page
+    assert "method declaration **`undocumented`** `int undocumented(void)`" in page
+    assert "declaration function" not in page and "declaration method" not in page
+
+
+def test_backslash_sequences_of_a_comment_are_shown_as_written(tmp_path: Path) -> None:
+    page = _docs_page(tmp_path, "libshm.h", LIBSHM)
+    # Markdown shows ``\\/`` as ``\/``: what Doxygen shows (``\\\\`` is its escaped backslash)
+    assert "Starts the manager at a\\\\/b (a path such as C:\\\\temp\\\\x or \\\\server)." in page
+    assert "Whether `n` fits: 'a\\\\/b', \\\\:scope and \\\\? stay as written, `x\\/y` too." in page
+
+
+def test_coverage_counts_every_definition_the_page_lists(tmp_path: Path) -> None:
+    # listed: libshm_init, fits, SHM_MAX, Mode, kRead, kWrite, Record, size, undocumented; the
+    # documented ones are libshm_init, fits, SHM_MAX, kRead and size
+    page = _docs_page(tmp_path, "libshm.h", LIBSHM)
+    start = page.index("### Code Structure")
+    assert page.count("- <a id=", start, page.index("\n## ", start)) == 9
+    assert "*Documentation coverage: 5 of 9 public definitions documented (55.6%).*" in page
 
 AVX_HEADER = Path("/work/corpus/full/torch/include/ATen/native/cpu/avx_mathfun.h")
 

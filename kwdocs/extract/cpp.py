@@ -208,7 +208,7 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
     if "{" in text:
         spans += [m.span() for m in _EMPTY_BRACE_DEFAULT.finditer(padded)]
     if ")" in text:
-        spans += [m.span(1) for m in _TRAILING_MACRO.finditer(padded)]
+        spans += [(m.start(1), m.end()) for m in _TRAILING_MACRO.finditer(padded)]   # the word and its arguments
     if ":" in text:
         spans += [m.span(1) for m in _matches_at(_MACRO_ACCESS, padded, caps_lines)]
     spans += [m.span(1) for m in _matches_at(_MACRO_BLOCK, padded, caps_lines)
@@ -419,6 +419,10 @@ _FUNCTION_NAMES = frozenset({
 _SPECIFIER_WORDS = frozenset(
     "static inline constexpr consteval constinit virtual explicit extern friend __global__"
     " __device__ __host__ __forceinline__ __noinline__ typename".split())
+# Words a prototype leaves out, as Doxygen does: how it is compiled, not what it declares.
+_DROPPED_WORDS = frozenset(
+    "inline extern __global__ __device__ __host__ __forceinline__ __noinline__ __inline__".split())
+_PURE_OR_DEFAULTED = re.compile(rb"\s*=\s*(0|default|delete)\s*;?\s*$")
 _ATTRIBUTES = re.compile(r"__(?:launch_bounds|attribute|declspec)__?\s*" + _BALANCED
                          + r"|\[\[.*?\]\]", re.S)
 class _Scope:
@@ -696,6 +700,9 @@ class _Walker:
     def function(self, node: Node, declarator: Node, type_node: Node | None, scope: _Scope) -> None:
         found = _callable_declarator(declarator)
         if found is None:
+            if declarator.type == "init_declarator" and node.type == "declaration" and self.old_style(
+                    node, declarator, scope):
+                return
             # ``struct A *a;`` names a type it does not define: a member or variable of its own
             if node.type in _DECLARATIONS and (type_node is None or type_node.type not in _CLASS_TYPES
                                                or type_node.child_by_field_id(self.fields.body) is None):
@@ -745,7 +752,7 @@ class _Walker:
         head = self.source[node.start_byte:name_start]
         params = params_owner.child_by_field_id(self.fields.parameters) if params_owner is not None else None
         heads = self.template_parameters(node)   # read once for the signature and the @tparam docs
-        signature = self.signature(head, params_owner, params)
+        signature = self.signature(node, head, params_owner, params)
         if signature and heads is not None:
             signature = f"template {_squeeze(self.text(heads))} {signature}"
         detail = "declaration" if node.type != "function_definition" else ""
@@ -764,6 +771,25 @@ class _Walker:
                               signature=signature, detail=detail, decl=node)
         if params_owner is not None:
             self.parameter_docs(symbol, heads, params)
+
+    def old_style(self, node: Node, declarator: Node, scope: _Scope) -> bool:
+        """A K&R C definition, ``int f(a, b) int a; char *b; {...}``, added as Doxygen shows it,
+        ``int f(a, b)``: the C++ grammar reads its head as a variable initialised by a call, with
+        no ``;`` after it, and its parameters' types as declarations before a block."""
+        last = node.child(node.child_count - 1)
+        if last is None or not last.is_missing or scope.is_class:
+            return False
+        named = declarator.named_children
+        if len(named) != 2 or named[0].type != "identifier" or named[1].type != "argument_list":
+            return False
+        names = named[1].named_children
+        following = node.next_named_sibling
+        if not names or any(name.type != "identifier" for name in names) or following is None or (
+                following.type not in ("declaration", "compound_statement")):
+            return False
+        written = self.source[node.start_byte:declarator.end_byte].decode("utf-8", "replace")
+        self.add(self.text(named[0]), "function", named[0], scope, signature=_squeeze(written), decl=node)
+        return True
 
     def template_parameters(self, node: Node) -> Node | None:
         """The ``<...>`` list of the template ``node`` is the declaration of, if it is one."""
@@ -888,25 +914,30 @@ class _Walker:
             node = name
         return qualifiers, node
 
-    def signature(self, written: bytes, params_owner: Node | None, params: Node | None) -> str:
-        """``(params) trailing -> return type``, whitespace squeezed; ``written`` is the
-        declaration from its start to its name, ``params`` the parameter list of ``params_owner``."""
+    def signature(self, node: Node, head: bytes, params_owner: Node | None, params: Node | None) -> str:
+        """The prototype as declared, as Doxygen shows it: ``static T a::B::c(int x) const = 0``,
+        whitespace squeezed, without body, attributes, comments or ``inline``; ``head`` is the
+        declaration up to its (qualified) name, ``params`` the parameter list of ``params_owner``."""
         if params_owner is None or params is None:
             return ""
-        text = self.source[params.start_byte:params_owner.end_byte].decode("utf-8", "replace")
+        source = self.source
+        text = source[node.start_byte:params_owner.end_byte].decode("utf-8", "replace")
         if "/" in text and ("//" in text or "/**" in text or "/*!" in text):
             text = _COMMENTS.sub("", text)   # a parameter's doc comment is no part of the signature
-        head = written.decode("utf-8", "replace")
-        if "__" in head or "[[" in head:
-            head = _ATTRIBUTES.sub(" ", head)
-        # Squeezing joins words only at parentheses; without any, split() is the same.
-        words = _squeeze(head).split(" ") if "(" in head or ")" in head else head.split()
-        result = _squeeze(text)
-        returns = " ".join([word for word in words if word not in _SPECIFIER_WORDS]).strip()
-        trailing = returns in ("auto", "decltype(auto)") and "->" in result
-        if returns and not returns.startswith("[") and not trailing:   # ``auto f() -> T`` says T once
-            result += " -> " + returns
-        return result
+        if "__" in text or "[[" in text:
+            text = _ATTRIBUTES.sub(" ", text)
+        # ``= 0``, ``= default``, ``= delete`` after the declarator are part of what is declared
+        end = node.end_byte   # a body is no clause: only a short tail is read
+        tail = source[params_owner.end_byte:end] if end - params_owner.end_byte < 32 else b""
+        if b"=" in tail and (clause := _PURE_OR_DEFAULTED.match(tail)):
+            text = f"{text} = {clause.group(1).decode()}"
+        squeezed = _squeeze(text)
+        if b"inline" not in head and b"extern" not in head and b"__" not in head:
+            return squeezed   # most heads: none of the dropped words
+        # a word of the declarator (``operator new``) is kept: only the head's are dropped
+        head_words = len(_squeeze(head.decode("utf-8", "replace")).split())
+        return " ".join([word for index, word in enumerate(squeezed.split(" "))
+                         if index >= head_words or word not in _DROPPED_WORDS])
 
     # types
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Collection, Iterable, Mapping
 
-# definitions a reader calls or names: constants, variables, macros and namespaces are rarely
-# documented one by one, and counting them would drown the figure
-COUNTED_KINDS = frozenset(("class", "function", "method", "type"))
+# what a page lists as definitions, so that its sentence counts what the reader sees listed; not
+# namespaces: one is opened by many files and documented in at most one of them
+COUNTED_KINDS = frozenset(("class", "function", "method", "type", "macro", "constant", "variable"))
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inl", ".cuh")
 
 

@@ -1254,11 +1254,17 @@ def doxygen_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
 
 
 _MARKDOWN_INLINE = re.compile(r"[\\`\[<*_]")   # what can open Markdown's inline markup
+# Doxygen shows ``\/``, ``\:``, ``\?``, ``\'``, ``\,``, ``\;``, ``\^`` as written (none is one of its
+# escapes): their backslash, doubled outside code spans, reads as itself
+_DOXYGEN_LITERAL = re.compile(r"(`+).*?(?<!`)\1(?!`)|(?<!\\)\\(?=[',/:;?^])", re.S)
 
 
 def _markdown_words(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
+    """A Doxygen comment's words, read as Doxygen reads their Markdown."""
     if not _MARKDOWN_INLINE.search(text):   # most words: text alone, read without the character loop
         return [{"t": "text", "v": _BLANKS.sub(" ", text)}] if text else []
+    if "\\" in text:
+        text = _DOXYGEN_LITERAL.sub(lambda match: match.group() if match.group(1) else "\\\\", text)
     return markdown_spans(text, resolve, cross_references=False)
 
 

@@ -125,15 +125,19 @@ def _stem(name: str) -> str:
     return name.split(".", 1)[0].lower().removeprefix("test_")
 
 
-_OWN_LABELS = frozenset({"field", "property"})
+_OWN_LABELS = frozenset({"field", "property", "deduction guide"})
 
 
 def kind_label(symbol: Mapping) -> str:
+    """What a definition is, in words: ``function``, ``kernel function``, ``method declaration``."""
     detail = symbol.get("detail")
     if not detail:
         return symbol["kind"]
     # a class's detail is its kind (``struct``), a record's field and a property are labelled so
-    return detail if symbol["kind"] == "class" or detail in _OWN_LABELS else f"{detail} {symbol['kind']}"
+    if symbol["kind"] == "class" or detail in _OWN_LABELS:
+        return detail
+    # a prototype without its body is a "function declaration", as C and C++ readers say it
+    return f"{symbol['kind']} {detail}" if detail == "declaration" else f"{detail} {symbol['kind']}"
 
 
 def _depths(symbols: Sequence[Mapping]) -> list[int]:
