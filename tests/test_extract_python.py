@@ -532,11 +532,12 @@ def _variable_docs(facts: dict) -> dict[str, str | None]:
             for s in facts["symbols"] if s["kind"] in ("constant", "variable", "type")}
 
 
-def test_sphinx_doc_comments_document_variables_enum_members_and_fields():
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_sphinx_doc_comments_document_variables_enum_members_and_fields(newline):
     """``#:`` lines right above an assignment, or a ``#:`` after its code, are its doc, as Sphinx
     autodoc reads them: the docstring after it wins, then the trailing comment; a blank line
     between, or a plain ``#``, is no doc."""
-    assert _variable_docs(extract(DOC_COMMENTS, "settings.py")) == DOC_COMMENTED
+    assert _variable_docs(extract(DOC_COMMENTS.replace("\n", newline), "settings.py")) == DOC_COMMENTED
 
 
 def test_doc_comments_read_the_same_through_the_rewrite_for_newer_syntax():
