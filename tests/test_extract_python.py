@@ -10,6 +10,7 @@ import pytest
 from kwdocs.extract import extract_bytes
 from kwdocs.extract import python as python_extractor
 from kwdocs.extract.python import extract, resolve_relative
+from tests.conftest import entry_text, run_kwdocs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
 CORPUS = Path("/work/corpus/full")
@@ -474,3 +475,101 @@ def test_expressions_are_searched_for_f_strings_only_in_a_file_holding_one(monke
     facts = extract(quoted, "m.py")
     assert facts["symbols"][0]["signature"].startswith("= {f'k{0}': [0, 0 + 1], 'k1'")
     assert facts["symbols"][1]["signature"] == "(a: str = f'{1 + 1}') -> None"
+
+
+DOC_COMMENTS = '''"""Settings."""
+import enum
+from dataclasses import dataclass
+from typing import TypeAlias
+
+#: The answer, as Sphinx reads it.
+#: Can span **lines**.
+ANSWER = 42
+
+LIMIT = 10  #: A trailing one.
+
+#: Cut off by the blank line below.
+
+LONELY = 1
+# A plain comment, no doc.
+PLAIN = 2
+#: Above, where the trailing one wins.
+BOTH = 3  #: The trailing one.
+#: Above, where the docstring wins.
+WINS = 4
+"""The docstring."""
+#: A type alias.
+Alias: TypeAlias = "int | str"
+greeting: str = "¡hola!"  #: After non-ASCII text (columns count UTF-8 bytes).
+TABLE = {
+    "a": 1,  #: inside the value: no doc
+}  #: After the statement's last line.
+
+
+class Color(enum.Enum):
+    #: The red one.
+    RED = 1
+    GREEN = 2  #: The green one.
+
+
+@dataclass
+class Row:
+    #: The row's size.
+    size: int = 0
+'''
+
+DOC_COMMENTED = {
+    "ANSWER": "The answer, as Sphinx reads it.\nCan span **lines**.", "LIMIT": "A trailing one.",
+    "LONELY": None, "PLAIN": None, "BOTH": "The trailing one.", "WINS": "The docstring.",
+    "Alias": "A type alias.", "greeting": "After non-ASCII text (columns count UTF-8 bytes).",
+    "TABLE": "After the statement's last line.", "Color.RED": "The red one.", "Color.GREEN": "The green one.",
+    "Row.size": "The row's size.",
+}
+
+
+def _variable_docs(facts: dict) -> dict[str, str | None]:
+    return {(f"{s['parent']}.{s['name']}" if s.get("parent") else s["name"]): s.get("doc")
+            for s in facts["symbols"] if s["kind"] in ("constant", "variable", "type")}
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_sphinx_doc_comments_document_variables_enum_members_and_fields(newline):
+    """``#:`` lines right above an assignment, or a ``#:`` after its code, are its doc, as Sphinx
+    autodoc reads them: the docstring after it wins, then the trailing comment; a blank line
+    between, or a plain ``#``, is no doc."""
+    assert _variable_docs(extract(DOC_COMMENTS.replace("\n", newline), "settings.py")) == DOC_COMMENTED
+
+
+def test_doc_comments_read_the_same_through_the_rewrite_for_newer_syntax():
+    """A file with syntax newer than the running Python (read through ``_older_syntax``) gets
+    the same docs as Python's own parser gives the file without that line."""
+    newer = DOC_COMMENTS + "\n#: A point.\ntype Point[T] = tuple[T, T]\nORIGIN = (0, 0)  #: The origin.\n"
+    older = DOC_COMMENTS + "\n#: A point.\nPoint: TypeAlias = tuple\nORIGIN = (0, 0)  #: The origin.\n"
+    expected = {**DOC_COMMENTED, "Point": "A point.", "ORIGIN": "The origin."}
+    assert _variable_docs(extract(older, "settings.py")) == expected
+    rewritten = python_extractor._read_newer_syntax(newer, "settings.py")
+    assert rewritten is not None and rewritten["parsed"] is True
+    assert _variable_docs(rewritten) == expected
+    assert _variable_docs(extract(newer, "settings.py")) == expected   # Python's own parser from 3.12
+
+
+def test_a_doc_comment_shows_on_the_page_in_show_and_in_coverage(tmp_path, capsys):
+    """What a user sees: the ``#:`` text under the entry, ``kwdocs show`` quoting it, and a type
+    alias documented that way counted documented."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "settings.py").write_text(DOC_COMMENTS, encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    page = (tmp_path / "out" / "settings.py_docs.md").read_text(encoding="utf-8")
+    assert "The answer, as Sphinx reads it. Can span **lines**." in entry_text(page, "ANSWER")
+    assert "The red one." in entry_text(page, "RED")
+    assert "Cut off" not in entry_text(page, "LONELY")
+    # Alias (documented by ``#:``), Color and Row (no docstrings): 1 of 3
+    assert "*Documentation coverage: 1 of 3 public definitions documented (33.3%).*" in page
+    capsys.readouterr()
+    assert run_kwdocs("show", "settings.py", "--src", str(src), "--out", str(tmp_path / "out")) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert "settings.py:8 constant ANSWER  The answer, as Sphinx reads it." in shown
+    assert "settings.py:10 constant LIMIT  A trailing one." in shown
+    assert "settings.py:23 type Alias  A type alias." in shown
+    assert "settings.py:14 constant LONELY" in shown

@@ -56,6 +56,9 @@ _RECORD_DECORATORS = frozenset({"dataclass", "dataclasses.dataclass", "attr.s", 
 _CLASS_SCOPES = frozenset({"class", "enum", "record"})
 _PROPERTY_DECORATORS = frozenset({"property", "cached_property"})
 MAX_SOURCE_TEXT = 200  # longest source snippet kept for a call argument
+# A Sphinx doc comment: a line's whole text (``#: text``) or what follows an assignment (``X = 1  #: text``)
+_DOC_COMMENT = re.compile(r"\s*#: ?(.*)")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")   # the line ends ``ast`` counts lines by
 
 
 PART_MOST = 1024 * 1024      # source longer than this is not given to one ``ast.parse`` ...
@@ -457,8 +460,15 @@ class _AstReader:
         self.source: _Source | None = None   # the text of a node as written, once the file is known
         self.variables: set[str] = set()   # lower-case names listed once: the first assignment defines
         self.definition_lines: list[int] = []   # where the tree's defs, classes and type aliases start, sorted
+        self.lines: list[str] | None = None   # the file's lines, only when it holds a ``#:`` doc comment
+
+    def _comment_lines(self, text: str) -> None:
+        """Keep the lines of a file holding ``#:``, where variables' doc comments are looked up;
+        most files hold none and are not split."""
+        self.lines = _LINE_BREAK.split(text) if "#:" in text else None
 
     def read(self, tree: ast.Module, text: str) -> dict:
+        self._comment_lines(text)
         calls, imports, self.definition_lines, formatted = _calls_and_imports(tree)
         self._imports(imports)
         text_of = _SourceSlicer(text).of
@@ -471,6 +481,7 @@ class _AstReader:
     def read_parts(self, trees: Iterable[ast.Module], text: str) -> dict:
         """``read`` over a file parsed in parts (``_parsed_parts``), one part's tree held at a time."""
         text_of = _SourceSlicer(text).of
+        self._comment_lines(text)
         docstring = None
         for tree in trees:
             calls, imports, self.definition_lines, formatted = _calls_and_imports(tree)
@@ -526,7 +537,8 @@ class _AstReader:
                 alias: Any = node
                 value = _cut(_unparse(alias.value, self.source))
                 self.found.definition(alias.name.id, "type", alias.lineno, parents=parents,
-                                      signature=f"{_type_parameters(alias)} = {value}".lstrip())
+                                      signature=f"{_type_parameters(alias)} = {value}".lstrip(),
+                                      doc=self._variable_doc(alias, body, index))
             else:
                 fields = _BLOCK_FIELDS.get(kind)   # only these hold statements: most of a function body does not
                 if fields is not None:
@@ -559,17 +571,17 @@ class _AstReader:
             if node.value is not None:
                 self.found.definition(target.id, "constant", target.lineno, parents=parents, detail="enum",
                                       signature="= " + _short_value(node.value, self.source),
-                                      doc=_attribute_docstring(body, index))
+                                      doc=self._variable_doc(node, body, index))
         elif isinstance(node, ast.AnnAssign) and "ClassVar" not in _unparse(node.annotation, self.source):
             signature = ": " + _short(_unparse(node.annotation, self.source))
             if node.value is not None:
                 signature += " = " + _short_value(node.value, self.source)
             self.found.definition(target.id, "variable", target.lineno, parents=parents, detail="field",
-                                  signature=signature, doc=_attribute_docstring(body, index))
+                                  signature=signature, doc=self._variable_doc(node, body, index))
 
     def _assignment(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int) -> None:
         """A module variable, constant or type alias, shown by its annotation or its value, with
-        the string literal that follows it as its docstring (as pdoc and Sphinx read it)."""
+        its docstring or ``#:`` doc comment (``_variable_doc``)."""
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         names = [element for target in targets for element in _assigned_names(target)]
         if not names:
@@ -578,6 +590,7 @@ class _AstReader:
             self.found.exports = _string_items(node.value)
         is_type = _is_type_definition(node)
         alone = len(names) == 1   # ``a, b = f()``: no one value or docstring is each name's
+        doc = self._variable_doc(node, body, index) if alone else None
         for name in names:
             if is_type:
                 kind = "type"
@@ -590,7 +603,15 @@ class _AstReader:
                 continue   # not listed: its value is not written out (``__all__``'s can be long)
             self.found.definition(name.id, kind, name.lineno,
                                   signature=_variable_signature(node, self.source) if alone else "",
-                                  doc=_attribute_docstring(body, index) if alone else None)
+                                  doc=doc)
+
+    def _variable_doc(self, node: ast.stmt, body: list[ast.stmt], index: int) -> str | None:
+        """An assignment's or ``type`` alias's doc as Sphinx autodoc reads it: the string literal
+        after it, else a ``#:`` comment after its last line's code, else the ``#:`` lines above it."""
+        doc = _attribute_docstring(body, index)
+        if doc is None and self.lines is not None:
+            doc = _doc_comment(self.lines, node)
+        return doc
 
 
 # The statement lists of each compound statement that is not a def or class, in the order they
@@ -746,6 +767,28 @@ def _attribute_docstring(body: list[ast.stmt], index: int) -> str | None:
         return None
     text = following.value.value
     return inspect.cleandoc(text) or None if isinstance(text, str) else None
+
+
+def _doc_comment(lines: list[str], node: ast.stmt) -> str | None:
+    """The ``#:`` doc comment of the assignment ``node``: the one after its code on its last line
+    (it wins, as in Sphinx), else the ``#:`` lines directly above it, with no blank line between."""
+    end_line, end_column = node.end_lineno or node.lineno, node.end_col_offset
+    if end_line <= len(lines) and end_column is not None:
+        line = lines[end_line - 1]
+        # ``ast`` columns count UTF-8 bytes
+        tail = line[end_column:] if line.isascii() else line.encode("utf-8", "surrogatepass")[end_column:].decode(
+            "utf-8", "replace")
+        after = _DOC_COMMENT.fullmatch(tail)
+        if after is not None:
+            return after.group(1).strip() or None
+    if node.lineno > len(lines) or lines[node.lineno - 1][:node.col_offset].strip():
+        return None   # ``x = 1; y = 2``: only a statement that starts its line has lines above it
+    above: list[str] = []
+    number = node.lineno - 2
+    while number >= 0 and (match := _DOC_COMMENT.fullmatch(lines[number])) is not None:
+        above.append(match.group(1))
+        number -= 1
+    return inspect.cleandoc("\n".join(reversed(above))) or None if above else None
 
 
 def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef, source: _Source | None = None) -> str:
