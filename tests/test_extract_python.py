@@ -564,8 +564,8 @@ def test_a_doc_comment_shows_on_the_page_in_show_and_in_coverage(tmp_path, capsy
     assert "The answer, as Sphinx reads it. Can span **lines**." in entry_text(page, "ANSWER")
     assert "The red one." in entry_text(page, "RED")
     assert "Cut off" not in entry_text(page, "LONELY")
-    # coverage counts every definition the page lists: the 14 entries, of which the ten with a
-    # ``#:`` comment or docstring (all but LONELY, PLAIN and the undocumented classes) are documented
+    # the 14 variables, constants, enum members, fields and classes; all but LONELY, PLAIN and
+    # the undocumented classes Color and Row documented (by ``#:``, a docstring, or a trailing ``#:``)
     assert "*Documentation coverage: 10 of 14 public definitions documented (71.4%).*" in page
     capsys.readouterr()
     assert run_kwdocs("show", "settings.py", "--src", str(src), "--out", str(tmp_path / "out")) == 0
@@ -574,3 +574,91 @@ def test_a_doc_comment_shows_on_the_page_in_show_and_in_coverage(tmp_path, capsy
     assert "settings.py:10 constant LIMIT  A trailing one." in shown
     assert "settings.py:23 type Alias  A type alias." in shown
     assert "settings.py:14 constant LONELY" in shown
+
+
+ATTRIBUTES = '''"""Layers."""
+from typing import ClassVar
+
+
+class Linear(Module):
+    """Applies a linear transformation; `in_features` is the input's size."""
+    __constants__ = ["in_features", "out_features"]
+    in_features: int
+    out_features: int
+    weight: Tensor
+    #: Layers made so far.
+    made: ClassVar[int] = 0
+    mode = "fast"
+    """How it runs."""
+    _cache = None
+
+    def __init__(self, in_features: int, bias: bool = True) -> None:
+        self.in_features = in_features
+        self.scale: float = 1.0
+        self.plain = 3
+        self.noted = 4
+        """Said after it."""
+        self._private: int = 2
+        if bias:
+            self.nested: int = 1
+        self.forward: Callable = print
+
+    def forward(self, x):
+        """Runs it."""
+
+
+class Other:
+    """Mentions `weight`, which is not its own."""
+'''
+
+ATTRIBUTES_LISTED = {   # name -> (line, signature, doc), each under ``Linear``
+    "in_features": (8, ": int", None), "out_features": (9, ": int", None), "weight": (10, ": Tensor", None),
+    "made": (12, ": ClassVar[int] = 0", "Layers made so far."), "mode": (13, "= 'fast'", "How it runs."),
+    "scale": (19, ": float", None), "noted": (21, "= 4", "Said after it."),
+}
+
+
+def _attributes(facts: dict) -> dict[str, tuple]:
+    return {symbol["name"]: (symbol["line"], symbol.get("signature", ""), symbol.get("doc"))
+            for symbol in facts["symbols"] if symbol.get("detail") == "attribute" and symbol["parent"] == "Linear"}
+
+
+def test_a_class_lists_its_public_variables_and_the_instance_attributes_init_annotates_or_documents():
+    """As pdoc lists a class's variables: the public names its body assigns or annotates (with
+    annotation or value and doc), then those ``__init__`` sets on ``self`` with an annotation or
+    a doc, once each, the class body's declaration first; no ``_private``, no dunder, nothing
+    from a nested block of ``__init__``, nothing named as a method is."""
+    facts = extract(ATTRIBUTES, "layers.py")
+    assert _attributes(facts) == ATTRIBUTES_LISTED
+    assert {symbol["kind"] for symbol in facts["symbols"] if symbol.get("detail") == "attribute"} == {"variable"}
+
+
+def test_attributes_read_the_same_through_the_rewrite_for_newer_syntax():
+    """A generic class (``class Linear[T]``) read on a Python that refuses its syntax."""
+    newer = ATTRIBUTES.replace("class Linear(Module):", "class Linear[T](Module):")
+    rewritten = python_extractor._read_newer_syntax(newer, "layers.py")
+    assert rewritten is not None and rewritten["parsed"] is True
+    assert _attributes(rewritten) == ATTRIBUTES_LISTED
+    assert _attributes(extract(newer, "layers.py")) == ATTRIBUTES_LISTED
+
+
+def test_attributes_show_under_their_class_in_the_keyword_page_and_in_coverage(tmp_path):
+    """What a user sees: each attribute under its class with its label, annotation and doc; the
+    keyword page naming it ``Linear.in_features`` and linking its anchor; a doc naming it in its
+    own class linked, another class's mention of the same name not; coverage counting them."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "layers.py").write_text(ATTRIBUTES, encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "out"), "-q") == 0
+    page = (tmp_path / "out" / "layers.py_docs.md").read_text(encoding="utf-8")
+    assert '<a id="l8-variable-in_features"></a>attribute **`in_features`** `: int`' in page
+    assert "Layers made so far." in entry_text(page, "made")
+    assert "[`in_features`](#l8-variable-in_features) is the input's size" in page
+    assert "Mentions `weight`, which is not its own." in page
+    listed = {line.split("**`")[1].split("`**")[0] for line in page.splitlines() if "attribute **`" in line}
+    assert listed == {"in_features", "out_features", "weight", "made", "mode", "scale", "noted"}
+    # Linear, forward and Other (documented), the 7 attributes (made, mode and noted documented)
+    assert "*Documentation coverage: 6 of 10 public definitions documented (60.0%).*" in page
+    keywords = (tmp_path / "out" / "layers.py_kw.md").read_text(encoding="utf-8")
+    assert "- **`Linear.in_features`**: [attribute, line 8](./layers.py_docs.md#l8-variable-in_features)" in keywords
+    assert "**`Linear.noted`**: [attribute, line 21](./layers.py_docs.md#l21-variable-noted)" in keywords

@@ -142,7 +142,8 @@ def test_enum_members_and_dataclass_and_namedtuple_fields_are_members_of_their_c
     assert "field **`tags`** `: list[str] = field(default_factory=list)`" in page
     assert "**`count`**" not in page      # a ClassVar is no field
     assert "field **`left`** `: str`" in page and "field **`right`** `: str = ''`" in page
-    assert "**`size`**" not in page       # a plain class's attribute is not a field
+    # a plain class's variable is no field: an attribute, as pdoc lists it
+    assert "field **`size`**" not in page and "attribute **`size`** `: int = 3`" in page
 
 
 def test_keyword_page_names_each_member_with_its_class_and_lists_module_variables(tmp_path):

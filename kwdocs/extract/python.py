@@ -461,6 +461,7 @@ class _AstReader:
         self.variables: set[str] = set()   # lower-case names listed once: the first assignment defines
         self.definition_lines: list[int] = []   # where the tree's defs, classes and type aliases start, sorted
         self.lines: list[str] | None = None   # the file's lines, only when it holds a ``#:`` doc comment
+        self.attributes: dict[tuple[str, ...], set[str]] = {}   # a class's attributes listed, by its parents
 
     def _comment_lines(self, text: str) -> None:
         """Keep the lines of a file holding ``#:``, where variables' doc comments are looked up;
@@ -513,7 +514,10 @@ class _AstReader:
                                       signature=_type_parameters(cdef) + _class_signature(cdef, self.source),
                                       decorators=_decorators(cdef, self.source), doc=_docstring(cdef),
                                       end=cdef.end_lineno or 0)
-                self._body(cdef.body, parents + (cdef.name,), _class_scope(cdef))
+                scope_of_class = _class_scope(cdef)
+                self._body(cdef.body, parents + (cdef.name,), scope_of_class)
+                if scope_of_class == "class":
+                    self._init_attributes(cdef, parents + (cdef.name,))
             elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 fdef = cast("ast.FunctionDef | ast.AsyncFunctionDef", node)
                 self.found.definition(fdef.name, "method" if scope in _CLASS_SCOPES else "function",
@@ -529,6 +533,8 @@ class _AstReader:
                 self._assignment(cast("ast.Assign | ast.AnnAssign", node), body, index)
             elif (scope == "enum" or scope == "record") and (kind is ast.Assign or kind is ast.AnnAssign):
                 self._member(cast("ast.Assign | ast.AnnAssign", node), body, index, parents, scope)
+            elif scope == "class" and (kind is ast.Assign or kind is ast.AnnAssign):
+                self._class_attribute(cast("ast.Assign | ast.AnnAssign", node), body, index, parents)
             elif scope == "module" and kind is ast.AugAssign:   # ``__all__ += [...]``
                 augmented = cast(ast.AugAssign, node)
                 if isinstance(augmented.target, ast.Name) and augmented.target.id == "__all__":
@@ -578,6 +584,55 @@ class _AstReader:
                 signature += " = " + _short_value(node.value, self.source)
             self.found.definition(target.id, "variable", target.lineno, parents=parents, detail="field",
                                   signature=signature, doc=self._variable_doc(node, body, index))
+
+    def _class_attribute(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int,
+                         parents: tuple[str, ...]) -> None:
+        """A public name a class body assigns or annotates (``in_features: int``), once, as pdoc
+        lists a class's variables: shown as a record's field is, under its class."""
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = [element for target in targets for element in _assigned_names(target)]
+        alone = len(names) == 1   # ``a, b = f()``: no one value or docstring is each name's
+        for name in names:
+            self._attribute(name.id, name.lineno, parents, node if alone else None, body, index)
+
+    def _init_attributes(self, cdef: ast.ClassDef, parents: tuple[str, ...]) -> None:
+        """The attributes ``__init__`` sets on ``self`` in its own statements (``self.x: T = ...``),
+        those with an annotation or a doc only, as pdoc inlines ``__init__`` into the class."""
+        init = next((node for node in cdef.body if isinstance(node, ast.FunctionDef) and node.name == "__init__"), None)
+        if init is None:
+            return
+        listed = self.attributes.setdefault(parents, set())
+        # a method or property of the same name is listed as such
+        listed.update(node.name for node in cdef.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        body = init.body
+        for index, node in enumerate(body):
+            if isinstance(node, ast.AnnAssign):
+                target: ast.expr = node.target
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+            else:
+                continue
+            if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+                    and target.attr not in listed and not target.attr.startswith("_")
+                    and (isinstance(node, ast.AnnAssign) or self._variable_doc(node, body, index) is not None)):
+                self._attribute(target.attr, target.lineno, parents, node, body, index)
+
+    def _attribute(self, name: str, line: int, parents: tuple[str, ...], node: ast.Assign | ast.AnnAssign | None,
+                   body: list[ast.stmt], index: int) -> None:
+        """List a class's attribute ``name`` unless private, a dunder or listed already; ``node``:
+        the assignment that shows its annotation or value and gives its doc (None: neither)."""
+        listed = self.attributes.setdefault(parents, set())
+        if name.startswith("_") or name in listed:
+            return
+        listed.add(name)
+        if isinstance(node, ast.AnnAssign):   # as a record's field: its annotation, and its default in the body
+            signature = ": " + _short(_unparse(node.annotation, self.source))
+            if node.value is not None and node.target.__class__ is ast.Name:
+                signature += " = " + _short_value(node.value, self.source)
+        else:
+            signature = "= " + _short_value(node.value, self.source) if node is not None else ""
+        self.found.definition(name, "variable", line, parents=parents, detail="attribute", signature=signature,
+                              doc=self._variable_doc(node, body, index) if node is not None else None)
 
     def _assignment(self, node: ast.Assign | ast.AnnAssign, body: list[ast.stmt], index: int) -> None:
         """A module variable, constant or type alias, shown by its annotation or its value, with

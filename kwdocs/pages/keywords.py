@@ -45,9 +45,11 @@ def unit_letters(files: dict[str, Facts]) -> dict[str, list]:
     for rel, facts in files.items():
         for symbol in facts.get("symbols", ()):
             kind = symbol["kind"]
-            if kind in _INDEXED:
+            # a class's attribute too, under its qualified name: ``weight`` alone is every class's
+            if kind in _INDEXED or symbol.get("detail") == "attribute":
                 name, line = symbol["name"], symbol["line"]
-                shown = f"{symbol['parent']}.{name}" if kind == "method" and symbol.get("parent") else name
+                parent = symbol.get("parent")
+                shown = f"{parent}.{name}" if parent and (kind == "method" or kind == "variable") else name
                 if symbol.get("trait"):   # a Rust ``impl Trait for Type``, apart from the type's own
                     shown = f"{symbol['trait']} for {name}"
                 entry = [name, kind_label(symbol), rel, line, layout.anchor(kind, name, line), shown]

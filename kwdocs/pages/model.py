@@ -125,7 +125,7 @@ def _stem(name: str) -> str:
     return name.split(".", 1)[0].lower().removeprefix("test_")
 
 
-_OWN_LABELS = frozenset({"field", "property", "deduction guide"})
+_OWN_LABELS = frozenset({"field", "attribute", "property", "deduction guide"})
 
 
 def kind_label(symbol: Mapping) -> str:
@@ -990,7 +990,10 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
     local: dict[str, str] = {}
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         if entry["definition"]:
-            local.setdefault(entry["name"], "#" + entry["anchor"])
+            # a class's attribute by its qualified name only: ``weight`` or ``bias`` alone is
+            # as often another class's, and a link to the wrong one is worse than none
+            if symbol.get("detail") != "attribute":
+                local.setdefault(entry["name"], "#" + entry["anchor"])
             if symbol.get("parent"):
                 local.setdefault(f"{symbol['parent']}.{entry['name']}".replace("::", "."), "#" + entry["anchor"])
     modules: dict[str, str] = {}    # a module's name -> its file (linked when a doc names it)
