@@ -282,3 +282,49 @@ def test_a_cold_build_works_out_each_files_page_key_once(tmp_path: Path, monkeyp
     assert made.count("app.py") == 2    # its key from before, then the one its new pages were made from
     after = _page_keys(out)
     assert after["app.py"] != keys["app.py"] and pages(out).keys() == written.keys()
+
+
+MEMBERS = '''"""Two classes define ``forward``; a third inherits one of them."""
+
+
+class Other:
+    """Its own ``forward``."""
+
+    def forward(self, x):
+        """Doubles."""
+        return 2 * x
+
+
+class Identity:
+    """Returns its input."""
+
+    def forward(self, x):
+        """Identity."""
+        return x
+
+
+class Lazy(Identity):
+    """Calls ``forward`` of its base lazily."""
+
+
+def run(module):
+    """Calls ``forward`` on whatever module it is given, or ``Other.forward``."""
+'''
+
+
+def test_a_method_name_said_alone_links_to_the_class_it_is_said_in_or_nowhere(tmp_path: Path):
+    """A member's own name is linked through the class whose doc says it (its own members, then
+    what it inherits in the file), never to the first class of the file that happens to define it;
+    said outside any class while several classes define it, it is shown unlinked."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, {"mod.py": MEMBERS})
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "mod.py_docs.md").read_text()
+    identity_forward = re.search(r'<a id="(l15-method-forward)"></a>', page)
+    other_forward = re.search(r'<a id="(l7-method-forward)"></a>', page)
+    assert identity_forward and other_forward, page
+    lazy_doc = page.split("**`Lazy`**", 1)[1].split("\n- ", 1)[0]
+    assert _targets(lazy_doc, "forward") == {f"#{identity_forward.group(1)}"}, lazy_doc
+    run_doc = page.split("**`run`**", 1)[1].split("\n- ", 1)[0]
+    assert _targets(run_doc, "forward") == set() and "`forward`" in run_doc, run_doc
+    assert _targets(run_doc, "Other.forward") == {f"#{other_forward.group(1)}"}, run_doc

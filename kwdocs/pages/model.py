@@ -248,10 +248,10 @@ class DocsInput:
         for entry in self.structure:
             entry["source_link"] = layout.lines_link(src_link, self.path, entry["line"], entry["end"],
                                                      source_url, source_ref)
+        if facts_language(facts).python_module:    # before the docs: a class's doc names what it inherits
+            _mark_inherited(self.entries, facts.get("symbols", []))
         _document(facts, self.entries, lambda: self.resolve)
         _mark_uses(self.entries, facts.get("symbols", []), links, self.page)
-        if facts_language(facts).python_module:
-            _mark_inherited(self.entries, facts.get("symbols", []))
 
     @functools.cached_property
     def resolve(self) -> Callable[..., str]:
@@ -988,14 +988,31 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
     reads is in the page's inputs (facts and links), so a page is rendered again whenever
     a link it shows may have moved."""
     local: dict[str, str] = {}
+    members: dict[str, tuple[str, str | None]] = {}     # a member's own name -> its anchor, its one parent
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         if entry["definition"]:
+            parent = symbol.get("parent")
+            if not parent:
+                local.setdefault(entry["name"], "#" + entry["anchor"])
+                continue
+            local.setdefault(f"{parent}.{entry['name']}".replace("::", "."), "#" + entry["anchor"])
             # a class's attribute by its qualified name only: ``weight`` or ``bias`` alone is
             # as often another class's, and a link to the wrong one is worse than none
             if symbol.get("detail") != "attribute":
-                local.setdefault(entry["name"], "#" + entry["anchor"])
-            if symbol.get("parent"):
-                local.setdefault(f"{symbol['parent']}.{entry['name']}".replace("::", "."), "#" + entry["anchor"])
+                anchor, first_parent = members.setdefault(entry["name"], ("#" + entry["anchor"], parent))
+                if first_parent != parent:
+                    members[entry["name"]] = (anchor, None)
+    # a member by its own name alone only when one class (or function) of the file defines it:
+    # ``forward`` said in one class's doc is not another class's ``forward``
+    for name, (anchor, parent) in members.items():
+        if parent is not None:
+            local.setdefault(name, anchor)
+    # in a class's scope, what it inherits from a base of the same file (``_mark_inherited``)
+    for entry, symbol in zip(entries, facts.get("symbols", [])):
+        for group in entry.get("inherited") or ():
+            path = f"{symbol['parent']}.{entry['name']}" if symbol.get("parent") else entry["name"]
+            for member in group["members"]:
+                local.setdefault(f"{path}.{member['name']}".replace("::", "."), member["link"])
     modules: dict[str, str] = {}    # a module's name -> its file (linked when a doc names it)
     for dep in (links or {}).get("deps", []):
         if (target := module_file(dep)) is not None:   # the module's own file, never one it names
