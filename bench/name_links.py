@@ -23,7 +23,7 @@ _PAGE = "_docs.md"
 
 
 def names_of(source: Path) -> tuple[set[str], set[str]]:
-    """(names the file defines anywhere: classes, functions, assigned names; names its imports
+    """(names the file defines anywhere: classes, functions, assigned names and ``self.`` attributes; names its imports
     bind, with ``*`` for a star import)."""
     try:
         tree = ast.parse(source.read_bytes())
@@ -36,6 +36,9 @@ def names_of(source: Path) -> tuple[set[str], set[str]]:
             defined.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             defined.add(node.id)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+              and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            defined.add(node.attr)      # an instance attribute, which pages list as pdoc does
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 imported.update({alias.asname or alias.name.partition(".")[0], alias.name.rpartition(".")[2]})
