@@ -207,3 +207,13 @@ def test_extracting_the_same_files_again_holds_no_more_memory():
         tracemalloc.stop()
     # before: each round kept every file's bytes (about 125 KB a round, 1.2 MB in all)
     assert grown < 64 * 1024, f"10 more rounds held {grown:,} more bytes"
+
+
+def test_the_names_the_rules_remember_stay_bounded():
+    """Each name a file calls or imports is matched against the rules once and remembered; a tree
+    of ever new names (a worker's share of a large tree, hours of watching) must not grow the memo."""
+    from kwdocs.rules.ruleset import RuleSet
+    loaded = RuleSet.load()
+    for index in range(100_000):
+        loaded._matching("calls", f"helper_{index}")
+    assert 0 < len(loaded._names["calls"]) <= 40_000     # bounded, whatever the number of names asked
