@@ -168,3 +168,52 @@ def test_a_worker_that_grew_is_replaced_and_the_pages_are_the_same(tmp_path, mon
 def _tree_files(root) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
             if path.is_file() and ".kwdocs" not in path.relative_to(root).parts}
+
+
+def _header(classes: int) -> str:
+    """A C++ header of ``classes`` documented classes with members (about 250 bytes each)."""
+    return "#pragma once\n#include <vector>\n\nnamespace demo {\n" + "".join(
+        f"/// Widget number {index}.\nclass Widget{index} {{\n public:\n  int size(int n) const;\n"
+        f"  std::vector<int> items_{index};\n  static constexpr int kLimit{index} = {index};\n}};\n\n"
+        for index in range(classes)) + "}  // namespace demo\n"
+
+
+def test_extracting_the_same_files_again_holds_no_more_memory():
+    """A watch session extracts saved files again for hours: what one extraction held must be
+    let go, so rounds after the second hold no more (each file's bytes were kept, per parse)."""
+    import gc
+    import tracemalloc
+
+    from kwdocs import languages
+    files = {"small.h": _header(20), "large.hpp": _header(600), "kernel.cu": "__global__ void k() {}\n"
+             + _header(60), "module.py": "class A:\n    def f(self, x: int = 1) -> int:\n        return x\n" * 40}
+    assert len(files["large.hpp"]) > 65536    # read by tree-sitter in more than one chunk
+
+    def extract_all() -> None:
+        for rel, text in files.items():
+            assert languages.language_for(rel, text).extract(text, rel)["symbols"]
+
+    tracemalloc.start()
+    try:
+        extract_all()
+        extract_all()
+        gc.collect()
+        second = tracemalloc.get_traced_memory()[0]
+        for _ in range(10):
+            extract_all()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - second
+    finally:
+        tracemalloc.stop()
+    # before: each round kept every file's bytes (about 125 KB a round, 1.2 MB in all)
+    assert grown < 64 * 1024, f"10 more rounds held {grown:,} more bytes"
+
+
+def test_the_names_the_rules_remember_stay_bounded():
+    """Each name a file calls or imports is matched against the rules once and remembered; a tree
+    of ever new names (a worker's share of a large tree, hours of watching) must not grow the memo."""
+    from kwdocs.rules.ruleset import RuleSet
+    loaded = RuleSet.load()
+    for index in range(100_000):
+        loaded._matching("calls", f"helper_{index}")
+    assert 0 < len(loaded._names["calls"]) <= 40_000     # bounded, whatever the number of names asked

@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import re
 import string
+import threading
 from collections.abc import Callable, Container, Iterable, Iterator
 from functools import cache
 from itertools import count, repeat
@@ -1605,16 +1606,36 @@ def _parse(parser: Parser, source: bytes) -> Tree | None:
     make the parser's error recovery crawl)."""
     checks = count(1)
     # the tree keeps this reader for a node's text, which a highlight query's predicates read:
-    # bytes (a view made tree-sitter 0.26.1 crash there), large chunks while parsing, a name's worth after
+    # large chunks while parsing, a name's worth after
     chunk = [65536]
+    buffer, view = _read_buffer(), memoryview(source)
+
+    def read(offset: int, _point: object) -> bytearray:
+        buffer[:] = view[offset:offset + chunk[0]]     # copied from the view: no slice made first
+        return buffer
+
     try:
-        return parser.parse(lambda offset, _point: source[offset:offset + chunk[0]],
-                            progress_callback=lambda _offset, _error: next(checks) > PARSE_CHECKS)
+        return parser.parse(read, progress_callback=lambda _offset, _error: next(checks) > PARSE_CHECKS)
     except ValueError:  # cancelled
         parser.reset()
         return None
     finally:
         chunk[0] = 256
+
+
+# tree-sitter 0.26.1 keeps a reference to every object a read callable returns (its parse wrapper
+# never releases it): slices of the source kept each parsed file's bytes for the life of the process.
+# So a reader returns its thread's one buffer, refilled per call; the binding releases its view of it
+# before the next call, and threads are apart because a parse may switch threads inside the reader.
+_READ_BUFFERS = threading.local()
+
+
+def _read_buffer() -> bytearray:
+    """This thread's buffer for tree-sitter's reads (see ``_READ_BUFFERS``)."""
+    buffer = getattr(_READ_BUFFERS, "buffer", None)
+    if buffer is None:
+        buffer = _READ_BUFFERS.buffer = bytearray()
+    return buffer
 
 
 def _is_directive(root: Node, line: int, column: int) -> bool:

@@ -44,6 +44,11 @@ SECTIONS: tuple[str, ...] = ("purpose", "role", "patterns", "performance", "secu
 ENGINE_VERSION = "3"
 """Bumped when evaluation changes meaning, so cached findings are recomputed."""
 
+MEMO_NAMES = 32_768
+"""How many names of one kind (calls, imports...) ``RuleSet._matching`` remembers before it starts
+again: names repeat across files, but a worker or a watch session that reads a large tree meets
+ever more of them, and the memo must not hold a share of every file's names."""
+
 LABEL_LIMIT = 5
 """How many matched names ``{matches}`` lists before saying how many more there are."""
 
@@ -971,6 +976,8 @@ class RuleSet:
                 found = ()  # most names match no rule: one regex says so
             else:
                 found = tuple(rule for rule, pattern in self._patterns(kind) if pattern.fullmatch(value))
+            if len(known) >= MEMO_NAMES:
+                known.clear()   # cleared in place: ``_Context.indexed`` holds this dict while it asks
             known[value] = found
         return found
 
