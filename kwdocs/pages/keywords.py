@@ -106,6 +106,38 @@ def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entri
     return table, seal
 
 
+def table_entries(path: Path, strict: bool = False) -> list[list] | None:
+    """A letter table's entries in table order (units sorted, each unit's as kept), or None when
+    the table is missing or damaged (``strict``: damaged raises ``StateDamaged``).  Decoded a
+    unit's line at a time from the file's bytes, never copied whole as ``unsealed`` and
+    ``read_entries`` copy it; a path or kind label repeated, or a shown name equal to its name,
+    is one string: the largest letter of a 100,000-file tree holds 800,000 entries."""
+    raw = output.read_state(path)
+    if raw is None:
+        return None
+    view, end = memoryview(raw), len(raw) - output.SEAL_LENGTH - 2
+    if end < 0 or raw[end] != 10 or \
+            hashlib.sha256(view[:end]).hexdigest()[:output.SEAL_LENGTH].encode() != raw[end + 1:-1]:
+        if strict:
+            raise output.StateDamaged(f"{path} is damaged")
+        return None
+    shared: dict[str, str] = {}
+    found: list[list] = []
+    start = 0
+    while start < end:
+        stop = raw.find(b"\n", start, end)
+        stop = end if stop < 0 else stop
+        tab = raw.find(b"\t", raw.find(b"\t", start, stop) + 1, stop)
+        for entry in orjson.loads(view[tab + 1:stop]) if tab >= 0 else ():
+            entry[1] = shared.setdefault(entry[1], entry[1])
+            entry[2] = shared.setdefault(entry[2], entry[2])
+            if entry[5] == entry[0]:
+                entry[5] = entry[0]
+            found.append(entry)
+        start = stop + 1
+    return found
+
+
 def changed_names(before: str, after: str) -> set[str]:
     """The names whose entries differ between a unit's entries of a letter (compact JSON) before
     and after: a unit is a folder, and an edit of one of its files moves that file's names only."""
