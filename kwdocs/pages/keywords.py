@@ -79,7 +79,12 @@ def table_text(table: dict[str, Entries]) -> str:
     """A letter's table as kept in the state: a line per unit, its name, count and entries as JSON
     (tab-separated; JSON escapes tabs and newlines), sorted by unit.  Reading it back decodes
     nothing: an edit touches one unit of a table of hundreds."""
-    return "".join(f"{json.dumps(unit)}\t{table[unit][0]}\t{table[unit][1]}\n" for unit in sorted(table))
+    return "".join(table_line(unit, *table[unit]) for unit in sorted(table))
+
+
+def table_line(unit: str, count: int, entries: str) -> str:
+    """A unit's line of a letter's table (see ``table_text``)."""
+    return f"{json.dumps(unit)}\t{count}\t{entries}\n"
 
 
 def read_entries(path: Path, strict: bool = False) -> dict[str, Entries]:

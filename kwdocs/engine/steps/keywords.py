@@ -81,7 +81,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     edits: dict[str, _Edit] = {}   # the letters whose tables changed here: what a page's kept rows need
     with _Runs(config) as runs:
-        for unit in units:
+        for unit in sorted(units):     # sorted: a fresh step's runs are its tables' lines in order
             if unit in known and unit not in changed_set:
                 continue
             letters = _stored_keyword_entries(config, unit)
@@ -95,6 +95,13 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             for letter in known.pop(unit):
                 runs.add(letter, unit, 0, "[]")
         for letter in runs.letters():   # one letter's table in memory at a time
+            if fresh:   # nothing to merge with: the table is written as its run is read, never held
+                counts[letter], after = _write_fresh_table(config, letter, runs.read(letter))
+                if not counts[letter]:
+                    counts.pop(letter)
+                edits[letter] = _Edit("", after, None, [])
+                updated.append(letter)
+                continue
             table, before = table_of(letter)
             touched: set[str] | None = None if fresh else set()
             for unit, count, text in runs.read(letter):
@@ -321,6 +328,23 @@ class _Runs:
             for head in run:
                 unit, count = orjson.loads(head)
                 yield unit, count, next(run)[:-1].decode("utf-8")
+
+
+def _write_fresh_table(config: Config, letter: str, run: Iterable[tuple[str, int, str]]) -> tuple[int, str]:
+    """A letter's table written a unit's line at a time from its run (sorted by unit, each unit
+    once, as a fresh step notes them), and its count of entries and its seal."""
+    total = 0
+
+    def lines() -> Iterator[bytes]:
+        nonlocal total
+        for unit, count, text in run:
+            if count:
+                total += count
+                yield keywords.table_line(unit, count, text).encode("utf-8")
+
+    path = keyword_table(config, letter)
+    output.write_sealed_parts(config.out, path, lines())
+    return total, output.seal_of(output.read_state(path) or b"")
 
 
 ROWS_AT_ONCE = 1024   # a page's kept rows encoded this many names at a time
