@@ -231,7 +231,10 @@ def keyword_pages(config: Config, renderer: Renderer, entries_of: Callable[[str]
             page = layout.keywords_page(letter)
             grouped = keywords.by_name(entries_of(letter))
             models = {}
-            rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page), models)
+            # the row models only when another format renders rows from them
+            rows, kept = keyword_rows(renderer, page, grouped, cached_rows(page), models if formats else None)
+            if not formats:     # the rows hold all the page shows: its entries go before it is rendered
+                grouped.clear()
             page_model = keywords.letter_model(letter, rows, project=config.project_name, all_letters=all_letters,
                                                counts=counts)
             yield page, _keywords_text(config, renderer, page_model, letter), kept
@@ -284,15 +287,16 @@ def keyword_rows(renderer: Renderer, page: str, grouped: list[tuple[str, list[li
     """A keyword page's table rows, through the template's ``row`` macro, and the rows to keep,
     each checked against a digest of its places: a letter of a large tree lists
     thousands of places, and an edit changes a few names.  ``grouped``: the page's entries
-    by name (``keywords.by_name``); ``models`` keeps the model of each row rendered, for the
-    page's other formats.
+    by name (``keywords.by_name``); ``models``, when given, keeps the model of each row rendered,
+    for the page's other formats.
     """
     row = renderer.macro(KEYWORD_ROW_TEMPLATE, "row")
     docs_links: dict[str, str] = {}
-    models = {} if models is None else models
 
     def render(name: str, places: list[list]) -> str:
-        model = models[name] = keywords.row_model(page, name, places, docs_links)
+        model = keywords.row_model(page, name, places, docs_links)
+        if models is not None:
+            models[name] = model
         return row(model["name"], model["places"])   # arguments, not a dict: 75,000 calls
 
     kept: RowCache = {}

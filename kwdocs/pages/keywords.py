@@ -81,7 +81,12 @@ def table_text(table: dict[str, Entries]) -> str:
     """A letter's table as kept in the state: a line per unit, its name, count and entries as JSON
     (tab-separated; JSON escapes tabs and newlines), sorted by unit.  Reading it back decodes
     nothing: an edit touches one unit of a table of hundreds."""
-    return "".join(f"{json.dumps(unit)}\t{table[unit][0]}\t{table[unit][1]}\n" for unit in sorted(table))
+    return "".join(table_line(unit, *table[unit]) for unit in sorted(table))
+
+
+def table_line(unit: str, count: int, entries: str) -> str:
+    """A unit's line of a letter's table (see ``table_text``)."""
+    return f"{json.dumps(unit)}\t{count}\t{entries}\n"
 
 
 def read_entries(path: Path, strict: bool = False) -> dict[str, Entries]:
@@ -106,6 +111,38 @@ def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entri
         except ValueError:
             continue
     return table, seal
+
+
+def table_entries(path: Path, strict: bool = False) -> list[list] | None:
+    """A letter table's entries in table order (units sorted, each unit's as kept), or None when
+    the table is missing or damaged (``strict``: damaged raises ``StateDamaged``).  Decoded a
+    unit's line at a time from the file's bytes, never copied whole as ``unsealed`` and
+    ``read_entries`` copy it; a path or kind label repeated, or a shown name equal to its name,
+    is one string: the largest letter of a 100,000-file tree holds 800,000 entries."""
+    raw = output.read_state(path)
+    if raw is None:
+        return None
+    view, end = memoryview(raw), len(raw) - output.SEAL_LENGTH - 2
+    if end < 0 or raw[end] != 10 or \
+            hashlib.sha256(view[:end]).hexdigest()[:output.SEAL_LENGTH].encode() != raw[end + 1:-1]:
+        if strict:
+            raise output.StateDamaged(f"{path} is damaged")
+        return None
+    shared: dict[str, str] = {}
+    found: list[list] = []
+    start = 0
+    while start < end:
+        stop = raw.find(b"\n", start, end)
+        stop = end if stop < 0 else stop
+        tab = raw.find(b"\t", raw.find(b"\t", start, stop) + 1, stop)
+        for entry in orjson.loads(view[tab + 1:stop]) if tab >= 0 else ():
+            entry[1] = shared.setdefault(entry[1], entry[1])
+            entry[2] = shared.setdefault(entry[2], entry[2])
+            if entry[5] == entry[0]:
+                entry[5] = entry[0]
+            found.append(entry)
+        start = stop + 1
+    return found
 
 
 def changed_names(before: str, after: str) -> set[str]:

@@ -81,7 +81,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     edits: dict[str, _Edit] = {}   # the letters whose tables changed here: what a page's kept rows need
     with _Runs(config) as runs:
-        for unit in units:
+        for unit in sorted(units):     # sorted: a fresh step's runs are its tables' lines in order
             if unit in known and unit not in changed_set:
                 continue
             letters = _stored_keyword_entries(config, unit)
@@ -95,6 +95,13 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             for letter in known.pop(unit):
                 runs.add(letter, unit, 0, "[]")
         for letter in runs.letters():   # one letter's table in memory at a time
+            if fresh:   # nothing to merge with: the table is written as its run is read, never held
+                counts[letter], after = _write_fresh_table(config, letter, runs.read(letter))
+                if not counts[letter]:
+                    counts.pop(letter)
+                edits[letter] = _Edit("", after, None, [])
+                updated.append(letter)
+                continue
             table, before = table_of(letter)
             touched: set[str] | None = None if fresh else set()
             for unit, count, text in runs.read(letter):
@@ -110,12 +117,16 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             if not counts[letter]:
                 counts.pop(letter)
             body = keywords.table_text(table)
-            sealed = output.sealed(body.encode("utf-8"))
+            del table   # one copy of the letter's entries at a time: the table, its text, its bytes
+            named = [] if touched is None else keywords.named_entries(body, touched)
+            data = body.encode("utf-8")
+            del body
+            sealed = output.sealed(data)
+            del data
             output.write_if_changed(config.out, keyword_table(config, letter), sealed)
-            edits[letter] = _Edit(before, output.seal_of(sealed), touched,
-                                  [] if touched is None else keywords.named_entries(body, touched))
+            edits[letter] = _Edit(before, output.seal_of(sealed), touched, named)
             updated.append(letter)
-            del table, body, sealed
+            del sealed
     if fresh:   # a letter's table of before that no unit filled now: the letter's next edit would read it
         for path in sorted((config.state / KEYWORDS).glob("letter-*.jsonl")):
             if path.name.removeprefix("letter-").removesuffix(".jsonl") not in updated:
@@ -130,10 +141,10 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
     def entries_of(letter: str) -> list[list]:
         # read back rather than kept from above: every letter's table at once was the step's peak
-        table = keywords.read_entries(keyword_table(config, letter), strict=True)
-        if not table and counts.get(letter):
+        entries = keywords.table_entries(keyword_table(config, letter), strict=True)
+        if not entries and counts.get(letter):
             raise StateDamaged(f"{keyword_table(config, letter)} is missing")
-        return [entry for unit in sorted(table) for entry in orjson.loads(table[unit][1])]
+        return entries or []
 
     stored_rows: dict[str, dict] = {}
 
@@ -168,8 +179,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             for page, text, rows in _spliced_pages(config, renderer, formats, letter, edit, all_letters, counts,
                                                    {form: stored(form)["rows"] for form in forms}):
                 _write_page(config, page, text, tally)
-                output.write_json(config.out, _rows_path(config, page),
-                                  {"key": key, "table": edit.after, "rows": rows}, sort_keys=False)
+                _write_rows(config, page, key, edit.after, rows)
             spliced.add(letter)
             for form in forms:
                 stored_rows.pop(form, None)
@@ -177,9 +187,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         for page, text, whole_rows in pages.keyword_pages(config, renderer, entries_of, counts, to_render - spliced,
                                                           cached_rows, formats):
             _write_page(config, page, text, tally)
+            del text    # the page written: not held while its rows are encoded
             if whole_rows is not None:   # in page order, which is deterministic: no sorting 15,000 names
-                output.write_json(config.out, _rows_path(config, page),
-                                  {"key": key, "table": made_from.get(page, ""), "rows": whole_rows}, sort_keys=False)
+                _write_rows(config, page, key, made_from.get(page, ""), whole_rows)
     wanted = {layout.keywords_page()} | ({layout.keywords_page(letter) for letter in all_letters} if split else set())
     for page in sorted(set(meta.get("pages", [])) - wanted):
         remove_forms(config, page, tally)
@@ -318,6 +328,42 @@ class _Runs:
             for head in run:
                 unit, count = orjson.loads(head)
                 yield unit, count, next(run)[:-1].decode("utf-8")
+
+
+def _write_fresh_table(config: Config, letter: str, run: Iterable[tuple[str, int, str]]) -> tuple[int, str]:
+    """A letter's table written a unit's line at a time from its run (sorted by unit, each unit
+    once, as a fresh step notes them), and its count of entries and its seal."""
+    total = 0
+
+    def lines() -> Iterator[bytes]:
+        nonlocal total
+        for unit, count, text in run:
+            if count:
+                total += count
+                yield keywords.table_line(unit, count, text).encode("utf-8")
+
+    path = keyword_table(config, letter)
+    output.write_sealed_parts(config.out, path, lines())
+    return total, output.seal_of(output.read_state(path) or b"")
+
+
+ROWS_AT_ONCE = 1024   # a page's kept rows encoded this many names at a time
+
+
+def _write_rows(config: Config, page: str, key: str, table: str, rows: pages.RowCache) -> None:
+    """A page's kept rows, ``{"key", "table", "rows"}`` as ``write_json`` writes them unsorted,
+    encoded a few rows at a time: a large letter's rows encoded at once took orjson's buffer
+    twice their size, and their sealed copy a third, the step's peak (rendered rows changed)."""
+
+    def parts() -> Iterator[bytes]:
+        yield orjson.dumps({"key": key, "table": table})[:-1] + b',"rows":{'
+        names = list(rows)
+        for start in range(0, len(names), ROWS_AT_ONCE):
+            batch = {name: rows[name] for name in names[start:start + ROWS_AT_ONCE]}
+            yield (b"," if start else b"") + orjson.dumps(batch)[1:-1]
+        yield b"}}"
+
+    output.write_sealed_parts(config.out, _rows_path(config, page), parts())
 
 
 def _rows_path(config: Config, page: str) -> Path:
