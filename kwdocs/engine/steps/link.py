@@ -189,7 +189,7 @@ def _link_all(config: Config, tree: TreeInputs, spill: Spill, rules: RuleSet,
                 own = resolved.get(rel, no_links)
                 links: dict[str, Any] = {"used_by": own["used_by"]}
                 # the page links what its source names, and lists where its definitions are used
-                spilled[rel] = {part: spill.take(rel, part) for part in (NAMES, USES) if spill.has(rel, part)}
+                spilled[rel] = spill.parts(rel, (NAMES, USES))
                 spilled[rel]["deps"] = spill.take(rel)
                 links["test_users"] = [user for user in links["used_by"] if user in tests]
                 links["indirect_test_users"] = indirect_test_users(rel, resolved, tests, set(links["test_users"]))

@@ -97,6 +97,7 @@ class Spill:
     def __init__(self, config: Config) -> None:
         self.file: IO[bytes] = io.BytesIO()
         self.places: dict[str, dict[str, tuple[int, int]]] = {}     # part -> key -> where its bytes are
+        self.end: int | None = 0     # where the next bytes go, None after a read moved away from there
         self.path: Path | None = None      # a name the system kept while the file was open
         if not output.dry_running():
             path = config.state / SPILL
@@ -111,17 +112,21 @@ class Spill:
 
     def put(self, key: str, body: bytes, part: str = "") -> None:
         """``body`` set aside under ``key`` of ``part`` (a file's path in several parts: no new key)."""
-        self.places.setdefault(part, {})[key] = (self.file.seek(0, io.SEEK_END), len(body))
-        self.file.write(body)
+        if self.end is None:     # a seek flushes the writes waiting: only after a read
+            self.end = self.file.seek(0, io.SEEK_END)
+        self.places.setdefault(part, {})[key] = (self.end, len(body))
+        self.end += self.file.write(body)
 
     def take(self, key: str, part: str = "") -> bytes:
         """The bytes set aside under ``key`` of ``part``, let go."""
         start, size = self.places[part].pop(key)
+        self.end = None
         self.file.seek(start)
         return self.file.read(size)
 
-    def has(self, key: str, part: str = "") -> bool:
-        return key in self.places.get(part, ())
+    def parts(self, key: str, parts: tuple[str, ...]) -> dict[str, bytes]:
+        """The bytes set aside under ``key`` in each of ``parts`` that has some, let go."""
+        return {part: self.take(key, part) for part in parts if key in self.places.get(part, ())}
 
     def close(self) -> None:
         self.file.close()
