@@ -524,7 +524,10 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]],
             known.setdefault(dep.get("module", ""), target)
             for name, submodule in (dep.get("name_targets") or {}).items():
                 known.setdefault(f"{dep.get('module', '')}.{name}", submodule)
-    counted: dict[str, dict[str, set[str]]] = {}
+    # a file's uses are all credited at its turn: a count per name, not the set of its users (those
+    # sets for the whole tree bounded the link step's peak)
+    counted: dict[str, dict[str, int]] = {}
+    credited: set[tuple[str, str]] = set()     # (file, name) credited by the file whose turn it is
     walks: dict[tuple[str, str], list[str]] = {}    # (file, name) -> the files its re-exports reach
 
     def walk(target: str, name: str) -> list[str]:
@@ -545,10 +548,13 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]],
         if (target, name) not in walks:
             walks[target, name] = walk(target, name)
         for place in walks[target, name]:
-            if place != user:
-                counted.setdefault(place, {}).setdefault(name, set()).add(user)
+            if place != user and (place, name) not in credited:
+                credited.add((place, name))
+                known = counted.setdefault(place, {})
+                known[name] = known.get(name, 0) + 1
 
     for path, links in resolved.items():
+        credited.clear()
         for dep in links.get("deps", []):
             if dep.get("target"):
                 for name in dep.get("names", ()):
@@ -561,7 +567,7 @@ def name_uses(resolved: Mapping[str, dict], uses: Mapping[str, list[str]],
                 module = module.rpartition(".")[0]
             if module and name:
                 credit(path, known[module], called[len(module) + 1:].partition(".")[0])
-    return {path: {name: len(users) for name, users in sorted(names.items())} for path, names in counted.items()}
+    return {path: dict(sorted(names.items())) for path, names in counted.items()}
 
 
 USES_LIMIT = 20     # places listed per definition; the rest are counted
@@ -570,6 +576,7 @@ CHAIN_LIMIT = 32    # files a name is looked for in, from the one it is imported
 
 def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[str, int]],
                      binds: Mapping[str, Mapping[str, str]], shared: Reexports | None = None,
+                     sink: Callable[[str, str, dict], None] | None = None,
                      ) -> tuple[dict[str, dict], dict[str, dict], dict[str, list]]:
     """Where the names a file imports are defined, and where each definition is imported.
 
@@ -582,7 +589,9 @@ def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[st
     imports, sorted, "more": how many more}) and ``requests`` (per file a name is looked for
     in: [importer, name as bound, name, file imported from, the files looked in]), with which
     ``chain_definition`` finds a name again when only definitions moved.  ``shared``:
-    ``reexports(resolved)``, if already made.
+    ``reexports(resolved)``, if already made.  ``sink``: given each file's ``names`` and
+    ``uses`` as ``("names" or "uses", file, value)`` as they are made, which are then not
+    returned (the whole tree's, held at once, bounded the link step's peak).
     """
     exports, starred = shared or reexports(resolved)
 
@@ -640,12 +649,19 @@ def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[st
                 if found[as_bound][1] is not None and found[as_bound][0] != path:
                     places.setdefault(found[as_bound][0], {}).setdefault(name, set()).add((path, dep.get("line") or 1))
         found.pop("", None)
-        if found:
+        if found and sink is not None:
+            sink("names", path, dict(sorted(found.items())))
+        elif found:
             names[path] = dict(sorted(found.items()))
-    uses = {target: {name: {"at": [list(place) for place in sorted(at)[:USES_LIMIT]],
-                            "more": max(0, len(at) - USES_LIMIT)}
-                     for name, at in sorted(by_name.items())}
-            for target, by_name in places.items()}
+    uses: dict[str, dict] = {}
+    while places:     # each file's sets let go as its uses are made: both at once raised the peak
+        target, by_name = places.popitem()
+        made = {name: {"at": [list(place) for place in sorted(at)[:USES_LIMIT]], "more": max(0, len(at) - USES_LIMIT)}
+                for name, at in sorted(by_name.items())}
+        if sink is not None:
+            sink("uses", target, made)
+        else:
+            uses[target] = made
     return names, uses, requests
 
 

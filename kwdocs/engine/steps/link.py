@@ -11,7 +11,7 @@ import orjson
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import changed_units, digest, recovering, stored_facts
-from kwdocs.engine.steps.link_all import OWN, Spill, TreeInputs, links_body, resolve_tree, shared_links
+from kwdocs.engine.steps.link_all import NAMES, OWN, USES, Spill, TreeInputs, links_body, resolve_tree, shared_links
 from kwdocs.engine.steps.link_inputs import (
     ANCHORED_PART,
     _definitions_digest,
@@ -173,7 +173,7 @@ def _link_all(config: Config, tree: TreeInputs, spill: Spill, rules: RuleSet,
 
     try:   # the spill file is closed when the last unit is linked, or the step stops
         resolved = resolve_tree(config, tree, spill)
-        uses, names, places, requests = shared_links(tree, resolved)
+        uses, requests = shared_links(tree, resolved)
         unit_of = tree.unit_of
         anchored: dict[str, list] = {}
         installed = installed_files(tree.installs, tree.languages) if tree.installs else {}
@@ -183,17 +183,19 @@ def _link_all(config: Config, tree: TreeInputs, spill: Spill, rules: RuleSet,
         for unit in tree.units:
             rels = tree.files.pop(unit)
             files, importance, basis = {}, {}, {}
+            spilled: dict[str, dict[str, bytes]] = {}    # what the links shard writes in as set aside
             own_inputs = orjson.loads(spill.take(OWN + unit))
             for rel in rels:
                 own = resolved.get(rel, no_links)
                 links: dict[str, Any] = {"used_by": own["used_by"]}
-                if rel in names:    # the page links what its source names, and lists where its definitions are used
-                    links["names"] = names.pop(rel)
-                if rel in places:
-                    links["uses"] = places.pop(rel)
+                # the page links what its source names, and lists where its definitions are used
+                spilled[rel] = spill.parts(rel, (NAMES, USES))
+                spilled[rel]["deps"] = spill.take(rel)
                 links["test_users"] = [user for user in links["used_by"] if user in tests]
                 links["indirect_test_users"] = indirect_test_users(rel, resolved, tests, set(links["test_users"]))
                 uses_of, mentions, digested, binds, bases, defs = own_inputs[rel]
+                if bases and NAMES in spilled[rel]:    # its classes' bases are found through its names
+                    links["names"] = orjson.loads(spilled[rel].pop(NAMES))
                 links["anchors"] = _anchors(own["deps"], [*uses_of, *mentions],
                                             lambda path: defines.get(path, {}),
                                             lambda path: resolved.get(path, no_links)["deps"], unit, unit_of,
@@ -214,7 +216,7 @@ def _link_all(config: Config, tree: TreeInputs, spill: Spill, rules: RuleSet,
                               [[file, unit_of[file]] for file in looked_in]]
                              for importer, bound, name, imported_from, looked_in in requests.pop(place)]
                      for place in rels if place in requests}
-            yield f"{LINKS}/{unit}", links_body(unit, files, {rel: spill.take(rel) for rel in rels})
+            yield f"{LINKS}/{unit}", links_body(unit, files, spilled)
             yield from _link_bodies(unit, importance, asked, basis)
     finally:
         spill.close()

@@ -31,6 +31,7 @@ _SLIM = ("target", "module", "names", "name_targets", "package", "line")
 SPILL = "link-spill"   # in the state folder while the whole tree is linked (``Spill``)
 DEFINED = "\1"    # the spill's key of a unit's definitions, before the unit's name
 OWN = "\0"    # the spill's key of a unit's part that only its own links read, before the unit's name
+NAMES, USES = "names", "uses"    # the spill's parts of a file's ``definition_links`` names and uses
 
 
 class TreeInputs:
@@ -95,7 +96,8 @@ class Spill:
 
     def __init__(self, config: Config) -> None:
         self.file: IO[bytes] = io.BytesIO()
-        self.places: dict[str, tuple[int, int]] = {}
+        self.places: dict[str, dict[str, tuple[int, int]]] = {}     # part -> key -> where its bytes are
+        self.end: int | None = 0     # where the next bytes go, None after a read moved away from there
         self.path: Path | None = None      # a name the system kept while the file was open
         if not output.dry_running():
             path = config.state / SPILL
@@ -108,14 +110,23 @@ class Spill:
             except OSError:
                 self.path = path     # a system that keeps an open file's name: removed when closed
 
-    def put(self, key: str, body: bytes) -> None:
-        self.places[key] = (self.file.seek(0, io.SEEK_END), len(body))
-        self.file.write(body)
+    def put(self, key: str, body: bytes, part: str = "") -> None:
+        """``body`` set aside under ``key`` of ``part`` (a file's path in several parts: no new key)."""
+        if self.end is None:     # a seek flushes the writes waiting: only after a read
+            self.end = self.file.seek(0, io.SEEK_END)
+        self.places.setdefault(part, {})[key] = (self.end, len(body))
+        self.end += self.file.write(body)
 
-    def take(self, key: str) -> bytes:
-        start, size = self.places.pop(key)
+    def take(self, key: str, part: str = "") -> bytes:
+        """The bytes set aside under ``key`` of ``part``, let go."""
+        start, size = self.places[part].pop(key)
+        self.end = None
         self.file.seek(start)
         return self.file.read(size)
+
+    def parts(self, key: str, parts: tuple[str, ...]) -> dict[str, bytes]:
+        """The bytes set aside under ``key`` in each of ``parts`` that has some, let go."""
+        return {part: self.take(key, part) for part in parts if key in self.places.get(part, ())}
 
     def close(self) -> None:
         self.file.close()
@@ -164,9 +175,10 @@ def _slim(dep: dict, same: dict[tuple[str, str], dict]) -> dict:
     return slim
 
 
-def shared_links(tree: TreeInputs, resolved: dict[str, dict]) -> tuple[dict, dict, dict, dict]:
+def shared_links(tree: TreeInputs, resolved: dict[str, dict]) -> tuple[dict, dict]:
     """What each file's links take from the whole tree's: counts of the names it may define used
-    (``name_uses``), and ``definition_links``' names, uses and requests.  Of the tree's
+    (``name_uses``), and ``definition_links``' requests; its names and uses go to the spill (parts
+    ``NAMES`` and ``USES``, as the links shard writes them) as they are made.  Of the tree's
     definitions only those of files an import reaches are read back from the spill: no walk reads
     the others'."""
     reached = set(_reached(resolved))
@@ -180,9 +192,18 @@ def shared_links(tree: TreeInputs, resolved: dict[str, dict]) -> tuple[dict, dic
     shared = reexports(resolved)
     uses = name_uses(resolved, tree.uses, shared)
     tree.uses = {}
-    names, places, requests = definition_links(resolved, tree.defs, tree.binds, shared)
+    _, _, requests = definition_links(resolved, tree.defs, tree.binds, shared,
+                                      lambda part, rel, value: tree.spill.put(rel, _sorted_json(value), part))
     tree.defs, tree.binds = {}, {}
-    return uses, names, places, requests
+    return uses, requests
+
+
+def _sorted_json(value: object) -> bytes:
+    """``value`` as ``compact_json`` writes it with sorted keys."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:    # what orjson refuses (an integer past 64 bits)
+        return output.compact_json(value, sort_keys=True)
 
 
 def _reached(resolved: dict[str, dict]) -> Iterator[str]:
@@ -195,14 +216,15 @@ def _reached(resolved: dict[str, dict]) -> Iterator[str]:
             yield from (dep.get("name_targets") or {}).values()
 
 
-def links_body(unit: str, files: dict[str, dict], deps: dict[str, bytes]) -> bytes:
-    """A unit's links shard as ``compact_json`` makes it, each file's resolved imports written in
-    from ``deps`` (the bytes ``resolve_tree`` set aside) as they are, never read back as data."""
-    for rel, body in deps.items():
-        files[rel]["deps"] = orjson.Fragment(body)
+def links_body(unit: str, files: dict[str, dict], spilled: dict[str, dict[str, bytes]]) -> bytes:
+    """A unit's links shard as ``compact_json`` makes it, each file's parts in ``spilled`` (its
+    resolved imports, names and uses, as the spill holds them: file -> key -> bytes) written in
+    as they are, never read back as data."""
+    for rel, parts in spilled.items():
+        files[rel].update((key, orjson.Fragment(body)) for key, body in parts.items())
     try:
         return orjson.dumps({"files": files, "unit": unit}, option=orjson.OPT_SORT_KEYS)
     except TypeError:   # what orjson refuses (an integer past 64 bits) goes through ``json``, as compact_json does
-        for rel, body in deps.items():
-            files[rel]["deps"] = json.loads(body)
+        for rel, parts in spilled.items():
+            files[rel].update((key, json.loads(body)) for key, body in parts.items())
         return output.compact_json({"files": files, "unit": unit}, sort_keys=True)
