@@ -8,7 +8,7 @@ tasks that become ready in the order of their steps (``tasks.BUILD_ORDER``).
 
 A worker never gives back memory it took (CPython keeps it), so a worker ends, and a fresh one
 is forked from the building process in its place, once it has grown by ``RETIRE_GROWTH``
-(extraction leaves a worker larger with every file it reads) and once it has run a whole-tree
+(a worker that read the largest files keeps their peak) and once it has run a whole-tree
 step (link, keywords, assemble), which only a worker that has run nothing yet takes up: the
 step's memory then goes with it, and is not added to what extraction left (bench/README.md,
 branch ``workermem``).
