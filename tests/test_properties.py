@@ -164,6 +164,8 @@ def test_a_page_names_its_source_file_and_folder_back_exactly(parts, name):
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab \n\\&<>`*_[]|#!{}-+1.;", min_size=1, max_size=24).map(str.strip).filter(bool))
 @example("\\*&lt;")
+@example("---")
+@example("-- -")
 @example("a\\_b & <c> `d` *e* [f](g) |h| #i !j")
 def test_any_escaped_text_reads_in_markdown_as_written(text):
     """Text a page shows as prose (a name's label, a finding, a docstring's words) reads in

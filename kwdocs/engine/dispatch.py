@@ -25,6 +25,8 @@ from contextlib import contextmanager
 from doit import cmd_run
 from doit.runner import JobHold, MRunner
 
+from kwdocs.store import cache
+
 
 class LookaheadRunner(MRunner):
     """doit's process runner with ``AHEAD`` ready tasks queued beyond its workers.
@@ -74,6 +76,7 @@ class LookaheadRunner(MRunner):
                     raise result["exit"](result["exception"])
                 if _RETIRED in result:      # sent after its last result: a fresh worker takes its place
                     processes = [process for process in processes if process.pid != result[_RETIRED]]
+                    cache.note_down(result.get(_DOWN, []))
                     processes.append(self._worker(job_q, result_q))
                     continue
                 node = task_dispatcher.nodes[result["name"]]
@@ -112,6 +115,7 @@ class LookaheadRunner(MRunner):
 
 
 _RETIRED = "retired"    # a result-queue message: this worker (its pid) takes no more tasks
+_DOWN = "stores_down"   # ... and the shared caches it found down, which its successor skips
 
 
 def resident_bytes() -> int | None:
@@ -146,7 +150,7 @@ class _Jobs:
             self.queue.put(job)     # for the worker forked in this one's place
             job = None
         if job is None and (self.retiring or not self.fresh):
-            self.results.put({_RETIRED: os.getpid()})
+            self.results.put({_RETIRED: os.getpid(), _DOWN: cache.stores_down()})
         return job
 
     def ran(self, name: str, limit: int) -> None:

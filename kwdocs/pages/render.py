@@ -84,12 +84,14 @@ def escape_md(text: object) -> str:
     # that element's attributes, ``onclick`` too: text, which may follow one, starts with no brace
     if text.startswith("{"):
         return "\\" + text
-    # text that may open a line opens no list there (``- x``, ``+ x``, ``1. x`` said as text)
+    # text that may open a line opens no list or rule there (``- x``, ``+ x``, ``1. x``, ``---`` said as text)
     return _LIST_MARK.sub(lambda mark: mark[0][:-1] + "\\" + mark[0][-1], text, count=1) \
         if text[:1] in "-+0123456789" else text
 
 
-_LIST_MARK = re.compile(r"^(?:[-+]|\d{1,9}[.)])(?=\s|$)")   # a bullet, or a number and its ``.`` or ``)``
+# a bullet, a number and its ``.`` or ``)``, or the first of three dashes or more and nothing else
+# (``---``, ``-- -``: a horizontal rule)
+_LIST_MARK = re.compile(r"^(?:(?:[-+]|\d{1,9}[.)])(?=\s|$)|-(?=(?:[ \t]*-){2,}[ \t]*$))")
 
 
 # reST's inline literal: ``text`` with no blank just inside, no `` within, and the marks set off

@@ -234,7 +234,7 @@ class SharedCache:
         self.key = key      # entries are signed with it, and only entries signed with it are used
         self.writable = writable
         self.max_bytes = max_bytes
-        self.down = False
+        self.down = url in _found_down      # a replaced worker's successor does not ask again
         self.pid = os.getpid()
         self._fs: Any = None
         self._root = ""
@@ -433,6 +433,19 @@ def storage_options(url: str) -> dict[str, Any]:
 
 
 _caches: dict[tuple[str, bool, int, int, bytes | None], SharedCache] = {}
+_found_down: set[str] = set()   # stores a worker of this build found down (``note_down``)
+
+
+def stores_down() -> list[str]:
+    """The stores this process found down, for the worker forked in its place."""
+    pid = os.getpid()
+    return sorted({ident[0] for ident, cache in _caches.items() if ident[3] == pid and cache.down})
+
+
+def note_down(urls: list[str]) -> None:
+    """Stores a worker found down: workers forked from this process afterwards start without
+    them, instead of each waiting out the store's timeout and warning again."""
+    _found_down.update(urls)
 
 
 def signing_key(config: Config) -> bytes | None:
