@@ -7,6 +7,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,16 @@ def run_kwdocs(*argv: str, capsys=None) -> int:
     if args and args[0] in ("build",) and "-j" not in args:
         args += ["-j", "1"]
     return main(args)
+
+
+def traced_peak(call: Callable[[], object]) -> int:
+    """tracemalloc's peak, in bytes, while ``call`` runs."""
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def entry_text(page: str, name: str) -> str:

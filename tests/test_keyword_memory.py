@@ -3,14 +3,13 @@ holds one letter's entries and page at a time, each once, in proportion to the l
 on disk, and writes the same tables and pages."""
 from __future__ import annotations
 
-import tracemalloc
 from pathlib import Path
 
 from kwdocs.config import load_config
 from kwdocs.engine.steps import keywords as keywords_step
 from kwdocs.store import writer as output
 from kwdocs.store.state import KEYWORDS, KEYWORDS_META
-from tests.conftest import run_kwdocs
+from tests.conftest import run_kwdocs, traced_peak
 from tests.output_checks import pages
 
 FOLDERS, MODULES, NAMES = 12, 10, 200   # 24,000 names, most of them on one letter's page
@@ -42,12 +41,7 @@ def test_the_whole_index_made_again_holds_a_letter_at_a_time(tmp_path: Path) -> 
     assert "keywords-S.md" in built
     on_disk = sum(len(table) for table in tables.values())
     (config.state / KEYWORDS_META).unlink()     # every unit's entries read again, as a cold build does
-    tracemalloc.start()
-    try:
-        keywords_step.index_keywords(config, units, [])
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak(lambda: keywords_step.index_keywords(config, units, []))
     # the largest letter's table held as a dict, its text and its bytes at once, its entries decoded
     # with a string per path and kind, their row models kept for no other format, its page held
     # while its rows were encoded at once: 13.6 times the tables on disk on this tree (2026-12-06),

@@ -3,13 +3,13 @@ lines left out, the same bytes whether the journals' lines were sorted in memory
 run files, and in memory that does not grow with the number of pages (issue 33)."""
 from __future__ import annotations
 
-import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from kwdocs.config import Config
 from kwdocs.store import journal, writer as output
+from tests.conftest import traced_peak
 
 SHA = {name: name * 64 for name in "abcdef"}
 
@@ -97,12 +97,7 @@ def fold_peak(tmp_path: Path, pages: int) -> tuple[int, Config]:
     for process in range(2):
         write_journal(config, str(process), [line(f"pkg{index % 97}/f{index}.py_docs.md", f"{index:064x}", index, index)
                                              for index in range(process, pages, 2)])
-    tracemalloc.start()
-    try:
-        journal.compact(config, force=True)
-        return tracemalloc.get_traced_memory()[1], config
-    finally:
-        tracemalloc.stop()
+    return traced_peak(lambda: journal.compact(config, force=True)), config
 
 
 def test_the_folds_memory_does_not_grow_with_the_pages(tmp_path):

@@ -3,7 +3,6 @@ files' links read of it, while each file's import records and resolved imports w
 file until its unit's shards are made."""
 from __future__ import annotations
 
-import tracemalloc
 from pathlib import Path
 
 from kwdocs.config import load_config
@@ -11,7 +10,7 @@ from kwdocs.engine.steps import link as link_step
 from kwdocs.engine.steps.link_all import SPILL
 from kwdocs.store import writer as output
 from kwdocs.store.state import IMPORTANCE, LINK_INPUTS, LINK_META, LINK_REQUESTS, LINKS, load_shard
-from tests.conftest import run_kwdocs
+from tests.conftest import run_kwdocs, traced_peak
 
 PACKAGES, MODULES = 8, 30      # 240 Python files and as many headers, each importing a dozen others
 
@@ -49,12 +48,7 @@ def test_linking_the_whole_tree_holds_a_fraction_of_the_files_link_records(tmp_p
     built = _shards(config, units)
     inputs = sum(path.stat().st_size for path in (config.state / LINK_INPUTS).rglob("*") if path.is_file())
     (config.state / LINK_META).unlink()     # the whole tree linked again, as a cold build does
-    tracemalloc.start()
-    try:
-        link_step.link_tree(config, units, [])
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = traced_peak(lambda: link_step.link_tree(config, units, []))
     # every file's import records and inputs held at once, and all linking made of them: 10 times the
     # size of the link inputs on disk on this tree (2026-12-06), 6.1 times with them spilled, 4.9 with
     # each file's definition names and uses spilled as made and the counts of uses kept as counts
