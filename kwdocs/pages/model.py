@@ -990,8 +990,13 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
     local: dict[str, str] = {}
     members: dict[str, tuple[str, str | None]] = {}     # a member's own name -> its anchor, its one parent
     for entry, symbol in zip(entries, facts.get("symbols", [])):
+        parent = symbol.get("parent")
+        # in a class's scope, what it inherits from a base of the same file (``_mark_inherited``)
+        for group in entry.get("inherited") or ():
+            path = f"{parent}.{entry['name']}" if parent else entry["name"]
+            for member in group["members"]:
+                local.setdefault(f"{path}.{member['name']}".replace("::", "."), member["link"])
         if entry["definition"]:
-            parent = symbol.get("parent")
             if not parent:
                 local.setdefault(entry["name"], "#" + entry["anchor"])
                 continue
@@ -1007,12 +1012,6 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
     for name, (anchor, parent) in members.items():
         if parent is not None:
             local.setdefault(name, anchor)
-    # in a class's scope, what it inherits from a base of the same file (``_mark_inherited``)
-    for entry, symbol in zip(entries, facts.get("symbols", [])):
-        for group in entry.get("inherited") or ():
-            path = f"{symbol['parent']}.{entry['name']}" if symbol.get("parent") else entry["name"]
-            for member in group["members"]:
-                local.setdefault(f"{path}.{member['name']}".replace("::", "."), member["link"])
     modules: dict[str, str] = {}    # a module's name -> its file (linked when a doc names it)
     for dep in (links or {}).get("deps", []):
         if (target := module_file(dep)) is not None:   # the module's own file, never one it names
