@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from output_checks import kwdocs_command
 
-from kwdocs.engine import dispatch
+from kwdocs.engine import dispatch, tasks
+from kwdocs.engine.workers import FreshWhenMany
 from tests.conftest import run_kwdocs
 
 PEAK_LIMIT_MB = 300
@@ -162,6 +163,48 @@ def test_a_worker_that_grew_is_replaced_and_the_pages_are_the_same(tmp_path, mon
     monkeypatch.setattr(dispatch.LookaheadRunner, "_worker", counted)
     assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "two"), "-j", "2", "-q") == 0
     assert len(set(started)) >= 10      # 6 units, each extracted and rendered, and the whole-tree steps
+    assert _tree_files(tmp_path / "one") == _tree_files(tmp_path / "two")
+
+
+def _where(folder: str, units: list[str], changed=()) -> tuple[int, int, int]:
+    """Run by ``FreshWhenMany``: which process ran it, its parent, and how many units it was given;
+    a file in the place of ``folder`` is the user's mistake an ``OSError`` names."""
+    os.listdir(folder)
+    return os.getpid(), os.getppid(), len(units)
+
+
+def test_a_step_over_many_changed_units_runs_in_a_fresh_interpreter(tmp_path):
+    """A large tree's whole-tree step starts with none of the building process's memory: it runs
+    in a process of its own, started by this one; a step over a few units (an edit's) does not
+    pay for one.  A mistake in there is still one line naming the file."""
+    step, units = FreshWhenMany(_where, units=3), ["a", "b", "c", "d"]
+    assert step(str(tmp_path), units, changed=["a", "b"]) == (os.getpid(), os.getppid(), 4)
+    pid, parent, given = step(str(tmp_path), units, changed=["a", "b", "c"])
+    assert (parent, given) == (os.getpid(), 4) and pid != os.getpid()
+    assert step(str(tmp_path), units, changed=[])[0] != os.getpid()     # doit's "all of them"
+    plain = tmp_path / "plain"
+    plain.write_text("a file, not a folder\n")
+    mistake = tasks.Guarded(step)(str(plain), units, changed=[])
+    assert isinstance(mistake, tasks.Mistake)
+    assert mistake.message == f"kwdocs: {plain}: a file stands where a folder belongs"
+
+
+def test_link_and_keywords_in_a_fresh_interpreter_write_the_same_pages(tmp_path, monkeypatch):
+    """With every link and keyword step run in a fresh interpreter, a parallel build's pages are
+    those of a one-process build that ran them in place; so is an edit's build after it."""
+    src = tmp_path / "src"
+    small_files(src, 300)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "one"), "-q") == 0
+    monkeypatch.setattr(tasks, "FRESH_STEP_UNITS", 1)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "two"), "-j", "2", "-q") == 0
+    assert _tree_files(tmp_path / "one") == _tree_files(tmp_path / "two")
+    edited = next(src.rglob("f7.py"))
+    edited.write_text(edited.read_text() + "\n\ndef added_later(y):\n    \"\"\"Return y.\"\"\"\n    return y\n")
+    monkeypatch.setattr(tasks, "FRESH_STEP_UNITS", 10_000)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "one"), "-q") == 0
+    monkeypatch.setattr(tasks, "FRESH_STEP_UNITS", 1)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "two"), "-j", "2", "-q") == 0
+    assert "added_later" in (tmp_path / "two" / edited.relative_to(src).parent / "f7.py_docs.md").read_text()
     assert _tree_files(tmp_path / "one") == _tree_files(tmp_path / "two")
 
 

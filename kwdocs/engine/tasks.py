@@ -30,6 +30,7 @@ from kwdocs.engine.steps import (
     prune as prune_step,
     render as render_step,
 )
+from kwdocs.engine.workers import FreshWhenMany
 from kwdocs.formats import formats_for
 from kwdocs.mistakes import describe
 from kwdocs.scan import ScanResult, with_ancestors
@@ -43,6 +44,9 @@ from kwdocs.store.state import DOIT_DB, FACTS, IMPORTANCE, LINKS, shard_path, un
 # (``Format.task_order``: the site's ``search`` after ``keywords``, ``site`` last).
 BUILD_ORDER = ("extract", "link", "keywords", "assemble", "render", "prune")
 REBUILD_ORDER = ("extract", "link", "render", "keywords", "assemble", "prune")
+# The link and keyword steps run in a fresh interpreter once this many units changed (a large
+# tree's cold build): their peak is then their own, not added to the building process's.
+FRESH_STEP_UNITS = 2000
 
 
 class Mistake(TaskError):
@@ -172,7 +176,7 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
         """Resolve imports and includes across the tree (who uses whom)."""
         return {
             # the tree's files by unit: an edit's imports are resolved against them alone
-            "actions": [(Guarded(link_step.link_tree), [config, list(units)],
+            "actions": [(Guarded(FreshWhenMany(link_step.link_tree, FRESH_STEP_UNITS)), [config, list(units)],
                          {"unit_files": {unit: rels for unit, (_, rels) in units.items()}})],
             "file_dep": shards,
             "targets": [shard_path(config, kind, unit) for kind in (LINKS, IMPORTANCE) for unit in units],
@@ -205,7 +209,8 @@ def namespace(config: Config, scanned: ScanResult, only: Callable[[str, str], bo
     def task_keywords():
         """Update the repository-wide keyword index (keywords.md, one page per letter when large)."""
         return {
-            "actions": [(Guarded(keywords_step.index_keywords), [config, list(units)])],
+            "actions": [(Guarded(FreshWhenMany(keywords_step.index_keywords, FRESH_STEP_UNITS)),
+                         [config, list(units)])],
             "file_dep": shards,
             # the formats' keys too: the site turned on must re-run the step (its pages' HTML comes from their models)
             "uptodate": [config_changed({"units": list(units), "key": common.keyword_pages_key(config)})],

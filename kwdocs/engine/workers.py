@@ -1,4 +1,5 @@
-"""Worker processes of a parallel build die with the build.
+"""Worker processes of a parallel build: they die with the build, and a large tree's
+whole-tree steps run in a fresh interpreter of their own (``FreshWhenMany``).
 
 ``-j N`` runs doit's tasks in forked worker processes.  When the build is
 killed (SIGKILL, the OOM killer, a CI job cancelled by pid) its workers would
@@ -12,8 +13,9 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 _building = False      # forks outside a build (a watcher's helpers, tests) are left alone
@@ -74,3 +76,41 @@ def stop_workers(grace: float = 1.0) -> None:
         if child.is_alive():
             child.kill()
             child.join()
+
+
+def _die_with_parent(parent: int) -> None:
+    """In a fresh interpreter: killed when ``parent``, which started it, dies (it dies with the build)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: nothing to ask for
+        return
+    if os.getppid() != parent:  # it died before the request took effect
+        os._exit(1)
+
+
+class FreshWhenMany:
+    """A whole-tree step, called as ``step(config, units, ..., changed=...)``, run in a fresh
+    interpreter when at least ``units`` of its units changed (doit's ``changed``: none listed
+    means all of them, as ``common.changed_units`` reads it).
+
+    A forked worker starts with the building process's pages resident (its task list, the
+    scan), and a step over a large tree adds its own to them: in a fresh interpreter the step's
+    peak is its own alone (bench/README.md, "Whole-tree steps in a fresh interpreter").  A
+    fresh interpreter costs its start and imports (about half a second), which an edit's step,
+    that reads a few units, does not pay.  doit reads the step's parameters through ``__wrapped__``.
+    """
+
+    def __init__(self, function: Callable[..., Any], units: int) -> None:
+        self.__wrapped__, self.units = function, units
+
+    def __call__(self, config: Any, units: Sequence[str], *args: Any, changed: Sequence[str] = (),
+                 **kwargs: Any) -> Any:
+        if len(changed or units) < self.units:
+            return self.__wrapped__(config, units, *args, changed=changed, **kwargs)
+        # only for a large tree's whole-tree step: a small build never loads them
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), initializer=_die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
+            return pool.submit(self.__wrapped__, config, units, *args, changed=changed, **kwargs).result()
