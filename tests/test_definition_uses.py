@@ -2,10 +2,12 @@
 link step from the resolved imports, shown in the docs pages, kept up to date by edits."""
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from kwdocs.config import load_config
 from kwdocs.engine.steps import link_all
+from kwdocs.extract import links
 from kwdocs.pages import model
 from kwdocs.store.state import FACTS, LINKS, load_shard
 from tests.conftest import run_kwdocs
@@ -105,3 +107,23 @@ def test_edits_rewrite_the_pages_whose_uses_or_links_changed(tmp_path: Path, mon
     assert "user.py" not in _entry_line(base_page.read_text(), "Module")
     assert linear_page.stat().st_mtime_ns == before   # its page shows no line numbers of base.py
     assert broken_links(out) == []
+
+
+def test_a_much_used_definition_lists_its_first_places_and_counts_the_rest() -> None:
+    """However many files import a name, in whatever order the link step meets them, its uses
+    are the first ``USES_LIMIT`` places by file and line and a count of the others; a file that
+    imports it again (on one line or another) is one place, its first."""
+    importers = [f"app/m{index:03d}.py" for index in range(97)]
+    resolved = {path: {"deps": [{"target": "pkg/base.py", "module": "pkg.base", "names": ["Module"],
+                                 "line": 3 + index % 4},
+                                {"target": "pkg/base.py", "module": "pkg.base", "names": ["Module", "Module"],
+                                 "line": 30 - index % 3}],
+                       "used_by": []}
+                for index, path in enumerate(importers)}
+    shuffled = list(resolved.items())
+    random.Random(7).shuffle(shuffled)
+    places = sorted((path, info["deps"][0]["line"]) for path, info in resolved.items())
+    for order in (resolved, dict(shuffled)):
+        _, uses, _ = links.definition_links(order, {"pkg/base.py": {"Module": 4}}, {})
+        assert uses["pkg/base.py"]["Module"] == {
+            "at": [list(place) for place in places[:links.USES_LIMIT]], "more": len(places) - links.USES_LIMIT}

@@ -622,10 +622,15 @@ def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[st
         return seen[:CHAIN_LIMIT]
 
     names: dict[str, dict] = {}
-    places: dict[str, dict[str, set[tuple[str, int]]]] = {}
+    # per defining file and name, the places it is imported at: the first ``USES_LIMIT`` in order
+    # and those that came after them, cut back to these once there are twice as many (``dropped``
+    # counts the rest: places of different files never repeat, and a file's own are credited once)
+    places: dict[str, dict[str, list[tuple[str, int]]]] = {}
+    dropped: dict[tuple[str, str], int] = {}
     requests: dict[str, list] = {}
     for path, links in resolved.items():
         found: dict[str, list] = {}
+        credited: set[tuple[str, str, int]] = set()
         bound = binds.get(path, {})
         for dep in links.get("deps", []):
             target, module = dep.get("target"), dep.get("module") or ""
@@ -646,17 +651,26 @@ def definition_links(resolved: Mapping[str, dict], defs: Mapping[str, Mapping[st
                 request = [path, as_bound, name, target, looked_in]
                 for place in looked_in:
                     requests.setdefault(place, []).append(request)
-                if found[as_bound][1] is not None and found[as_bound][0] != path:
-                    places.setdefault(found[as_bound][0], {}).setdefault(name, set()).add((path, dep.get("line") or 1))
+                definer_path, line = found[as_bound][0], dep.get("line") or 1
+                if found[as_bound][1] is not None and definer_path != path and \
+                        (definer_path, name, line) not in credited:
+                    credited.add((definer_path, name, line))
+                    at = places.setdefault(definer_path, {}).setdefault(name, [])
+                    at.append((path, line))
+                    if len(at) >= 2 * USES_LIMIT:
+                        at.sort()
+                        dropped[definer_path, name] = dropped.get((definer_path, name), 0) + len(at) - USES_LIMIT
+                        del at[USES_LIMIT:]
         found.pop("", None)
         if found and sink is not None:
             sink("names", path, dict(sorted(found.items())))
         elif found:
             names[path] = dict(sorted(found.items()))
     uses: dict[str, dict] = {}
-    while places:     # each file's sets let go as its uses are made: both at once raised the peak
+    while places:     # each file's places let go as its uses are made: both at once raised the peak
         target, by_name = places.popitem()
-        made = {name: {"at": [list(place) for place in sorted(at)[:USES_LIMIT]], "more": max(0, len(at) - USES_LIMIT)}
+        made = {name: {"at": [list(place) for place in sorted(at)[:USES_LIMIT]],
+                       "more": max(0, len(at) - USES_LIMIT) + dropped.get((target, name), 0)}
                 for name, at in sorted(by_name.items())}
         if sink is not None:
             sink("uses", target, made)

@@ -60,7 +60,7 @@ class TreeInputs:
             self.files[unit] = list(inputs)
             self.digests[unit], self.definitions[unit] = _import_digest(inputs), _definitions_digest(inputs)
             for rel, info in inputs.items():
-                language = self.languages[rel] = info["language"]
+                language = self.languages[rel] = sys.intern(info["language"])
                 self.unit_of[rel] = unit
                 if "binds" in info:     # kept for the whole tree: one string object per name, as ``torch.Tensor``
                     self.binds[rel] = interned_inputs({"binds": info["binds"]})["binds"]
@@ -89,6 +89,10 @@ class TreeInputs:
         return sorted(rel for rel, language in self.languages.items() if resolver(language) == "python")
 
 
+SIZE_BITS = 40     # a spilled body's size, below its start in ``Spill.places``
+SIZE_MASK = (1 << SIZE_BITS) - 1
+
+
 class Spill:
     """Bytes set aside by key, in a file of the state folder whose name is removed as soon as it
     is open (gone when closed, or when the process ends, even killed), or in memory during a dry
@@ -96,7 +100,9 @@ class Spill:
 
     def __init__(self, config: Config) -> None:
         self.file: IO[bytes] = io.BytesIO()
-        self.places: dict[str, dict[str, tuple[int, int]]] = {}     # part -> key -> where its bytes are
+        # part -> key -> where its bytes are: start << SIZE_BITS | size, one int (a tuple of two
+        # was a tenth of the link step's peak on a large tree)
+        self.places: dict[str, dict[str, int]] = {}
         self.end: int | None = 0     # where the next bytes go, None after a read moved away from there
         self.path: Path | None = None      # a name the system kept while the file was open
         if not output.dry_running():
@@ -114,15 +120,15 @@ class Spill:
         """``body`` set aside under ``key`` of ``part`` (a file's path in several parts: no new key)."""
         if self.end is None:     # a seek flushes the writes waiting: only after a read
             self.end = self.file.seek(0, io.SEEK_END)
-        self.places.setdefault(part, {})[key] = (self.end, len(body))
+        self.places.setdefault(part, {})[key] = self.end << SIZE_BITS | len(body)
         self.end += self.file.write(body)
 
     def take(self, key: str, part: str = "") -> bytes:
         """The bytes set aside under ``key`` of ``part``, let go."""
-        start, size = self.places[part].pop(key)
+        where = self.places[part].pop(key)
         self.end = None
-        self.file.seek(start)
-        return self.file.read(size)
+        self.file.seek(where >> SIZE_BITS)
+        return self.file.read(where & SIZE_MASK)
 
     def parts(self, key: str, parts: tuple[str, ...]) -> dict[str, bytes]:
         """The bytes set aside under ``key`` in each of ``parts`` that has some, let go."""
@@ -165,11 +171,12 @@ def _slim(dep: dict, same: dict[tuple[str, str], dict]) -> dict:
     if not names and "name_targets" not in dep and "package" not in dep and isinstance(dep.get("module"), str):
         key = (dep["target"], dep["module"])
         if key not in same:
-            same[key] = {"target": key[0], "module": sys.intern(key[1])}
+            same[key] = {"target": sys.intern(key[0]), "module": sys.intern(key[1])}
         return same[key]
     slim = {key: dep[key] for key in _SLIM if key in dep}
-    if isinstance(slim.get("module"), str):
-        slim["module"] = sys.intern(slim["module"])
+    for field in ("target", "module"):    # a file's path, as many times as it is imported: one object
+        if isinstance(slim.get(field), str):
+            slim[field] = sys.intern(slim[field])
     if isinstance(names, list):
         slim["names"] = interned_names(names)
     return slim
