@@ -139,9 +139,10 @@ def outputs_digest(config: Config, scanned: ScanResult) -> str:
     folders = {posixpath.dirname(layout.index_page(folder)) for folder in scanned.folders()}
     if config.html:     # as kwdocs.site.html places its pages
         folders |= {posixpath.join("site", folder) for folder in folders}
+    out = os.fspath(config.out)     # paths as text: a Path per folder was a third of a no-op's checks
     for folder in sorted(folders):
         try:
-            stamp = os.stat(config.out / folder if folder else config.out).st_mtime_ns
+            stamp = os.stat(f"{out}/{folder}" if folder else out).st_mtime_ns
         except OSError:
             stamp = -1
         digest.update(f"{folder}\0{stamp}\n".encode("utf-8", "surrogateescape"))
