@@ -339,6 +339,11 @@ _installed: list[Language] | None = None
 _ORIGINS: dict[int, str] = {}    # installed language -> "distribution=version"
 
 
+def installed_read() -> bool:
+    """Whether this process has read the installed languages (``read_installed``)."""
+    return _installed is not None
+
+
 def read_installed() -> list[Language]:
     """Languages of installed packages (entry points of ``kwdocs.languages``), read once and
     added to the registry; a broken entry point is said once on stderr and left out."""

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kwdocs.config import load_config
+from kwdocs.engine import tasks
 from kwdocs.store.lock import locked
 from tests.conftest import run_kwdocs
 
@@ -309,3 +310,15 @@ def test_the_site_names_check_knows_are_the_sites_own():
                                        (search.KEYWORD_INDEX, search.FULLTEXT_INDEX)}
     assert (owned.SITE_INDEX_META, owned.SITE_INDEX_LIST) == (search.META_FILE, search.BUCKETS_FILE)
     assert {state.SEARCH, state.FULLTEXT} == {folder for folder, _ in owned.SITE_INDEXES}
+
+
+def test_a_large_trees_check_without_state_writes_nothing_either(built, capsys, monkeypatch):
+    """A large tree's build runs its link and keyword steps in a fresh interpreter
+    (``tasks.FRESH_STEP_UNITS``); check's dry run runs them in place, where writes are records."""
+    tree, out = built
+    shutil.rmtree(out / ".kwdocs")
+    monkeypatch.setattr(tasks, "FRESH_STEP_UNITS", 1)
+    before = everything(tree)
+    code, text = check(tree, capsys)
+    assert code == 0, text
+    assert everything(tree) == before

@@ -151,3 +151,24 @@ def test_the_page_model_compares_no_language_id():
         found += [f"line {node.lineno}: {name!r}" for name in spelled
                   if name not in plain_words or "lang" in ast.unparse(node)]
     assert not found, found
+
+
+def test_an_installed_languages_keywords_are_the_same_when_a_step_runs_in_a_fresh_interpreter(tmp_path):
+    """A large tree's link and keyword steps run in a fresh interpreter (``FreshWhenMany``), which
+    reads the installed languages as the building process did: the pages are a build's in place."""
+    tree, site = tmp_path / "tree", tmp_path / "site"
+    tree.mkdir()
+    (tree / "settings.ini").write_text(INI)
+    (tree / "serve.py").write_text("PORT = 8080\n")
+    install_example(site)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"} | {"PYTHONPATH": str(site)}
+    for out, fresh in (("in-place", 10_000), ("fresh", 1)):
+        script = ("import sys\nfrom kwdocs.cli import main\nfrom kwdocs.engine import tasks\n"
+                  f"tasks.FRESH_STEP_UNITS = {fresh}\n"
+                  f"sys.exit(main(['build', '--src', {str(tree)!r}, '--out', {str(tmp_path / out)!r}, '-j', '1']))\n")
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0, run.stdout + run.stderr
+    pages = {out: {path.relative_to(tmp_path / out): path.read_bytes() for path in (tmp_path / out).rglob("*.md")}
+             for out in ("in-place", "fresh")}
+    assert b"**Type**: INI Settings" in pages["fresh"][Path("settings.ini_docs.md")]
+    assert pages["fresh"] == pages["in-place"]

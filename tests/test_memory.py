@@ -19,6 +19,7 @@ from output_checks import kwdocs_command
 
 from kwdocs.engine import dispatch, tasks
 from kwdocs.engine.workers import FreshWhenMany
+from kwdocs.store import writer as output
 from tests.conftest import run_kwdocs
 
 PEAK_LIMIT_MB = 300
@@ -176,12 +177,14 @@ def _where(folder: str, units: list[str], changed=()) -> tuple[int, int, int]:
 def test_a_step_over_many_changed_units_runs_in_a_fresh_interpreter(tmp_path):
     """A large tree's whole-tree step starts with none of the building process's memory: it runs
     in a process of its own, started by this one; a step over a few units (an edit's) does not
-    pay for one.  A mistake in there is still one line naming the file."""
+    pay for one, nor does a dry run.  A mistake in there is still one line naming the file."""
     step, units = FreshWhenMany(_where, units=3), ["a", "b", "c", "d"]
     assert step(str(tmp_path), units, changed=["a", "b"]) == (os.getpid(), os.getppid(), 4)
     pid, parent, given = step(str(tmp_path), units, changed=["a", "b", "c"])
     assert (parent, given) == (os.getpid(), 4) and pid != os.getpid()
     assert step(str(tmp_path), units, changed=[])[0] != os.getpid()     # doit's "all of them"
+    with output.dry_run(tmp_path / "state"):    # ``kwdocs check``: its writes are this process's records
+        assert step(str(tmp_path), units, changed=[])[0] == os.getpid()
     plain = tmp_path / "plain"
     plain.write_text("a file, not a folder\n")
     mistake = tasks.Guarded(step)(str(plain), units, changed=[])
@@ -191,7 +194,8 @@ def test_a_step_over_many_changed_units_runs_in_a_fresh_interpreter(tmp_path):
 
 def test_link_and_keywords_in_a_fresh_interpreter_write_the_same_pages(tmp_path, monkeypatch):
     """With every link and keyword step run in a fresh interpreter, a parallel build's pages are
-    those of a one-process build that ran them in place; so is an edit's build after it."""
+    those of a one-process build that ran them in place; so is an edit's build after it, and
+    ``kwdocs check`` finds every page as kwdocs wrote it."""
     src = tmp_path / "src"
     small_files(src, 300)
     assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "one"), "-q") == 0
@@ -206,6 +210,8 @@ def test_link_and_keywords_in_a_fresh_interpreter_write_the_same_pages(tmp_path,
     assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "two"), "-j", "2", "-q") == 0
     assert "added_later" in (tmp_path / "two" / edited.relative_to(src).parent / "f7.py_docs.md").read_text()
     assert _tree_files(tmp_path / "one") == _tree_files(tmp_path / "two")
+    # what the fresh interpreters wrote is in the ledger: check vouches for every page
+    assert run_kwdocs("check", "--src", str(src), "--out", str(tmp_path / "two")) == 0
 
 
 def _tree_files(root) -> dict[str, bytes]:

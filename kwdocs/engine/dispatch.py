@@ -150,7 +150,7 @@ class _Jobs:
             self.queue.put(job)     # for the worker forked in this one's place
             job = None
         if job is None and (self.retiring or not self.fresh):
-            self.results.put({_RETIRED: os.getpid(), _DOWN: cache.stores_down()})
+            self.results.put({_RETIRED: os.getpid(), _DOWN: cache.known_down()})
         return job
 
     def ran(self, name: str, limit: int) -> None:

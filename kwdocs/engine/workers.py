@@ -11,11 +11,14 @@ dies.
 from __future__ import annotations
 
 import ctypes
+import io
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr
 from typing import Any
+
+from kwdocs.store import writer as output
 
 PR_SET_PDEATHSIG = 1
 _building = False      # forks outside a build (a watcher's helpers, tests) are left alone
@@ -78,7 +81,7 @@ def stop_workers(grace: float = 1.0) -> None:
             child.join()
 
 
-def _die_with_parent(parent: int) -> None:
+def _started_fresh(parent: int) -> None:
     """In a fresh interpreter: killed when ``parent``, which started it, dies (it dies with the build)."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -88,10 +91,27 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _run_fresh(function: Callable[..., Any], args: tuple, kwargs: dict, installed: bool,
+               down: list[str]) -> tuple[Any, list[str]]:
+    """In a fresh interpreter, ``function`` as the process that started it would run it: the
+    installed languages read if that process had read them (a step's pages list their kinds'
+    groups), without saying again what it said of a broken one, and the shared caches it knows
+    are down skipped; returns the result and the caches known down now."""
+    from kwdocs import languages
+    from kwdocs.store import cache
+
+    if installed:
+        with redirect_stderr(io.StringIO()):
+            languages.read_installed()
+    cache.note_down(down)
+    return function(*args, **kwargs), cache.known_down()
+
+
 class FreshWhenMany:
     """A whole-tree step, called as ``step(config, units, ..., changed=...)``, run in a fresh
     interpreter when at least ``units`` of its units changed (doit's ``changed``: none listed
-    means all of them, as ``common.changed_units`` reads it).
+    means all of them, as ``common.changed_units`` reads it), unless in a dry run (``kwdocs
+    check``), whose writes this process records.
 
     A forked worker starts with the building process's pages resident (its task list, the
     scan), and a step over a large tree adds its own to them: in a fresh interpreter the step's
@@ -105,12 +125,19 @@ class FreshWhenMany:
 
     def __call__(self, config: Any, units: Sequence[str], *args: Any, changed: Sequence[str] = (),
                  **kwargs: Any) -> Any:
-        if len(changed or units) < self.units:
-            return self.__wrapped__(config, units, *args, changed=changed, **kwargs)
+        args, kwargs = (config, units, *args), dict(kwargs, changed=changed)
+        if len(changed or units) < self.units or output.dry_running():
+            return self.__wrapped__(*args, **kwargs)
         # only for a large tree's whole-tree step: a small build never loads them
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), initializer=_die_with_parent,
+        from kwdocs import languages
+        from kwdocs.store import cache
+
+        with ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), initializer=_started_fresh,
                                  initargs=(os.getpid(),)) as pool:
-            return pool.submit(self.__wrapped__, config, units, *args, changed=changed, **kwargs).result()
+            result, down = pool.submit(_run_fresh, self.__wrapped__, args, kwargs, languages.installed_read(),
+                                       cache.known_down()).result()
+        cache.note_down(down)
+        return result

@@ -442,6 +442,11 @@ def stores_down() -> list[str]:
     return sorted({ident[0] for ident, cache in _caches.items() if ident[3] == pid and cache.down})
 
 
+def known_down() -> list[str]:
+    """The stores this process knows to be down: found by it, or by the workers before it."""
+    return sorted(_found_down.union(stores_down()))
+
+
 def note_down(urls: list[str]) -> None:
     """Stores a worker found down: workers forked from this process afterwards start without
     them, instead of each waiting out the store's timeout and warning again."""
