@@ -245,12 +245,13 @@ class _PlainNames:
             elif head:
                 self.heads[head[0]] = (*self.heads.get(head[0], ()), head)
 
-    def match(self, name: str) -> re.Match | None:
-        """Like ``re.Pattern.match``: a match when ``name`` needs no per-name check."""
+    def is_plain(self, name: str) -> bool:
+        """Whether ``name`` needs no per-name check: what ``regex`` says of it, screened."""
         if self.screened and not name.endswith(self.tails.get(name[-1:], ())) \
                 and not name.startswith(self.heads.get(name[:1], ())):
-            return _PRINTABLE.match(name)
-        return self.regex.match(name)
+            # no control character or surrogate is printable: the regex only for other unprintables
+            return name.isprintable() or _PRINTABLE.match(name) is not None
+        return self.regex.match(name) is not None
 
 
 def _plain_names(rules: _Rules) -> _PlainNames | None:
@@ -287,7 +288,8 @@ class _Walker:
     def __init__(self, config: Config, descend: bool = True):
         self.root = config.src.resolve()
         self.rules = _Rules(config)
-        self.plain_names = _plain_names(self.rules)
+        plain_names = _plain_names(self.rules)
+        self.is_plain = plain_names.is_plain if plain_names is not None else None
         self.skip_dirs = {str(config.out), str(config.state)}  # src and out are resolved
         self.descend = descend
         self.result = ScanResult(files=[])
@@ -305,38 +307,46 @@ class _Walker:
     def problem(self, rel: str, message: str) -> None:
         self.result.problems.append((rel, message))
 
-    def walk(self, folder: Path, rel_folder: str, specs: list) -> None:
+    def walk(self, folder: str | Path, rel_folder: str, specs: list) -> None:
         try:
             entries = sorted(os.scandir(folder), key=_by_name)
         except OSError as error:
             self.problem(rel_folder or ".", f"folder skipped: {error.strerror}")
             return
-        if rel_folder and any(entry.name in _OUTPUT_SIGNS for entry in entries) \
-                and is_output_folder(str(folder), (entry.name for entry in entries)):
+        names = [entry.name for entry in entries]
+        if rel_folder and not _OUTPUT_SIGNS.isdisjoint(names) and is_output_folder(os.fspath(folder), names):
             return      # another kwdocs output folder: its pages are never inputs
-        if any(entry.name == ".gitignore" for entry in entries):
-            spec = _read_gitignore(folder / ".gitignore")
+        if ".gitignore" in names:
+            spec = _read_gitignore(Path(folder, ".gitignore"))
             if spec is not None:
                 specs = specs + [(rel_folder, spec)]
-        for entry in entries:
-            rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
-            self.visit(entry, rel, specs)
+        visit = self.visit
+        if rel_folder:
+            for entry in entries:
+                visit(entry, f"{rel_folder}/{entry.name}", specs)
+        else:
+            for entry in entries:
+                visit(entry, entry.name, specs)
 
     def visit(self, entry: os.DirEntry, rel: str, specs: list) -> None:
         rules, name = self.rules, entry.name
-        plain = self.plain_names is not None and self.plain_names.match(name) is not None
+        plain = self.is_plain is not None and self.is_plain(name)
         if not plain and not _printable_name(name):
             self.problem(_shown(rel), "skipped: the file name is not valid UTF-8 or has control characters")
             return
         try:
             is_link = entry.is_symlink()
+            if not is_link and entry.is_dir(follow_symlinks=False):     # the entry's type: no stat for a folder
+                if self.descend and self.enters(entry.path, name, rel, specs):
+                    self.walk(entry.path, rel, specs)
+                return
             info = entry.stat(follow_symlinks=False)
         except OSError as error:
             self.problem(rel, f"skipped: {error.strerror}")
             return
-        if stat.S_ISDIR(info.st_mode):
-            if self.descend and self.enters(entry.path, entry.name, rel, specs):
-                self.walk(Path(entry.path), rel, specs)
+        if stat.S_ISDIR(info.st_mode):      # made a folder since the folder was read
+            if self.descend and self.enters(entry.path, name, rel, specs):
+                self.walk(entry.path, rel, specs)
             return
         # what the user left out is left out silently, odd files and links included
         if name == ".gitignore" or (not plain and EDITOR_TEMP_FILES.match(rel, name)) \
