@@ -214,6 +214,22 @@ def test_link_and_keywords_in_a_fresh_interpreter_write_the_same_pages(tmp_path,
     assert run_kwdocs("check", "--src", str(src), "--out", str(tmp_path / "two")) == 0
 
 
+def test_a_build_started_by_a_script_without_a_file_or_a_guard_runs_its_fresh_steps(tmp_path):
+    """The fresh interpreter is handed the step's call alone: multiprocessing's ``spawn`` ran the
+    starting script again in it, which failed for a script read from standard input and would
+    build again for one without ``if __name__ == "__main__"``."""
+    src = tmp_path / "src"
+    small_files(src, 120)
+    assert run_kwdocs("build", "--src", str(src), "--out", str(tmp_path / "in-place"), "-q") == 0
+    script = ("from kwdocs.cli import main\nfrom kwdocs.engine import tasks\ntasks.FRESH_STEP_UNITS = 1\n"
+              f"print('exit', main(['build', '--src', {str(src)!r}, '--out', {str(tmp_path / 'fresh')!r}, '-q']))\n")
+    run = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=300,
+                         cwd=tmp_path)
+    assert run.returncode == 0 and run.stdout.count("exit 0") == 1, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr, run.stderr
+    assert _tree_files(tmp_path / "in-place") == _tree_files(tmp_path / "fresh")
+
+
 def _tree_files(root) -> dict[str, bytes]:
     return {str(path.relative_to(root)): path.read_bytes() for path in sorted(root.rglob("*"))
             if path.is_file() and ".kwdocs" not in path.relative_to(root).parts}

@@ -14,6 +14,7 @@ import ctypes
 import io
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, redirect_stderr
 from typing import Any
@@ -81,22 +82,30 @@ def stop_workers(grace: float = 1.0) -> None:
             child.join()
 
 
-def _started_fresh(parent: int) -> None:
-    """In a fresh interpreter: killed when ``parent``, which started it, dies (it dies with the build)."""
+# Run as ``python -c``: the parent's ``sys.path`` first (plain strings), so that kwdocs is found
+# as the parent found it, whatever ran the parent (no main module of its is run again).
+_FRESH_START = ("import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
+                "from kwdocs.engine.workers import run_fresh; run_fresh()")
+
+
+def run_fresh() -> None:
+    """In a fresh interpreter (``FreshWhenMany``): read the call from standard input, run it as the
+    process that started it would, write ``(True, result, caches known down)`` or ``(False,
+    error, traceback)`` to standard output.  It dies with that process (``PR_SET_PDEATHSIG``);
+    the installed languages are read if that process had read them (a step's pages list their
+    kinds' groups), without saying again what it said of a broken one; the shared caches it knew
+    are down are skipped.  The call's own output goes to standard error."""
+    import pickle
+    import traceback
+
+    function, args, kwargs, parent, installed, down = pickle.load(sys.stdin.buffer)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):  # not Linux: nothing to ask for
-        return
-    if os.getppid() != parent:  # it died before the request took effect
-        os._exit(1)
-
-
-def _run_fresh(function: Callable[..., Any], args: tuple, kwargs: dict, installed: bool,
-               down: list[str]) -> tuple[Any, list[str]]:
-    """In a fresh interpreter, ``function`` as the process that started it would run it: the
-    installed languages read if that process had read them (a step's pages list their kinds'
-    groups), without saying again what it said of a broken one, and the shared caches it knows
-    are down skipped; returns the result and the caches known down now."""
+        pass
+    else:
+        if os.getppid() != parent:  # it died before the request took effect
+            os._exit(1)
     from kwdocs import languages
     from kwdocs.store import cache
 
@@ -104,7 +113,17 @@ def _run_fresh(function: Callable[..., Any], args: tuple, kwargs: dict, installe
         with redirect_stderr(io.StringIO()):
             languages.read_installed()
     cache.note_down(down)
-    return function(*args, **kwargs), cache.known_down()
+    answer, sys.stdout = sys.stdout.buffer, sys.stderr
+    try:
+        outcome: tuple = (True, function(*args, **kwargs), cache.known_down())
+    except Exception as error:  # noqa: BLE001 - handed to the parent, which raises it
+        outcome = (False, error, traceback.format_exc())
+    try:
+        body = pickle.dumps(outcome)
+    except Exception:  # noqa: BLE001 - an error that does not pickle: its text instead
+        body = pickle.dumps((False, RuntimeError(repr(outcome[1])), traceback.format_exc()))
+    answer.write(body)
+    answer.flush()
 
 
 class FreshWhenMany:
@@ -117,7 +136,9 @@ class FreshWhenMany:
     scan), and a step over a large tree adds its own to them: in a fresh interpreter the step's
     peak is its own alone (bench/README.md, "Whole-tree steps in a fresh interpreter").  A
     fresh interpreter costs its start and imports (about half a second), which an edit's step,
-    that reads a few units, does not pay.  doit reads the step's parameters through ``__wrapped__``.
+    that reads a few units, does not pay.  It is started as ``python -c`` and handed the call
+    as a pickle (multiprocessing's ``spawn`` would run the main script of whatever started the
+    build again).  doit reads the step's parameters through ``__wrapped__``.
     """
 
     def __init__(self, function: Callable[..., Any], units: int) -> None:
@@ -126,18 +147,25 @@ class FreshWhenMany:
     def __call__(self, config: Any, units: Sequence[str], *args: Any, changed: Sequence[str] = (),
                  **kwargs: Any) -> Any:
         args, kwargs = (config, units, *args), dict(kwargs, changed=changed)
-        if len(changed or units) < self.units or output.dry_running():
+        if len(changed or units) < self.units or output.dry_running() or not sys.executable:
             return self.__wrapped__(*args, **kwargs)
         # only for a large tree's whole-tree step: a small build never loads them
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        import pickle
+        import subprocess
 
         from kwdocs import languages
         from kwdocs.store import cache
 
-        with ProcessPoolExecutor(1, multiprocessing.get_context("spawn"), initializer=_started_fresh,
-                                 initargs=(os.getpid(),)) as pool:
-            result, down = pool.submit(_run_fresh, self.__wrapped__, args, kwargs, languages.installed_read(),
-                                       cache.known_down()).result()
-        cache.note_down(down)
-        return result
+        call = pickle.dumps(list(sys.path)) + pickle.dumps(
+            (self.__wrapped__, args, kwargs, os.getpid(), languages.installed_read(), cache.known_down()))
+        run = subprocess.run([sys.executable, "-c", _FRESH_START], input=call, stdout=subprocess.PIPE, check=False)
+        try:
+            done, value, more = pickle.loads(run.stdout)
+        except Exception as error:  # killed, or out of memory: no answer
+            raise RuntimeError(f"{getattr(self.__wrapped__, '__name__', 'a step')} in a fresh interpreter "
+                               f"gave no answer (exit code {run.returncode})") from error
+        if not done:
+            value.add_note(f"in a fresh interpreter:\n{more}")
+            raise value
+        cache.note_down(more)
+        return value
