@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -228,6 +229,41 @@ def test_a_build_started_by_a_script_without_a_file_or_a_guard_runs_its_fresh_st
     assert run.returncode == 0 and run.stdout.count("exit 0") == 1, run.stdout + run.stderr
     assert "Traceback" not in run.stderr, run.stderr
     assert _tree_files(tmp_path / "in-place") == _tree_files(tmp_path / "fresh")
+
+
+def _sleep_noting_pid(folder: str, units: list[str], changed=()) -> None:
+    Path(folder, "pid").write_text(str(os.getpid()))
+    time.sleep(120)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] == "Z"    # a zombie has ended
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal is Linux's")
+def test_a_fresh_interpreter_dies_with_the_process_that_started_it(tmp_path):
+    """A build killed while its step runs in a fresh interpreter leaves no interpreter behind."""
+    script = (f"import sys\nsys.path[:0] = {sys.path!r}\nfrom kwdocs.engine.workers import FreshWhenMany\n"
+              f"from tests.test_memory import _sleep_noting_pid\n"
+              f"FreshWhenMany(_sleep_noting_pid, 1)({str(tmp_path)!r}, ['a'], changed=[])\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parents[1])
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "pid").exists() and parent.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (tmp_path / "pid").exists(), "the step never started"
+    time.sleep(0.1)     # the pid is written: the file's content is whole
+    fresh = int((tmp_path / "pid").read_text())
+    assert not _gone(fresh)
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while not _gone(fresh) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(fresh)
 
 
 def _tree_files(root) -> dict[str, bytes]:

@@ -33,13 +33,17 @@ def _remember_builder() -> None:
 
 
 def _die_with_builder() -> None:
-    if not _builder_pid:
-        return
+    if _builder_pid:
+        _die_with(_builder_pid)
+
+
+def _die_with(parent: int) -> None:
+    """This process killed when ``parent``, which started it, dies; ended now if it already has."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):  # not Linux: nothing to ask for
         return
-    if os.getppid() != _builder_pid:  # the builder died before the request took effect
+    if os.getppid() != parent:  # it died before the request took effect
         os._exit(1)
 
 
@@ -99,13 +103,7 @@ def run_fresh() -> None:
     import traceback
 
     function, args, kwargs, parent, installed, down = pickle.load(sys.stdin.buffer)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: nothing to ask for
-        pass
-    else:
-        if os.getppid() != parent:  # it died before the request took effect
-            os._exit(1)
+    _die_with(parent)
     from kwdocs import languages
     from kwdocs.store import cache
 
