@@ -436,15 +436,11 @@ _caches: dict[tuple[str, bool, int, int, bytes | None], SharedCache] = {}
 _found_down: set[str] = set()   # stores a worker of this build found down (``note_down``)
 
 
-def stores_down() -> list[str]:
-    """The stores this process found down, for the worker forked in its place."""
-    pid = os.getpid()
-    return sorted({ident[0] for ident, cache in _caches.items() if ident[3] == pid and cache.down})
-
-
 def known_down() -> list[str]:
-    """The stores this process knows to be down: found by it, or by the workers before it."""
-    return sorted(_found_down.union(stores_down()))
+    """The stores this process knows to be down: found by it, or by the workers before it (for
+    the worker forked in its place, or the process that started it)."""
+    pid = os.getpid()
+    return sorted(_found_down.union(ident[0] for ident, cache in _caches.items() if ident[3] == pid and cache.down))
 
 
 def note_down(urls: list[str]) -> None:
