@@ -13,6 +13,7 @@ import fnmatch
 import os
 import re
 import stat
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -55,6 +56,10 @@ class ScanResult:
     files: list[SourceFile]
     problems: list[tuple[str, str]] = field(default_factory=list)   # (path, message)
     skipped: int = 0
+    # what a whole scan's file list was made from (see ``Stamps``); None when it cannot vouch
+    stamps: dict | None = None
+    # the digest of ``files`` (``snapshot.files_digest``), when a saved one is known to hold
+    digest: str | None = None
 
     def by_folder(self) -> dict[str, list[SourceFile]]:
         """Files grouped by their folder ('' is the root), folders in sorted order."""
@@ -65,7 +70,8 @@ class ScanResult:
 
     def folders(self) -> list[str]:
         """Every folder that holds a documented file somewhere below it, root included."""
-        return with_ancestors({folder_of(source.rel) for source in self.files})
+        # the split inline: a call of folder_of per file was most of a no-op's check of the pages' folders
+        return with_ancestors({rel.rpartition("/")[0] for rel, _, _ in self.files})
 
 
 def with_ancestors(folders: Iterable[str]) -> list[str]:
@@ -172,21 +178,37 @@ def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+ROOT_EXCLUDE = ".git/info/exclude"
+
+
 def _root_specs(config: Config) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
-    exclude_file = config.src / ".git" / "info" / "exclude"
+    exclude_file = config.src / ROOT_EXCLUDE
     spec = _read_gitignore(exclude_file) if exclude_file.is_file() else None
     return [("", spec)] if spec else []
 
 
-def scan(config: Config) -> ScanResult:
-    """Walk ``config.src`` and return the documented files, sorted by path."""
-    walker = _Walker(config)
+def scan(config: Config, last: dict | None = None) -> ScanResult:
+    """Walk ``config.src`` and return the documented files, sorted by path.
+
+    ``last``: what an earlier whole scan of this tree under the same settings saved (its
+    ``files``, ``problems``, ``stamps`` and ``digest``, as ``snapshot.previous`` reads them).
+    Its file list is taken again, each file stat'ed anew, when nothing it was made from
+    changed (see ``Stamps``): no folder is listed and no name checked again.
+    """
     # the walk makes no reference cycles, and its thousands of new objects would set the cyclic
     # collector off every few hundred
     with collector_paused():
+        if last is not None:
+            reused = Stamps.reuse(config, last)
+            if reused is not None:
+                return reused
+        stamps = Stamps()
+        walker = _Walker(config, stamps=stamps)
+        stamps.ignore_file(os.path.join(config.src, ROOT_EXCLUDE), ROOT_EXCLUDE)
         walker.walk(config.src, "", _root_specs(config))
     walker.result.files.sort()
     walker.result.problems.sort()
+    walker.result.stamps = stamps.saved(walker.root)
     return walker.result
 
 
@@ -218,6 +240,124 @@ def scan_folder(config: Config, folder: str, recursive: bool = True) -> ScanResu
     walker.result.files.sort()
     walker.result.problems.sort()
     return walker.result
+
+
+FOLDER_RACY_NS = 2_000_000_000     # coarse file systems stamp to two seconds
+
+
+def _file_stamp(path: str) -> list:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return [None, None]
+    return [info.st_size, info.st_mtime_ns]
+
+
+class Stamps:
+    """What a whole scan's file list was made from besides the files themselves.
+
+    Each folder listed, by its modification and change times (an entry added,
+    removed or renamed, or the folder's permissions changed, moves them), each
+    ignore file read, by size and time, the folders asked whether they are another
+    output folder (the answer reads files inside them) and the links followed (what
+    they point at is elsewhere).  While all of these hold, the same settings give
+    the same file list: a build then stats each file and lists no folder, checks no
+    name.  A folder changed within ``FOLDER_RACY_NS`` of the listing could change
+    again under the same stamp, so such a scan saves none.
+    """
+
+    def __init__(self) -> None:
+        self.started = time.time_ns()
+        self.folders: list[list] = []       # [rel, mtime_ns, ctime_ns]
+        self.ignores: list[list] = []       # [rel, size, mtime_ns]: the ignore files read
+        self.outputs: list[list] = []       # [rel, whether it is another output folder]
+        self.links: list[str] = []
+        self.racy = False
+
+    def folder(self, path: str, rel: str) -> None:
+        try:
+            info = os.stat(path)
+        except OSError:
+            self.racy = True    # listed as it was, but nothing to tell its next state by
+            return
+        if max(info.st_mtime_ns, info.st_ctime_ns) >= self.started - FOLDER_RACY_NS:
+            self.racy = True
+        self.folders.append([rel, info.st_mtime_ns, info.st_ctime_ns])
+
+    def ignore_file(self, path: str, rel: str) -> None:
+        self.ignores.append([rel, *_file_stamp(path)])
+
+    def saved(self, root: Path) -> dict | None:
+        """The stamps as plain data, kept beside the file list; None when they vouch for nothing."""
+        if self.racy:
+            return None
+        return {"root": os.fspath(root), "folders": self.folders, "ignores": self.ignores,
+                "outputs": self.outputs, "links": self.links}
+
+    @staticmethod
+    def reuse(config: Config, last: dict) -> ScanResult | None:
+        """``last``'s file list with each file's size and time as they are now, if every stamp
+        holds; None when anything it was made from changed, or it is of another shape."""
+        stamps = last.get("stamps")
+        base = os.fspath(config.src.resolve())
+        if not isinstance(stamps, dict) or stamps.get("root") != base:
+            return None
+        try:
+            for rel, mtime, ctime in stamps["folders"]:
+                info = os.stat(f"{base}/{rel}" if rel else base)
+                if info.st_mtime_ns != mtime or info.st_ctime_ns != ctime:
+                    return None
+            for rel, *stamp in stamps["ignores"]:
+                if _file_stamp(f"{base}/{rel}") != stamp:
+                    return None
+            for rel, found in stamps["outputs"]:
+                path = f"{base}/{rel}"
+                if is_output_folder(path, os.listdir(path)) != found:
+                    return None
+            problems = [(path, message) for path, message in last["problems"]]
+            followed = Stamps._followed(config, stamps["links"], problems)
+            if followed is None:
+                return None
+            files, same, lstat = [], True, os.lstat
+            for entry in last["files"]:
+                rel, size, mtime = entry
+                if followed and rel in followed:
+                    now = followed.pop(rel)
+                    if now is None:
+                        return None
+                    now_size, now_mtime = now
+                else:
+                    info = lstat(f"{base}/{rel}")
+                    now_size, now_mtime = info.st_size, info.st_mtime_ns
+                if now_size != size or now_mtime != mtime:
+                    same, entry = False, (rel, now_size, now_mtime)
+                files.append(_new_tuple(SourceFile, entry))
+        except (OSError, KeyError, TypeError, ValueError):
+            return None     # a file gone, or a record of another shape: the tree is listed again
+        if any(now is not None for now in followed.values()):
+            return None     # a link now leads to a file it did not lead to
+        digest = last.get("digest")
+        return ScanResult(files=files, problems=problems, stamps=stamps,
+                          digest=digest if same and isinstance(digest, str) else None)
+
+    @staticmethod
+    def _followed(config: Config, links: list[str], problems: list[tuple[str, str]]
+                  ) -> dict[str, tuple[int, int] | None] | None:
+        """Each link's target's size and time as they are now (None: it leads to no file, with
+        the same problem as before); None when what a link gives changed."""
+        if not links:
+            return {}
+        walker = _Walker(config)
+        found: dict[str, tuple[int, int] | None] = {}
+        for rel in links:
+            info = walker.follow_link(walker.root / rel, rel)
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                return None     # a special file now: the walk's own report
+            found[rel] = None if info is None else (info.st_size, info.st_mtime_ns)
+        named = set(links)
+        if sorted(walker.result.problems) != [problem for problem in problems if problem[0] in named]:
+            return None
+        return found
 
 
 class _PlainNames:
@@ -285,8 +425,9 @@ def masked_name(rel: str) -> str | None:
 
 
 class _Walker:
-    def __init__(self, config: Config, descend: bool = True):
+    def __init__(self, config: Config, descend: bool = True, stamps: Stamps | None = None):
         self.root = config.src.resolve()
+        self.stamps = stamps
         self.rules = _Rules(config)
         plain_names = _plain_names(self.rules)
         self.is_plain = plain_names.is_plain if plain_names is not None else None
@@ -308,15 +449,24 @@ class _Walker:
         self.result.problems.append((rel, message))
 
     def walk(self, folder: str | Path, rel_folder: str, specs: list) -> None:
+        if self.stamps is not None:     # before the listing: a change after it gives another stamp
+            self.stamps.folder(os.fspath(folder), rel_folder)
         try:
             entries = sorted(os.scandir(folder), key=_by_name)
         except OSError as error:
             self.problem(rel_folder or ".", f"folder skipped: {error.strerror}")
             return
         names = [entry.name for entry in entries]
-        if rel_folder and not _OUTPUT_SIGNS.isdisjoint(names) and is_output_folder(os.fspath(folder), names):
-            return      # another kwdocs output folder: its pages are never inputs
+        if rel_folder and not _OUTPUT_SIGNS.isdisjoint(names):
+            found = is_output_folder(os.fspath(folder), names)
+            if self.stamps is not None:     # the answer reads files inside: asked again on reuse
+                self.stamps.outputs.append([rel_folder, found])
+            if found:
+                return      # another kwdocs output folder: its pages are never inputs
         if ".gitignore" in names:
+            if self.stamps is not None:
+                self.stamps.ignore_file(os.path.join(folder, ".gitignore"), f"{rel_folder}/.gitignore"
+                                        if rel_folder else ".gitignore")
             spec = _read_gitignore(Path(folder, ".gitignore"))
             if spec is not None:
                 specs = specs + [(rel_folder, spec)]
@@ -360,6 +510,8 @@ class _Walker:
             self.problem(masked_name(rel) or rel, "skipped: its name holds a secret")
             return
         if is_link:
+            if self.stamps is not None:     # what it points at is no stamp of its folder's
+                self.stamps.links.append(rel)
             target = self.follow_link(Path(entry.path), rel)
             if target is None:
                 return

@@ -312,9 +312,9 @@ def test_files_deleted_or_replaced_while_the_build_runs(tmp_path, monkeypatch, c
                 (src / "rewritten.tmp").write_text(FUNCTION.format(name="rewritten_anew"))
                 os.replace(src / "rewritten.tmp", path)
 
-    def scan(config):
+    def scan(config, last=None):
         """Change files after the scan, before doit checks them."""
-        scanned = real_scan(config)
+        scanned = real_scan(config, last)
         os.unlink(src / "deleted_before_check.py")
         os.unlink(src / "pipe_before_check.py")
         os.mkfifo(src / "pipe_before_check.py")

@@ -2,8 +2,10 @@
 check needs, and still notices every kind of change a full build would."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from kwdocs import scan
 from kwdocs.cli import main
 from kwdocs.config import load_config
+from kwdocs.store import snapshot
 
 # what a build with something to do imports, and one with nothing to do must not
 BUILD_ONLY = ("doit", "jinja2", "kwdocs.engine.runner", "kwdocs.engine.restore", "kwdocs.engine.rescan",
@@ -97,3 +100,105 @@ def test_the_scans_screen_of_names_answers_as_its_regex(tmp_path, secret_files):
              "a~", ".x.swp", "4913", "x.tmp", "tab\tname", "\udcff.py", "café.py", "", "config", ".env.local"]
     for name in names:
         assert plain.is_plain(name) == (plain.regex.match(name) is not None), name
+
+
+# ---------------------------------------------------------------- the last scan taken again
+
+WINDOW_NS = 50_000_000      # the racy window in these tests: the trees are made 0.1 s before the scan
+
+
+def _scan_tree(root: Path) -> tuple[Path, Path]:
+    """A tree with what a scan's file list depends on besides the files: a .gitignore, the root
+    exclude file, a link to an ignored file, a link to nowhere, another output folder."""
+    src, out = root / "src", root / "out"
+    for folder in ("pkg/sub", "links", "build", "other/.kwdocs", ".git/info"):
+        (src / folder).mkdir(parents=True)
+    (src / "pkg" / "mod.py").write_text("def area(r):\n    return r\n")
+    (src / "pkg" / "other.py").write_text("def other():\n    return 2\n")
+    (src / "pkg" / "sub" / "deep.py").write_text("X = 1\n")
+    (src / ".gitignore").write_text("build/\n*.log\n")
+    (src / "build" / "made.py").write_text("def made():\n    return 3\n")
+    (src / "links" / "made.py").symlink_to("../build/made.py")
+    (src / "links" / "gone.py").symlink_to("../pkg/nothing.py")
+    (src / "other" / ".kwdocs" / "lock").write_text("")
+    (src / "other" / "page.py").write_text("def page():\n    return 4\n")
+    return src, out
+
+
+def _write_in_place(path: Path, text: str) -> None:
+    """Rewrite a file's contents without making a new file (its folder's times stay)."""
+    with open(path, "r+") as handle:
+        handle.write(text)
+        handle.truncate()
+
+
+CHANGES = {
+    "a file edited": lambda src: _write_in_place(src / "pkg" / "mod.py", "def volume(r):\n    return r ** 3\n"),
+    "a file touched": lambda src: os.utime(src / "pkg" / "other.py", ns=(1, 1)),
+    "an ignored file behind a link edited": lambda src: _write_in_place(src / "build" / "made.py", "Y = 22\n"),
+    "an ignored file behind a link removed": lambda src: (src / "build" / "made.py").unlink(),
+    "a link's missing target made": lambda src: (src / "pkg" / "nothing.py").write_text("Z = 1\n"),
+    "a file added deep down": lambda src: (src / "pkg" / "sub" / "new.py").write_text("N = 1\n"),
+    "a file removed": lambda src: (src / "pkg" / "sub" / "deep.py").unlink(),
+    "a file renamed": lambda src: (src / "pkg" / "other.py").rename(src / "pkg" / "renamed.py"),
+    "a folder added": lambda src: (src / "pkg" / "fresh").mkdir(),
+    ".gitignore edited in place": lambda src: _write_in_place(src / ".gitignore", "build/\n*.log\nother.py\n"),
+    ".git/info/exclude made": lambda src: (src / ".git" / "info" / "exclude").write_text("deep.py\n"),
+    "another output folder's mark removed": lambda src: (src / "other" / ".kwdocs" / "lock").unlink(),
+}
+# the changes a file's own stat shows: the list is taken again and no folder listed
+STAT_ONLY = {"a file edited", "a file touched", "an ignored file behind a link edited"}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_scan_taken_again_answers_as_a_walk_of_the_tree(tmp_path, monkeypatch, change):
+    """The last scan's file list, taken again when none of its folders, ignore files, links or
+    other output folders changed, is what a walk of the tree finds after any change; after a
+    change only files' stats show, no folder is listed."""
+    monkeypatch.setattr(scan, "FOLDER_RACY_NS", WINDOW_NS)
+    src, out = _scan_tree(tmp_path)
+    config = load_config(src, None, {"output": str(out)})
+    time.sleep(0.1)
+    _build(src, out)
+    last = snapshot.last_scan(config)
+    assert last is not None and last["stamps"]["links"] == ["links/gone.py", "links/made.py"]
+    CHANGES[change](src)
+    listed = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path=".": listed.append(path) or real_scandir(path))
+    again = scan.scan(config, last)
+    monkeypatch.setattr(os, "scandir", real_scandir)
+    walked = scan.scan(config)
+    assert (again.files, again.problems) == (walked.files, walked.problems)
+    assert snapshot.tree_snapshot(config, again) == snapshot.tree_snapshot(config, walked)
+    assert (listed == []) == (change in STAT_ONLY)
+
+
+def test_a_no_op_build_lists_no_folder_and_the_next_build_sees_a_new_file(tmp_path, monkeypatch):
+    """What a user sees: a build with nothing to do reads no folder listing, and a file added
+    after it is documented by the next build.  The first build, of a tree made just now, saves
+    no stamps; the no-op after it, whose walk can, saves them."""
+    src, out = _tree(tmp_path)
+    _build(src, out)
+    config = load_config(src, None, {"output": str(out)})
+    assert snapshot.last_scan(config)["stamps"] is None
+    monkeypatch.setattr(scan, "FOLDER_RACY_NS", WINDOW_NS)
+    time.sleep(0.1)
+    _build(src, out)
+    assert snapshot.last_scan(config)["stamps"] is not None
+    listed = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path=".": listed.append(path) or real_scandir(path))
+    _build(src, out)
+    assert [path for path in listed if os.fspath(path).startswith(os.fspath(src))] == []
+    (src / "pkg" / "new.py").write_text("def added():\n    return 1\n")
+    _build(src, out)
+    assert listed and "added" in _page(out, "pkg/new.py")
+
+
+def test_a_scan_of_folders_changed_just_now_vouches_for_nothing(tmp_path):
+    """A folder changed within the racy window of its listing could change again under the same
+    time stamp: the scan of a tree made just now saves no stamps, so the next one walks it."""
+    src, _ = _tree(tmp_path)
+    config = load_config(src, None, {"output": str(tmp_path / "out")})
+    assert scan.scan(config).stamps is None

@@ -241,11 +241,14 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     gc.freeze()  # the collector would walk every long-lived object of the build again and again
     started = time.monotonic()
     stream = stream or sys.stdout
-    scanned = scanned if scanned is not None else scan(config)
+    last = snapshot.last_scan(config)
+    scanned = scanned if scanned is not None else scan(config, last)
     current = snapshot.tree_snapshot(config, scanned)
     # a page deleted or added by hand (none in an output folder this build starts)
     by_hand = restore and not state.first_build(config) and not snapshot.outputs_unchanged(config, scanned)
     if snapshot.unchanged(config, current):
+        if scanned.stamps is not None and (last is None or scanned.stamps is not last.get("stamps")):
+            snapshot.save_scan(config, current, scanned)    # a walk's new stamps: the next build lists no folder
         restored = _restore(config, current, scanned) if by_hand else {}
         symbol_index.ensure(config, current, scanned)
         summary.report(stream.write, config, scanned, restored.get("written", 0), restored.get("removed", 0),
@@ -260,7 +263,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
         check_store(config)
     state.check_complete(config)
     if state.damaged(config) is None:
-        code = _run_changed_units(config, scanned, current, quiet, stream, counts, started)
+        code = _run_changed_units(config, scanned, current, last, quiet, stream, counts, started)
         if code is not None and state.damaged(config) is None:
             return _restored_after(config, current, scanned, code, by_hand, quiet, stream, counts)
     # before anything is written: no file of the user's is replaced
@@ -317,16 +320,16 @@ def _restored_after(config: Config, current: str, scanned: ScanResult, code: int
 DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses every core
 
 
-def _run_changed_units(config: Config, scanned: ScanResult, current: str, quiet: bool, stream,
+def _run_changed_units(config: Config, scanned: ScanResult, current: str, last: dict | None, quiet: bool, stream,
                        counts: dict[str, int] | None, started: float) -> int | None:
-    """When only a few sources changed since the last successful build (same code and
-    settings), hand doit just their units, as watch mode does: doit's check of every
-    file is most of an edit's cost.  None: not applicable, build as usual."""
+    """When only a few sources changed since the last successful build (``last``, under the
+    same code and settings: ``snapshot.last_scan``), hand doit just their units, as watch mode
+    does: doit's check of every file is most of an edit's cost.  None: not applicable, build
+    as usual."""
     # past the no-op return of run_build: a no-op build stops before the rescan's module
     from kwdocs.engine.rescan import Changes, diff
 
-    last = snapshot.previous(config)
-    if not last.get("files") or not last.get("snapshot") or last.get("settings") != snapshot.settings_digest(config):
+    if not last or not last.get("snapshot"):
         return None
     before = ScanResult(files=[SourceFile(*entry) for entry in last["files"]],
                         problems=[tuple(problem) for problem in last.get("problems", [])])

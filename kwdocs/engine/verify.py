@@ -50,7 +50,7 @@ from kwdocs.store.lock import locked, shared
 
 def examine(config: Config) -> Findings:
     """Find every stale, missing and orphaned page, writing nothing."""
-    scanned = scan(config)
+    scanned = scan(config, snapshot.last_scan(config))
     up_to_date = snapshot.unchanged(config, snapshot.tree_snapshot(config, scanned))
     if not up_to_date and config.cache and not formats_for(config):     # the tree's hashes are of its Markdown pages
         found = _against_shared(config, scanned)

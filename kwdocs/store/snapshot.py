@@ -116,8 +116,11 @@ def settings_digest(config: Config) -> str:
                                      sort_keys=True, default=str).encode()).hexdigest()
 
 
-def tree_snapshot(config: Config, scanned: ScanResult) -> str:
-    """The hash that must match for a build to be a no-op."""
+def files_digest(scanned: ScanResult) -> str:
+    """The hash of the scan's file list, paths, sizes and times; kept on the scan once made (a
+    scan that reuses the last one's list unchanged brings the digest saved with it)."""
+    if scanned.digest is not None:
+        return scanned.digest
     digest = hashlib.sha256()
     # the count, the paths as one text, each ended by a line break (no name holds one: the scan
     # skips those), then sizes and times as machine integers, not a line formatted per file
@@ -128,8 +131,14 @@ def tree_snapshot(config: Config, scanned: ScanResult) -> str:
         digest.update(array.array("q", sizes).tobytes() + array.array("q", mtimes).tobytes())
     except OverflowError:   # a time stamp past 2262: as text
         digest.update(repr((sizes, mtimes)).encode())
-    digest.update(json.dumps([settings_digest(config), sorted(scanned.problems)], default=str).encode())
-    return digest.hexdigest()
+    scanned.digest = digest.hexdigest()
+    return scanned.digest
+
+
+def tree_snapshot(config: Config, scanned: ScanResult) -> str:
+    """The hash that must match for a build to be a no-op."""
+    return hashlib.sha256(json.dumps([files_digest(scanned), settings_digest(config), sorted(scanned.problems)],
+                                     default=str).encode()).hexdigest()
 
 
 def outputs_digest(config: Config, scanned: ScanResult) -> str:
@@ -166,6 +175,14 @@ def previous(config: Config) -> dict:
     return dict(scanned, settings=vouched.get("settings"))
 
 
+def last_scan(config: Config) -> dict | None:
+    """What the last successful build saved (``previous``) when it was made under the same
+    settings, which include the scan's globs and kwdocs' code: ``scan`` takes its file list
+    again while it holds, and a build after a few edits finds what changed from it."""
+    last = previous(config)
+    return last if last.get("files") and last.get("settings") == settings_digest(config) else None
+
+
 def unchanged(config: Config, snapshot: str) -> bool:
     vouched = output.read_json(config.state / SNAPSHOT_FILE, {}) or {}
     return isinstance(vouched, dict) and vouched.get("snapshot") == snapshot
@@ -173,16 +190,24 @@ def unchanged(config: Config, snapshot: str) -> bool:
 
 def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
     """Vouch for the output.  The file list (written first, large for a large tree) lets the next
-    build find what changed without doit; the no-op check reads only the small hash file."""
-    output.write_json(config.out, config.state / SCANNED_FILE, {
-        "snapshot": snapshot,
-        "files": [[source.rel, source.size, source.mtime_ns] for source in scanned.files],
-        "problems": [list(problem) for problem in scanned.problems]})
+    build take its scan again and find what changed without doit (``last_scan``)."""
+    save_scan(config, snapshot, scanned)
     if _code_found:     # written when it changed: a build that changed no code file writes nothing
         output.write_json(config.out, config.state / CODE_FILE, _code_found)
     output.write_json(config.out, config.state / SNAPSHOT_FILE,
                       {"snapshot": snapshot, "settings": settings_digest(config),
                        "outputs": outputs_digest(config, scanned)})
+
+
+def save_scan(config: Config, snapshot: str, scanned: ScanResult) -> None:
+    """The scan the snapshot ``snapshot`` is of, with what it was made from (its stamps).  Also
+    written by a build with nothing to do whose walk made stamps the saved scan lacked (the scan
+    of a tree copied just before the build saves none), so that the next takes it again."""
+    output.write_json(config.out, config.state / SCANNED_FILE, {
+        "snapshot": snapshot,
+        "files": [[source.rel, source.size, source.mtime_ns] for source in scanned.files],
+        "problems": [list(problem) for problem in scanned.problems],
+        "digest": files_digest(scanned), "stamps": scanned.stamps})
 
 
 def forget(config: Config) -> None:
