@@ -81,8 +81,8 @@ class _RuleSet:
             if not os.path.lexists(config.state):   # as ``kwdocs build``: refused, it makes nothing at all
                 scanned = _checked(config, scan(config))
             lock.hold_for_process(config.state)
-            if scanned is None:
-                scanned = _checked(config, scan(config))
+            if scanned is None:     # the last build's scan taken again while it holds, as ``kwdocs build`` does
+                scanned = _checked(config, scan(config, snapshot.last_scan(config)))
             state.check_complete(config)
             damage = state.damaged(config)
             if damage is not None:      # the next run of kwdocs' tasks builds it again: all of them run
