@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import hashlib
 import os
 import re
 import stat
@@ -262,8 +263,9 @@ class Stamps:
     output folder (the answer reads files inside them) and the links followed (what
     they point at is elsewhere).  While all of these hold, the same settings give
     the same file list: a build then stats each file and lists no folder, checks no
-    name.  A folder changed within ``FOLDER_RACY_NS`` of the listing could change
-    again under the same stamp, so such a scan saves none.
+    name.  A folder changed within ``FOLDER_RACY_NS`` of its listing could change
+    again under the same stamp: it stays *unsettled* (with a digest of its entries)
+    until ``settle`` finds it unchanged once that time has passed.
     """
 
     def __init__(self) -> None:
@@ -272,27 +274,28 @@ class Stamps:
         self.ignores: list[list] = []       # [rel, size, mtime_ns]: the ignore files read
         self.outputs: list[list] = []       # [rel, whether it is another output folder]
         self.links: list[str] = []
-        self.racy = False
+        self.unsettled: dict[str, str] = {}     # rel: its entries' digest (see ``listing``)
+        self.broken = False
 
-    def folder(self, path: str, rel: str) -> None:
+    def folder(self, path: str, rel: str) -> bool:
+        """Stamp a folder about to be listed; whether it changed too recently to vouch for it."""
         try:
             info = os.stat(path)
         except OSError:
-            self.racy = True    # listed as it was, but nothing to tell its next state by
-            return
-        if max(info.st_mtime_ns, info.st_ctime_ns) >= self.started - FOLDER_RACY_NS:
-            self.racy = True
+            self.broken = True      # listed as it was, but nothing to tell its next state by
+            return False
         self.folders.append([rel, info.st_mtime_ns, info.st_ctime_ns])
+        return max(info.st_mtime_ns, info.st_ctime_ns) >= self.started - FOLDER_RACY_NS
 
     def ignore_file(self, path: str, rel: str) -> None:
         self.ignores.append([rel, *_file_stamp(path)])
 
     def saved(self, root: Path) -> dict | None:
         """The stamps as plain data, kept beside the file list; None when they vouch for nothing."""
-        if self.racy:
+        if self.broken:
             return None
         return {"root": os.fspath(root), "folders": self.folders, "ignores": self.ignores,
-                "outputs": self.outputs, "links": self.links}
+                "outputs": self.outputs, "links": self.links, "unsettled": self.unsettled}
 
     @staticmethod
     def reuse(config: Config, last: dict) -> ScanResult | None:
@@ -300,7 +303,7 @@ class Stamps:
         holds; None when anything it was made from changed, or it is of another shape."""
         stamps = last.get("stamps")
         base = os.fspath(config.src.resolve())
-        if not isinstance(stamps, dict) or stamps.get("root") != base:
+        if not isinstance(stamps, dict) or stamps.get("root") != base or stamps.get("unsettled") != {}:
             return None
         try:
             for rel, mtime, ctime in stamps["folders"]:
@@ -358,6 +361,41 @@ class Stamps:
         if sorted(walker.result.problems) != [problem for problem in problems if problem[0] in named]:
             return None
         return found
+
+
+def listing(entries: Iterable[os.DirEntry]) -> str:
+    """A digest of a folder's entries, names and kinds (the names themselves may hold a secret:
+    the state keeps none of them)."""
+    digest = hashlib.sha256()
+    for entry in entries:
+        kind = "l" if entry.is_symlink() else "d" if entry.is_dir(follow_symlinks=False) else "f"
+        digest.update(f"{entry.name}\0{kind}\0".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def settle(scanned: ScanResult) -> None:
+    """At the end of a build: each folder the scan found changed too recently to vouch for
+    (``Stamps``) is vouched for once ``FOLDER_RACY_NS`` has passed since its stamp, if it still
+    has that stamp and the entries the walk listed.  A change since would show in one or the
+    other, and any later change gets a later stamp.  Else the scan keeps no stamps."""
+    stamps = scanned.stamps
+    if not stamps or not stamps["unsettled"]:
+        return
+    base, recorded = stamps["root"], {rel: (mtime, ctime) for rel, mtime, ctime in stamps["folders"]}
+    now = time.time_ns()
+    for rel, entries in stamps["unsettled"].items():
+        path = f"{base}/{rel}" if rel else base
+        try:
+            info = os.stat(path)
+            with os.scandir(path) as found:
+                still = listing(sorted(found, key=_by_name))
+        except OSError:
+            still = None
+        if still != entries or (info.st_mtime_ns, info.st_ctime_ns) != recorded[rel] \
+                or max(recorded[rel]) >= now - FOLDER_RACY_NS:
+            scanned.stamps = None
+            return
+    scanned.stamps = dict(stamps, unsettled={})
 
 
 class _PlainNames:
@@ -449,13 +487,17 @@ class _Walker:
         self.result.problems.append((rel, message))
 
     def walk(self, folder: str | Path, rel_folder: str, specs: list) -> None:
-        if self.stamps is not None:     # before the listing: a change after it gives another stamp
-            self.stamps.folder(os.fspath(folder), rel_folder)
+        # stamped before the listing: a change after it gives another stamp
+        recent = self.stamps is not None and self.stamps.folder(os.fspath(folder), rel_folder)
         try:
             entries = sorted(os.scandir(folder), key=_by_name)
         except OSError as error:
             self.problem(rel_folder or ".", f"folder skipped: {error.strerror}")
+            if recent and self.stamps is not None:
+                self.stamps.broken = True
             return
+        if recent and self.stamps is not None:
+            self.stamps.unsettled[rel_folder] = listing(entries)
         names = [entry.name for entry in entries]
         if rel_folder and not _OUTPUT_SIGNS.isdisjoint(names):
             found = is_output_folder(os.fspath(folder), names)

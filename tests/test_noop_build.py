@@ -179,6 +179,7 @@ def test_a_no_op_build_lists_no_folder_and_the_next_build_sees_a_new_file(tmp_pa
     after it is documented by the next build.  The first build, of a tree made just now, saves
     no stamps; the no-op after it, whose walk can, saves them."""
     src, out = _tree(tmp_path)
+    monkeypatch.setattr(scan, "FOLDER_RACY_NS", 600 * 10 ** 9)     # the build ends well within it
     _build(src, out)
     config = load_config(src, None, {"output": str(out)})
     assert snapshot.last_scan(config)["stamps"] is None
@@ -196,9 +197,50 @@ def test_a_no_op_build_lists_no_folder_and_the_next_build_sees_a_new_file(tmp_pa
     assert listed and "added" in _page(out, "pkg/new.py")
 
 
-def test_a_scan_of_folders_changed_just_now_vouches_for_nothing(tmp_path):
+def _saved(scanned: scan.ScanResult) -> dict:
+    """A scan as ``snapshot.save_scan`` keeps it and ``snapshot.last_scan`` gives it back."""
+    return {"files": [list(source) for source in scanned.files], "problems": [list(p) for p in scanned.problems],
+            "stamps": scanned.stamps, "digest": None}
+
+
+def test_folders_changed_just_before_the_scan_are_vouched_for_once_the_window_has_passed(tmp_path, monkeypatch):
     """A folder changed within the racy window of its listing could change again under the same
-    time stamp: the scan of a tree made just now saves no stamps, so the next one walks it."""
+    time stamp: its stamps are not taken again until the window has passed with the folder as
+    it was listed (a build's end), and a folder changed since is never vouched for."""
+    window = 300_000_000
+    monkeypatch.setattr(scan, "FOLDER_RACY_NS", window)
     src, _ = _tree(tmp_path)
     config = load_config(src, None, {"output": str(tmp_path / "out")})
-    assert scan.scan(config).stamps is None
+    made_now = scan.scan(config)
+    assert made_now.stamps["unsettled"] and scan.Stamps.reuse(config, _saved(made_now)) is None
+    scan.settle(made_now)
+    assert made_now.stamps is None      # too soon
+    listed = scan.scan(config)
+    time.sleep(window / 1e9 + 0.05)
+    scan.settle(listed)
+    assert listed.stamps is not None and listed.stamps["unsettled"] == {}
+    again = scan.Stamps.reuse(config, _saved(listed))
+    assert again is not None and again.files == scan.scan(config).files
+    (src / "fresh").mkdir()
+    (src / "fresh" / "one.py").write_text("O = 1\n")
+    changed = scan.scan(config)
+    assert sorted(changed.stamps["unsettled"]) == ["", "fresh"]     # the root got a folder
+    (src / "fresh" / "two.py").write_text("T = 2\n")     # after the listing
+    time.sleep(window / 1e9 + 0.05)
+    scan.settle(changed)
+    assert changed.stamps is None
+
+
+def test_a_tree_built_right_after_it_was_made_is_not_walked_by_the_next_build(tmp_path, monkeypatch):
+    """A clone built at once: its folders changed just before the scan, and the build's end,
+    past the racy window, vouches for them, so the no-op after it lists no folder."""
+    monkeypatch.setattr(scan, "FOLDER_RACY_NS", 20_000_000)
+    src, out = _tree(tmp_path)
+    _build(src, out)
+    config = load_config(src, None, {"output": str(out)})
+    assert snapshot.last_scan(config)["stamps"]["unsettled"] == {}
+    listed = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path=".": listed.append(path) or real_scandir(path))
+    _build(src, out)
+    assert [path for path in listed if os.fspath(path).startswith(os.fspath(src))] == []

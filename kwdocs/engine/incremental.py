@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from kwdocs.config import Config
 from kwdocs.engine import summary, symbol_index
 from kwdocs.formats import formats_for
-from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, with_ancestors
+from kwdocs.scan import ScanResult, SourceFile, folder_of, scan, settle, with_ancestors
 from kwdocs.store import journal as ledger, owned, snapshot, state, writer as output
 
 if TYPE_CHECKING:   # a type only: a no-op build stops before any rescan (see run_build)
@@ -228,6 +228,7 @@ class Rebuilder:
 def vouch(config: Config, current: str, scanned: ScanResult) -> None:
     """The end of every build that succeeded: its snapshot saved, vouching for the state, and
     the symbol index of find, refs and show brought up to date with that state."""
+    settle(scanned)     # the folders changed just before the scan vouched for, now that time has passed
     snapshot.save(config, current, scanned)
     symbol_index.update(config, current, scanned)
 
@@ -248,7 +249,9 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
     by_hand = restore and not state.first_build(config) and not snapshot.outputs_unchanged(config, scanned)
     if snapshot.unchanged(config, current):
         if scanned.stamps is not None and (last is None or scanned.stamps is not last.get("stamps")):
-            snapshot.save_scan(config, current, scanned)    # a walk's new stamps: the next build lists no folder
+            settle(scanned)
+            if scanned.stamps is not None:      # a walk's new stamps: the next build lists no folder
+                snapshot.save_scan(config, current, scanned)
         restored = _restore(config, current, scanned) if by_hand else {}
         symbol_index.ensure(config, current, scanned)
         summary.report(stream.write, config, scanned, restored.get("written", 0), restored.get("removed", 0),
