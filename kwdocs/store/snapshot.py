@@ -201,8 +201,8 @@ def save(config: Config, snapshot: str, scanned: ScanResult) -> None:
 
 def save_scan(config: Config, snapshot: str, scanned: ScanResult) -> None:
     """The scan the snapshot ``snapshot`` is of, with what it was made from (its stamps).  Also
-    written by a build with nothing to do whose walk made stamps the saved scan lacked (the scan
-    of a tree copied just before the build saves none), so that the next takes it again."""
+    written by a build with nothing to do whose walk made stamps the saved scan lacked, so that
+    the next takes it again."""
     output.write_json(config.out, config.state / SCANNED_FILE, {
         "snapshot": snapshot,
         "files": [[source.rel, source.size, source.mtime_ns] for source in scanned.files],
