@@ -246,12 +246,13 @@ def scan_folder(config: Config, folder: str, recursive: bool = True) -> ScanResu
 FOLDER_RACY_NS = 2_000_000_000     # coarse file systems stamp to two seconds
 
 
-def _file_stamp(path: str) -> list:
+def _contents_digest(path: str) -> str | None:
+    """An ignore file's contents, hashed: read whole each time, no time stamp can be stale."""
     try:
-        info = os.stat(path)
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
     except OSError:
-        return [None, None]
-    return [info.st_size, info.st_mtime_ns]
+        return None
 
 
 class Stamps:
@@ -259,7 +260,7 @@ class Stamps:
 
     Each folder listed, by its modification and change times (an entry added,
     removed or renamed, or the folder's permissions changed, moves them), each
-    ignore file read, by size and time, the folders asked whether they are another
+    ignore file read, by its contents, the folders asked whether they are another
     output folder (the answer reads files inside them) and the links followed (what
     they point at is elsewhere).  While all of these hold, the same settings give
     the same file list: a build then stats each file and lists no folder, checks no
@@ -271,7 +272,7 @@ class Stamps:
     def __init__(self) -> None:
         self.started = time.time_ns()
         self.folders: list[list] = []       # [rel, mtime_ns, ctime_ns]
-        self.ignores: list[list] = []       # [rel, size, mtime_ns]: the ignore files read
+        self.ignores: list[list] = []       # [rel, digest of its contents]: the ignore files read
         self.outputs: list[list] = []       # [rel, whether it is another output folder]
         self.links: list[str] = []
         self.unsettled: dict[str, str] = {}     # rel: its entries' digest (see ``listing``)
@@ -288,7 +289,7 @@ class Stamps:
         return max(info.st_mtime_ns, info.st_ctime_ns) >= self.started - FOLDER_RACY_NS
 
     def ignore_file(self, path: str, rel: str) -> None:
-        self.ignores.append([rel, *_file_stamp(path)])
+        self.ignores.append([rel, _contents_digest(path)])
 
     def saved(self, root: Path) -> dict | None:
         """The stamps as plain data, kept beside the file list; None when they vouch for nothing."""
@@ -310,8 +311,8 @@ class Stamps:
                 info = os.stat(f"{base}/{rel}" if rel else base)
                 if info.st_mtime_ns != mtime or info.st_ctime_ns != ctime:
                     return None
-            for rel, *stamp in stamps["ignores"]:
-                if _file_stamp(f"{base}/{rel}") != stamp:
+            for rel, digest in stamps["ignores"]:
+                if _contents_digest(f"{base}/{rel}") != digest:
                     return None
             for rel, found in stamps["outputs"]:
                 path = f"{base}/{rel}"
