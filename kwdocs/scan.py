@@ -162,12 +162,20 @@ class _Rules:
         return False
 
 
-def _read_gitignore(path: Path) -> pathspec.GitIgnoreSpec | None:
+def _ignore_contents(path: str | Path) -> bytes | None:
+    """An ignore file's bytes, read once for its rules and its stamp; None when it is not a
+    file that can be read (a named pipe would never end)."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            return handle.read()
     except OSError:
         return None
-    return _gitignore_spec(lines)
+
+
+def _gitignore_of(body: bytes | None) -> pathspec.GitIgnoreSpec | None:
+    return None if body is None else _gitignore_spec(body.decode("utf-8", "replace").splitlines())
 
 
 def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
@@ -182,9 +190,11 @@ def _gitignore_spec(lines: list[str]) -> pathspec.GitIgnoreSpec:
 ROOT_EXCLUDE = ".git/info/exclude"
 
 
-def _root_specs(config: Config) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
-    exclude_file = config.src / ROOT_EXCLUDE
-    spec = _read_gitignore(exclude_file) if exclude_file.is_file() else None
+def _root_specs(config: Config, stamps: Stamps | None = None) -> list[tuple[str, pathspec.GitIgnoreSpec]]:
+    body = _ignore_contents(config.src / ROOT_EXCLUDE)
+    if stamps is not None:
+        stamps.ignore_file(ROOT_EXCLUDE, body)
+    spec = _gitignore_of(body)
     return [("", spec)] if spec else []
 
 
@@ -205,8 +215,7 @@ def scan(config: Config, last: dict | None = None) -> ScanResult:
                 return reused
         stamps = Stamps()
         walker = _Walker(config, stamps=stamps)
-        stamps.ignore_file(os.path.join(config.src, ROOT_EXCLUDE), ROOT_EXCLUDE)
-        walker.walk(config.src, "", _root_specs(config))
+        walker.walk(config.src, "", _root_specs(config, stamps))
     walker.result.files.sort()
     walker.result.problems.sort()
     walker.result.stamps = stamps.saved(walker.root)
@@ -223,7 +232,7 @@ def scan_folder(config: Config, folder: str, recursive: bool = True) -> ScanResu
     specs = _root_specs(config)
     path, rel = walker.root, ""
     for name in folder.split("/") if folder else ():
-        if (spec := _read_gitignore(path / ".gitignore")) is not None:
+        if (spec := _gitignore_of(_ignore_contents(path / ".gitignore"))) is not None:
             specs = specs + [(rel, spec)]
         path, rel = path / name, f"{rel}/{name}" if rel else name
         try:
@@ -246,13 +255,9 @@ def scan_folder(config: Config, folder: str, recursive: bool = True) -> ScanResu
 FOLDER_RACY_NS = 2_000_000_000     # coarse file systems stamp to two seconds
 
 
-def _contents_digest(path: str) -> str | None:
+def _contents_digest(body: bytes | None) -> str | None:
     """An ignore file's contents, hashed: read whole each time, no time stamp can be stale."""
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError:
-        return None
+    return None if body is None else hashlib.sha256(body).hexdigest()
 
 
 class Stamps:
@@ -288,8 +293,8 @@ class Stamps:
         self.folders.append([rel, info.st_mtime_ns, info.st_ctime_ns])
         return max(info.st_mtime_ns, info.st_ctime_ns) >= self.started - FOLDER_RACY_NS
 
-    def ignore_file(self, path: str, rel: str) -> None:
-        self.ignores.append([rel, _contents_digest(path)])
+    def ignore_file(self, rel: str, body: bytes | None) -> None:
+        self.ignores.append([rel, _contents_digest(body)])
 
     def saved(self, root: Path) -> dict | None:
         """The stamps as plain data, kept beside the file list; None when they vouch for nothing."""
@@ -312,7 +317,7 @@ class Stamps:
                 if info.st_mtime_ns != mtime or info.st_ctime_ns != ctime:
                     return None
             for rel, digest in stamps["ignores"]:
-                if _contents_digest(f"{base}/{rel}") != digest:
+                if _contents_digest(_ignore_contents(f"{base}/{rel}")) != digest:
                     return None
             for rel, found in stamps["outputs"]:
                 path = f"{base}/{rel}"
@@ -507,10 +512,10 @@ class _Walker:
             if found:
                 return      # another kwdocs output folder: its pages are never inputs
         if ".gitignore" in names:
+            body = _ignore_contents(os.path.join(folder, ".gitignore"))
             if self.stamps is not None:
-                self.stamps.ignore_file(os.path.join(folder, ".gitignore"), f"{rel_folder}/.gitignore"
-                                        if rel_folder else ".gitignore")
-            spec = _read_gitignore(Path(folder, ".gitignore"))
+                self.stamps.ignore_file(f"{rel_folder}/.gitignore" if rel_folder else ".gitignore", body)
+            spec = _gitignore_of(body)
             if spec is not None:
                 specs = specs + [(rel_folder, spec)]
         visit = self.visit

@@ -244,3 +244,17 @@ def test_a_tree_built_right_after_it_was_made_is_not_walked_by_the_next_build(tm
     monkeypatch.setattr(os, "scandir", lambda path=".": listed.append(path) or real_scandir(path))
     _build(src, out)
     assert [path for path in listed if os.fspath(path).startswith(os.fspath(src))] == []
+
+
+def test_a_named_pipe_for_an_ignore_file_does_not_stop_the_scan(tmp_path):
+    """A named pipe where ``.git/info/exclude`` goes is no ignore file: the walk, the stamps and
+    the next build's check of them read no pipe (one would wait for a writer for ever)."""
+    src, out = _tree(tmp_path)
+    (src / ".git" / "info").mkdir(parents=True)
+    os.mkfifo(src / ".git" / "info" / "exclude")
+    code = ("from kwdocs.cli import main; "
+            f"assert main(['build', '--src', {str(src)!r}, '--out', {str(out)!r}, '-q']) == 0; "
+            f"assert main(['build', '--src', {str(src)!r}, '--out', {str(out)!r}, '-q']) == 0")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "area" in _page(out, "pkg/mod.py")
