@@ -171,17 +171,21 @@ def test_a_local_cluster_says_nothing_of_its_own_beside_another_dask_cluster(tmp
     assert result.stderr == ""
 
 
-def start(command: list[str]) -> subprocess.Popen:
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                            env=env)
 
 
 def test_a_worker_killed_mid_build_loses_no_work(tmp_path):
     """A scheduler and two workers of their own (``dask scheduler``, ``dask worker``); one worker is
-    killed while it holds units of the build: the other does them, and the pages are a local build's."""
+    killed while it holds units of the build: the other does them, and the pages are a local build's.
+    A worker killed leaves nothing of kwdocs' in its temporary folder: it writes no file there."""
     from distributed import Client
 
     src = tmp_path / "src"
     make_tree(src, folders=16, files=20)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
     assert run_build(src, tmp_path / "local", "-q").returncode == 0
     address = f"tcp://127.0.0.1:{free_port()}"
     dask = [str(Path(sys.executable).parent / "dask")]
@@ -189,7 +193,7 @@ def test_a_worker_killed_mid_build_loses_no_work(tmp_path):
     try:
         for _ in range(2):
             processes.append(start([*dask, "worker", address, "--nthreads", "1", "--no-nanny",
-                                    "--no-dashboard", "--host", "127.0.0.1"]))
+                                    "--no-dashboard", "--host", "127.0.0.1"], env={**os.environ, "TMPDIR": str(scratch)}))
         with Client(address, timeout=60) as watcher:
             watcher.wait_for_workers(2, timeout=60)
             pids = watcher.run(os.getpid)
@@ -211,6 +215,7 @@ def test_a_worker_killed_mid_build_loses_no_work(tmp_path):
     scanned, extracted, rendered = on_cluster(subprocess.CompletedProcess([], code, stdout, stderr))
     assert extracted == rendered == scanned == 320, "the lost worker's units were not done by the other"
     assert pages(tmp_path / "dask") == pages(tmp_path / "local")
+    assert not [path.name for path in scratch.iterdir() if "kwdocs" in path.name]
 
 
 def listening_scheduler(port: int) -> subprocess.Popen:

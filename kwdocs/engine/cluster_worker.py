@@ -4,8 +4,6 @@ and templates shipped to them; they never write to the tree, the output folder o
 from __future__ import annotations
 
 import hashlib
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from kwdocs.collector import collector_paused
@@ -48,31 +46,19 @@ def shipped_settings(config: Config) -> dict[str, Any]:
 # ---------------------------------------------------------------- a worker's side
 
 _settled: dict[tuple[Config, str], tuple[Any, Renderer]] = {}
-_folders: list[tempfile.TemporaryDirectory] = []
 
 
 def _prime(config: Config, settings: dict[str, Any]) -> None:
     """This worker's rules and renderer for ``config``, made from the files sent with it (the
-    paths in ``config`` are the coordinator's) and never caching anything in an output folder."""
+    paths in ``config`` are the coordinator's). Nothing is written: the rule files and templates
+    stay in memory, so a worker killed by its nanny leaves no folder behind."""
     ident = (config, hashlib.sha256(repr(sorted(settings["templates"].items())).encode()
                                     + b"".join(settings["rules"])).hexdigest())
     if ident not in _settled:
-        folder = tempfile.TemporaryDirectory(prefix="kwdocs-worker-")
-        _folders.append(folder)
-        root = Path(folder.name)
-        rule_files = []
-        for index, data in enumerate(settings["rules"]):
-            rule_files.append(root / f"rules-{index}.toml")
-            rule_files[-1].write_bytes(data)
-        templates = None
-        if settings["templates"]:
-            templates = root / "templates"
-            for name, data in settings["templates"].items():
-                (templates / name).parent.mkdir(parents=True, exist_ok=True)
-                (templates / name).write_bytes(data)
-        rules = RuleSet.load(extra_files=rule_files, replace=config.replace_rules, project=config.project_name,
+        texts = [(str(path), data.decode("utf-8")) for path, data in zip(config.rules, settings["rules"])]
+        rules = RuleSet.load(extra_texts=texts, replace=config.replace_rules, project=config.project_name,
                              lazy=True)
-        _settled[ident] = (rules, Renderer(templates, None))
+        _settled[ident] = (rules, Renderer(settings["templates"] or None, None))
     rules, renderer = _settled[ident]
     seed(config, rules_for, rules)
     seed(config, renderer_for, renderer)

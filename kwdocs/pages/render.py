@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -295,13 +295,20 @@ def render_template(template: jinja2.Template, model: dict) -> str:
 class Renderer:
     """A Jinja2 environment over the override folder and the shipped templates."""
 
-    def __init__(self, override: Path | None = None, out: Path | None = None):
-        folders = ([str(override)] if override else []) + [str(shipped_templates())]
+    def __init__(self, override: Path | Mapping[str, bytes] | None = None, out: Path | None = None):
+        # a mapping of template name to bytes is an override folder sent to a cluster worker;
+        # a template is decoded when first loaded, as from a folder
+        overrides: list[jinja2.BaseLoader] = []
+        if isinstance(override, Mapping):
+            sent = dict(override)
+            overrides.append(jinja2.FunctionLoader(
+                lambda name: sent[name].decode("utf-8") if name in sent else None))
+        folders = ([str(override)] if isinstance(override, Path) else []) + [str(shipped_templates())]
         # ``shipped/<name>``: kwdocs' own template, which an override can extend (a docs-page
         # section added in an override's file_docs.md.j2 keeps the shipped ones)
         shipped = jinja2.PrefixLoader({SHIPPED_PREFIX: jinja2.FileSystemLoader(str(shipped_templates()))})
         self.env = ModelEnvironment(
-            loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(folders), shipped]),
+            loader=jinja2.ChoiceLoader([*overrides, jinja2.FileSystemLoader(folders), shipped]),
             bytecode_cache=StateBytecodeCache(out) if out is not None else None,
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,

@@ -843,8 +843,10 @@ class RuleSet:
 
     @classmethod
     def load(cls, extra_files: Iterable[Path] = (), extra_rules: Iterable[dict] = (),
-             replace: bool = False, project: str = "", lazy: bool = False) -> RuleSet:
-        """Shipped rules, then each extra file, then configuration tables.
+             replace: bool = False, project: str = "", lazy: bool = False,
+             extra_texts: Iterable[tuple[str, str]] = ()) -> RuleSet:
+        """Shipped rules, then each extra file (or ``extra_texts``: a rule file's name and
+        text, as a cluster worker gets them), then configuration tables.
 
         A rule with an id already defined replaces it; ``disable = true`` removes
         it; ``replace=True`` starts from nothing instead of the shipped set.
@@ -856,6 +858,8 @@ class RuleSet:
             layers.append(("kwdocs/rules/rules.toml", _rule_tables(_shipped_text(), "kwdocs/rules/rules.toml")))
         for path in extra_files:
             layers.append((str(path), _read_rule_file(Path(path))))
+        for name, text in extra_texts:
+            layers.append((name, _rule_tables(text, name)))
         extra = list(extra_rules)
         if extra:
             layers.append(("configuration", extra))
