@@ -193,7 +193,8 @@ def test_a_worker_killed_mid_build_loses_no_work(tmp_path):
     try:
         for _ in range(2):
             processes.append(start([*dask, "worker", address, "--nthreads", "1", "--no-nanny",
-                                    "--no-dashboard", "--host", "127.0.0.1"], env={**os.environ, "TMPDIR": str(scratch)}))
+                                    "--no-dashboard", "--host", "127.0.0.1"],
+                                   env={**os.environ, "TMPDIR": str(scratch)}))
         with Client(address, timeout=60) as watcher:
             watcher.wait_for_workers(2, timeout=60)
             pids = watcher.run(os.getpid)

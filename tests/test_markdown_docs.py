@@ -304,3 +304,45 @@ def test_a_rustdoc_table_and_footnote_read_as_rustdoc_shows_them(tmp_path):
     site = (tmp_path / "out/site/hint.rs_docs.html").read_text(encoding="utf-8")
     assert '<tr><th>Hint</th><th align="center">zsh</th><th align="right">fish¹</th></tr>' in site
     assert "<p>¹ fish completions currently only support named arguments" in site
+
+
+FILES = '''class LazyFile:
+    """Opens the file on first use."""
+
+    def close(self) -> None:
+        """Closes the underlying file, no matter what."""
+
+    def close_intelligently(self) -> None:
+        """This function only closes the file if it was opened by the lazy
+        file wrapper. For instance this will never close stdin.
+
+        :meta private:
+        """
+
+
+class KeepOpenFile:
+    """Keeps the file open across a ``with`` block; an explicit `close` still
+    passes through, and so does :meth:`close_intelligently`.
+
+    :meta private:
+    """
+
+    def read(self) -> str:
+        """Reads, see `close`."""
+'''
+
+
+def test_a_name_in_one_class_doc_is_not_another_class_member_and_meta_fields_are_hidden(tmp_path):
+    """As in click's ``utils.py``: ``close`` said in a class's doc links to that class's member only,
+    never to another class's that happens to be the file's only ``close``; Sphinx's ``:meta private:``
+    is autodoc's metadata, never shown."""
+    page = (_build(tmp_path, {"files.py": FILES}) / "files.py_docs.md").read_text(encoding="utf-8")
+    keep, read = _entry(page, "KeepOpenFile"), _entry(page, "read")
+    assert "an explicit `close` still passes through" in keep, keep
+    assert "`close_intelligently`" in keep and "close_intelligently](" not in keep, keep
+    assert "Reads, see `close`." in read, read
+    # in its own class, the member is linked
+    lazy = _entry(page, "close_intelligently")
+    assert "This function only closes the file if it was opened by the lazy file wrapper." in lazy
+    structure = page[page.index("### Code Structure"):page.index("## Dependencies")]
+    assert "meta" not in structure and "private" not in structure, structure

@@ -950,6 +950,7 @@ _parser = None
 # cleaned docstring, a subset of these lines of the raw one), and finding none gives the whole
 # docstring as one text section.
 _MAY_HAVE_SECTIONS = re.compile(r"\n\s*(?::|\w[\w \t]*:|---)")
+_META_FIELD = re.compile(r"^[ \t]*:meta[ \t]+[\w-]+:[ \t]*(?:\n|$)", re.MULTILINE)
 
 
 def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
@@ -957,6 +958,8 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     global _parser
     # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
     # (every role ends in ":`": most docstrings have none to find)
+    if ":meta " in text:    # Sphinx's ``:meta private:`` is metadata for autodoc, never shown
+        text = _META_FIELD.sub("", text)
     plain = _ROLE_PREFIX.sub("`", text) if ":`" in text else text
     markdown = is_markdown(text)
     if not _MAY_HAVE_SECTIONS.search(plain):

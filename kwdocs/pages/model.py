@@ -988,7 +988,6 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
     reads is in the page's inputs (facts and links), so a page is rendered again whenever
     a link it shows may have moved."""
     local: dict[str, str] = {}
-    members: dict[str, tuple[str, str | None]] = {}     # a member's own name -> its anchor, its one parent
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         parent = symbol.get("parent")
         # in a class's scope, what it inherits from a base of the same file (``_mark_inherited``)
@@ -997,21 +996,11 @@ def _resolver(facts: Facts, entries: list[dict], links: dict | None, page: str) 
             for member in group["members"]:
                 local.setdefault(f"{path}.{member['name']}".replace("::", "."), member["link"])
         if entry["definition"]:
-            if not parent:
-                local.setdefault(entry["name"], "#" + entry["anchor"])
-                continue
-            local.setdefault(f"{parent}.{entry['name']}".replace("::", "."), "#" + entry["anchor"])
-            # a class's attribute by its qualified name only: ``weight`` or ``bias`` alone is
-            # as often another class's, and a link to the wrong one is worse than none
-            if symbol.get("detail") != "attribute":
-                anchor, first_parent = members.setdefault(entry["name"], ("#" + entry["anchor"], parent))
-                if first_parent != parent:
-                    members[entry["name"]] = (anchor, None)
-    # a member by its own name alone only when one class (or function) of the file defines it:
-    # ``forward`` said in one class's doc is not another class's ``forward``
-    for name, (anchor, parent) in members.items():
-        if parent is not None:
-            local.setdefault(name, anchor)
+            # a member by its qualified name, or by its own name in its class's scope only: the
+            # ``close`` one class's doc says is not another class's ``close``, even when only
+            # that other class defines one, and a link to the wrong one is worse than none
+            key = f"{parent}.{entry['name']}".replace("::", ".") if parent else entry["name"]
+            local.setdefault(key, "#" + entry["anchor"])
     modules: dict[str, str] = {}    # a module's name -> its file (linked when a doc names it)
     for dep in (links or {}).get("deps", []):
         if (target := module_file(dep)) is not None:   # the module's own file, never one it names
