@@ -1,4 +1,5 @@
-"""``kwdocs find``, ``refs`` and ``show``: answers from the symbol index the build keeps current."""
+"""``kwdocs find``, ``refs`` and ``show``: answers from the symbol index, made by the first query from
+the state the last build vouched for and kept current by every build after it."""
 from __future__ import annotations
 
 import json
@@ -18,8 +19,18 @@ CIRCLE = "geometry/shapes/circle.py"
 
 @pytest.fixture
 def built(golden_tree: Path) -> Path:
+    """The golden tree built, and queried once: its index made, which builds keep current since."""
     assert run_kwdocs("build", "--src", str(golden_tree), "-q") == 0
+    made_index(golden_tree)
     return golden_tree
+
+
+def made_index(src: Path, out: Path | None = None) -> Path:
+    """The index of ``out`` (the default output folder of ``src``), made as a user's first query makes it."""
+    out = out or src / "kwdocs-out"
+    assert run_kwdocs("find", "no_such_name_anywhere", "--src", str(src), "--out", str(out)) == 1
+    assert (out / ".kwdocs" / "symbols.sqlite3").is_file()
+    return out
 
 
 def ask(tree: Path, capsys, *argv: str) -> tuple[int, str, str]:
@@ -138,8 +149,31 @@ def test_a_failed_build_leaves_answers_marked_stale(built, capsys):
     assert json.loads(ask(built, capsys, "find", "Shape", "--json")[1])["current"] is False
 
 
+def test_a_tree_nobody_queries_gets_no_index_and_the_first_query_makes_it(golden_tree, capsys):
+    """A build makes no index: a tree nobody queries never pays for it. The first query makes it
+    from the state the build left, answers as the build's own would, and every build after keeps
+    it current; a query with no build finished behind it is one line."""
+    state = golden_tree / "kwdocs-out" / ".kwdocs"
+    assert run_kwdocs("build", "--src", str(golden_tree), "-q", "-j", "1") == 0
+    assert not [path.name for path in state.iterdir() if "symbols" in path.name]
+    assert ask(golden_tree, capsys, "find", "Shape") == (
+        0, "geometry/shapes/base.py:6 class Shape  A closed plane figure.\n", "")
+    assert (state / "symbols.sqlite3").is_file()
+    with open(golden_tree / CIRCLE, "a") as handle:
+        handle.write('\n\ndef unit_circle():\n    """The circle of radius one."""\n    return Circle()\n')
+    assert run_kwdocs("build", "--src", str(golden_tree), "-q", "-j", "1") == 0
+    assert ask(golden_tree, capsys, "find", "unit_circle") == (
+        0, f"{CIRCLE}:21 function unit_circle  The circle of radius one.\n", "")
+    # no build vouches for the state (the last did not finish) and there is no index: one line
+    (state / "symbols.sqlite3").unlink()
+    (state / "snapshot.json").unlink()
+    assert ask(golden_tree, capsys, "refs", "Circle") == (2, "", f"kwdocs: no index in {state}: run kwdocs build\n")
+    assert not (state / "symbols.sqlite3").exists()
+
+
 @pytest.mark.parametrize("damage", ["deleted", "garbage", "empty"])
-def test_a_missing_or_damaged_index_is_one_line_and_the_next_build_makes_it(built, damage, capsys):
+def test_a_missing_or_damaged_index_is_made_again_by_the_next_query(built, damage, capsys):
+    """Lost or damaged, the index costs the next query the time to make it again, never an answer."""
     index = built / "kwdocs-out" / ".kwdocs" / "symbols.sqlite3"
     if damage == "deleted":
         index.unlink()
@@ -147,19 +181,16 @@ def test_a_missing_or_damaged_index_is_one_line_and_the_next_build_makes_it(buil
         index.write_bytes(b"not a database at all\n" * 100 if damage == "garbage" else b"")
     result = subprocess.run([sys.executable, "-m", "kwdocs", "find", "Shape", "--src", str(built)],
                             capture_output=True, text=True)
-    assert result.returncode == 2 and result.stdout == ""
-    assert len(result.stderr.splitlines()) == 1 and "run kwdocs build" in result.stderr
-    assert result.stderr.startswith("kwdocs: no index" if damage == "deleted" else "kwdocs: the index ")
-    # the build has nothing else to do, and makes the index again
-    assert run_kwdocs("build", "--src", str(built), "-q", "-j", "1") == 0
-    assert ask(built, capsys, "find", "Shape")[:2] == (0, "geometry/shapes/base.py:6 class Shape  "
-                                                          "A closed plane figure.\n")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "geometry/shapes/base.py:6 class Shape  A closed plane figure.\n", "")
+    assert ask(built, capsys, "refs", "Circle")[1].splitlines() == [
+        "geometry/__init__.py:5", "tests/test_circle.py:3  (test)", "tools/make_shapes.py:5"]
 
 
 def test_a_new_index_is_seen_only_whole(built, monkeypatch, capsys):
-    """A build that stops while making the index anew leaves no half-made index under its name
-    (a query says to build, it does not answer from part of the rows), nor a temporary file."""
-    # the index's module is the build's (a query never imports it)
+    """A query stopped while making the index anew leaves no half-made index under its name
+    (the next query does not answer from part of the rows), nor a temporary file."""
+    # the index's module is the build's (a query imports it only to make the index)
     from kwdocs.engine import symbol_index
 
     state = built / "kwdocs-out" / ".kwdocs"
@@ -172,13 +203,10 @@ def test_a_new_index_is_seen_only_whole(built, monkeypatch, capsys):
         added.append(args[2])
         return add_unit(*args, **kwargs)
     monkeypatch.setattr(symbol_index, "_add_unit", stopping)
-    assert run_kwdocs("build", "--src", str(built), "-q") == 130
+    assert ask(built, capsys, "find", "Shape")[:2] == (130, "")
     assert added and sorted(path.name for path in state.iterdir() if "symbols" in path.name) == \
         ["symbols-verified.json"]
-    code, out, err = ask(built, capsys, "find", "Shape")
-    assert (code, out) == (2, "") and err == f"kwdocs: no index in {state}: run kwdocs build\n"
     monkeypatch.undo()
-    assert run_kwdocs("build", "--src", str(built), "-q") == 0
     assert ask(built, capsys, "find", "Shape")[:2] == (0, "geometry/shapes/base.py:6 class Shape  "
                                                           "A closed plane figure.\n")
 
@@ -265,7 +293,8 @@ def test_an_edit_that_moves_a_use_keeps_the_definitions_of_the_unit_it_uses(buil
 
     fresh = tmp_path / "fresh"
     assert run_kwdocs("build", "--src", str(built), "--out", str(fresh), "-q", "-j", "1") == 0
-    assert index_tables(built / "kwdocs-out") == index_tables(fresh)
+    # the index builds kept current holds what a query makes from a fresh build's state
+    assert index_tables(built / "kwdocs-out") == index_tables(made_index(built, fresh))
 
 
 def index_tables(folder: Path) -> dict[str, list]:
@@ -311,4 +340,5 @@ def test_an_import_line_keeps_the_rows_of_units_whose_uses_did_not_move(built, t
     assert ("links", "geometry") in decoded and ("importance", "geometry") not in decoded
     fresh = tmp_path / "fresh"
     assert run_kwdocs("build", "--src", str(built), "--out", str(fresh), "-q", "-j", "1") == 0
-    assert index_tables(built / "kwdocs-out") == index_tables(fresh)
+    # the index builds kept current holds what a query makes from a fresh build's state
+    assert index_tables(built / "kwdocs-out") == index_tables(made_index(built, fresh))

@@ -108,8 +108,12 @@ def secret_tree(tmp_path: Path) -> Path:
 SHIPPED = {path.read_bytes() for path in (Path(__file__).resolve().parent.parent / "templates/html/static").iterdir()}
 
 
-def everything_written(out: Path) -> bytes:
-    """Every byte of every file the build wrote, kwdocs' state included, but the shipped static files."""
+def everything_written(out: Path, src: Path | None = None) -> bytes:
+    """Every byte of every file the build wrote, kwdocs' state included, but the shipped static files;
+    with ``src``, the symbol index a query makes from that state first."""
+    if src is not None:     # a name found nowhere: exit 1, the index made
+        assert run_kwdocs("find", "no_such_name_anywhere", "--src", str(src), "--out", str(out)) == 1
+        assert (out / ".kwdocs" / "symbols.sqlite3").is_file()
     written = (Path(folder, name).read_bytes() for folder, _, names in os.walk(out) for name in names)
     return b"\n".join(data for data in written if data not in SHIPPED)
 
@@ -130,7 +134,7 @@ def test_files_that_hold_secrets_are_skipped_and_said_so(tmp_path, capsys):
     problems = build(src, out, capsys)
     for rel in SECRET_FILES:
         assert f"problem: {rel}: skipped: may hold secrets (see 'secret_files' in the configuration)" in problems
-    written = everything_written(out)
+    written = everything_written(out, src)
     for rel, text in SECRET_FILES.items():
         assert text.encode() not in written, rel
         assert f"{rel}_docs.md" not in pages(out)
@@ -173,7 +177,7 @@ def secret_build(tmp_path) -> tuple[bytes, Path]:
     src.mkdir()
     plant(src)
     assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
-    return everything_written(out), out
+    return everything_written(out, src), out
 
 
 # ---------------------------------------------------------------- every leak of issue 17, item 6
@@ -224,7 +228,7 @@ def leak_build(tmp_path_factory) -> tuple[bytes, Path, str]:
     result = run_build(src, out, "--html")
     assert result.returncode == 0, result.stderr
     assert (out / "site/_kwdocs/keywords/buckets.js").is_file() and (out / ".kwdocs").is_dir()
-    return everything_written(out), out, result.stdout + result.stderr
+    return everything_written(out, src), out, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("case", [leak[0] for leak in LEAKS])
@@ -270,7 +274,7 @@ def test_a_file_named_after_a_key_is_skipped_and_the_key_written_nowhere(tmp_pat
     assert "folder skipped: its name holds a secret" in printed
     for secret in (key, token):
         assert hidden_part(secret) not in printed
-        assert hidden_part(secret).encode() not in everything_written(out)
+        assert hidden_part(secret).encode() not in everything_written(out, src)
         assert not [path for path in out.rglob("*") if hidden_part(secret) in str(path)], "a page is named after it"
 
 
@@ -286,7 +290,7 @@ def test_a_token_cut_by_max_source_bytes_is_masked_before_the_cut(tmp_path):
     assert result.returncode == 0, result.stderr
     page = (out / "big.py_docs.md").read_text(encoding="utf-8")
     assert "Contains a **GitHub token**" in page and "bytes were left out" in page
-    assert token[4:10].encode() not in everything_written(out), "part of the token is shown"
+    assert token[4:10].encode() not in everything_written(out, src), "part of the token is shown"
 
 
 # Not secrets: masking or reporting them would alter the source and cry wolf.
@@ -415,7 +419,7 @@ def leak31_build(tmp_path_factory) -> tuple[bytes, Path]:
     assert result.returncode == 0, result.stderr
     assert (out / "site/_kwdocs/keywords/buckets.js").is_file() and (out / ".kwdocs").is_dir()
     assert any(cache.rglob("*")), "the cache holds entries"
-    return everything_written(out) + everything_written(cache) + (result.stdout + result.stderr).encode(), out
+    return everything_written(out, src) + everything_written(cache) + (result.stdout + result.stderr).encode(), out
 
 
 @pytest.mark.parametrize("case", [leak[0] for leak in LEAKS_31])

@@ -47,6 +47,23 @@ def name_query(args: argparse.Namespace) -> tuple[str, bool]:
     return (args.name.removesuffix("*") if starred else args.name), args.prefix or starred
 
 
+def open_index(config):
+    """The symbol index of ``config``'s output folder for a query (``find``, ``refs``, ``show``).
+    Builds keep it current once there is one; where there is none, or it is damaged or of another
+    version, it is made now from the state the last successful build vouched for (the build's code,
+    imported only then). With no such build, ``NoIndex``: one line telling to run one."""
+    from kwdocs.store import symbols
+
+    try:
+        return symbols.Index(config.state)
+    except symbols.NoIndex:
+        from kwdocs.engine import symbol_index
+
+        if not symbol_index.make_for_query(config):
+            raise
+    return symbols.Index(config.state)
+
+
 def answered(config, index, paths, answer: dict, as_json: bool) -> dict:
     """``answer`` with whether it is current: the index made by the build that last finished, and
     none of ``paths`` (the sources it names) changed since (a stat of each, as ``check`` does).

@@ -1,12 +1,13 @@
-"""``kwdocs find``: where a name is defined, from the index the build keeps (``kwdocs.store.symbols``).
+"""``kwdocs find``: where a name is defined, from the symbol index (``kwdocs.store.symbols``).
 
-Imports nothing of the build: a query's time is Python's start and one SQLite lookup.
+Imports nothing of the build (but to make the index, the first time): a query's time is Python's
+start and one SQLite lookup.
 """
 from __future__ import annotations
 
 import argparse
 
-from kwdocs.commands import add_name_arguments, answered, definition_line, name_query, print_json
+from kwdocs.commands import add_name_arguments, answered, definition_line, name_query, open_index, print_json
 from kwdocs.config import Config
 
 HELP = "list the definitions of a name (NAME, NAME* or Class.member), one per line"
@@ -21,7 +22,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from kwdocs.store import symbols
 
     name, prefix = name_query(args)
-    index = symbols.Index(config.state)
+    index = open_index(config)
     found = symbols.find(index, name, prefix)
     answer = answered(config, index, (entry["path"] for entry in found),
                       {"query": name, "prefix": prefix, "definitions": found}, args.json)

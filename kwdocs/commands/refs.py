@@ -1,10 +1,10 @@
-"""``kwdocs refs``: where a name is used, from the index the build keeps (``kwdocs.store.symbols``):
+"""``kwdocs refs``: where a name is used, from the symbol index (``kwdocs.store.symbols``):
 the uses linking found for the pages' "Tests and users" sections."""
 from __future__ import annotations
 
 import argparse
 
-from kwdocs.commands import add_name_arguments, answered, name_query, print_json
+from kwdocs.commands import add_name_arguments, answered, name_query, open_index, print_json
 from kwdocs.config import Config
 
 HELP = "list where a name defined in the tree is imported and used, tests marked"
@@ -19,7 +19,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from kwdocs.store import symbols
 
     name, prefix = name_query(args)
-    index = symbols.Index(config.state)
+    index = open_index(config)
     found, more, users = symbols.refs(index, name, prefix)
     paths = {ref["path"] for ref in found} | {ref["defined_in"] for ref in found}
     answer = answered(config, index, paths, {"query": name, "prefix": prefix, "references": found, "more": more,

@@ -1,5 +1,5 @@
-"""``kwdocs show``: a file's or a definition's summary in the terminal, from the index the build
-keeps (``kwdocs.store.symbols``)."""
+"""``kwdocs show``: a file's or a definition's summary in the terminal, from the symbol index
+(``kwdocs.store.symbols``)."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from kwdocs.commands import add_query_arguments, answered, definition_line, print_json
+from kwdocs.commands import add_query_arguments, answered, definition_line, open_index, print_json
 from kwdocs.config import Config
 
 HELP = "summarize a file (PATH) or the definition at a line (PATH:LINE)"
@@ -37,7 +37,7 @@ def run(config: Config, args: argparse.Namespace) -> int:
     from kwdocs.store import symbols
 
     typed, line = _split(args.where)
-    index = symbols.Index(config.state)
+    index = open_index(config)
     path = _relative(config, typed)
     summary = symbols.indexed_file(index, path)
     if summary is None:

@@ -227,10 +227,10 @@ class Rebuilder:
 
 def vouch(config: Config, current: str, scanned: ScanResult) -> None:
     """The end of every build that succeeded: its snapshot saved, vouching for the state, and
-    the symbol index of find, refs and show brought up to date with that state."""
+    the symbol index of find, refs and show, once a query made one, brought up to date with it."""
     settle(scanned)     # the folders changed just before the scan vouched for, now that time has passed
     snapshot.save(config, current, scanned)
-    symbol_index.update(config, current, scanned)
+    symbol_index.keep(config, current, scanned)
 
 
 def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stream=None,

@@ -1,10 +1,10 @@
-"""Writing the symbol index (``kwdocs.store.symbols``) from the state a build just vouched for.
+"""Writing the symbol index (``kwdocs.store.symbols``) from the state a build vouched for.
 
-``update`` runs as a build saves its snapshot (``snapshot.save``), from the facts
-and link shards the build already wrote, one unit at a time: a unit's rows are
-made again only when its shards' stamps or its files' stamps changed since
-(``units.made_from``), so an edit costs the rows of its unit.  An index that is
-damaged or of another format is made again whole.
+The first query makes it (``make_for_query``) from the facts and link shards of the
+last successful build; every build after keeps it current (``keep``), so a tree nobody
+queries never pays for its rows.  A unit's rows are made again only when its shards'
+or files' stamps changed since (``units.made_from``), so an edit costs the rows of its
+unit.  An index that is damaged or of another format is made again whole.
 """
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 from kwdocs.config import Config
 from kwdocs.scan import ScanResult, SourceFile
-from kwdocs.store import state, writer as output
+from kwdocs.store import snapshot as snapshots, state, writer as output
+from kwdocs.store.lock import locked
 from kwdocs.store.symbols import FORMAT, INDEX as INDEX_NAME, SCHEMA, Index, NoIndex, index_path
 
 LARGE_TREE = 2000     # files: a tree with more gets the index's pages SQLite makes by default
@@ -65,6 +66,24 @@ def update(config: Config, snapshot: str, scanned: ScanResult) -> int:
     return made
 
 
+def keep(config: Config, snapshot: str, scanned: ScanResult) -> int:
+    """A successful build's end: the index (a query made it) brought up to date; units remade."""
+    return update(config, snapshot, scanned) if os.path.lexists(index_path(config.state)) else 0
+
+
+def make_for_query(config: Config) -> bool:
+    """For a query finding no usable index: one made from the state the last successful build
+    vouched for, under the output's lock (no build changes the shards while they are read).
+    False when no build vouches for the state: none ran, or the last one did not finish."""
+    with locked(config.state):
+        last = snapshots.previous(config)
+        if not last:
+            return False
+        scanned = ScanResult([SourceFile(rel, size, mtime_ns) for rel, size, mtime_ns in last["files"]])
+        update(config, last["snapshot"], scanned)
+    return True
+
+
 def _unlink(path: str) -> None:
     try:
         os.unlink(path)
@@ -83,8 +102,9 @@ def _stamp(path: Path) -> list[int] | None:
 
 
 def ensure(config: Config, snapshot: str, scanned: ScanResult) -> None:
-    """On a build with nothing to do: the index made again if it is missing, damaged or not of
-    this state (deleted by hand, say), which is what a query's one line tells its user to do."""
+    """A build with nothing to do: an index made again if damaged or not of this state (``keep``)."""
+    if not os.path.lexists(index_path(config.state)):
+        return
     try:
         index = Index(config.state)
         try:

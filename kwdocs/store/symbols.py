@@ -1,14 +1,15 @@
 """The symbol index's file and its queries, for ``kwdocs find``, ``refs`` and ``show``.
 
 The index is one SQLite file in the state folder: every definition, every place
-one is used, and each file's stamp and purpose sentence.  The build keeps it
-current (``kwdocs.engine.symbol_index``).  It holds the state's record of the
+one is used, and each file's stamp and purpose sentence.  The first query makes it
+and every build after keeps it current (``kwdocs.engine.symbol_index``).  It holds the state's record of the
 build that made it (``snapshot.json``, byte for byte): an answer says it is stale
 when that record changed since, or when a source it names did (a stat of each).
 A missing or damaged index is one line, ``NoIndex``.
 
 A query's time is Python's start and its imports, so this module needs nothing
-but ``sqlite3`` and ``os``: a query's process imports no parser, template or doit.
+but ``sqlite3`` and ``os``: a query's process imports no parser, template or doit
+(but the first, which makes the index with the build's code).
 """
 from __future__ import annotations
 
