@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import re
 import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from doit.exceptions import TaskError
 from doit.tools import config_changed
 
@@ -124,10 +126,30 @@ def task_order(config: Config, rebuild: bool = False) -> list[str]:
     return order
 
 
+class StateCodec:
+    """doit's codec of each task's record in its database, by orjson: doit's own, the standard
+    library's JSON encoder and decoder, was a sixtieth of an edit's build.  Records decode as
+    before (orjson reads what the standard library wrote); what orjson refuses either way (a
+    NaN, an integer past 64 bits) goes through the standard library."""
+
+    def encode(self, data: Any) -> str:
+        try:
+            return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+        except TypeError:       # orjson.JSONEncodeError is one
+            return json.dumps(data)
+
+    def decode(self, data: str) -> Any:
+        try:
+            return orjson.loads(data)
+        except ValueError:      # orjson.JSONDecodeError is one
+            return json.loads(data)
+
+
 def doit_config(config: Config) -> dict:
     return {
         "dep_file": str(config.state / DOIT_DB),
         "backend": "sqlite3",
+        "codec_cls": StateCodec,
         "check_file_uptodate": checker_for(config.out),  # time stamps; safe for sources changing mid-build
         "default_tasks": task_order(config),
         "verbosity": 0,
