@@ -7,6 +7,7 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
+import cmarkgfm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -932,3 +933,130 @@ def test_a_namespace_re_export_names_what_it_exports(tmp_path):
     ``export { a }`` exports ``a``."""
     page = _docs_page(tmp_path, "index.ts", 'export * as iso from "./iso.js";\nexport { a } from "./a.js";\n')
     assert "export `iso` (line 1)" in page and "export `a` (line 2)" in page
+
+
+RESPONSE_JS = """\
+/*!
+ * express
+ * MIT Licensed
+ */
+
+'use strict';
+
+/**
+ * Module dependencies.
+ * @private
+ */
+
+var contentDisposition = require('content-disposition');
+var deprecate = require('depd')('express');
+var sign = require('cookie-signature').sign;
+var path = require('node:path');
+var extname = path.extname;
+
+/**
+ * Response prototype.
+ * @public
+ */
+
+var res = Object.create(null)
+
+/**
+ * Set the HTTP status code for the response.
+ *
+ * @param {number} code - The HTTP status code to set.
+ * @return {ServerResponse} - Returns itself for chaining methods.
+ * @public
+ */
+
+res.status = function status(code) {
+  this.statusCode = code;
+  return this;
+};
+
+/**
+ * Send a response.
+ *
+ * Examples:
+ *
+ *     res.send(Buffer.from('wahoo'));
+ *     res.send({ some: 'json' });
+ *
+ * @param {string|Buffer} body
+ * @public
+ */
+
+res.send = function send(body) {
+  return this;
+};
+
+/**
+ * Set _Content-Type_ response header with `type`.
+ *
+ * @param {String} type
+ * @public
+ */
+
+res.contentType =
+res.type = function contentType(type) {
+  return this;
+};
+"""
+
+
+def test_commonjs_as_jsdoc_reads_it_requires_are_imports_and_a_doc_past_a_blank_line_is_the_next_one(tmp_path):
+    """As in express's ``lib/response.js``: ``var x = require('m')`` binds another module's, an
+    import, not a definition of the file; a JSDoc block with a blank line before what it documents
+    is its doc, as TypeScript and TypeDoc attach it (``res.status = function``, a chained
+    ``res.contentType = res.type = function``), unless it opens the file."""
+    page = _docs_page(tmp_path, "response.js", RESPONSE_JS)
+    structure = page[page.index("### Code Structure"):page.index("### Other Keywords")]
+    for required in ("contentDisposition", "deprecate", "sign", "`path`"):
+        assert required not in structure, required
+    assert "**`extname`**" in structure     # a variable of this file, made from an imported module
+    assert "contentDisposition" not in page[page.index("## File Purpose"):page.index("## Original Source")]
+    assert "Response prototype." in _definition(page, "res")
+    status = _definition(page, "status")
+    assert "Set the HTTP status code for the response." in status and "The HTTP status code to set." in status
+    assert "Set *Content-Type* response header with `type`." in _definition(page, "type")
+    assert "Module dependencies" not in structure
+
+
+def test_a_method_doc_with_code_reads_on_github_as_prose_after_the_code(tmp_path):
+    """A code block fenced at the line's start (python-markdown's only fence) ends the list of
+    definitions on GitHub: what follows in a method's doc is not indented four spaces, which
+    GitHub would show as code, and its lists are not run into the next definition's."""
+    page = _docs_page(tmp_path, "response.js", RESPONSE_JS)
+    html = cmarkgfm.github_flavored_markdown_to_html(page[page.index("### Code Structure"):
+                                                            page.index("### Other Keywords")])
+    assert "<pre><code>res.send(Buffer.from('wahoo'));\nres.send({ some: 'json' });\n</code></pre>" in html
+    assert "<em>Parameters:</em>" in html.partition("res.send(Buffer")[2]
+    codes = re.findall(r"<pre><code>(.*?)</code></pre>", html, re.DOTALL)
+    assert len(codes) == 1 and "Parameters" not in codes[0], codes
+    # the parameter's row is a list of its own, the next definition in another
+    assert re.search(r"<li><code>body</code> \(<code>string\|Buffer</code>\)</li>\n</ul>", html), html
+
+
+API_PY = '''def request(method, url, **kwargs):
+    """Constructs and sends a :class:`Request <Request>`.
+
+    :param method: method for the new :class:`Request` object.
+    :return: :class:`Response <Response>` object
+    :rtype: requests.Response
+
+    Usage::
+
+      >>> import requests
+      >>> req = requests.request('GET', 'https://httpbin.org/get')
+    """
+'''
+
+
+def test_a_paragraph_after_sphinx_fields_is_prose_and_code_not_the_last_field(tmp_path):
+    """As requests' ``api.py`` writes it: reST ends a field list at a paragraph that starts where
+    the fields do, so ``Usage::`` after ``:rtype:`` is a paragraph and its example code, as Sphinx
+    and pdoc show them, not words of the return type."""
+    entry = _definition(_docs_page(tmp_path, "api.py", API_PY), "request")
+    assert "*Returns:*\n\n  - `requests.Response`: `Response` object\n" in entry, entry
+    assert "  Usage:\n\n```python\n>>> import requests\n>>> req = requests.request('GET', " in entry, entry
+    assert "Usage::" not in entry

@@ -15,9 +15,11 @@ from kwdocs.pages import docstrings
 def _through_griffe(text: str, resolve) -> dict:
     """What ``python_doc`` shows when every docstring goes through griffe's parsers."""
     plain = docstrings._ROLE_PREFIX.sub("`", text)
-    sections = griffe.parse_auto(griffe.Docstring(plain), per_style_options=docstrings._STYLE_OPTIONS)
+    sections, tail = docstrings._sections(plain)
+    assert sections is not None
     markdown = docstrings.is_markdown(text)
     blocks = [block for section in sections for block in docstrings._section_blocks(section, resolve, markdown)]
+    blocks += docstrings._prose(tail, resolve, markdown) if tail else []
     summary, body = docstrings._summary(blocks)
     return {"summary": summary, "blocks": docstrings._capped(body)}
 

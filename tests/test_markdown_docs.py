@@ -107,12 +107,13 @@ def test_a_markdown_docstring_shows_its_emphasis_lists_links_and_code_as_markdow
     page = (_build(tmp_path, {"client.py": CLIENT}) / "client.py_docs.md").read_text(encoding="utf-8")
     client = _entry(page, "Client")
     assert "\n  **Parameters:**\n" in client, client
-    # each bullet whole, its wrapped lines joined into it, lazy or indented
-    assert "  - **auth** - *(optional)* An authentication class to use when sending requests.\n" in client
-    assert ("  - **verify** - *(optional)* Either `True` to use an SSL context with the default CA bundle, or an "
+    # each bullet whole, its wrapped lines joined into it, lazy or indented; after the example's
+    # code, which ended the list of definitions on GitHub, bulleted apart from that list
+    assert "  * **auth** - *(optional)* An authentication class to use when sending requests.\n" in client
+    assert ("  * **verify** - *(optional)* Either `True` to use an SSL context with the default CA bundle, or an "
             "instance of `ssl.SSLContext`; see [the docs](https://www.python-httpx.org/advanced/ssl/) and this.\n"
             in client), client
-    assert "  - **max\\_redirects** - *(optional)* Counts `*args` and \\*\\*kwargs-like values.\n" in client
+    assert "  * **max\\_redirects** - *(optional)* Counts `*args` and \\*\\*kwargs-like values.\n" in client
     assert "javascript" not in client
     assert "```python\n>>> client = Client()\n" in client
     html = _html(client)

@@ -75,7 +75,9 @@ class _Walker:
         symbol = ts.definition(self.source, name, kind, node, **options)
         anchor = options.get("anchor") or node
         jsdoc = _jsdoc(self.source, anchor)
-        if jsdoc is not None and jsdoc is not anchor.prev_sibling:  # other comments between: not its doc
+        # other comments between: not its doc; a blank line between: its doc all the same (as
+        # TypeScript reads a JSDoc), which the comment lines right above did not find
+        if jsdoc is not None and (jsdoc is not anchor.prev_sibling or jsdoc.end_point[0] < anchor.start_point[0] - 1):
             doc = ts.clean_comment(ts.text_of(self.source, jsdoc).split("\n"))
             symbol.pop("doc", None)
             if doc and not not_doc.is_licence(doc):
@@ -222,7 +224,7 @@ class _Walker:
                                                 body=value.child_by_field_name("body"), parent=parent))
                 self.walk(value.child_by_field_name("body") or value, name, False)
                 return
-        if top and target is not None and target.type == "identifier":
+        if top and target is not None and target.type == "identifier" and not _required(source, value):
             self.symbols.append(self.define(ts.text_of(source, target),
                                             "constant" if constant else "variable", node,
                                             anchor=anchor, with_signature=False, parent=parent))
@@ -256,7 +258,10 @@ class _Walker:
             owner, name, kind = "", ts.text_of(source, left), "function"
         else:
             return False  # ``a[b] = function``: no name to list
-        anchor = node.parent if node.parent is not None and node.parent.type == "expression_statement" else anchor
+        outer = node    # ``res.contentType = res.type = function``: documented above the statement
+        while outer.parent is not None and outer.parent.type == "assignment_expression":
+            outer = outer.parent
+        anchor = outer.parent if outer.parent is not None and outer.parent.type == "expression_statement" else anchor
         self.symbols.append(self.define(name, "class" if right.type == "class" else kind, node,
                                         anchor=anchor, body=right.child_by_field_name("body"),
                                         parent=owner))
@@ -295,15 +300,44 @@ class _Walker:
 
 
 def _jsdoc(source: bytes, node):
-    """The ``/** */`` comment nearest above ``node`` in the comments right on it, if any."""
-    expected = node.start_point[0]
+    """The ``/** */`` comment nearest above ``node`` in the comments right on it, if any; or the
+    one right before it past blank lines, as TypeScript and TypeDoc attach it, unless that one
+    opens the file (only comments before it: the file's own, see ``ts.leading_doc``)."""
     sibling = node.prev_sibling
+    if (sibling is not None and sibling.type == "comment" and sibling.end_point[0] < node.start_point[0] - 1
+            and _is_jsdoc(source, sibling)):
+        before = sibling.prev_sibling
+        while before is not None and "comment" in before.type:
+            before = before.prev_sibling
+        return sibling if before is not None else None
+    expected = node.start_point[0]
     while sibling is not None and "comment" in sibling.type and sibling.end_point[0] >= expected - 1:
-        if source.startswith(b"/**", sibling.start_byte) and not source.startswith(b"/**/", sibling.start_byte):
+        if _is_jsdoc(source, sibling):
             return sibling
         expected = sibling.start_point[0]
         sibling = sibling.prev_sibling
     return None
+
+
+def _required(source: bytes, value) -> bool:
+    """``require("m")``, ``require("m").name`` or ``require("m")(options)``: what ``var x = ...``
+    binds is another module's, an import as ``import x from "m"`` is, not a definition of this file."""
+    while value is not None and value.type in ("member_expression", "call_expression"):
+        if value.type == "call_expression":
+            function = value.child_by_field_name("function")
+            arguments = value.child_by_field_name("arguments")
+            if (function is not None and function.type == "identifier" and ts.text_of(source, function) == "require"
+                    and arguments is not None and len(arguments.named_children) == 1
+                    and arguments.named_children[0].type == "string"):
+                return True
+            value = function
+        else:
+            value = value.child_by_field_name("object")
+    return False
+
+
+def _is_jsdoc(source: bytes, comment) -> bool:
+    return source.startswith(b"/**", comment.start_byte) and not source.startswith(b"/**/", comment.start_byte)
 
 
 # what declaration merging joins: a type (alias, interface, namespace) and a value of one name

@@ -950,12 +950,30 @@ _parser = None
 # cleaned docstring, a subset of these lines of the raw one), and finding none gives the whole
 # docstring as one text section.
 _MAY_HAVE_SECTIONS = re.compile(r"\n\s*(?::|\w[\w \t]*:|---)")
+# a Sphinx field at a line's start once the docstring's indentation is off (``:param x:``, ``:rtype:``)
+_SPHINX_FIELD = re.compile(r":(?:param|parameter|arg|argument|key|keyword|type|raises?|except|exception|var|ivar"
+                           r"|cvar|vartype|returns?|rtype|yields?|ytype)\b[^\n]*:")
+
+
+def _after_fields(value: str) -> tuple[str, str]:
+    """A cleaned docstring split where its Sphinx field list ends, and the rest: reST ends one at
+    a paragraph starting, after a blank line, where the fields start (requests' ``Usage::`` after
+    ``:rtype:``), which griffe would read as the last field's text; ``(value, "")`` if none."""
+    lines = value.split("\n")
+    in_fields = False
+    for index, line in enumerate(lines):
+        if _SPHINX_FIELD.match(line):
+            in_fields = True
+        elif in_fields and line[:1].strip() and not lines[index - 1].strip():
+            return "\n".join(lines[:index]).rstrip(), "\n".join(lines[index:])
+    return value, ""
+
+
 _META_FIELD = re.compile(r"^[ \t]*:meta[ \t]+[\w-]+:[ \t]*(?:\n|$)", re.MULTILINE)
 
 
 def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
     """A docstring as summary and blocks, its sections (Args, Returns ...) as fields."""
-    global _parser
     # roles as plain backticked names: a role in ``x (:class:`T`): ...`` splits griffe's fields
     # (every role ends in ":`": most docstrings have none to find)
     if ":meta " in text:    # Sphinx's ``:meta private:`` is metadata for autodoc, never shown
@@ -967,19 +985,35 @@ def python_doc(text: str, resolve: Resolver = _no_resolver) -> dict:
         value = inspect.cleandoc(plain.rstrip())   # what griffe.Docstring holds
         blocks = _prose(value, resolve, markdown) if value else []
     else:
-        if _parser is None:
-            _parser = _griffe()
-        griffe = _parser
-        try:
-            sections = griffe.parse_auto(griffe.Docstring(plain), per_style_options=_STYLE_OPTIONS)
-        except Exception:  # noqa: BLE001 - a parser bug on one odd docstring: show it as prose
-            sections = None
+        sections, tail = _sections(plain)
         if sections is None:
             blocks = _prose(text, resolve, markdown)
         else:
             blocks = [block for section in sections for block in _section_blocks(section, resolve, markdown)]
+            if tail:
+                blocks += _prose(tail, resolve, markdown)
     summary, body = _summary(blocks)
     return {"summary": summary, "blocks": _capped(body)}
+
+
+def _sections(plain: str) -> tuple[list | None, str]:
+    """griffe's sections of a docstring (its roles made plain), and the reST paragraphs after
+    its Sphinx field list, read apart (``_after_fields``); None if griffe failed on it."""
+    global _parser
+    if _parser is None:
+        _parser = _griffe()
+    griffe = _parser
+    head, tail = _after_fields(inspect.cleandoc(plain)) if ":" in plain else (plain, "")
+    if not tail:
+        head = plain    # as griffe cleans it (cleaning twice may take a first line's indentation off)
+    try:
+        sections = griffe.parse_auto(griffe.Docstring(head), per_style_options=_STYLE_OPTIONS)
+        if tail and all(section.kind.value == "text" for section in sections):
+            # a last field with no words (``:param x:``) griffe reads only with text after it
+            sections, tail = griffe.parse_auto(griffe.Docstring(plain), per_style_options=_STYLE_OPTIONS), ""
+    except Exception:  # noqa: BLE001 - a parser bug on one odd docstring: show it as prose
+        return None, ""
+    return sections, tail
 
 
 _REST_ESCAPE = re.compile(r"\\(.)")

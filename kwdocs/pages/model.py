@@ -453,6 +453,17 @@ def _source_names(path: str, entries: list[dict], symbols: list, links: dict | N
     return dict(sorted(names.items()))
 
 
+_PARAMETER = re.compile(r"[(,]\s*\**(\w+)")
+
+
+def _besides(resolve: Callable[..., str], name: str, signature: str) -> Callable[..., str]:
+    """``resolve``, but a definition's own name in its own doc is not linked when one of its
+    parameters has that name (``res.type = function(type)``): the doc means the parameter."""
+    if name not in _PARAMETER.findall(signature):
+        return resolve
+    return lambda asked, *rest, **options: "" if asked == name else resolve(asked, *rest, **options)
+
+
 def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Callable[..., str]]) -> None:
     """Each entry's ``doc`` (its docstring or doc comment, parsed) and ``signature_spans``
     (an annotated Python signature with its names linked), None where it has none; the name
@@ -462,7 +473,7 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
     parse = docstrings.PARSERS.get(language.doc_parser, docstrings.comment_doc)
     python = language.python_module
     # a class's overloads and methods repeat a doc comment or a signature: read once per scope
-    read: dict[tuple[Callable[..., dict], str, str], dict] = {}
+    read: dict[tuple[Callable[..., dict], str, str, str, str], dict] = {}
     walked: dict[tuple[str, str], list[dict] | None] = {}
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         doc = symbol.get("doc")
@@ -483,9 +494,10 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
         own = docstrings.PARSERS.get(str(symbol.get("doc_parser", "")), parse)
         entry["doc"] = None
         if doc:
-            if (own, doc, scope) not in read:
-                read[own, doc, scope] = own(doc, resolve_here)
-            entry["doc"] = read[own, doc, scope]
+            key = (own, doc, scope, symbol["name"], symbol.get("signature", ""))
+            if key not in read:
+                read[key] = own(doc, _besides(resolve_here, symbol["name"], symbol.get("signature", "")))
+            entry["doc"] = read[key]
         if annotated:
             signature = entry["signature"]
             if (signature, scope) not in walked:
