@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import glob
 import html
-import importlib.util
 import inspect
 import itertools
 import json
@@ -726,6 +725,14 @@ def _unpack(archive: Path, into: Path) -> None:
         tar.extractall(into, filter="data")
 
 
+def _python_with_pip() -> str:
+    """The first of this interpreter, its venv's base interpreter and ``python3`` whose pip runs."""
+    for python in (sys.executable, getattr(sys, "_base_executable", ""), shutil.which("python3") or ""):
+        if python and subprocess.run([python, "-m", "pip", "--version"], capture_output=True).returncode == 0:
+            return python
+    raise Missing("no Python with pip to download sdists with (Debian: apt-get install python3-pip)")
+
+
 def _sdist(name: str, version: str, fetch: bool) -> Path:
     """A PyPI sdist unpacked in the cache (downloaded with pip when ``fetch``)."""
     pattern = f"{name}-{version}" if version else f"{name}-[0-9]*"
@@ -733,8 +740,9 @@ def _sdist(name: str, version: str, fetch: bool) -> Path:
     if not found and fetch:
         CACHE.mkdir(exist_ok=True)
         spec = f"{name}=={version}" if version else name
-        # this interpreter's pip, or the system's (a venv made --without-pip has none)
-        pip = [sys.executable if importlib.util.find_spec("pip") else "python3", "-m", "pip"]
+        # this interpreter's pip, or its base interpreter's (a venv made --without-pip has none,
+        # and "python3" on PATH is that venv's once it is activated)
+        pip = [_python_with_pip(), "-m", "pip"]
         _run([*pip, "download", "-q", "--no-binary", ":all:", "--no-deps", spec, "-d", str(CACHE)])
         for archive in sorted(CACHE.glob(f"{pattern}.tar.gz")):
             _unpack(archive, CACHE)
