@@ -170,3 +170,48 @@ def test_the_first_declarations_doc_comment_is_not_the_files(tmp_path: Path):
         export function Clone<T>(value: T): T { return value; }
         """)
     assert own.startswith("Deep copies of plain values.")
+
+
+def test_requests_module_headers_give_their_sentence_not_a_title_banner_or_a_false_generated_note(tmp_path: Path):
+    """As requests writes its modules: a reST title underlined with ``~`` is a title, not a
+    Markdown fence holding the rest as code; ASCII art is nobody's words; and "the response
+    generated from a Request" does not say the file is generated."""
+    purpose = _purpose(tmp_path, "api.py", '''\
+        """
+        requests.api
+        ~~~~~~~~~~~~
+
+        This module implements the Requests API.
+
+        :copyright: (c) 2012 by Kenneth Reitz.
+        :license: Apache2, see LICENSE for more details.
+        """
+
+
+        def get(url):
+            """Sends a GET request."""
+        ''')
+    assert purpose.startswith("This module implements the Requests API. Defines `get`."), purpose
+    page = (tmp_path / "out" / "api.py_docs.md").read_text()
+    assert "```" not in page[page.index("## High-Level Overview"):page.index("## Detailed Analysis")]
+    art = _purpose(tmp_path / "art", "__version__.py", """\
+        # .-. .-. .-. . . .-. .-. .-. .-.
+        # |(  |-  |.| | | |-  `-.  |  `-.
+        # ' ' `-' `-`.`-' `-' `-'  '  `-'
+
+        __title__ = "requests"
+        """)
+    assert art == "Defines `__title__`.", art
+    hooks = _purpose(tmp_path / "hooks", "hooks.py", '''\
+        """
+        This module provides the capabilities for the Requests hooks system.
+
+        Available hooks:
+
+        ``response``:
+            The response generated from a Request.
+        """
+        HOOKS = ["response"]
+        ''')
+    assert hooks.startswith("This module provides the capabilities for the Requests hooks system.")
+    assert "edit that, not this file" not in (tmp_path / "hooks" / "out" / "hooks.py_docs.md").read_text()

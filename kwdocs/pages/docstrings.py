@@ -399,12 +399,25 @@ def is_markdown(text: str) -> bool:
     text, an inline link, or a reference link (``[text][0]``) with its ``[0]: url`` line."""
     if not any(mark in text for mark in _MARKDOWN_NEEDS):    # most docstrings: no mark to weigh
         return False
-    if _REST_MARKS.search(text):
+    if _REST_MARKS.search(text) or ("~~~" in text and _rest_tilde_title(text)):
         return False
     if _MARKDOWN_MARKS.search(text):
         return True
     defined = {match["label"].lower() for match in _REFERENCE_DEFINITION.finditer(text)}
     return any(match["label"].lower() in defined for match in _REFERENCE_USE.finditer(text))
+
+
+def _rest_tilde_title(text: str) -> bool:
+    """A reST title underlined with ``~`` (requests' ``requests.api`` over ``~~~~~~~~~~~~``): the
+    first run of tildes sits right under a line of text no longer than it, where a Markdown
+    fence opens after a blank line (and a closing one follows an opening one)."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("~~~"):
+            above = lines[index - 1].strip() if index else ""
+            return not stripped.strip("~") and bool(above) and len(above) <= len(stripped)
+    return False
 
 
 def safe_url(url: str) -> str:

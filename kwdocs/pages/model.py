@@ -730,8 +730,11 @@ def crossrefs_section(given: DocsInput) -> Section:
     return Section(fields, given.shows(fields["docs_name"], fields["kw_name"]))
 
 
+# a banner says the file (or its code) was generated: "The response generated from a Request." does not
 _GENERATED = re.compile(r"@generated|\bdo not edit\b|\b(?:auto(?:matically)?[- ]?)generated\b|"
-                        r"\bgenerated (?:by|from|with|using)\b", re.IGNORECASE)
+                        r"^\W*(?:(?:this\s+)?(?:file|code|module|source|header|content)\s+)?"
+                        r"(?:(?:is|was|has\s+been)\s+)?generated\s+(?:by|from|with|using)\b|"
+                        r"\b(?:file|code|module|source|header)\s+(?:is|was|has\s+been)\s+generated\b", re.IGNORECASE)
 _GENERATED_BY = re.compile(r"\b(?:generated|created)\s+(?:automatically\s+)?(?:by|with|using)\s+"
                            r"([`'\"]?[\w./-]+[`'\"]?)", re.IGNORECASE)
 _GENERATED_FROM = re.compile(r"\bfrom\s+([`'\"]?[\w./-]*[\w/][`'\"]?)")
@@ -758,7 +761,7 @@ def _purpose_and_overview(facts: Facts, entries: list[dict],
             generated = generated or _generated_note(line)
         elif not _not_own(line):
             lines.append(line)
-    kept = _paragraphs("\n".join(lines))
+    kept = [paragraph for paragraph in _paragraphs("\n".join(lines)) if _has_words(paragraph)]
     stem = posixpath.basename(facts["path"]).split(".", 1)[0].lstrip("_")
     defines = (_module_reexports_sentence(facts, entries)
                or _defines_sentence(entries, facts_language(facts).namespaces, stem, facts.get("language", ""),
@@ -1089,10 +1092,16 @@ def _lead(text: str, limit: int = 1500) -> str:
     first = ""
     # paragraphs made one at a time: the symbol index asks this of every definition's documentation
     for paragraph, title in _each_block(text, limit):
+        if not _has_words(paragraph):    # ASCII art (requests' banner of ``.-.`` and ``|(``)
+            continue
         if not title:
             return paragraph
         first = first or paragraph
     return first
+
+
+def _has_words(paragraph: str) -> bool:
+    return any(character.isalnum() for character in paragraph)
 
 
 # a reST or setext title's adornment: one punctuation character repeated, under (and maybe over) it
