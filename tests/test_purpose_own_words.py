@@ -215,3 +215,18 @@ def test_requests_module_headers_give_their_sentence_not_a_title_banner_or_a_fal
         ''')
     assert hooks.startswith("This module provides the capabilities for the Requests hooks system.")
     assert "edit that, not this file" not in (tmp_path / "hooks" / "out" / "hooks.py_docs.md").read_text()
+
+
+def test_a_definitelytyped_header_gives_its_title_not_its_authors(tmp_path: Path):
+    """commander's ``typings/index.d.ts`` opens with DefinitelyTyped's header: its first line is
+    the file's words, its ``Original definitions by:`` line an author line, never the purpose."""
+    purpose = _purpose(tmp_path, "index.d.ts", """\
+        // Type definitions for commander
+        // Original definitions by: Alan Agius <https://github.com/alan-agius4>, Marcelo Dezem <https://github.com/mdezem>
+
+        /* eslint-disable @typescript-eslint/no-explicit-any */
+
+        export declare function program(): void;
+        """)
+    assert purpose.startswith("Type definitions for commander. Defines `program`."), purpose
+    assert "Alan" not in purpose

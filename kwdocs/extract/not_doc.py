@@ -21,7 +21,9 @@ NOT_DOC: dict[str, str] = {
                r"|@allow-[\w-]+|@lint-\w+|@ts-\w+|istanbul ignore|c8 ignore|pylint:|type:\s*ignore"
                r"|clang-format (?:on|off)|@(?:no)?flow\b|@generated\b|@jsx\b|#\s*pragma\b)"),
     # who wrote it, not what it is
-    "author": r"(?:@author\b|authors?:|(?:written|developed|created|maintained) by\b|maintainers?:)",
+    # (DefinitelyTyped's ``Definitions by:`` header too: ``// Original definitions by: Alan Agius <...>``)
+    "author": (r"(?:@author\b|authors?:|(?:written|developed|created|maintained) by\b|maintainers?:"
+               r"|contributors?:|(?:original\s+)?definitions\s+by:)"),
     # a licence notice, anywhere in a line: its copyright line, its grant, its disclaimer, its
     # address (``http://www.apache.org/licenses/LICENSE-2.0``); a licence's own capitalized
     # ``the License`` (a docstring's "the license file" is documentation)
