@@ -169,4 +169,6 @@ def test_a_docstring_is_markdown_exactly_when_it_has_markdowns_marks_and_not_res
     markdown = docstrings._MARKDOWN_MARKS.search(text) is not None or any(
         use["label"].lower() in {found["label"].lower() for found in docstrings._REFERENCE_DEFINITION.finditer(text)}
         for use in docstrings._REFERENCE_USE.finditer(text))
-    assert docstrings.is_markdown(text) == (markdown and docstrings._REST_MARKS.search(text) is None)
+    # a reST title underlined with ``~`` is no Markdown fence (``_rest_tilde_title``)
+    rest = docstrings._REST_MARKS.search(text) is not None or docstrings._rest_tilde_title(text)
+    assert docstrings.is_markdown(text) == (markdown and not rest)

@@ -456,11 +456,8 @@ def _source_names(path: str, entries: list[dict], symbols: list, links: dict | N
 _PARAMETER = re.compile(r"[(,]\s*\**(\w+)")
 
 
-def _besides(resolve: Callable[..., str], name: str, signature: str) -> Callable[..., str]:
-    """``resolve``, but a definition's own name in its own doc is not linked when one of its
-    parameters has that name (``res.type = function(type)``): the doc means the parameter."""
-    if name not in _PARAMETER.findall(signature):
-        return resolve
+def _besides(resolve: Callable[..., str], name: str) -> Callable[..., str]:
+    """``resolve``, but not for ``name``."""
     return lambda asked, *rest, **options: "" if asked == name else resolve(asked, *rest, **options)
 
 
@@ -473,7 +470,7 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
     parse = docstrings.PARSERS.get(language.doc_parser, docstrings.comment_doc)
     python = language.python_module
     # a class's overloads and methods repeat a doc comment or a signature: read once per scope
-    read: dict[tuple[Callable[..., dict], str, str, str, str], dict] = {}
+    read: dict[tuple[Callable[..., dict], str, str, str], dict] = {}
     walked: dict[tuple[str, str], list[dict] | None] = {}
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         doc = symbol.get("doc")
@@ -494,9 +491,11 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
         own = docstrings.PARSERS.get(str(symbol.get("doc_parser", "")), parse)
         entry["doc"] = None
         if doc:
-            key = (own, doc, scope, symbol["name"], symbol.get("signature", ""))
+            # its own name, when a parameter has it too (``res.type = function(type)``), means the parameter
+            unlinked = symbol["name"] if symbol["name"] in _PARAMETER.findall(symbol.get("signature", "")) else ""
+            key = (own, doc, scope, unlinked)
             if key not in read:
-                read[key] = own(doc, _besides(resolve_here, symbol["name"], symbol.get("signature", "")))
+                read[key] = own(doc, _besides(resolve_here, unlinked) if unlinked else resolve_here)
             entry["doc"] = read[key]
         if annotated:
             signature = entry["signature"]
