@@ -1016,7 +1016,8 @@ def _sections(plain: str) -> tuple[list | None, str]:
     if _parser is None:
         _parser = _griffe()
     griffe = _parser
-    head, tail = _after_fields(inspect.cleandoc(plain)) if ":" in plain else (plain, "")
+    # cleaned only when a Sphinx field may end before a paragraph (most sectioned docstrings have none)
+    head, tail = _after_fields(inspect.cleandoc(plain)) if _SPHINX_FIELD.search(plain) else (plain, "")
     if not tail:
         head = plain    # as griffe cleans it (cleaning twice may take a first line's indentation off)
     try:

@@ -978,7 +978,7 @@ def _defines_sentence(entries: list[dict], c_family: bool, stem: str, language: 
 def _not_own(line: str) -> bool:
     """A line of a file's comment that is not its words about itself: a pragma, an author
     line or a section's title between rules (a bare rule may underline a title: kept)."""
-    return not_doc.is_note(line) or (not_doc.is_divider(line) and any(c.isalnum() for c in line))
+    return not_doc.is_note(line) or (not_doc.is_divider(line) and _has_words(line))
 
 
 def _code(text: str) -> str:
