@@ -53,6 +53,7 @@ class _RuleSet:
         self.config: Config | None = None
         self.scanned: ScanResult | None = None
         self.generation = ""
+        self.current = ""      # the scan's snapshot (``snapshot.tree_snapshot``)
 
     def load(self) -> Config:
         """The configuration (a bad one is doit's ``InvalidTask``: one message, no traceback)."""
@@ -88,7 +89,9 @@ class _RuleSet:
             if damage is not None:      # the next run of kwdocs' tasks builds it again: all of them run
                 sys.stderr.write(f"kwdocs: {damage}; building the state again\n")
                 state.start_over(config)
-            snapshot.forget(config)     # until this build succeeds no snapshot vouches for the output
+            self.current = snapshot.tree_snapshot(config, scanned)
+            if not _vouched(config, self.current, scanned):
+                snapshot.forget(config)     # until this build succeeds no snapshot vouches for the output
             state.mark_format(config)
             if output.read_state(config.state / state.GENERATION) is None:
                 output.write_if_changed(config.out, config.state / state.GENERATION, f"{uuid.uuid4().hex}\n")
@@ -99,7 +102,7 @@ class _RuleSet:
     def tasks(self) -> Iterator[dict]:
         """doit's task dicts: the build's namespace renamed into ``kwdocs:<step>``."""
         # the task rules only when kwdocs' tasks are listed (see ``load``)
-        from kwdocs.engine.tasks import namespace, task_order
+        from kwdocs.engine.tasks import Guarded, namespace, task_order
 
         config, scanned = self.prepare()
         creators = namespace(config, scanned)
@@ -113,8 +116,13 @@ class _RuleSet:
             subtasks = [renamed(subtask, f"{BASENAME}:{step}") for subtask in made]
             # a step with no unit at all (an empty tree) is still a task the others can wait for
             yield from subtasks or [{"basename": f"{BASENAME}:{step}", "name": None}]
-        yield {"basename": BASENAME, "name": None, "doc": _creator_doc,
-               "task_dep": [f"{BASENAME}:{step}" for step in steps]}
+        # as ``kwdocs build`` ends: the snapshot saved once every step succeeded, so that ``kwdocs
+        # find``, ``check`` and the next build trust the state this run left
+        yield {"basename": f"{BASENAME}:vouch", "verbosity": 0,
+               "actions": [(Guarded(_vouch), [config, self.current, scanned])],
+               "task_dep": [f"{BASENAME}:{step}" for step in steps],
+               "uptodate": [(_vouched, [config, self.current, scanned])]}
+        yield {"basename": BASENAME, "name": None, "doc": _creator_doc, "task_dep": [f"{BASENAME}:vouch"]}
 
 
 class _SameState(config_changed):
@@ -138,6 +146,24 @@ def _renamed(task: dict, basename: str, generation: Any) -> dict:
     if "task_dep" in renamed:
         renamed["task_dep"] = [f"{BASENAME}:{name}" for name in renamed["task_dep"]]
     return renamed
+
+
+def _vouched(config: Config, current: str, scanned: ScanResult) -> bool:
+    """Whether the state's snapshot is ``current`` and the pages' folders are as it left them."""
+    # on use, as ``load``'s imports
+    from kwdocs.store import snapshot
+
+    return snapshot.unchanged(config, current) and snapshot.outputs_unchanged(config, scanned)
+
+
+def _vouch(config: Config, current: str, scanned: ScanResult) -> None:
+    """The last task: the state vouched for as ``kwdocs build`` does when it succeeds."""
+    # on use, as ``load``'s imports
+    from kwdocs.engine.incremental import vouch
+    from kwdocs.store import journal
+
+    vouch(config, current, scanned)
+    journal.compact(config)
 
 
 def _checked(config: Config, scanned: ScanResult) -> ScanResult:

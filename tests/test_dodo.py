@@ -86,6 +86,9 @@ def test_the_rule_set_beside_a_projects_own_tasks(project):
     assert "rendered.txt_docs.md" in pages(out) and not any(name.startswith(".doit") for name in pages(out))
     check = run(project, sys.executable, "-m", "kwdocs", "check")    # what `kwdocs build` would write
     assert check.returncode == 0, check.stdout + check.stderr
+    found = run(project, sys.executable, "-m", "kwdocs", "find", "Circle")  # the state doit left is vouched for
+    assert found.returncode == 0 and found.stderr == "", found.stdout + found.stderr
+    assert "geometry/shapes/circle.py:" in found.stdout
 
     before = {name: (out / name).stat().st_mtime_ns for name in pages(out)}
     again = doit(project, "kwdocs")
@@ -101,6 +104,9 @@ def test_the_rule_set_beside_a_projects_own_tasks(project):
     assert ".  render" in everything.stdout and ".  kwdocs:render:geometry/shapes" in everything.stdout
     assert (project / "rendered.txt").read_text() == "rendered\nrendered\n"
     assert "unit_square" in (out / "geometry/shapes/square.py_kw.md").read_text()
+    found = run(project, sys.executable, "-m", "kwdocs", "find", "unit_square")    # the index kept current
+    assert found.returncode == 0 and found.stderr == "", found.stdout + found.stderr
+    assert found.stdout.startswith("geometry/shapes/square.py:")
 
 
 def test_a_bad_setting_is_one_message(project):

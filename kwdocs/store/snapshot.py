@@ -92,12 +92,17 @@ def _stats(folder: Path | None) -> list:
     return found
 
 
-def _package_folders() -> list:
+def _package_folders(config: Config) -> list:
     """The import path with each folder's time stamp: installing or removing a package (a
     language among them, see ``kwdocs.languages``) changes one, so the next build looks again,
-    without reading any package's metadata here.  The first entry is the working folder."""
+    without reading any package's metadata here.  The first entry (the script's folder), the
+    working folder and the tree are left out: ``python -m`` and doit put those on the path,
+    and any file made there (doit's own records) changes their stamps."""
     found = []
+    theirs = {os.getcwd(), os.path.abspath(config.src)}
     for folder in sys.path[1:]:
+        if not folder or os.path.abspath(folder) in theirs:
+            continue
         try:
             found.append([folder, os.stat(folder).st_mtime_ns])
         except OSError:
@@ -112,7 +117,7 @@ def settings_digest(config: Config) -> str:
         _code_recorded.update(output.read_json(config.state / CODE_FILE, {}) or {"files": None})
     return hashlib.sha256(json.dumps([code_fingerprint(), config.fingerprint_data(), sorted(config.formats),
                                       _stats(config.templates), _stats(shipped_templates()), rules,
-                                      _package_folders()],
+                                      _package_folders(config)],
                                      sort_keys=True, default=str).encode()).hexdigest()
 
 
