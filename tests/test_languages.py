@@ -168,6 +168,35 @@ def test_typescript_tsx_and_javascript_definitions_and_imports():
         ("require", "./compile"), ("require", "./util/escape.js"), ("require", "path")]
 
 
+def test_an_object_literal_handed_to_a_call_in_a_function_is_not_the_owners_api():
+    """express's ``res.redirect`` passes ``{text: function () ...}`` to ``this.format``: those are
+    the argument's methods, not members of ``res``; a literal a factory returns is its API."""
+    source = b"""\
+var res = module.exports = {};
+
+/** Redirect to the given url. */
+res.redirect = function redirect(url) {
+  this.format({
+    text: function () { return url; },
+    html() { return url; },
+  });
+};
+
+/** A bus. */
+function bus() {
+  return {
+    /** Calls every handler. */
+    send(kind) { return kind; },
+  };
+}
+"""
+    facts = extract_bytes("lib/response.js", source)[0]
+    members = {(s["name"], s.get("parent")) for s in facts["symbols"] if s["kind"] in ("method", "function")}
+    assert ("redirect", "res") in members and ("bus", None) in {(n, p or None) for n, p in members}
+    assert not {name for name, _ in members} & {"text", "html"}
+    assert symbol(facts, "send", "method")["doc"] == "Calls every handler."
+
+
 def test_lua_functions_methods_and_require():
     path = "lua/lib/ledger/account.lua"
     facts = facts_of(path)

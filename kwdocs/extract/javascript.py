@@ -65,6 +65,10 @@ class _Walker:
         self.source = source
         self.symbols: list[dict[str, Any]] = []
         self.imports: list[dict[str, Any]] = []
+        # inside a function's body, the methods of an object literal handed to a call are the
+        # call's argument, not the owner's API (``res.redirect``'s ``this.format({text:
+        # function () ...})``); a literal it returns is (a factory's ``return {send() {}}``)
+        self.in_function = 0
 
     def name(self, node) -> str:
         return ts.text_of(self.source, node.child_by_field_name("name"))
@@ -148,7 +152,7 @@ class _Walker:
         if kind == "construct_signature":  # ``new (x: T): C`` in an interface or declaration
             self.symbols.append(self.define("new", "method", node, anchor=anchor, parent=parent))
             return
-        if kind in _METHODS:
+        if kind in _METHODS and not self.argument_member(node):
             self.symbols.append(self.define(self.name(node), "method", node, anchor=anchor,
                                             body=node.child_by_field_name("body"), parent=parent))
             self.walk_body(node, parent)
@@ -161,7 +165,7 @@ class _Walker:
             return
         if kind == "assignment_expression" and self.assignment(node, anchor):
             return
-        if kind == "pair":
+        if kind == "pair" and not self.argument_member(node):
             value = node.child_by_field_name("value")
             if value is not None and value.type in _VALUE_FUNCTIONS:
                 name = ts.unquote(ts.text_of(source, node.child_by_field_name("key")))
@@ -196,10 +200,23 @@ class _Walker:
                 symbol["signature"] = f"= {ts.signature(self.source, value, None)}"
             self.symbols.append(symbol)
 
+    def argument_member(self, node) -> bool:
+        """Whether ``node`` is a member of an object literal passed to a call in a function's body."""
+        literal = node.parent
+        return (self.in_function > 0 and literal is not None and literal.type == "object"
+                and literal.parent is not None and literal.parent.type == "arguments")
+
     def walk_body(self, node, parent: str) -> None:
-        body = node.child_by_field_name("body")
+        self.walk_function(node.child_by_field_name("body"), parent)
+
+    def walk_function(self, body, parent: str) -> None:
+        """What a function's ``body`` defines."""
         if body is not None:
-            self.walk(body, parent, False)
+            self.in_function += 1
+            try:
+                self.walk(body, parent, False)
+            finally:
+                self.in_function -= 1
 
     def declarator(self, node, parent: str, top: bool, anchor, constant: bool) -> None:
         target = node.child_by_field_name("name")
@@ -265,7 +282,10 @@ class _Walker:
         self.symbols.append(self.define(name, "class" if right.type == "class" else kind, node,
                                         anchor=anchor, body=right.child_by_field_name("body"),
                                         parent=owner))
-        self.walk(right.child_by_field_name("body") or right, name if right.type == "class" else owner, False)
+        if right.type == "class":
+            self.walk(right.child_by_field_name("body") or right, name, False)
+        else:
+            self.walk_function(right.child_by_field_name("body"), owner)
         return True
 
     def export_clause(self, node) -> None:
