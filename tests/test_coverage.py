@@ -157,3 +157,41 @@ def test_a_pages_counts_are_those_the_coverage_command_adds_up(path, language, s
     whole = file_coverage(facts)
     assert file_counts(facts) == (whole["public"], whole["documented"])
     assert whole["documented"] + len(whole["undocumented"]) == whole["public"]
+
+
+TYPED = '''/** A command. */
+export class Command {
+  /** Runs it. */
+  run(): void {}
+  private secret(): void {}
+  #hidden() {}
+  protected parse(): void {}
+  name: string;
+}
+
+class Option { flags: string; }
+export { Option };
+
+class Internal { step() {} }
+
+/** Options. */
+export interface Settings {
+  /** Whether to print. */
+  verbose: boolean;
+}
+'''
+
+
+def test_a_typescript_modules_exported_classes_count_with_their_members(tree, capsys):
+    """As TypeDoc documents a module: what it exports (``export class``, ``export { Option }``)
+    and their members, not the private ones (``private``, ``#``), nor what stays inside."""
+    (tree / "pkg" / "command.ts").write_text(TYPED)
+    capsys.readouterr()
+    assert run_kwdocs("coverage", "--src", str(tree), "--json") == 0
+    typed = next(item for item in json.loads(capsys.readouterr().out)["files"] if item["path"] == "pkg/command.ts")
+    assert sorted(item["name"] for item in typed["undocumented"]) == [
+        "Command.name", "Command.parse", "Option", "Option.flags"]
+    assert (typed["public"], typed["documented"]) == (8, 4)
+    assert run_kwdocs("build", "--src", str(tree), "-q") == 0
+    page = (tree / "kwdocs-out" / "pkg" / "command.ts_docs.md").read_text()
+    assert "*Documentation coverage: 4 of 8 public definitions documented (50.0%).*" in page

@@ -17,7 +17,8 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inl", ".cuh")
 
 def is_public(language: str, path: str, symbol: Mapping, listed: Collection[str] | None = None) -> bool:
     """Whether ``symbol`` of a ``language`` file at ``path`` is public by its language's convention
-    (``listed``: a Python module's ``__all__``, if it has one)."""
+    (``listed``: a Python module's ``__all__``, if it has one; a JavaScript or TypeScript
+    module's exported names, ``exported_names``)."""
     name, parent = symbol["name"], symbol.get("parent", "")
     if "<locals>" in parent:    # a function's own helpers are nobody else's business
         return False
@@ -28,8 +29,12 @@ def is_public(language: str, path: str, symbol: Mapping, listed: Collection[str]
         return not (name.startswith("_") or parent.startswith("_") or "._" in parent)
     if language in ("cpp", "cuda"):     # what a header declares is what other files may use
         return path.endswith(HEADER_SUFFIXES)
-    if language in ("javascript", "typescript"):     # exported from its module
-        return not parent and symbol.get("detail", "").startswith("exported")
+    if language in ("javascript", "typescript"):     # exported from its module, or a member of what is
+        if not parent:
+            return symbol.get("detail", "").startswith("exported") or (listed is not None and name in listed)
+        # as TypeDoc lists them: an exported class's or interface's members, not its private ones
+        return (listed is not None and parent.partition(".")[0] in listed and not name.startswith("#")
+                and not symbol.get("signature", "").startswith("private "))
     if language == "go":        # a capitalised name is exported from its package
         return name[:1].isupper()
     if language == "rust":      # declared ``pub``
@@ -60,9 +65,19 @@ def _public_symbols(facts: Mapping) -> list[Mapping]:
     if "test" in facts.get("findings", {}).get("tags", []):
         return []
     language, path = facts.get("language", ""), facts.get("path", "")
-    listed = frozenset(facts["exports"]) if isinstance(facts.get("exports"), list) else None    # ``__all__``
+    if language in ("javascript", "typescript"):
+        listed: frozenset[str] | None = exported_names(facts)
+    else:
+        listed = frozenset(facts["exports"]) if isinstance(facts.get("exports"), list) else None    # ``__all__``
     return [symbol for symbol in facts.get("symbols", [])
             if symbol["kind"] in COUNTED_KINDS and is_public(language, path, symbol, listed)]
+
+
+def exported_names(facts: Mapping) -> frozenset[str]:
+    """A JavaScript or TypeScript module's exported top-level names: declared ``export`` or named
+    in an ``export { ... }`` clause."""
+    return frozenset(symbol["name"] for symbol in facts.get("symbols", []) if not symbol.get("parent") and (
+        symbol["kind"] == "export" or symbol.get("detail", "").startswith("exported")))
 
 
 def percent(documented: int, public: int) -> float:
