@@ -126,21 +126,24 @@ def _records_in_memory(records: Path | None) -> Iterator[None]:
 
 
 @contextmanager
-def _entry_points_read_once() -> Iterator[None]:
-    """While doit runs: its plugin look-ups (commands, loaders, backends, reporters) answered from
-    one read of the installed packages' entry points, not one read of every package's metadata each."""
-    # importlib.metadata and doit only when tasks run: a no-op build and a current check stop before
-    from importlib.metadata import entry_points
-
+def _without_plugins() -> Iterator[None]:
+    """While doit runs: its plug-in look-ups (commands, loaders, backends, reporters) find none.
+    kwdocs runs doit's own ``run`` with its own loader, backend, checker and reporter, so no
+    package's plug-in has a part in it, and reading every package's entry points was a
+    fiftieth of an edit's build."""
+    # doit only when tasks run: a no-op build and a current check stop before
     import doit.plugin
 
     read = doit.plugin.entry_points_impl
-    everything = entry_points()
-    doit.plugin.entry_points_impl = lambda: everything.select
+    doit.plugin.entry_points_impl = lambda: _no_entry_points
     try:
         yield
     finally:
         doit.plugin.entry_points_impl = read
+
+
+def _no_entry_points(group: str) -> tuple:
+    return ()
 
 
 def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
@@ -157,7 +160,7 @@ def run_doit(tasks: dict, jobs: int, config: Config | None = None) -> int:
     argv = ["run"] + (["-n", str(jobs), "-P", "process"] if jobs > 1 else [])
     # a killed build must not leave workers holding the lock; a worker's next task waits for it
     with workers.dying_with_builder(), looking_ahead(), mistakes.doit_database_kept() as kept, \
-            _entry_points_read_once():
+            _without_plugins():
         # no config_filenames: the shell's folder's pyproject.toml or doit.cfg is no business of this build
         try:
             code = DoitMain(ModuleTaskLoader(tasks), config_filenames=()).run(argv)
