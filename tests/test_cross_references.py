@@ -328,3 +328,39 @@ def test_a_method_name_said_alone_links_to_the_class_it_is_said_in_or_nowhere(tm
     run_doc = page.split("**`run`**", 1)[1].split("\n- ", 1)[0]
     assert _targets(run_doc, "forward") == set() and "`forward`" in run_doc, run_doc
     assert _targets(run_doc, "Other.forward") == {f"#{other_forward.group(1)}"}, run_doc
+
+
+HOOKS = '''"""Hooks."""
+from typing import TypedDict
+
+
+class HookOpts(TypedDict):
+    """Options of a hook."""
+
+    #: Whether the hook is :ref:`first result only <firstresult>`.
+    firstresult: bool
+
+
+def call(firstresult: bool = False) -> None:
+    """Call the hook.
+
+    :param firstresult: stop at the first result, see :ref:`firstresult` and :doc:`HookOpts`;
+        the options are a :class:`HookOpts`.
+    """
+'''
+
+
+def test_a_sphinx_label_or_document_is_never_linked_to_a_definition_of_that_name(tmp_path: Path):
+    """``:ref:`first result only <firstresult>``` names a section of the project's docs (pluggy's),
+    not the field ``firstresult``; ``:doc:`` a document: shown as code, unlinked, while a code
+    role beside them still links."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, {"hooks.py": HOOKS})
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "hooks.py_docs.md").read_text()
+    described = page.split("## Detailed Analysis")[1]
+    assert "Whether the hook is `first result only`." in described, described
+    assert "see `firstresult` and `HookOpts`;" in described, described
+    options = _anchor(out, "hooks.py_docs.md", "class", "HookOpts")
+    assert _targets(described, "HookOpts") == {f"#{options}"}, described    # the :class: role, linked
+    assert _targets(described, "firstresult") == _targets(described, "first result only") == set()

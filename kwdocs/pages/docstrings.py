@@ -47,9 +47,19 @@ _FIELD_TITLES = {
 _INLINE = re.compile(r"(?P<role>(?::[A-Za-z][\w+.-]*)+:)`(?P<target>[^`]+)`"
                      r"|``(?P<literal>[^`]+?)``"
                      r"|`(?<![\w`]`)(?P<plain>[^`\n]+)`(?!`)")
+# roles whose target is no name of the code: a Sphinx label (``:ref:`first result <firstresult>```
+# is a section of the docs, not a field ``firstresult``), a document, a glossary term, a key, a
+# file, a variable of the environment, a PEP: shown as code, never linked to a definition
+_NOT_CODE_ROLES = ("math", "ref", "numref", "doc", "term", "download", "kbd", "file", "envvar", "samp", "pep",
+                   "rfc", "abbr", "dfn", "option", "program", "command", "guilabel", "menuselection", "manpage",
+                   "mimetype", "regexp", "token")
+_NOT_CODE_SUFFIXES = tuple(f":{role}:" for role in _NOT_CODE_ROLES)
 # the same as ``(?<![\w`])(?::(?!math:)...)+:`...``, written to start with the colon so the
-# search skips to each colon instead of trying the lookbehind at every character
-_ROLE_PREFIX = re.compile(r":(?<![\w`]:)(?!math:)[A-Za-z][\w+.-]*(?::(?!math:)[A-Za-z][\w+.-]*)*:`(?=[^`\n]+`)")
+# search skips to each colon instead of trying the lookbehind at every character; a role whose
+# target is not code stays, for ``spans`` to show it unlinked
+_NOT_CODE_ROLE = "(?!(?:" + "|".join(_NOT_CODE_ROLES) + "):)"
+_ROLE_PREFIX = re.compile(rf":(?<![\w`]:){_NOT_CODE_ROLE}[A-Za-z][\w+.-]*(?::{_NOT_CODE_ROLE}[A-Za-z][\w+.-]*)*"
+                          r":`(?=[^`\n]+`)")
 _TITLED = re.compile(r"(?P<title>.*?)\s*<(?P<target>[^<>]+)>\s*$", re.DOTALL)
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+(?P<name>[\w:-]+)::\s*(?P<rest>.*)$")
@@ -132,7 +142,7 @@ def spans(text: str, resolve: Resolver = _no_resolver) -> list[dict]:
                 shown = shown.rpartition(".")[2]
             target = target.lstrip("~.")
         role = match.group("role") or ""
-        link = "" if role.endswith(("math:", "kbd:", "file:", "envvar:", "samp:")) else _link(target, resolve)
+        link = "" if role.endswith(_NOT_CODE_SUFFIXES) else _link(target, resolve)
         result.append({"t": "code", "v": shown, "link": link})
     if position < len(text):
         result.append({"t": "text", "v": text[position:]})
