@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kwdocs import layout
 from kwdocs.pages import diagrams
 from kwdocs.pages.render import mermaid_label
 from tests.browser import chromium, watch
@@ -221,3 +222,39 @@ def test_the_torch_nn_folders_diagrams_all_parse(corpus_slice, tmp_path):
         for md_page in pages:
             site_page = out / "site" / md_page.relative_to(out).with_suffix(".html")
             assert drawn(browser, site_page) == [{"nodes": count, "error": False} for count in expected_nodes(md_page)]
+
+
+def test_a_large_folders_kept_diagrams_are_used_while_what_they_were_made_from_holds(tree, monkeypatch):
+    """A folder of many files keeps its diagrams in the state: an edit that changes no import
+    or base draws them from there, one that does (or damaged state) draws them again, and the
+    page is always what a build from scratch writes."""
+    from kwdocs.engine.steps import assemble
+    monkeypatch.setattr(assemble, "DIAGRAMS_KEPT_FILES", 2)     # pkg's three files make it "large"
+    drawn: list[str] = []
+    draw = diagrams.folder_diagrams
+    monkeypatch.setattr(diagrams, "folder_diagrams", lambda folder, importance: drawn.append(folder) or draw(
+        folder, importance))
+    out = build(tree)
+    assert "pkg" in drawn
+    before = graphs(out / "pkg" / "doc.md")
+    drawn.clear()
+    with open(tree / "pkg" / "base.py", "a", encoding="utf-8") as handle:     # no import, no base changed
+        handle.write('\n\nclass Extra:\n    """More."""\n')
+    build(tree)
+    assert "pkg" not in drawn and graphs(out / "pkg" / "doc.md") == before
+    assert run_kwdocs("check", "--src", str(tree)) == 0
+    (tree / "pkg" / "__init__.py").write_text('"""The package, importing nothing now."""\n', encoding="utf-8")
+    build(tree)
+    assert "pkg" in drawn
+    assert ("__init__.py", "base.py") not in graphs(out / "pkg" / "doc.md")["Imports"][1]
+    assert run_kwdocs("check", "--src", str(tree)) == 0
+    kept = out / ".kwdocs" / "folder-diagrams" / layout.state_name("pkg")
+    kept.write_text("damaged")
+    drawn.clear()
+    with open(tree / "pkg" / "base.py", "a", encoding="utf-8") as handle:
+        handle.write('\n\nclass Another:\n    """And more."""\n')
+    build(tree)
+    assert "pkg" in drawn and run_kwdocs("check", "--src", str(tree)) == 0
+    shutil.rmtree(tree / "pkg")     # the folder gone: so are its kept diagrams, not another's
+    build(tree)
+    assert not kept.exists() and (kept.parent / layout.state_name("other")).is_file()

@@ -29,6 +29,7 @@ LINK_META = "link-meta.json"   # what linking last saw (and where it looked for 
 IMPORTANCE = "importance"     # per unit: how many files use each file and each name it defines (from linking)
 LINK_REQUESTS = "link-requests"   # per unit: the names other files import that are looked for in its files
 FOLDER_PARTS = "folder-parts"   # per unit: its part of its folder's doc.md (see model.folder_part)
+FOLDER_DIAGRAMS = "folder-diagrams"   # per large folder: its doc.md's diagrams and what they were made from
 SEEN = "seen"                 # per unit: each file's size, time stamp and SHA-256 when its facts were made
 TOKENS = "tokens"             # per unit, --html only: the highlight tokens extraction made (see kwdocs.site.tokens)
 KEYWORDS = "keywords"         # the keyword index's meta.json, letter tables and rendered rows

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from kwdocs import layout
 from kwdocs.collector import collector_paused
@@ -20,11 +21,12 @@ from kwdocs.engine.steps.common import (
 )
 from kwdocs.engine.steps.shared import SharedFolders
 from kwdocs.formats import formats_for
-from kwdocs.pages import compose as pages, model
+from kwdocs.pages import compose as pages, diagrams, model
 from kwdocs.pages.render import renderer_for
 from kwdocs.store import writer as output
 from kwdocs.store.state import (
     FILE_ROWS,
+    FOLDER_DIAGRAMS,
     FOLDER_PARTS,
     FOLDERS_META,
     IMPORTANCE,
@@ -87,7 +89,8 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
         """The folder's pages, written."""
         file_rows, row_items = _index_rows(config, renderer, units, parts, keys[0], keep=len(units) > 1, fresh=fresh)
         texts = pages.folder_pages(config, renderer, folder, file_rows, [data["part"] for data in parts],
-                                   subfolders[folder], totals[folder], importance, formats, row_items)
+                                   subfolders[folder], totals[folder], importance, formats, row_items,
+                                   _diagrams(config, folder, importance, keys))
         write(texts)
         return texts
 
@@ -119,6 +122,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     for folder in sorted(set(page_keys) - set(new_keys)):
         for page in (layout.index_page(folder), layout.doc_page(folder)):
             remove_forms(config, page, tally)
+        output.remove(config.out, Path(shard_path(config, FOLDER_DIAGRAMS, folder)))
     live_units = {unit for units in folder_units.values() for unit in units}
     problems = {unit: found for unit, found in problems.items() if unit in live_units}
     output.write_json(config.out, meta_path, {"keys": keys, "pages": new_keys, "shapes": new_shapes,
@@ -131,6 +135,26 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
     # the shared cache's module only for a build that has one
     from kwdocs.store.cache import cache_report
     return counts | {"cache_stored": shared.store(), **cache_report()}
+
+
+DIAGRAMS_KEPT_FILES = 1000   # a folder of this many files keeps its diagrams in the state
+
+
+def _diagrams(config: Config, folder: str, importance: dict[str, dict], keys: list[str]) -> dict | None | object:
+    """A large folder's diagrams (``diagrams.folder_diagrams``), kept in the state with a digest
+    of what they are made from (each file's ``deps`` and ``classes``, the code and templates'
+    keys) and made again when it differs: in ATen's ``ops`` (7,048 headers) the import graph
+    was most of a header edit's build, whose edits rarely change an include.  A smaller
+    folder's are made with its page (``model.MADE_HERE``)."""
+    if len(importance) < DIAGRAMS_KEPT_FILES:
+        return model.MADE_HERE
+    made_from = digest(keys, [[name, counts.get("deps"), counts.get("classes")] for name, counts in importance.items()])
+    kept = load_shard(config, FOLDER_DIAGRAMS, folder)
+    if kept.get("made_from") == made_from and "diagrams" in kept:
+        return kept["diagrams"]
+    made = diagrams.folder_diagrams(folder, importance)
+    save_shard(config, FOLDER_DIAGRAMS, folder, {"made_from": made_from, "diagrams": made})
+    return made
 
 
 def _folder_parts(config: Config, units: list[str], problems: dict[str, list]) -> list[dict]:
