@@ -74,3 +74,30 @@ def test_an_import_line_moves_anchors_without_finding_bases_again(tree: Path, tm
     assert {"users", "dotted"} <= set(refreshed), refreshed     # a name added: their anchors are worked out again
     build(tree, tmp_path / "clean-added")
     assert pages(out) == pages(tmp_path / "clean-added")
+
+
+def test_a_facts_shards_identities_are_the_same_whichever_decoder_reads_them(tree: Path, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unit whose links changed reads only its files' identities from its facts shard: by
+    msgspec for a large shard, decoded whole by orjson for a small one; both give the same, and
+    neither takes a shard of other files or another extraction key."""
+    from kwdocs.config import load_config
+    from kwdocs.engine.steps.common import extraction_key
+    from kwdocs.store.state import FACTS, shard_path
+    from kwdocs.store import writer as output
+    out = tmp_path / "out"
+    build(tree, out)
+    config = load_config(tree, None, {"output": str(out), "html": True})
+    for unit, rels in (("pkg", ["pkg/__init__.py", "pkg/base.py"]), ("users", ["users/__init__.py", "users/user.py"])):
+        monkeypatch.setattr(render, "WHOLE_SHARD_BYTES", 0)
+        by_msgspec = render._identities(config, unit, rels)
+        monkeypatch.setattr(render, "WHOLE_SHARD_BYTES", 1 << 30)
+        whole = render._identities(config, unit, rels)
+        assert whole == by_msgspec and whole is not None and set(whole) == set(rels)
+        assert all(facts["sha256"] and facts["path"] == rel for rel, facts in whole.items())
+        assert render._identities(config, unit, rels[:1]) is None      # not the shard of these files
+    path = shard_path(config, FACTS, "pkg")
+    body = output.read_sealed(path)
+    assert body is not None and extraction_key(config).encode() in body
+    output.write_sealed(config.out, path, body.replace(extraction_key(config).encode(), b"0" * 64))
+    assert render._identities(config, "pkg", ["pkg/__init__.py", "pkg/base.py"]) is None   # another key

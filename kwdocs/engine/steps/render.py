@@ -5,6 +5,8 @@ import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, cast
 
+import orjson
+
 from kwdocs import layout
 from kwdocs.collector import collector_paused
 from kwdocs.config import Config
@@ -206,8 +208,8 @@ def _identities(config: Config, unit: str, rels: list[str]) -> dict[str, Facts] 
     if body is None:
         return None
     try:
-        shard = _identity_decoder()(body)
-    except ValueError:      # msgspec's DecodeError and ValidationError are ones
+        shard = _identity_decoder()(body) if len(body) > WHOLE_SHARD_BYTES else _WholeShard(orjson.loads(body))
+    except ValueError:      # msgspec's DecodeError and ValidationError are ones, as orjson's
         return None
     if shard.unit != unit or shard.key != extraction_key(config) or shard.files.keys() != set(rels):
         return None
@@ -217,6 +219,30 @@ def _identities(config: Config, unit: str, rels: list[str]) -> dict[str, Facts] 
             return None
         found[rel] = cast(Facts, {"path": facts.path, "sha256": facts.sha256, "problems": facts.problems})
     return found
+
+
+# A facts shard this small is decoded whole by orjson, which every build has loaded, in less
+# time than importing msgspec takes (an edit's unit is mostly a small folder's)
+WHOLE_SHARD_BYTES = 256 * 1024
+
+
+class _WholeShard:
+    """A facts shard decoded whole, read as ``_identity_decoder``'s result is: ``unit``, ``key``
+    and ``files``, each file's ``path``, ``sha256`` and ``problems`` (ValueError if it has not
+    that shape)."""
+
+    def __init__(self, data: Any) -> None:
+        files = data.get("files", {}) if isinstance(data, dict) else None
+        if not isinstance(files, dict) or not all(isinstance(facts, dict) for facts in files.values()):
+            raise ValueError("not a facts shard")
+        self.unit, self.key = data.get("unit"), data.get("key")
+        self.files = {rel: _Identity(facts) for rel, facts in files.items()}
+
+
+class _Identity:
+    def __init__(self, facts: dict) -> None:
+        self.path, self.sha256 = facts.get("path"), facts.get("sha256")
+        self.problems = facts.get("problems", [])
 
 
 @functools.lru_cache(maxsize=1)
