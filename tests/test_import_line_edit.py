@@ -3,6 +3,7 @@ definition of it moves a line, so their anchors move; the pages after the edit (
 HTML) are what a clean build writes, with no more work than the moved lines need."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +69,20 @@ def test_an_import_line_moves_anchors_without_finding_bases_again(tree: Path, tm
     assert pages(out)["users/user.py_docs.md"] != before["users/user.py_docs.md"]    # its anchor to Base moved
     assert not {"users", "dotted"} & set(refreshed), refreshed
 
+    # a file that names what base.py does not define yet: its anchors are worked out again once it does
+    (tree / "users" / "user.py").write_text(USER_PY.replace('"""Uses `Base`."""',
+                                                            '"""Uses `Base`, not `pkg.base.Root`."""'))
+    build(tree, out)
+    user = pages(out)["users/user.py_docs.md"].decode()
+    assert "`pkg.base.Root`" in user and "[`pkg.base.Root`](" not in user     # shown, not linked yet
     refreshed.clear()
     (tree / "pkg" / "base.py").write_text(BASE_PY.replace("class Base:", "class Base:\n    pass\n\n\nclass Root:"))
     build(tree, out)
-    assert {"users", "dotted"} <= set(refreshed), refreshed     # a name added: their anchors are worked out again
+    # a name added: the walks of the files naming it are made again, the others' anchors only move
+    assert "users" in refreshed and "dotted" not in refreshed, refreshed
+    root = re.search(r'<a id="(l\d+-class-root)"></a>', pages(out)["pkg/base.py_docs.md"].decode())
+    linked = f"[`pkg.base.Root`](../pkg/base.py_docs.md#{root.group(1)})" if root else "no anchor of Root"
+    assert linked in pages(out)["users/user.py_docs.md"].decode()
     build(tree, tmp_path / "clean-added")
     assert pages(out) == pages(tmp_path / "clean-added")
 
@@ -83,8 +94,8 @@ def test_a_facts_shards_identities_are_the_same_whichever_decoder_reads_them(tre
     neither takes a shard of other files or another extraction key."""
     from kwdocs.config import load_config
     from kwdocs.engine.steps.common import extraction_key
-    from kwdocs.store.state import FACTS, shard_path
     from kwdocs.store import writer as output
+    from kwdocs.store.state import FACTS, shard_path
     out = tmp_path / "out"
     build(tree, out)
     config = load_config(tree, None, {"output": str(out), "html": True})

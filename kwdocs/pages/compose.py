@@ -139,7 +139,7 @@ def kept_row(cached: RowCache, name: str, inputs: list, render: Callable[[], str
 def folder_pages(config: Config, renderer: Renderer, folder: str, file_rows: list[str], parts: list[dict],
                  subfolders: list[dict], total_files: int, importance: dict | None = None,
                  formats: Sequence[Format] = (), row_items: Sequence[tuple[str, list]] = (),
-                 diagrams: dict | None | object = model.MADE_HERE) -> dict[str, str]:
+                 diagrams: dict | object | None = model.MADE_HERE) -> dict[str, str]:
     """``index.md`` and ``doc.md`` of one folder, from its index's file rows as rendered
     (``file_rows``), its units' ``model.folder_part`` and linking's counts of uses (``importance``);
     and in each of ``formats``, from the same models, the index's rows made from ``row_items``

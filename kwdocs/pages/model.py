@@ -1427,7 +1427,7 @@ MADE_HERE = object()
 
 def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders: list[dict],
                      total_files: int, importance: dict[str, dict] | None = None,
-                     folder_diagrams: dict | None | object = MADE_HERE) -> dict:
+                     folder_diagrams: dict | object | None = MADE_HERE) -> dict:
     """``parts``: the ``folder_part`` of each unit of the folder; ``importance``: linking's
     counts of uses of its files (``{file name: {"users": n, "names": {name: n}}}``) and what
     its ``diagrams`` show (``deps``, ``classes``); ``folder_diagrams``: those diagrams

@@ -140,7 +140,7 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
 DIAGRAMS_KEPT_FILES = 1000   # a folder of this many files keeps its diagrams in the state
 
 
-def _diagrams(config: Config, folder: str, importance: dict[str, dict], keys: list[str]) -> dict | None | object:
+def _diagrams(config: Config, folder: str, importance: dict[str, dict], keys: list[str]) -> dict | object | None:
     """A large folder's diagrams (``diagrams.folder_diagrams``), kept in the state with a digest
     of what they are made from (each file's ``deps`` and ``classes``, the code and templates'
     keys) and made again when it differs: in ATen's ``ops`` (7,048 headers) the import graph

@@ -319,14 +319,37 @@ def _defines_digest(info: dict) -> list[str]:
     return [digest(defines)[:16], digest(sorted(defines))[:16]]
 
 
+def _may_find_anew(anchors: dict[str, list], deps: list[dict], info: dict, changed: dict[str, dict],
+                   renamed: dict[str, set[str]]) -> bool:
+    """Whether a file's walk for definitions may end elsewhere now that the ``changed`` files
+    define what they do: an anchor into one of them names what it no longer defines, or a name
+    the file imports or mentions has a part that a file whose names changed (``renamed``: name
+    -> those of them defining it) defines, where the file did not find it.  Otherwise its
+    anchors only move with their definitions: a file whose names stayed the same moves no walk."""
+    for name, found in anchors.items():
+        if found[0] in changed and name.rpartition(".")[2] not in changed[found[0]]:
+            return True
+    if not renamed:
+        return False
+    names = [*uses_and_mentions(info), *(f"{dep.get('module', '')}.{name}" for dep in deps
+                                        for name in dep.get("names", ()) if name != "*")]
+    for name in names:
+        for part in name.split("."):
+            if (owners := renamed.get(part)) is not None and (name not in anchors or owners != {anchors[name][0]}):
+                return True
+    return False
+
+
 def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
                   anchored: dict[str, list], worked_out: set[str]) -> list[str]:
     """After an edit that changed definitions but no import: the anchors of the units that look
     for definitions in a file whose definitions changed, in their link shards (``anchored``:
     file -> [its unit, those units, digests of its definitions and of their names], brought up to
-    date here; a file whose definitions only moved has those units' anchors to it moved, no more,
-    and the files they name stay the same); the units whose shards changed.  ``worked_out``: gets
-    the units whose anchors were worked out again (they may name other files)."""
+    date here).  A file of those units whose walk may end elsewhere (``_may_find_anew``: a name
+    it uses was added or removed there) is walked again; the others' anchors into the changed
+    files move with their definitions, the files they name staying the same.  Returns the units
+    whose shards changed; ``worked_out`` gets the units with a file walked again (it may name
+    other files now)."""
     inputs = dict(fresh_inputs)
     links_of: dict[str, dict] = {}
 
@@ -349,28 +372,39 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
         return unit_links(owner[0]).get(rel, {}).get("deps", []) if owner else []
 
 
-    affected: set[str] = set()
     follows: dict = {}
-    shifted: dict[str, dict] = {}      # files whose definitions only moved: their names, the same, -> anchors
+    changed: dict[str, dict] = {}      # files whose definitions changed -> their definitions now (name -> anchor)
+    renamed: dict[str, set[str]] = {}  # each name of those whose names changed too -> those defining it
+    users: set[str] = set()            # the units that look for definitions in them
     for unit in moved:
         for rel, info in inputs[unit].items():
             entry = anchored.get(rel)
             if entry is not None and entry[2:] != (now := _defines_digest(info)):
-                if entry[3] == now[1] and all(info.get("defines", {}).values()):
-                    shifted[rel] = info.get("defines", {})
-                else:
-                    affected.update(entry[1])
+                changed[rel] = info.get("defines", {})
+                if entry[3] != now[1]:     # a name added or removed
+                    for name in changed[rel]:
+                        renamed.setdefault(name, set()).add(rel)
+                users.update(entry[1])
                 entry[2:] = now
-    for unit in sorted({user for rel in shifted for user in anchored[rel][1]} - affected):
-        # the same names in the same files: each walk finds its name where it did, only the anchors moved
-        for links in unit_links(unit).values():
-            for name, found in links.get("anchors", {}).items():
-                if found[0] in shifted:
-                    found[1] = shifted[found[0]][name.rpartition(".")[2]]
-    worked_out.update(affected)
-    for unit in sorted(affected):      # all worked out before any is saved: a damaged record saves none
+    # a definition without an anchor: its users' walks are all made again, as before any shortcut
+    whole = not all(anchor for defines in changed.values() for anchor in defines.values())
+    walked: dict[str, list[str]] = {}      # unit -> its files whose anchors are worked out again
+    for unit in sorted(users):
         for rel, links in unit_links(unit).items():
-            info = unit_inputs(unit).get(rel, {})
+            anchors = links.get("anchors", {})
+            if whole or _may_find_anew(anchors, links.get("deps", []), unit_inputs(unit).get(rel, {}), changed,
+                                       renamed):
+                walked.setdefault(unit, []).append(rel)
+                continue
+            # the same names in the same files: each walk finds its name where it did, only the anchors moved
+            for name, found in anchors.items():
+                if found[0] in changed:
+                    found[1] = changed[found[0]][name.rpartition(".")[2]]
+    worked_out.update(walked)
+    for unit in sorted(walked):      # all worked out before any is saved: a damaged record saves none
+        files = unit_links(unit)
+        for rel in walked[unit]:
+            links, info = files[rel], unit_inputs(unit).get(rel, {})
             links["anchors"] = definition_anchors(links.get("deps", []), uses_and_mentions(info),
                                                   defines_of, deps_of, set(), follows)
     return [unit for unit in sorted(links_of) if save_shard(config, LINKS, unit, {"files": links_of[unit]})]
