@@ -2,9 +2,11 @@
 kept, byte for byte what a clean build writes, and kept rows that are damaged or stale not used."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from kwdocs.pages import keywords
 from tests.conftest import run_kwdocs
@@ -111,3 +113,34 @@ def test_step_dying_before_its_pages_leaves_no_rows_trusted(tree: Path, tmp_path
         patch.setattr(step, "_spliced_pages", dies)
         assert run_kwdocs("build", "--src", str(tree), "--out", str(out), "-q") != 0
     same_as_clean(tree, out, tmp_path / "clean")
+
+
+_UNITS = st.text(alphabet=st.sampled_from("ab/_.é\t\"\\"), min_size=0, max_size=6)
+_ENTRIES = st.builds(lambda names: json.dumps([[name, "function", "p.py", 1, "f", name] for name in names],
+                                              ensure_ascii=False, separators=(",", ":")),
+                     st.lists(st.sampled_from(["alpha", "Beta", "gamma"]), min_size=1, max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_UNITS, st.tuples(st.integers(1, 9), _ENTRIES), max_size=8),
+       st.dictionaries(_UNITS, st.tuples(st.integers(0, 9), _ENTRIES), max_size=4))
+def test_a_tables_lines_replaced_give_the_table_a_whole_read_gives(table, changes):
+    """An edit's letter table is its changed units' lines replaced in the table's text: the same
+    text, count and entries before as reading it whole, changing it and writing it again; a unit
+    new to the letter is left to that whole read."""
+    body = keywords.table_text(table).encode("utf-8")
+    spliced = keywords.splice_table(body, changes)
+    if any(count and unit not in table for unit, (count, _) in changes.items()):
+        assert spliced is None
+        return
+    assert spliced is not None
+    whole = dict(table)
+    for unit, (count, entries) in changes.items():
+        if count:
+            whole[unit] = (count, entries)
+        else:
+            whole.pop(unit, None)
+    text, total, before = spliced
+    assert text == keywords.table_text(whole)
+    assert total == sum(count for count, _ in whole.values())
+    assert before == {unit: table.get(unit, (0, "[]"))[1] for unit in changes}

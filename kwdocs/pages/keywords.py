@@ -11,6 +11,7 @@ import hashlib
 import json
 import string
 from bisect import insort
+from collections.abc import Mapping
 from operator import itemgetter
 from pathlib import Path
 
@@ -111,6 +112,39 @@ def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entri
         except ValueError:
             continue
     return table, seal
+
+
+def splice_table(body: bytes, changes: Mapping[str, Entries]) -> tuple[str, int, dict[str, str]] | None:
+    """A letter's table (``table_text``, as read back) with the lines of the ``changes``' units
+    made again (a count of 0: the line taken out), its count of entries, and each changed unit's
+    entries before (``"[]"`` when it had none): each line is found by its unit's text, never
+    decoded, so an edit's cost is not every unit's.  None when a unit has no line to replace
+    (a new one goes in its sorted place: the caller reads the table whole), or the body is not a
+    table's text."""
+    try:
+        text = body.decode("utf-8")
+    except ValueError:
+        return None
+    lines = text.split("\n")
+    if lines[-1]:       # a table ends each line with a line break
+        return None
+    where = {line.partition("\t")[0]: number for number, line in enumerate(lines[:-1])}
+    before: dict[str, str] = {}
+    for unit, (count, entries) in changes.items():
+        number = where.get(json.dumps(unit))
+        if number is None:
+            if count:
+                return None
+            before[unit] = "[]"
+            continue
+        before[unit] = lines[number].split("\t", 2)[2]
+        lines[number] = table_line(unit, count, entries)[:-1] if count else ""
+    kept = [line for line in lines[:-1] if line]
+    try:
+        total = sum(int(line.split("\t", 2)[1]) for line in kept)
+    except (IndexError, ValueError):
+        return None
+    return "".join(line + "\n" for line in kept), total, before
 
 
 def table_entries(path: Path, strict: bool = False) -> list[list] | None:

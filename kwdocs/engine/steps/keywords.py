@@ -79,6 +79,33 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
             raise StateDamaged(f"{path} is missing")
         return keywords.read_letter_table(path, strict=True)
 
+    def spliced_table(letter: str, changes: dict[str, keywords.Entries]) -> tuple[str, str, dict[str, str]]:
+        """A letter's table after ``changes`` (unit -> its entries now) as text, the seal of the
+        table before and each changed unit's entries before; its count of entries in ``counts``.
+        The changed units' lines replaced in the table's text, or (a unit new to the letter) the
+        table read whole and written again."""
+        path = keyword_table(config, letter)
+        raw, before = output.read_sealed_and_seal(path, strict=True)
+        if raw is None and letter in meta.get("counts", {}):
+            raise StateDamaged(f"{path} is missing")
+        spliced = keywords.splice_table(raw, changes) if raw is not None else None
+        if spliced is not None:
+            body, total, olds = spliced
+        else:
+            table, before = table_of(letter)
+            olds = {unit: table.get(unit, (0, "[]"))[1] for unit in changes}
+            for unit, (count, text) in changes.items():
+                if count:
+                    table[unit] = (count, text)
+                else:
+                    table.pop(unit, None)
+            body, total = keywords.table_text(table), sum(count for count, _ in table.values())
+        if total:
+            counts[letter] = total
+        else:
+            counts.pop(letter, None)
+        return body, before, olds
+
     edits: dict[str, _Edit] = {}   # the letters whose tables changed here: what a page's kept rows need
     with _Runs(config) as runs:
         for unit in sorted(units):     # sorted: a fresh step's runs are its tables' lines in order
@@ -102,22 +129,9 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
                 edits[letter] = _Edit("", after, None, [])
                 updated.append(letter)
                 continue
-            table, before = table_of(letter)
-            touched: set[str] | None = None if fresh else set()
-            for unit, count, text in runs.read(letter):
-                if touched is not None:     # the names whose rows may change
-                    touched |= keywords.changed_names(table.get(unit, (0, "[]"))[1], text)
-                    if len(touched) > SPLICE_NAMES:
-                        touched = None
-                if count:
-                    table[unit] = (count, text)
-                else:
-                    table.pop(unit, None)
-            counts[letter] = sum(count for count, _ in table.values())
-            if not counts[letter]:
-                counts.pop(letter)
-            body = keywords.table_text(table)
-            del table   # one copy of the letter's entries at a time: the table, its text, its bytes
+            changes = {unit: (count, text) for unit, count, text in runs.read(letter)}
+            body, before, olds = spliced_table(letter, changes)
+            touched = _touched(changes, olds)
             named = [] if touched is None else keywords.named_entries(body, touched)
             data = body.encode("utf-8")
             del body
@@ -202,6 +216,17 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
 
 SPLICE_NAMES = 64   # more names touched in a letter than this: its page is rendered whole
+
+
+def _touched(changes: dict[str, keywords.Entries], before: dict[str, str]) -> set[str] | None:
+    """The names whose rows may change in a letter's page: those whose entries differ in a
+    changed unit (``before``: its entries before); None past ``SPLICE_NAMES``."""
+    touched: set[str] = set()
+    for unit, (_, text) in changes.items():
+        touched |= keywords.changed_names(before[unit], text)
+        if len(touched) > SPLICE_NAMES:
+            return None
+    return touched
 
 
 class _Edit(NamedTuple):
