@@ -258,3 +258,31 @@ def test_a_named_pipe_for_an_ignore_file_does_not_stop_the_scan(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "area" in _page(out, "pkg/mod.py")
+
+
+def test_files_made_in_the_working_folder_or_the_tree_do_not_change_the_settings(tmp_path, monkeypatch):
+    """``python -m`` and doit put the working folder (the tree, in a dodo.py's case) on the
+    import path, and doit writes its records there: the settings a build is vouched for by stay
+    the same (installing a package, elsewhere on the path, still changes them); a working folder
+    removed since is no error."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("x = 1\n")
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    config = load_config(tree, None, {"output": str(tmp_path / "out")})
+    monkeypatch.chdir(tree)
+    monkeypatch.setattr(sys, "path", [sys.path[0], str(tree), "", str(site), *sys.path[1:]])
+    before = snapshot.settings_digest(config)
+    time.sleep(0.01)
+    (tree / ".doit.db").write_text("records")
+    assert snapshot.settings_digest(config) == before
+    (site / "newpackage").mkdir()
+    os.utime(site, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+    assert snapshot.settings_digest(config) != before
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, "relative/folder"])
+    assert len(snapshot.settings_digest(config)) == 64

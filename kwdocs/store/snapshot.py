@@ -99,12 +99,15 @@ def _package_folders(config: Config) -> list:
     working folder and the tree are left out: ``python -m`` and doit put those on the path,
     and any file made there (doit's own records) changes their stamps."""
     found = []
-    theirs = {os.getcwd(), os.path.abspath(config.src)}
+    theirs = {os.path.abspath(config.src)}
+    try:
+        theirs.add(os.getcwd())
+    except OSError:     # a working folder removed since: none to leave out
+        pass
     for folder in sys.path[1:]:
-        if not folder or os.path.abspath(folder) in theirs:
-            continue
         try:
-            found.append([folder, os.stat(folder).st_mtime_ns])
+            if folder and os.path.abspath(folder) not in theirs:
+                found.append([folder, os.stat(folder).st_mtime_ns])
         except OSError:
             pass
     return found
