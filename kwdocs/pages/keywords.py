@@ -179,6 +179,17 @@ def table_entries(path: Path, strict: bool = False) -> list[list] | None:
     return found
 
 
+def touched_names(changes: Mapping[str, Entries], before: Mapping[str, str], most: int) -> set[str] | None:
+    """The names whose rows may change in a letter's page after ``changes`` (unit -> its entries
+    now): those whose entries differ from the unit's ``before``; None past ``most`` of them."""
+    touched: set[str] = set()
+    for unit, (_, text) in changes.items():
+        touched |= changed_names(before[unit], text)
+        if len(touched) > most:
+            return None
+    return touched
+
+
 def changed_names(before: str, after: str) -> set[str]:
     """The names whose entries differ between a unit's entries of a letter (compact JSON) before
     and after: a unit is a folder, and an edit of one of its files moves that file's names only."""

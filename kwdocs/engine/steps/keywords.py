@@ -131,7 +131,7 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
                 continue
             changes = {unit: (count, text) for unit, count, text in runs.read(letter)}
             body, before, olds = spliced_table(letter, changes)
-            touched = _touched(changes, olds)
+            touched = keywords.touched_names(changes, olds, SPLICE_NAMES)
             named = [] if touched is None else keywords.named_entries(body, touched)
             data = body.encode("utf-8")
             del body
@@ -216,17 +216,6 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
 
 
 SPLICE_NAMES = 64   # more names touched in a letter than this: its page is rendered whole
-
-
-def _touched(changes: dict[str, keywords.Entries], before: dict[str, str]) -> set[str] | None:
-    """The names whose rows may change in a letter's page: those whose entries differ in a
-    changed unit (``before``: its entries before); None past ``SPLICE_NAMES``."""
-    touched: set[str] = set()
-    for unit, (_, text) in changes.items():
-        touched |= keywords.changed_names(before[unit], text)
-        if len(touched) > SPLICE_NAMES:
-            return None
-    return touched
 
 
 class _Edit(NamedTuple):

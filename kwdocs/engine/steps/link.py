@@ -19,7 +19,7 @@ from kwdocs.engine.steps.link_inputs import (
     _link_inputs,
     interned_inputs,
 )
-from kwdocs.engine.steps.relink import bound_names, relink_imports
+from kwdocs.engine.steps.relink import bound_names, lost_anchor, may_find_anew, relink_imports
 from kwdocs.engine.steps.shared import SharedLinks
 from kwdocs.extract.links import (
     chain_definition,
@@ -319,34 +319,13 @@ def _defines_digest(info: dict) -> list[str]:
     return [digest(defines)[:16], digest(sorted(defines))[:16]]
 
 
-def _lost_anchor(anchors: dict[str, list], changed: dict[str, dict]) -> bool:
-    """Whether an anchor of a file is into one of the ``changed`` files (file -> its definitions
-    now) under a name it no longer defines: its walk must be made again."""
-    return any(found[0] in changed and name.rpartition(".")[2] not in changed[found[0]]
-               for name, found in anchors.items())
-
-
-def _may_find_anew(anchors: dict[str, list], deps: list[dict], info: dict, renamed: dict[str, set[str]]) -> bool:
-    """Whether a name a file imports or mentions has a part that a file whose names changed
-    (``renamed``: name -> those of them defining it) defines, where the file did not find it:
-    a name added there may be where its walk ends now.  Otherwise its anchors only move with
-    their definitions."""
-    names = [*uses_and_mentions(info), *(f"{dep.get('module', '')}.{name}" for dep in deps
-                                        for name in dep.get("names", ()) if name != "*")]
-    for name in names:
-        for part in name.split("."):
-            if (owners := renamed.get(part)) is not None and (name not in anchors or owners != {anchors[name][0]}):
-                return True
-    return False
-
-
 def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict],
                   anchored: dict[str, list], worked_out: set[str]) -> list[str]:
     """After an edit that changed definitions but no import: the anchors of the units that look
     for definitions in a file whose definitions changed, in their link shards (``anchored``:
     file -> [its unit, those units, digests of its definitions and of their names], brought up to
     date here).  A file of those units whose walk may end elsewhere (an anchor of it names what is
-    no longer defined there, or ``_may_find_anew``) is walked again; the others' anchors into the changed
+    no longer defined there, or ``may_find_anew``) is walked again; the others' anchors into the changed
     files move with their definitions, the files they name staying the same.  Returns the units
     whose shards changed; ``worked_out`` gets the units with a file walked again (it may name
     other files now)."""
@@ -393,7 +372,7 @@ def _anchor_again(config: Config, moved: list[str], fresh_inputs: dict[str, dict
         for rel, links in unit_links(unit).items():
             anchors = links.get("anchors", {})
             # a file's names are read only when a file it looks in gained or lost a name
-            if whole or _lost_anchor(anchors, changed) or (renamed and _may_find_anew(
+            if whole or lost_anchor(anchors, changed) or (renamed and may_find_anew(
                     anchors, links.get("deps", []), unit_inputs(unit).get(rel, {}), renamed)):
                 walked.setdefault(unit, []).append(rel)
                 continue

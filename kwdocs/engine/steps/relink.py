@@ -1,6 +1,7 @@
 """The link step's incremental path for an edit that changed imports: only the edited files'
 import records are resolved again, and a change that leaves every resolved import where it was
-(an import of the standard library added, lines moved) rewrites only what holds their lines."""
+(an import of the standard library added, lines moved) rewrites only what holds their lines.
+For an edit that changed definitions: which files' look-ups for them are made again."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -8,7 +9,7 @@ from itertools import pairwise
 
 from kwdocs.config import Config
 from kwdocs.engine.steps.common import digest
-from kwdocs.extract.links import resolve_links
+from kwdocs.extract.links import resolve_links, uses_and_mentions
 from kwdocs.languages import RESOLVERS, resolver
 from kwdocs.store.state import LINK_REQUESTS, LINKS, load_shard, save_shard
 
@@ -147,3 +148,24 @@ def _move_uses(rel: str, links: dict, moved: dict[int, int], unit_of: Mapping[st
             at.sort()
         touched.add(unit_of[place])
     return True
+
+
+def lost_anchor(anchors: dict[str, list], changed: dict[str, dict]) -> bool:
+    """Whether an anchor of a file is into one of the ``changed`` files (file -> its definitions
+    now) under a name it no longer defines: its walk must be made again."""
+    return any(found[0] in changed and name.rpartition(".")[2] not in changed[found[0]]
+               for name, found in anchors.items())
+
+
+def may_find_anew(anchors: dict[str, list], deps: list[dict], info: dict, renamed: dict[str, set[str]]) -> bool:
+    """Whether a name a file imports or mentions has a part that a file whose names changed
+    (``renamed``: name -> those of them defining it) defines, where the file did not find it:
+    a name added there may be where its walk ends now.  Otherwise its anchors only move with
+    their definitions."""
+    names = [*uses_and_mentions(info), *(f"{dep.get('module', '')}.{name}" for dep in deps
+                                        for name in dep.get("names", ()) if name != "*")]
+    for name in names:
+        for part in name.split("."):
+            if (owners := renamed.get(part)) is not None and (name not in anchors or owners != {anchors[name][0]}):
+                return True
+    return False
