@@ -139,12 +139,12 @@ def kept_row(cached: RowCache, name: str, inputs: list, render: Callable[[], str
 def folder_pages(config: Config, renderer: Renderer, folder: str, file_rows: list[str], parts: list[dict],
                  subfolders: list[dict], total_files: int, importance: dict | None = None,
                  formats: Sequence[Format] = (), row_items: Sequence[tuple[str, list]] = (),
-                 diagrams: dict | object | None = model.MADE_HERE) -> dict[str, str]:
+                 diagrams: dict | None = None) -> dict[str, str]:
     """``index.md`` and ``doc.md`` of one folder, from its index's file rows as rendered
     (``file_rows``), its units' ``model.folder_part`` and linking's counts of uses (``importance``);
     and in each of ``formats``, from the same models, the index's rows made from ``row_items``
     (each file's name and ``model.file_row_inputs``, in the rows' order).  ``diagrams``: the
-    folder's (``diagrams.folder_diagrams``) when the caller kept them."""
+    folder's (``diagrams.folder_diagrams``, None for none)."""
     index_path, doc_path = layout.index_page(folder), layout.doc_page(folder)
     index_model = model.folder_index_model(
         folder, project=config.project_name, file_rows=file_rows, subfolders=subfolders, has_keyword_index=True)

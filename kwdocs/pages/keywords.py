@@ -99,10 +99,17 @@ def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entri
     """``read_entries`` and the table's seal ('' when missing or damaged): what a page's kept rows
     name as the table they were rendered from."""
     body, seal = output.read_sealed_and_seal(path, strict)
+    table = letter_table(body or b"")
+    return ({}, "") if table is None else (table, seal)
+
+
+def letter_table(body: bytes) -> dict[str, Entries] | None:
+    """A letter's table (``table_text``) read back from its text, unit -> its entries; None when
+    the text is not UTF-8."""
     try:
-        text = (body or b"").decode("utf-8")
+        text = body.decode("utf-8")
     except ValueError:
-        return {}, ""
+        return None
     table: dict[str, Entries] = {}
     for line in text.split("\n"):
         unit, _, rest = line.partition("\t")
@@ -111,7 +118,7 @@ def read_letter_table(path: Path, strict: bool = False) -> tuple[dict[str, Entri
             table[orjson.loads(unit)] = (int(count), entries)   # orjson: 2,800 names a letter
         except ValueError:
             continue
-    return table, seal
+    return table
 
 
 def splice_table(body: bytes, changes: Mapping[str, Entries]) -> tuple[str, int, dict[str, str]] | None:

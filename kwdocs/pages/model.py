@@ -1421,17 +1421,12 @@ def _purposes_summary(purposes: list[list[str]], importance: dict[str, dict]) ->
                 more=max(0, len(purposes) - FOLDER_PURPOSES))
 
 
-MADE_HERE = object()
-"""``folder_doc_model``'s default: the diagrams made from ``importance``."""
-
-
 def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders: list[dict],
                      total_files: int, importance: dict[str, dict] | None = None,
-                     folder_diagrams: dict | object | None = MADE_HERE) -> dict:
+                     folder_diagrams: dict | None = None) -> dict:
     """``parts``: the ``folder_part`` of each unit of the folder; ``importance``: linking's
-    counts of uses of its files (``{file name: {"users": n, "names": {name: n}}}``) and what
-    its ``diagrams`` show (``deps``, ``classes``); ``folder_diagrams``: those diagrams
-    (``diagrams.folder_diagrams``) when the caller has them."""
+    counts of uses of its files (``{file name: {"users": n, "names": {name: n}}}``);
+    ``folder_diagrams``: its diagrams (``diagrams.folder_diagrams``, None for none)."""
     page = layout.doc_page(folder)
     merged = merge_folder_parts(parts)
     importance = importance or {}
@@ -1458,5 +1453,5 @@ def folder_doc_model(folder: str, *, project: str, parts: list[dict], subfolders
         parent_display=folder_display(posixpath.dirname(folder)) if folder else "",
         subfolders=[dict(name=posixpath.basename(sub["folder"]), link=layout.link(page, layout.doc_page(sub["folder"])))
                     for sub in subfolders],
-        diagrams=diagrams.folder_diagrams(folder, importance) if folder_diagrams is MADE_HERE else folder_diagrams,
+        diagrams=folder_diagrams,
     )

@@ -140,14 +140,13 @@ def assemble(config: Config, folder_units: dict[str, list[str]], all_folders: li
 DIAGRAMS_KEPT_FILES = 1000   # a folder of this many files keeps its diagrams in the state
 
 
-def _diagrams(config: Config, folder: str, importance: dict[str, dict], keys: list[str]) -> dict | object | None:
-    """A large folder's diagrams (``diagrams.folder_diagrams``), kept in the state with a digest
-    of what they are made from (each file's ``deps`` and ``classes``, the code and templates'
-    keys) and made again when it differs: in ATen's ``ops`` (7,048 headers) the import graph
-    was most of a header edit's build, whose edits rarely change an include.  A smaller
-    folder's are made with its page (``model.MADE_HERE``)."""
+def _diagrams(config: Config, folder: str, importance: dict[str, dict], keys: list[str]) -> dict | None:
+    """The folder's diagrams (``diagrams.folder_diagrams``).  A large folder's are kept in the
+    state with a digest of what they are made from (each file's ``deps`` and ``classes``, the
+    code and templates' keys) and made again when it differs: in ATen's ``ops`` (7,048 headers)
+    the import graph was most of a header edit's build, whose edits rarely change an include."""
     if len(importance) < DIAGRAMS_KEPT_FILES:
-        return model.MADE_HERE
+        return diagrams.folder_diagrams(folder, importance)
     made_from = digest(keys, [[name, counts.get("deps"), counts.get("classes")] for name, counts in importance.items()])
     kept = load_shard(config, FOLDER_DIAGRAMS, folder)
     if kept.get("made_from") == made_from and "diagrams" in kept:

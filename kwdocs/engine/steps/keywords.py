@@ -70,15 +70,6 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
     changed_set = changed_units(config, units, changed)
     updated: list[str] = []     # the letters whose tables changed here
 
-    def table_of(letter: str) -> tuple[dict[str, keywords.Entries], str]:
-        """A letter's table, unit -> its entries, as the last build left it, and its seal."""
-        if fresh:
-            return {}, ""
-        path = keyword_table(config, letter)
-        if letter in meta.get("counts", {}) and output.read_state(path) is None:
-            raise StateDamaged(f"{path} is missing")
-        return keywords.read_letter_table(path, strict=True)
-
     def spliced_table(letter: str, changes: dict[str, keywords.Entries]) -> tuple[str, str, dict[str, str]]:
         """A letter's table after ``changes`` (unit -> its entries now) as text, the seal of the
         table before and each changed unit's entries before; its count of entries in ``counts``.
@@ -91,8 +82,10 @@ def index_keywords(config: Config, units: list[str], changed: list[str]) -> dict
         spliced = keywords.splice_table(raw, changes) if raw is not None else None
         if spliced is not None:
             body, total, olds = spliced
-        else:
-            table, before = table_of(letter)
+        else:   # the table as read, decoded whole
+            table = keywords.letter_table(raw) if raw is not None else None
+            if table is None:
+                table, before = {}, ""
             olds = {unit: table.get(unit, (0, "[]"))[1] for unit in changes}
             for unit, (count, text) in changes.items():
                 if count:
