@@ -364,3 +364,37 @@ def test_a_sphinx_label_or_document_is_never_linked_to_a_definition_of_that_name
     options = _anchor(out, "hooks.py_docs.md", "class", "HookOpts")
     assert _targets(described, "HookOpts") == {f"#{options}"}, described    # the :class: role, linked
     assert _targets(described, "firstresult") == _targets(described, "first result only") == set()
+
+
+RESULT = '''"""Results."""
+
+
+class Result:
+    """A result."""
+
+    @property
+    def exception(self) -> BaseException | None:
+        """The exception, if any."""
+
+    @property
+    def excinfo(self) -> tuple | None:
+        """The exception's info."""
+
+    def force_exception(self, exception: BaseException, note: str = ", ".join(["a", "b"])) -> None:
+        """Force the result to fail with ``exception``; see ``excinfo`` after."""
+'''
+
+
+def test_a_parameter_named_in_its_functions_doc_is_the_parameter_not_a_definition_of_that_name(tmp_path: Path):
+    """pluggy's ``Result.force_exception(self, exception)`` says ``exception``: its parameter, as
+    pdoc shows it, not the class's property of that name; a member that is no parameter still
+    links, and names in annotations, defaults or the return type are no parameters."""
+    from kwdocs.pages.model import _parameter_names
+    src, out = tmp_path / "src", tmp_path / "out"
+    _write(src, {"result.py": RESULT})
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q") == 0
+    page = (out / "result.py_docs.md").read_text()
+    force = page[page.index("**`force_exception`**"):]
+    assert "Force the result to fail with `exception`; see [`excinfo`](#" in force, force
+    assert _parameter_names("(self, x: Dict[str, T] = f(a, b), *args, **kw) -> Tuple[c, d]") == {
+        "self", "x", "args", "kw"}

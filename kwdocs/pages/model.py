@@ -456,9 +456,33 @@ def _source_names(path: str, entries: list[dict], symbols: list, links: dict | N
 _PARAMETER = re.compile(r"[(,]\s*\**(\w+)")
 
 
-def _besides(resolve: Callable[..., str], name: str) -> Callable[..., str]:
-    """``resolve``, but not for ``name``."""
-    return lambda asked, *rest, **options: "" if asked == name else resolve(asked, *rest, **options)
+_SIGNATURE_TOKEN = re.compile(r"[\[({]|[\])}]|,|[=:]|\**[A-Za-z_]\w*")
+
+
+def _parameter_names(signature: str) -> frozenset[str]:
+    """The parameters a Python signature's list names (``(self, x: Dict[str, T] = f(a, b))``:
+    ``self`` and ``x``), not what their annotations, defaults or the return type name."""
+    names: set[str] = set()
+    depth, expecting = 0, False     # expecting: at the list's level, right after ``(`` or a comma
+    for token in _SIGNATURE_TOKEN.finditer(signature):
+        text = token.group()
+        if text in "([{":
+            depth += 1
+            expecting = depth == 1
+        elif text in ")]}":
+            depth -= 1
+            if depth == 0:
+                break       # the parameter list ends: the return type names none
+        elif depth == 1:
+            if expecting and text not in ",=:":
+                names.add(text.lstrip("*"))
+            expecting = text == ","
+    return frozenset(names)
+
+
+def _besides(resolve: Callable[..., str], names: frozenset[str]) -> Callable[..., str]:
+    """``resolve``, but not for ``names``."""
+    return lambda asked, *rest, **options: "" if asked in names else resolve(asked, *rest, **options)
 
 
 def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Callable[..., str]]) -> None:
@@ -491,8 +515,12 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
         own = docstrings.PARSERS.get(str(symbol.get("doc_parser", "")), parse)
         entry["doc"] = None
         if doc:
-            # its own name, when a parameter has it too (``res.type = function(type)``), means the parameter
-            unlinked = symbol["name"] if symbol["name"] in _PARAMETER.findall(symbol.get("signature", "")) else ""
+            # a function's parameter named in its doc is the parameter: pluggy's ``force_exception(self,
+            # exception)`` says ``exception``, not its class's property of that name; so is its own name,
+            # when a parameter has it too (``res.type = function(type)``)
+            signature = symbol.get("signature", "")
+            unlinked = _parameter_names(signature) if python and symbol["kind"] in ("function", "method") \
+                else frozenset(_PARAMETER.findall(signature)) & {symbol["name"]}
             key = (own, doc, scope, unlinked)
             if key not in read:
                 read[key] = own(doc, _besides(resolve_here, unlinked) if unlinked else resolve_here)
