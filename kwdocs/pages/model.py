@@ -494,7 +494,7 @@ def _document(facts: Facts, entries: list[dict], make_resolver: Callable[[], Cal
     parse = docstrings.PARSERS.get(language.doc_parser, docstrings.comment_doc)
     python = language.python_module
     # a class's overloads and methods repeat a doc comment or a signature: read once per scope
-    read: dict[tuple[Callable[..., dict], str, str, str], dict] = {}
+    read: dict[tuple[Callable[..., dict], str, str, frozenset[str]], dict] = {}
     walked: dict[tuple[str, str], list[dict] | None] = {}
     for entry, symbol in zip(entries, facts.get("symbols", [])):
         doc = symbol.get("doc")
