@@ -1060,3 +1060,74 @@ def test_a_paragraph_after_sphinx_fields_is_prose_and_code_not_the_last_field(tm
     assert "*Returns:*\n\n  - `requests.Response`: `Response` object\n" in entry, entry
     assert "  Usage:\n\n```python\n>>> import requests\n>>> req = requests.request('GET', " in entry, entry
     assert "Usage::" not in entry
+
+
+_ENTRY = re.compile(r"^( *)- <a id=\"[^\"]+\"></a>[^*\n]*\*\*`([^`]+)`\*\*[^\n]*\(\[line (\d+)\]", re.MULTILINE)
+
+
+def _listed(page: str) -> list[tuple[str, str]]:
+    """Code Structure's entries as a reader sees the nested list: each name with the name of the
+    entry it is nested under ('' at the top), in the order listed."""
+    structure = page.split("### Code Structure", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    found: list[tuple[str, str]] = []
+    open_items: list[tuple[int, str]] = []      # (indentation, name) of the items around
+    for match in _ENTRY.finditer(structure):
+        indent, name = len(match.group(1)), match.group(2)
+        while open_items and open_items[-1][0] >= indent:
+            open_items.pop()
+        found.append((name, open_items[-1][1] if open_items else ""))
+        open_items.append((indent, name))
+    return found
+
+
+def test_go_methods_are_listed_under_their_type_as_godoc_lists_them(tmp_path):
+    """godoc lists a type with its methods wherever in the file they are declared; a method
+    declared after another function was nested under that function, as if it were its own."""
+    source = ("package a\n\n// T is a thing.\ntype T int\n\n// Free is free.\nfunc Free() {}\n\n"
+              "// M is a method of T.\nfunc (t T) M() {}\n\nfunc helper() {}\n\n"
+              "// N is another method of T.\nfunc (t *T) N() {}\n")
+    listed = _listed(_docs_page(tmp_path, "a.go", source))
+    assert [pair for pair in listed if pair[0] != "a"] == [
+        ("T", ""), ("M", "T"), ("N", "T"), ("Free", ""), ("helper", "")], listed
+
+
+def test_a_go_values_line_comment_documents_its_own_line_not_the_next(tmp_path):
+    """go/ast's ``Comment`` of a value is the comment ending its line: ``Invalid = iota //
+    Invalid UUID`` documents ``Invalid``; it was shown as the doc of the name on the next line
+    (google/uuid's ``RFC4122`` read "Invalid UUID")."""
+    source = ("package uuid\n\n// Constants returned by Variant.\nconst (\n"
+              "\tInvalid = Variant(iota) // Invalid UUID\n"
+              "\tRFC4122                 // The variant specified in RFC 4122.\n"
+              "\tReserved\n)\n\nvar (\n\trander = 1 // random function\n\tpoolEnabled = false\n)\n\n"
+              "type Option struct {\n\tName string // the option's name\n\tValue string\n}\n")
+    page = _docs_page(tmp_path, "uuid.go", source)
+    assert "Invalid UUID" in _definition(page, "Invalid")
+    rfc = _definition(page, "RFC4122")
+    assert "The variant specified in RFC 4122." in rfc and "Invalid UUID" not in rfc
+    reserved = _definition(page, "Reserved")
+    assert "Constants returned by Variant." in reserved and "RFC 4122" not in reserved
+    assert "random function" in _definition(page, "rander")
+    assert "random function" not in _definition(page, "poolEnabled")
+    assert "the option's name" in _definition(page, "Name")
+    assert "the option's name" not in _definition(page, "Value")
+
+
+def test_a_rust_line_comment_after_an_item_is_not_the_next_items_doc(tmp_path):
+    """``pub const A: u32 = 1; // the a`` ends A's line: B's doc is its own ``///`` alone."""
+    source = "pub const A: u32 = 1; // the a\n/// The b.\npub const B: u32 = 2;\n"
+    doc = _definition(_docs_page(tmp_path, "lib.rs", source), "B")
+    assert "The b." in doc and "the a" not in doc
+
+
+def test_cpp_members_nest_under_their_class_and_namespace_wherever_defined(tmp_path):
+    """Doxygen's nesting: ``namespace outer::inner {`` is ``inner`` inside ``outer``, an enum's
+    values on the enum's own line are its members, and an out-of-line method of a class from a
+    header sits in its namespace, never under the free function before it."""
+    source = ('#include "engine.h"\n\nnamespace outer::inner {\n\nstatic void helper() {}\n\n'
+              "void Engine::run(int x) {\n  helper();\n}\n\nenum class Mode { Fast, Slow };\n\n"
+              "}  // namespace outer::inner\n")
+    page = _docs_page(tmp_path, "engine.cpp", source)
+    assert dict(_listed(page)) == {"outer": "", "inner": "outer", "helper": "inner", "run": "inner",
+                                   "Mode": "inner", "Fast": "Mode", "Slow": "Mode"}, _listed(page)
+    purpose = page.split("## File Purpose\n\n", 1)[1].split("\n", 1)[0]
+    assert purpose.endswith("(namespace `outer::inner`)."), purpose

@@ -113,7 +113,8 @@ def _fields(source: bytes, body, owner: str, symbols: list) -> None:
         for name in field.children_by_field_name("name"):
             text = ts.text_of(source, name)
             if text[:1].isupper():
-                symbols.append(_definition(source, text, "variable", field, parent=owner, detail="field"))
+                symbols.append(_with_line_comment(
+                    source, _definition(source, text, "variable", field, parent=owner, detail="field"), field))
 
 
 def _values(source: bytes, declaration, kind: str, symbols: list) -> None:
@@ -130,10 +131,19 @@ def _values(source: bytes, declaration, kind: str, symbols: list) -> None:
     for spec in specs:
         anchor = spec if grouped else declaration
         for name in spec.children_by_field_name("name"):
-            symbol = _definition(source, ts.text_of(source, name), kind, name, anchor=anchor, with_signature=False)
+            symbol = _with_line_comment(source, _definition(source, ts.text_of(source, name), kind, name,
+                                                            anchor=anchor, with_signature=False), anchor)
             if group_doc and "doc" not in symbol:
                 symbol["doc"] = group_doc
             symbols.append(symbol)
+
+
+def _with_line_comment(source: bytes, symbol: dict[str, Any], node: Node) -> dict[str, Any]:
+    """``symbol``, documented by the comment ending its line (``Invalid = iota // Invalid UUID``,
+    go/ast's ``Comment``) when no comment above documents it."""
+    if "doc" not in symbol and (comment := ts.trailing_comment(source, node)):
+        symbol["doc"] = comment
+    return symbol
 
 
 def extract_go_mod(text: str) -> dict[str, Any]:

@@ -142,6 +142,8 @@ def doc_comment(source: bytes, node: Node, labels: bool = True) -> str:
     while sibling is not None and "comment" in sibling.type and sibling.end_point[0] >= expected - 1:
         if source.startswith((b"//!", b"/*!", b"#!"), sibling.start_byte):
             break  # a file's or module's own comment, not this declaration's
+        if _after_code(source, sibling):
+            break  # ``X = 1 // the x`` above: the line's own comment, not the next one's doc
         # a Rust line comment's node holds its line's end: no blank line between its lines
         lines[:0] = text_of(source, sibling).rstrip("\r\n").split("\n")
         expected = sibling.start_point[0]
@@ -150,6 +152,24 @@ def doc_comment(source: bytes, node: Node, labels: bool = True) -> str:
     if lines and all(line.lstrip().startswith("//") and not line.lstrip().startswith(("///", "//!"))
                      for line in lines) and labels and not_doc.is_label(doc):
         return ""   # ``// parsing`` names the section below, not its first definition
+    return "" if not_doc.is_licence(doc) else doc
+
+
+def _after_code(source: bytes, comment: Node) -> bool:
+    """Whether ``comment`` ends a line of code (``X = 1 // the x``)."""
+    start = comment.start_byte
+    return bool(source[source.rfind(b"\n", 0, start) + 1:start].strip())
+
+
+def trailing_comment(source: bytes, node: Node) -> str:
+    """The comment after ``node`` on its last line (``X = 1 // the x``), without markers: the
+    line's own words on it, as Go's ``Comment`` of a value or field."""
+    sibling = node.next_sibling
+    while sibling is not None and not sibling.is_named and sibling.start_point[0] == node.end_point[0]:
+        sibling = sibling.next_sibling     # a ``,`` or ``;`` before the comment
+    if sibling is None or "comment" not in sibling.type or sibling.start_point[0] != node.end_point[0]:
+        return ""
+    doc = clean_comment(text_of(source, sibling).rstrip("\r\n").split("\n"))
     return "" if not_doc.is_licence(doc) else doc
 
 

@@ -140,31 +140,104 @@ def kind_label(symbol: Mapping) -> str:
     return f"{symbol['kind']} {detail}" if detail == "declaration" else f"{detail} {symbol['kind']}"
 
 
-def _depths(symbols: Sequence[Mapping]) -> list[int]:
-    """How deep each definition nests under the classes and namespaces listed before it.
+_CONTAINERS = frozenset(("class", "namespace", "type"))
 
-    A C++ method's parent is its class (``GradMode``), itself inside a namespace
-    (``c10``): the chain, not the parent's spelling, gives the depth.
+
+def _holders(symbols: Sequence[Mapping]) -> tuple[list[int], list[int]]:
+    """The index of the definition each symbol is listed under (-1: none, at the top), and the
+    order the symbols are taken in: the file's, a line's class, namespace or type before the
+    rest of the line (``enum class E { A, B };``'s ``A`` sorts before ``E``).
+
+    A member goes under the latest definition its parent names: a class, namespace or type, or a
+    top-level definition (an object literal's members).  A Go method or a C++ method defined
+    out of line may come after other definitions: it is listed under its type all the same, as
+    godoc and Doxygen list it, never under whatever came just before.  A parent the file does not
+    define (``TensorMaker::make_tensor`` of a class in a header) is looked for without its last
+    part (the namespace ``c10`` of ``c10::GradMode``), else under the namespace the definition
+    before it is in (``namespace at {``), else at the top.
     """
-    known: dict[str, int] = {}
-    depths = []
-    for symbol in symbols:
-        parent = symbol.get("parent")
-        if not parent:
-            depth = 0
-        elif parent in known:
-            depth = min(4, known[parent] + 1)
-        else:
-            depth = min(4, 1 + parent.count(".") + parent.count("::"))
-        if symbol["kind"] in ("class", "namespace"):
-            known[symbol["name"]] = depth
+    named: dict[str, int] = {}
+    holders = [-1] * len(symbols)
+    taken = sorted(range(len(symbols)), key=_taking_order(symbols))
+    last = -1
+    for index in taken:
+        symbol = symbols[index]
+        parent = symbol.get("parent") or ""
+        look = parent
+        while look:
+            holders[index] = named.get(look, -1)
+            if holders[index] >= 0:
+                break
+            cut = max(look.rfind("::"), look.rfind("."))
+            look = look[:cut] if cut > 0 else ""
+        if parent and holders[index] < 0:
+            holders[index] = _namespace_around(symbols, holders, last)
+        last = index
+        kind, name = symbol["kind"], symbol["name"]
+        if kind in _CONTAINERS or (not parent and kind in _DEFINITION_KINDS):
+            named[name] = index
             if parent:
-                known[f"{parent}.{symbol['name']}"] = known[f"{parent}::{symbol['name']}"] = depth
-        elif symbol["kind"] in ("function", "method"):   # its local classes and functions nest under it
-            qualified = f"{parent}.{symbol['name']}" if parent else symbol["name"]
-            known[f"{qualified}.<locals>"] = depth
-        depths.append(depth)
+                named[f"{parent}.{name}"] = named[f"{parent}::{name}"] = index
+        if kind in ("function", "method"):   # its local classes and functions go under it
+            named[f"{parent}.{name}.<locals>" if parent else f"{name}.<locals>"] = index
+    return holders, taken
+
+
+def _taking_order(symbols: Sequence[Mapping]) -> Callable[[int], tuple[int, int]]:
+    """The sort key of ``_holders``' order: by line, and on a line its containers first, outer
+    before inner (``namespace torch::autograd {`` gives ``autograd``, ``torch`` on one line)."""
+    on_line: dict[tuple[int, str], str] = {}    # (line, container) -> its parent
+    for symbol in symbols:
+        if symbol["kind"] in _CONTAINERS:
+            on_line[symbol["line"], symbol["name"]] = symbol.get("parent") or ""
+
+    def key(index: int) -> tuple[int, int]:
+        symbol = symbols[index]
+        if symbol["kind"] not in _CONTAINERS:
+            return symbol["line"], len(symbols)
+        rank, parent = 0, symbol.get("parent") or ""
+        while (symbol["line"], parent) in on_line and rank < len(symbols):
+            rank, parent = rank + 1, on_line[symbol["line"], parent]
+        return symbol["line"], rank
+    return key
+
+
+def _namespace_around(symbols: Sequence[Mapping], holders: list[int], index: int) -> int:
+    """The innermost namespace (not a Go package) that ``index`` is listed in, or is; -1: none."""
+    while index >= 0 and (symbols[index]["kind"] != "namespace" or symbols[index].get("detail") == "package"):
+        index = holders[index]
+    return index
+
+
+LISTED_DEPTH = 8    # the deepest Code Structure nests (``namespace torch::jit::tensorexpr::analysis`` is four)
+
+
+def _depths(symbols: Sequence[Mapping]) -> list[int]:
+    """How deep each symbol is listed (``_holders``), ``LISTED_DEPTH`` levels at most."""
+    holders, taken = _holders(symbols)
+    depths = [0] * len(symbols)
+    for index in taken:     # a holder is always taken before its members
+        holder = holders[index]
+        depths[index] = 0 if holder < 0 else min(LISTED_DEPTH, depths[holder] + 1)
     return depths
+
+
+def listing_order(symbols: Sequence[Mapping]) -> list[int]:
+    """The symbols' indices in the order Code Structure lists them: each member right after its
+    holder and the holder's earlier members (``_holders``), which is the file's own order wherever
+    members follow their holder, as a class body's do."""
+    holders, taken = _holders(symbols)
+    members: dict[int, list[int]] = {}
+    for index in taken:
+        if holders[index] >= 0:
+            members.setdefault(holders[index], []).append(index)
+    order: list[int] = []
+    waiting = [index for index in reversed(taken) if holders[index] < 0]
+    while waiting:
+        index = waiting.pop()
+        order.append(index)
+        waiting += reversed(members.get(index, ()))
+    return order
 
 
 def top_definitions(facts: Facts) -> dict[str, str]:
@@ -241,10 +314,10 @@ class DocsInput:
         self.page = layout.docs_page(self.path)
         self.findings = facts.get("findings", {})
         self.entries = symbol_entries(facts) if entries is None else entries
-        self.structure: list[dict] = []
-        self.other_keywords: list[dict] = []
-        for entry in self.entries:
-            (self.structure if entry["definition"] else self.other_keywords).append(entry)
+        # every entry as Code Structure nests them: a member under its holder (``listing_order``)
+        self.listed = [self.entries[index] for index in listing_order(facts.get("symbols", []))]
+        self.structure = [entry for entry in self.listed if entry["definition"]]
+        self.other_keywords = [entry for entry in self.entries if not entry["definition"]]
         for entry in self.structure:
             entry["source_link"] = layout.lines_link(src_link, self.path, entry["line"], entry["end"],
                                                      source_url, source_ref)
@@ -260,7 +333,7 @@ class DocsInput:
 
     @functools.cached_property
     def purpose_and_overview(self) -> tuple[list[str], list[str], str, dict | None]:
-        return _purpose_and_overview(self.facts, self.entries, self.findings)
+        return _purpose_and_overview(self.facts, self.listed, self.findings)
 
     @functools.cached_property
     def odd_names(self) -> list[str]:
@@ -948,7 +1021,8 @@ def _importance(entry: dict, stem: str) -> tuple:
 
 def _outside_classes(entries: list[dict]) -> list[tuple[dict, str]]:
     """The entries of a C/C++ file that are not inside a class, each with the namespaces around
-    it (``at::cuda``): its members are the class's, not the file's."""
+    it (``at::cuda``): its members are the class's, not the file's (``entries`` as they are
+    listed, each under its holder)."""
     found = []
     # per enclosing level: the namespaces' path down to it, or None once a level is not a namespace
     around: list[str | None] = []
