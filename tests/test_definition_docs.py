@@ -1131,3 +1131,17 @@ def test_cpp_members_nest_under_their_class_and_namespace_wherever_defined(tmp_p
                                    "Mode": "inner", "Fast": "Mode", "Slow": "Mode"}, _listed(page)
     purpose = page.split("## File Purpose\n\n", 1)[1].split("\n", 1)[0]
     assert purpose.endswith("(namespace `outer::inner`)."), purpose
+
+
+def test_a_rust_files_purpose_names_its_pub_items_first(tmp_path):
+    """rustdoc lists a crate's ``pub`` items: log's ``lib.rs`` began "Defines `AtomicUsize`,
+    `LOGGER`, `UNINITIALIZED`", private fallbacks of its own; a file with nothing ``pub`` (an
+    example's ``main``) is still named by what it defines."""
+    source = ("/// A fallback for targets without atomics.\nstruct AtomicUsize { v: usize }\n\n"
+              "/// The logger in use.\nstatic mut LOGGER: usize = 0;\n\n"
+              "/// An event's level.\npub enum Level { Error, Warn }\n\npub fn logger() -> usize { 0 }\n")
+    purpose = _docs_page(tmp_path, "lib.rs", source).split("## File Purpose\n\n", 1)[1].split("\n", 1)[0]
+    assert purpose.startswith("Defines `Level`, `logger` and 2 more"), purpose
+    (tmp_path / "example").mkdir()
+    example = _docs_page(tmp_path / "example", "main.rs", "fn helper() {}\n\nfn main() { helper(); }\n")
+    assert example.split("## File Purpose\n\n", 1)[1].startswith("Defines `main`, `helper`"), example

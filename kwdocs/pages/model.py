@@ -1036,9 +1036,10 @@ def _outside_classes(entries: list[dict]) -> list[tuple[dict, str]]:
     return found
 
 
-# languages whose exported names lead, as their documentation tool lists them (``go doc``);
-# Rust's and TypeScript's would drop an example's ``main`` and trait impls from the sentence
-_EXPORTING = frozenset({"go"})
+# languages whose exported names lead, as their documentation tool lists them (``go doc``,
+# rustdoc's ``pub`` items); a file exporting none (an example's ``main``, a file of trait
+# impls) is named by what it defines
+_EXPORTING = frozenset({"go", "rust"})
 
 
 def _defines_sentence(entries: list[dict], c_family: bool, stem: str, language: str = "", path: str = "") -> str:
