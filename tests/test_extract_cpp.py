@@ -619,3 +619,29 @@ def test_a_documented_template_declaration_is_not_documentation_of_its_specializ
     found = [(s["line"], s.get("doc", "")) for s in extract(text, "a.h")["symbols"]]
     assert found == [(3, "Partial template specializations to process attributes."),
                      (7, "Process a name."), (10, "")]
+
+
+def test_a_macro_wrapping_the_return_type_hides_no_declaration() -> None:
+    """cJSON declares its whole API as ``CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *value);``
+    and ``internal_malloc`` behind a calling convention (``void * CJSON_CDECL internal_malloc(``):
+    Doxygen and ctags list them; none of the 78 was found, and the helpers were methods of a
+    class ``CJSON_CDECL``."""
+    header = ("#define CJSON_PUBLIC(type) type\n#define CJSON_CDECL __cdecl\n\n"
+              "/* Supply a block of JSON, and this returns a cJSON object you can interrogate. */\n"
+              "CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *value);\n"
+              "CJSON_PUBLIC(const char *) cJSON_GetErrorPtr(void);\n"
+              "CJSON_PUBLIC(void) cJSON_Delete(cJSON *item);\n"
+              "C10_DEPRECATED_MESSAGE(\"use g\") void f(int x);\n")
+    facts = extract(header, "cJSON.h")
+    parse = symbol(facts, "cJSON_Parse", "function")
+    assert parse["signature"] == "cJSON * cJSON_Parse(const char *value)"
+    assert parse["doc"].startswith("Supply a block of JSON")
+    assert symbol(facts, "cJSON_GetErrorPtr", "function")["signature"] == "const char * cJSON_GetErrorPtr(void)"
+    assert symbol(facts, "cJSON_Delete", "function")["line"] == 7
+    assert symbol(facts, "f", "function")["signature"] == "void f(int x)"
+    source = ("static void * CJSON_CDECL internal_malloc(size_t size)\n{\n    return malloc(size);\n}\n\n"
+              "CJSON_PUBLIC(cJSON *) cJSON_Parse(const char *value)\n{\n    return 0;\n}\n")
+    facts = extract(source, "cJSON.c")
+    helper = symbol(facts, "internal_malloc", "function")
+    assert "parent" not in helper and helper["signature"] == "static void * internal_malloc(size_t size)"
+    assert symbol(facts, "cJSON_Parse", "function")["line"] == 6

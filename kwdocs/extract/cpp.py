@@ -80,10 +80,10 @@ _BALANCED = r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"
 # ``_`` that precedes the telling word, then widened to the whole word.
 # The lookaheads only fail early what the alternation would fail (snake_case names).
 _ATTRIBUTE_TAIL = re.compile(
-    r"_(?=[A-Z0-9_])[A-Z0-9_]*?(?=[ACDEFHINOUV])"
+    r"_(?=[A-Z0-9_])[A-Z0-9_]*?(?=[ACDEFHINOSUV])"
     r"(?:API|EXPORT|IMPORT|HIDDEN|VISIBLE|VISIBILITY|HOST|DEVICE|INLINE|CONSTEXPR"
     r"|ALIGNAS|ALIGNED|CONSTEVAL|NODISCARD|DEPRECATED|NOEXCEPT|UNUSED|ATTRIBUTE|NORETURN|FINAL"
-    r"|OVERRIDE|INTRINSIC|FUNC)[A-Z0-9_]*(?![\w])"
+    r"|OVERRIDE|INTRINSIC|FUNC|CDECL|STDCALL|FASTCALL)[A-Z0-9_]*(?![\w])"
     # with arguments, a name must follow (``F_INLINE(x) {`` would be a function) ...
     r"(?:[ \t]*" + _BALANCED + r"(?=[ \t\n]+(?:[A-Za-z_~:]|/\*))"
     # ... without, also a class body or base list (``class A PROTOBUF_FINAL :``)
@@ -187,7 +187,7 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
             continue  # the tail of a lower-case name (``my_API``)
         if _in_directive(padded, start):
             continue  # ``#define TORCH_API ...``, ``#if defined(C10_API)``: keep directives
-        spans.append((start, match.end()))
+        spans += _macro_spans(padded, start, match.end())
     # a pattern that needs a word or character the text lacks is not run: on a small file
     # the call costs more than the scan
     for keyword, pattern in _CLASS_MACROS:
@@ -200,8 +200,11 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
         if (padded[start - 1] in " \t*&" and padded[start - 2] not in " \t\n(,"
                 and not _in_directive(padded, start)):
             spans.append((start, match.end()))  # after a type, not at a line's start
-    spans += [m.span(1) for m in _DECL_MACROS[cuda].finditer(padded)
-              if _names_follow(padded, m.end(1))]
+    for match in _DECL_MACROS[cuda].finditer(padded):
+        blanked = _macro_spans(padded, *match.span(1))
+        # kept, a wrapped type (``CJSON_PUBLIC(cJSON *)``) is the type a name follows
+        if _names_follow(padded, match.end(1)) or (len(blanked) > 1 and _IDENTIFIER.match(padded, match.end(1))):
+            spans += blanked
     caps_lines = [m.start() for m in _CAPS_LINE.finditer(padded)]
     spans += [m.span(1) for m in _matches_at(_MACRO_LINE, padded, caps_lines)
               if padded[m.start() - 1:m.start()] != "\\"  # a ``#define`` body's last line
@@ -219,6 +222,21 @@ def _prepare(text: str, cuda: bool) -> tuple[str, list[tuple[int, int]]]:
         if "\\\n" in text:
             spans += [m.span() for m in _COMMENT_IN_MACRO.finditer(padded)]
     return _blank_spans(padded, spans)[1:], dead
+
+
+# ``CJSON_PUBLIC(cJSON *) cJSON_Parse(``: a macro whose one argument is the declaration's type
+_TYPE_ARGUMENT = re.compile(r"\(([ \t]*(?:(?:const|volatile|struct|enum|union|unsigned|signed)[ \t]+)*"
+                            r"[A-Za-z_][\w:]*(?:[ \t]*<[^()<>\n]*>)?[ \t*&]*)\)")
+
+
+def _macro_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans to blank of the macros ``text[start:end]`` before a declaration's name: all of
+    them, but for a macro wrapping the return type (``CJSON_PUBLIC(cJSON *)``) the type itself,
+    without which the declaration would be read as a call (cJSON's whole API was missed)."""
+    found = _TYPE_ARGUMENT.search(text, start, end)
+    if found is None or "(" in text[found.end():end] or "(" in text[start:found.start()]:
+        return [(start, end)]
+    return [(start, found.start(1)), (found.end(1), end)]
 
 
 def _matches_at(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[re.Match[str]]:
