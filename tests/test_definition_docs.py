@@ -1145,3 +1145,16 @@ def test_a_rust_files_purpose_names_its_pub_items_first(tmp_path):
     (tmp_path / "example").mkdir()
     example = _docs_page(tmp_path / "example", "main.rs", "fn helper() {}\n\nfn main() { helper(); }\n")
     assert example.split("## File Purpose\n\n", 1)[1].startswith("Defines `main`, `helper`"), example
+
+
+def test_a_line_inside_a_block_comment_starting_with_slashes_is_its_text(tmp_path):
+    """ky writes its JSDoc without leading stars, tab-indented, with ``//=> false`` in an
+    example: that line is the example's text, not a comment marker; stripped, it left the other
+    lines' shared tab in place and the whole doc was shown as an indented code block."""
+    source = ("export interface Options {\n\t/**\n\tHTTP headers used to make the request.\n\n"
+              "\t@example\n\t```\n\tconsole.log('rainbow' in response);\n\t//=> false\n\t```\n\t*/\n"
+              "\theaders?: string;\n}\n")
+    page = _docs_page(tmp_path, "options.ts", source)
+    doc = _definition(page, "headers")
+    assert "\n    HTTP headers used to make the request.\n" in doc, doc
+    assert "console.log('rainbow' in response);\n//=> false\n```" in page, page

@@ -128,6 +128,7 @@ def signature(source: bytes, node: Node, body: Node | None) -> str:
 
 # one blank after the marker is the comment's; a tab is the text's (a Go doc comment's code block)
 _COMMENT_MARK = re.compile(r"^\s*(?:/\*+!?|\*+/|\*(?!/)|///?!?|--+\[*=*\[*|#+|;+) ?")
+_BLOCK_MARK = re.compile(r"^\s*(?:\*+/|\*(?!/)) ?")     # a ``/* */`` line's own ``*``, or its end
 _COMMENT_END = re.compile(r"\s*(?:\*+/|\]=*\])\s*$")
 _DIRECTIVE = re.compile(r"^(?:go:|nolint|eslint|@ts-|prettier-|jshint|istanbul |tslint|shellcheck |@(?:no)?flow\b)")
 
@@ -176,8 +177,13 @@ def trailing_comment(source: bytes, node: Node) -> str:
 def clean_comment(lines: list[str]) -> str:
     """Comment text without ``//``, ``/** */``, ``--``, ``#`` markers or tool directives."""
     kept: list[str] = []
+    in_block = False    # inside a ``/* */``: a line's ``//`` or ``#`` is its text (``//=> false``)
     for line in lines:
-        line = _COMMENT_END.sub("", _COMMENT_MARK.sub("", line, count=1)).rstrip()
+        opens = not in_block and line.lstrip().startswith("/*")
+        closes = "*/" in (line[line.index("/*") + 2:] if opens else line)
+        line = (_BLOCK_MARK if in_block else _COMMENT_MARK).sub("", line, count=1)
+        in_block = (opens or in_block) and not closes
+        line = _COMMENT_END.sub("", line).rstrip()
         if _DIRECTIVE.match(line.strip()) or not_doc.is_note(line):
             continue
         kept.append("" if not_doc.is_divider(line) else line)   # a banner is no one's words
