@@ -1158,3 +1158,25 @@ def test_a_line_inside_a_block_comment_starting_with_slashes_is_its_text(tmp_pat
     doc = _definition(page, "headers")
     assert "\n    HTTP headers used to make the request.\n" in doc, doc
     assert "console.log('rainbow' in response);\n//=> false\n```" in page, page
+
+
+def test_a_typescript_object_type_alias_lists_its_members_as_typedoc_does(tmp_path):
+    """TypeDoc lists ``type KyOptions = { ... }``'s properties with their docs ("Type
+    declaration"); the page showed the whole literal as one signature, its JSDoc inside, and no
+    member. A property's own type (``context: {request: Request}``) holds no member of it."""
+    source = ("/** Custom options. */\nexport type Options = {\n\t/** Shortcut for sending JSON. */\n"
+              "\tjson?: unknown;\n\tparse?: (text: string, context: {request: Request}) => unknown;\n};\n")
+    page = _docs_page(tmp_path, "options.ts", source)
+    assert dict(_listed(page)) == {"Options": "", "json": "Options", "parse": "Options"}, _listed(page)
+    assert "**`Options`** `type Options`" in page and "/**" not in _definition(page, "Options")
+    assert "Shortcut for sending JSON." in _definition(page, "json")
+
+
+def test_a_link_whose_text_holds_code_spans_is_a_link_of_that_text(tmp_path):
+    """``[`reviver` option of `JSON.parse()`](url)`` is a link whose words hold two code spans;
+    it was shown as one code span reading ``reviver` option of `JSON.parse()``."""
+    source = ("/**\n * Parse JSON with [`reviver` option of `JSON.parse()`](https://example.com/parse).\n"
+              " * See [`Parser`](https://example.com/parser).\n */\nexport function parse(text: string) {}\n")
+    doc = _definition(_docs_page(tmp_path, "parse.ts", source), "parse")
+    assert "[reviver option of JSON.parse()](https://example.com/parse)" in doc, doc
+    assert "[`Parser`](https://example.com/parser)" in doc, doc

@@ -141,13 +141,15 @@ class _Walker:
             our_kind, detail = _TYPES[kind]
             name = ts.unquote(self.name(node))  # ``declare module "fs"`` names the module ``fs``
             body = node.child_by_field_name("body")
-            self.symbols.append(self.define(name, our_kind, node, anchor=anchor,
-                                            body=body if kind != "type_alias_declaration" else None,
+            if kind == "type_alias_declaration":    # ``type Options = { ... }``: its members, as TypeDoc's
+                value = node.child_by_field_name("value")      # "Type declaration" lists them
+                body = value if value is not None and value.type == "object_type" else None
+            self.symbols.append(self.define(name, our_kind, node, anchor=anchor, body=body,
                                             detail=detail, parent=parent))
             if body is not None and kind == "enum_declaration":
                 self.enum_members(body, name)
             elif body is not None:
-                self.walk(body, name, kind != "interface_declaration")
+                self.walk(body, name, kind not in ("interface_declaration", "type_alias_declaration"))
             return
         if kind == "construct_signature":  # ``new (x: T): C`` in an interface or declaration
             self.symbols.append(self.define("new", "method", node, anchor=anchor, parent=parent))
@@ -185,6 +187,8 @@ class _Walker:
                 # a class's or interface's property, as TypeDoc lists it (private ones are not its API)
                 self.symbols.append(self.define(name, "variable", node, anchor=anchor,
                                                 body=value, detail="property", parent=parent))
+            if kind == "property_signature":    # a type: ``{request: Request}`` in it is no member of the owner
+                return
         self.walk(node, parent, False)
 
     def enum_members(self, body, parent: str) -> None:

@@ -480,6 +480,12 @@ def _closing_parenthesis(text: str, start: int) -> int:
     return -1
 
 
+def _one_code_span(label: str) -> bool:
+    """Whether a link's text is one code span and nothing else (``[`Parser`]``)."""
+    run = _run(label, 0, "`") if label.startswith("`") else 0
+    return bool(run) and len(label) > 2 * run and _closing_ticks(label, run, run) == len(label) - run
+
+
 def _closing_ticks(text: str, start: int, run: int) -> int:
     """Where the run of exactly ``run`` backticks closing a code span opened before ``start`` is, or -1."""
     for match in re.finditer(r"`+", text[start:]):
@@ -575,14 +581,14 @@ def markdown_spans(text: str, resolve: Resolver = _no_resolver, *, rust: bool = 
                     after = end + 1
             elif label.lower() in references:
                 target = references[label.lower()]
-            elif label.startswith("`") and label.endswith("`") and len(label) > 2:
+            elif _one_code_span(label):
                 target = label.strip("`")    # ``[`Parser`]``: a name, a link when kwdocs knows it
             if target is None:
                 plain.append(text[index:opening + 1])
                 index = opening + 1
                 continue
             flush()
-            code = label.startswith("`") and label.endswith("`") and len(label) > 2
+            code = _one_code_span(label)    # ``[`reviver` option of `JSON.parse()`](...)`` is words
             shown = _code_text(label.strip("`")) if code else "".join(
                 span["v"] for span in markdown_spans(label, rust=rust))
             name_link = _cross_reference(target.split("#", 1)[0], resolve, rust) if not image else None
