@@ -1180,3 +1180,24 @@ def test_a_link_whose_text_holds_code_spans_is_a_link_of_that_text(tmp_path):
     doc = _definition(_docs_page(tmp_path, "parse.ts", source), "parse")
     assert "[reviver option of JSON.parse()](https://example.com/parse)" in doc, doc
     assert "[`Parser`](https://example.com/parser)" in doc, doc
+
+
+def test_a_numbered_list_in_a_doc_keeps_its_numbers(tmp_path):
+    """TypeDoc, rustdoc and pdoc show ``1. Parse JSON`` as a numbered list; it was bulleted."""
+    source = ("/**\n * Use-cases:\n * 1. Parse JSON via bourne.\n * 2. Parse JSON with a reviver.\n */\n"
+              "export function parse(text: string) {}\n")
+    doc = _definition(_docs_page(tmp_path, "parse.ts", source), "parse")
+    assert "\n  1. Parse JSON via bourne.\n  2. Parse JSON with a reviver.\n" in doc, doc
+    (tmp_path / "r").mkdir()
+    rust = _docs_page(tmp_path / "r", "lib.rs", "/// Steps:\n///\n/// 3. Third.\n/// 4. Fourth.\npub fn f() {}\n")
+    assert "\n  3. Third.\n  4. Fourth.\n" in _definition(rust, "f"), rust
+
+
+def test_the_site_shows_a_numbered_list_as_an_ordered_list(tmp_path):
+    """The HTML page of a doc with ``3. Third.`` lists it in an ``<ol start="3">``."""
+    src, out = tmp_path / "t", tmp_path / "out"
+    src.mkdir()
+    (src / "lib.rs").write_text("/// Steps:\n///\n/// 3. Third.\n/// 4. Fourth.\npub fn f() {}\n", encoding="utf-8")
+    assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q", "--html") == 0
+    html = next(out.rglob("lib.rs_docs.html")).read_text(encoding="utf-8")
+    assert '<ol start="3">\n<li>Third.</li>\n<li>Fourth.</li>\n</ol>' in html, html

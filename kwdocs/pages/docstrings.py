@@ -9,7 +9,7 @@ other comment is prose.  The result is plain data for the templates:
 
 - ``summary``: spans (see below), the first paragraph or ``\\brief``;
 - ``blocks``: ``{"t": "text", "spans": [...]}``, ``{"t": "code", "v": text, "lang": "python"}``,
-  ``{"t": "list", "items": [spans, ...]}``, ``{"t": "heading", "level": 4, "spans": [...]}``,
+  ``{"t": "list", "items": [spans, ...]}`` (``"start": 1`` too when numbered), ``{"t": "heading", "level": 4, "spans": [...]}``,
   ``{"t": "table", "head": [spans per cell], "rows": [[spans per cell]], "align": ["", "left", ...]}`` and
   ``{"t": "fields", "title": "Parameters", "rows": [{"name", "type", "spans"}]}``.
 
@@ -221,8 +221,9 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver,
                 blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}."}]})
             continue
         if _BULLET.match(line):
+            first = line
             items, index = _bullets(lines, index, resolve, read)
-            blocks.append({"t": "list", "items": items})
+            blocks.append(_list_block(first, items))
             continue
         start = end = index
         while end < len(lines) and lines[end].strip() and not lines[end].strip().startswith(">>>") \
@@ -244,6 +245,16 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver,
         # a docstring's first line lost its indentation to ``inspect.cleandoc``: nothing to measure by
         paragraph_indent = _indent(lines[end - 1]) if start else -1
     return blocks
+
+
+_ORDERED = re.compile(r"\s*(\d{1,9})[.)]\s")
+
+
+def _list_block(first: str, items: list[list[dict]]) -> dict:
+    """A list block of ``items``, numbered from its first item's number when that is one
+    (``1. Parse JSON``: ``"start": 1``), as every documentation tool shows it."""
+    numbered = _ORDERED.match(first)
+    return {"t": "list", "items": items, "start": int(numbered.group(1))} if numbered else {"t": "list", "items": items}
 
 
 def _bullets(lines: list[str], index: int, resolve: Resolver,
@@ -787,8 +798,9 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
             index, after_blank = end, True
             continue
         if _BULLET.match(line):
+            first = line
             items, index = _markdown_items(lines, index)
-            blocks.append({"t": "list", "items": [inline(item) for item in items]})
+            blocks.append(_list_block(first, [inline(item) for item in items]))
             after_blank = True
             continue
         if "|" in line and index + 1 < len(lines) and _TABLE_DELIMITER.match(lines[index + 1]):
@@ -1353,7 +1365,9 @@ def block_text(block: dict) -> str:
     if kind == "code":
         return block.get("v", "")
     if kind == "list":
-        return "\n".join(f"- {spans_text(item)}" for item in block.get("items", ()))
+        start = block.get("start")
+        return "\n".join(f"{'-' if start is None else f'{start + number}.'} {spans_text(item)}"
+                         for number, item in enumerate(block.get("items", ())))
     if kind == "table":
         return "\n".join(" | ".join(map(spans_text, row)) for row in [block.get("head", ()), *block.get("rows", ())])
     if kind == "fields":

@@ -765,7 +765,10 @@ def _doc_body(href: Callable[[str], str], doc: dict, out: list[str]) -> None:
         elif kind == "heading":
             out.append(f"<h{block['level']}>{_spans(href, block['spans'])}</h{block['level']}>\n")
         elif kind == "list":
-            out.append("<ul>\n" + "".join(f"<li>{_spans(href, item)}</li>\n" for item in block["items"]) + "</ul>\n")
+            tag = "ul" if "start" not in block else "ol"
+            start = "" if block.get("start", 1) == 1 else f' start="{int(block["start"])}"'
+            out.append(f"<{tag}{start}>\n" + "".join(f"<li>{_spans(href, item)}</li>\n" for item in block["items"])
+                       + f"</{tag}>\n")
         elif kind == "table":
             aligns = [f' align="{align}"' if align else "" for align in block["align"]]
             out.append("<table>\n<thead>\n<tr>" + "".join(
