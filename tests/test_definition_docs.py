@@ -1201,3 +1201,15 @@ def test_the_site_shows_a_numbered_list_as_an_ordered_list(tmp_path):
     assert run_kwdocs("build", "--src", str(src), "--out", str(out), "-q", "--html") == 0
     html = next(out.rglob("lib.rs_docs.html")).read_text(encoding="utf-8")
     assert '<ol start="3">\n<li>Third.</li>\n<li>Fourth.</li>\n</ol>' in html, html
+
+
+def test_a_rust_link_to_a_rustdoc_page_leads_to_the_items_definition(tmp_path):
+    """log links items as rustdoc's pages (``[`module_path`](struct.Record.html#method.module_path)``),
+    which kwdocs does not write: the link leads to the item's definition, or is left out."""
+    source = ("pub struct Record;\n\nimpl Record {\n    /// The module path.\n    pub fn module_path(&self) {}\n}\n\n"
+              "/// Builder for [`Record`](struct.Record.html): set [`module_path`](struct.Record.html#method.module_path),\n"
+              "/// not [`Other`](struct.Other.html).\npub struct RecordBuilder;\n")
+    doc = _definition(_docs_page(tmp_path, "lib.rs", source), "RecordBuilder")
+    assert "[`Record`](#l1-class-record)" in doc, doc
+    assert "[`module_path`](#l5-method-module_path)" in doc, doc
+    assert "`Other`" in doc and ".html" not in doc, doc

@@ -449,6 +449,20 @@ def safe_url(url: str) -> str:
     return _URL_UNSAFE.sub(lambda match: f"%{ord(match.group(0)):02X}", url)
 
 
+# a page of rustdoc's output, relative (``struct.Record.html#method.level``), as older crates link items
+_RUSTDOC_PAGE = re.compile(r"(?:struct|enum|trait|fn|macro|type|constant|static|union)\.(\w+)\.html"
+                           r"(?:#(?:method|tymethod|variant|structfield|associatedtype|associatedconstant)\.(\w+))?")
+
+
+def _rustdoc_page_path(target: str) -> str | None:
+    """The item a link to a rustdoc page names (``Record::level``), None for another link: the
+    pages kwdocs writes are not rustdoc's, so such a link is to its item's definition or to none."""
+    found = _RUSTDOC_PAGE.fullmatch(target)
+    if found is None:
+        return None
+    return f"{found.group(1)}::{found.group(2)}" if found.group(2) else found.group(1)
+
+
 def _cross_reference(target: str, resolve: Resolver, rust: bool) -> str | None:
     """A link's target read as a name (rustdoc's intra-doc links, mkdocstrings' cross-references):
     the name's link, "" when kwdocs knows no definition of it, None when it is not a name."""
@@ -602,7 +616,8 @@ def markdown_spans(text: str, resolve: Resolver = _no_resolver, *, rust: bool = 
             code = _one_code_span(label)    # ``[`reviver` option of `JSON.parse()`](...)`` is words
             shown = _code_text(label.strip("`")) if code else "".join(
                 span["v"] for span in markdown_spans(label, rust=rust))
-            name_link = _cross_reference(target.split("#", 1)[0], resolve, rust) if not image else None
+            written = _rustdoc_page_path(target) if rust else None     # ``struct.Record.html#method.level``
+            name_link = None if image else _cross_reference(written or target.split("#", 1)[0], resolve, rust)
             if name_link is not None and code:   # a name: code, linked where kwdocs knows it
                 pieces.append({"t": "code", "v": shown, "link": name_link})
             elif name_link is not None:          # ``[the parser][crate::Parser]``: its words
