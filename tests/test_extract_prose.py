@@ -122,6 +122,18 @@ def test_markdown_overview_is_the_first_paragraph_without_markup():
         "We assume you know DistributedDataParallel.")
 
 
+def test_a_link_on_a_line_of_its_own_goes_on_the_paragraph_a_row_of_links_does_not():
+    """google/uuid's README breaks its first sentence before a link (``based on`` /
+    ``[RFC 9562](https://...)`` / ``and DCE 1.1 ...``): the folder's overview quoted "... UUIDs
+    based on". A row of links or badges under the title is still no paragraph."""
+    text = ("# uuid\n[![CI](https://ci/badge.svg)](https://ci) [Docs](https://docs) | [Chat](https://chat)\n\n"
+            "The uuid package generates and inspects UUIDs based on\n[RFC 9562](https://rfc)\n"
+            "and DCE 1.1: Authentication and Security Services.\n\nMore.\n")
+    assert prose.extract(text, "README.md")["docstring"] == (
+        "The uuid package generates and inspects UUIDs based on RFC 9562 and DCE 1.1: "
+        "Authentication and Security Services.")
+
+
 def test_rst_overview_skips_titles_directives_and_roles():
     assert extract_fixture("ddp.rst")["docstring"] == (
         "DistributedDataParallel (DDP) transparently performs distributed data parallel training. "

@@ -140,7 +140,7 @@ def _markdown_overview(lines: list[str], kinds: list[str]) -> str:
     """The first run of prose lines (not a heading, code, list, table, badge ...)."""
     paragraph: list[str] = []
     for index, line in enumerate(lines):
-        if kinds[index] == "text" and line.strip() and not _markdown_special(lines, kinds, index):
+        if kinds[index] == "text" and line.strip() and not _markdown_special(lines, kinds, index, bool(paragraph)):
             paragraph.append(line.strip()[:_OVERVIEW_SOURCE_CHARS])
             if sum(map(len, paragraph)) >= _OVERVIEW_SOURCE_CHARS:
                 break
@@ -149,8 +149,9 @@ def _markdown_overview(lines: list[str], kinds: list[str]) -> str:
     return _plain_text(" ".join(paragraph), rst=False)
 
 
-def _markdown_special(lines: list[str], kinds: list[str], index: int) -> bool:
-    """Lines that are not running prose: headings, lists, tables, HTML, badges, code."""
+def _markdown_special(lines: list[str], kinds: list[str], index: int, in_paragraph: bool = False) -> bool:
+    """Lines that are not running prose: headings, lists, tables, HTML, badges, code, and (but
+    inside a paragraph: ``[RFC 9562](https://...)`` goes on a sentence) rows of links."""
     line = lines[index][:_OVERVIEW_SOURCE_CHARS]
     stripped = line.strip()
     if _ATX.match(line) or _SETEXT_UNDERLINE.match(line) or line.startswith(("    ", "\t")):
@@ -161,7 +162,8 @@ def _markdown_special(lines: list[str], kinds: list[str], index: int) -> bool:
         return True
     if re.match(r"^\[[^\]]+\]:\s", stripped):  # link reference definition
         return True
-    without_links = _MD_LINK.sub("", _MD_IMAGE.sub("", _MD_LINK.sub(_badge_or_text, stripped)))
+    without_badges = _MD_IMAGE.sub("", _MD_LINK.sub(_badge_or_text, stripped))
+    without_links = without_badges if in_paragraph else _MD_LINK.sub("", without_badges)
     return not without_links.strip(" \t|-·•")
 
 
