@@ -1083,12 +1083,13 @@ def _listed(page: str) -> list[tuple[str, str]]:
 def test_go_methods_are_listed_under_their_type_as_godoc_lists_them(tmp_path):
     """godoc lists a type with its methods wherever in the file they are declared; a method
     declared after another function was nested under that function, as if it were its own."""
-    source = ("package a\n\n// T is a thing.\ntype T int\n\n// Free is free.\nfunc Free() {}\n\n"
+    source = ("package a\n\n// U is declared above its type.\nfunc (s *S) U() {}\n\n"
+              "// T is a thing.\ntype T int\n\n// Free is free.\nfunc Free() {}\n\n"
               "// M is a method of T.\nfunc (t T) M() {}\n\nfunc helper() {}\n\n"
-              "// N is another method of T.\nfunc (t *T) N() {}\n")
+              "// N is another method of T.\nfunc (t *T) N() {}\n\n// S is another thing.\ntype S struct{}\n")
     listed = _listed(_docs_page(tmp_path, "a.go", source))
     assert [pair for pair in listed if pair[0] != "a"] == [
-        ("T", ""), ("M", "T"), ("N", "T"), ("Free", ""), ("helper", "")], listed
+        ("T", ""), ("M", "T"), ("N", "T"), ("Free", ""), ("helper", ""), ("S", ""), ("U", "S")], listed
 
 
 def test_a_go_values_line_comment_documents_its_own_line_not_the_next(tmp_path):

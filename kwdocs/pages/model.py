@@ -151,14 +151,20 @@ def _holders(symbols: Sequence[Mapping]) -> tuple[list[int], list[int]]:
     A member goes under the latest definition its parent names: a class, namespace or type, or a
     top-level definition (an object literal's members).  A Go method or a C++ method defined
     out of line may come after other definitions: it is listed under its type all the same, as
-    godoc and Doxygen list it, never under whatever came just before.  A parent the file does not
-    define (``TensorMaker::make_tensor`` of a class in a header) is looked for without its last
-    part (the namespace ``c10`` of ``c10::GradMode``), else under the namespace the definition
-    before it is in (``namespace at {``), else at the top.
+    godoc and Doxygen list it, never under whatever came just before; a Go method declared above
+    its type goes under it too.  A parent the file does not define (``TensorMaker::make_tensor``
+    of a class in a header) is looked for without its last part (the namespace ``c10`` of
+    ``c10::GradMode``), else under the namespace the definition before it is in
+    (``namespace at {``), else at the top.
     """
     named: dict[str, int] = {}
     holders = [-1] * len(symbols)
     taken = sorted(range(len(symbols)), key=_taking_order(symbols))
+    # top-level types by name, for a member declared above its type (a holder of no holder: no cycle)
+    types_below: dict[str, list[int]] = {}
+    for index in reversed(taken):
+        if symbols[index]["kind"] in _CONTAINERS and not symbols[index].get("parent"):
+            types_below.setdefault(symbols[index]["name"], []).append(index)
     last = -1
     for index in taken:
         symbol = symbols[index]
@@ -171,7 +177,12 @@ def _holders(symbols: Sequence[Mapping]) -> tuple[list[int], list[int]]:
             cut = max(look.rfind("::"), look.rfind("."))
             look = look[:cut] if cut > 0 else ""
         if parent and holders[index] < 0:
-            holders[index] = _namespace_around(symbols, holders, last)
+            later = types_below.get(parent)
+            holders[index] = later[-1] if later and symbol["kind"] not in _CONTAINERS else \
+                _namespace_around(symbols, holders, last)
+        passed = types_below.get(symbol["name"])
+        if passed and passed[-1] == index:     # taken now: a type below is one after this
+            passed.pop()
         last = index
         kind, name = symbol["kind"], symbol["name"]
         if kind in _CONTAINERS or (not parent and kind in _DEFINITION_KINDS):
@@ -214,30 +225,33 @@ LISTED_DEPTH = 8    # the deepest Code Structure nests (``namespace torch::jit::
 
 def _depths(symbols: Sequence[Mapping]) -> list[int]:
     """How deep each symbol is listed (``_holders``), ``LISTED_DEPTH`` levels at most."""
-    holders, taken = _holders(symbols)
-    depths = [0] * len(symbols)
-    for index in taken:     # a holder is always taken before its members
-        holder = holders[index]
-        depths[index] = 0 if holder < 0 else min(LISTED_DEPTH, depths[holder] + 1)
-    return depths
+    return _listing(symbols)[1]
 
 
 def listing_order(symbols: Sequence[Mapping]) -> list[int]:
     """The symbols' indices in the order Code Structure lists them: each member right after its
     holder and the holder's earlier members (``_holders``), which is the file's own order wherever
     members follow their holder, as a class body's do."""
+    return _listing(symbols)[0]
+
+
+def _listing(symbols: Sequence[Mapping]) -> tuple[list[int], list[int]]:
+    """``listing_order`` and each symbol's depth in it."""
     holders, taken = _holders(symbols)
     members: dict[int, list[int]] = {}
     for index in taken:
         if holders[index] >= 0:
             members.setdefault(holders[index], []).append(index)
     order: list[int] = []
+    depths = [0] * len(symbols)
     waiting = [index for index in reversed(taken) if holders[index] < 0]
-    while waiting:
+    while waiting:      # a holder is listed before its members: their depths follow from its
         index = waiting.pop()
         order.append(index)
+        if holders[index] >= 0:
+            depths[index] = min(LISTED_DEPTH, depths[holders[index]] + 1)
         waiting += reversed(members.get(index, ()))
-    return order
+    return order, depths
 
 
 def top_definitions(facts: Facts) -> dict[str, str]:
