@@ -9,7 +9,8 @@ other comment is prose.  The result is plain data for the templates:
 
 - ``summary``: spans (see below), the first paragraph or ``\\brief``;
 - ``blocks``: ``{"t": "text", "spans": [...]}``, ``{"t": "code", "v": text, "lang": "python"}``,
-  ``{"t": "list", "items": [spans, ...]}`` (``"start": 1`` too when numbered), ``{"t": "heading", "level": 4, "spans": [...]}``,
+  ``{"t": "list", "items": [spans, ...]}`` (``"start": 1`` too when numbered),
+  ``{"t": "heading", "level": 4, "spans": [...]}``,
   ``{"t": "table", "head": [spans per cell], "rows": [[spans per cell]], "align": ["", "left", ...]}`` and
   ``{"t": "fields", "title": "Parameters", "rows": [{"name", "type", "spans"}]}``.
 
