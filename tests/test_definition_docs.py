@@ -1132,6 +1132,10 @@ def test_cpp_members_nest_under_their_class_and_namespace_wherever_defined(tmp_p
                                    "Mode": "inner", "Fast": "Mode", "Slow": "Mode"}, _listed(page)
     purpose = page.split("## File Purpose\n\n", 1)[1].split("\n", 1)[0]
     assert purpose.endswith("(namespace `outer::inner`)."), purpose
+    (tmp_path / "mps").mkdir()      # names sorted on their line as H, a, m: outer first all the same
+    page = _docs_page(tmp_path / "mps", "alloc.h", "namespace at::mps::HeapAllocator {\nenum Flags { Shared };\n}\n")
+    assert dict(_listed(page)) == {"at": "", "mps": "at", "HeapAllocator": "mps", "Flags": "HeapAllocator",
+                                   "Shared": "Flags"}, _listed(page)
 
 
 def test_a_rust_files_purpose_names_its_pub_items_first(tmp_path):

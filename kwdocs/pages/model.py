@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -143,7 +144,7 @@ def kind_label(symbol: Mapping) -> str:
 _CONTAINERS = frozenset(("class", "namespace", "type"))
 
 
-def _holders(symbols: Sequence[Mapping]) -> tuple[list[int], list[int]]:
+def _holders(symbols: Sequence[Mapping]) -> tuple[list[int], Sequence[int]]:
     """The index of the definition each symbol is listed under (-1: none, at the top), and the
     order the symbols are taken in: the file's, a line's class, namespace or type before the
     rest of the line (``enum class E { A, B };``'s ``A`` sorts before ``E``).
@@ -157,41 +158,60 @@ def _holders(symbols: Sequence[Mapping]) -> tuple[list[int], list[int]]:
     ``c10::GradMode``), else under the namespace the definition before it is in
     (``namespace at {``), else at the top.
     """
+    count = len(symbols)
+    taken: Sequence[int] = sorted(range(count), key=_taking_order(symbols)) if _resorted(symbols) else range(count)
     named: dict[str, int] = {}
-    holders = [-1] * len(symbols)
-    taken = sorted(range(len(symbols)), key=_taking_order(symbols))
-    # top-level types by name, for a member declared above its type (a holder of no holder: no cycle)
-    types_below: dict[str, list[int]] = {}
-    for index in reversed(taken):
-        if symbols[index]["kind"] in _CONTAINERS and not symbols[index].get("parent"):
-            types_below.setdefault(symbols[index]["name"], []).append(index)
+    holders = [-1] * count
+    types_below: dict[str, list[int]] | None = None    # made when a member's parent is not found
     last = -1
     for index in taken:
         symbol = symbols[index]
-        parent = symbol.get("parent") or ""
-        look = parent
-        while look:
-            holders[index] = named.get(look, -1)
-            if holders[index] >= 0:
-                break
-            cut = max(look.rfind("::"), look.rfind("."))
-            look = look[:cut] if cut > 0 else ""
-        if parent and holders[index] < 0:
-            later = types_below.get(parent)
-            holders[index] = later[-1] if later and symbol["kind"] not in _CONTAINERS else \
-                _namespace_around(symbols, holders, last)
-        passed = types_below.get(symbol["name"])
-        if passed and passed[-1] == index:     # taken now: a type below is one after this
-            passed.pop()
+        kind, name, parent = symbol["kind"], symbol["name"], symbol.get("parent")
+        if parent:
+            holder = named.get(parent, -1)
+            look = parent
+            while holder < 0 and look:
+                cut = max(look.rfind("::"), look.rfind("."))
+                look = look[:cut] if cut > 0 else ""
+                holder = named.get(look, -1) if look else -1
+            if holder < 0:
+                if types_below is None:     # top-level types by name, for a member declared above its type
+                    types_below = _types_below(symbols, taken)
+                # none of them taken yet (it would be named): the first is the nearest below
+                later = types_below.get(parent) if kind not in _CONTAINERS else None
+                holder = later[0] if later else _namespace_around(symbols, holders, last)
+            holders[index] = holder
         last = index
-        kind, name = symbol["kind"], symbol["name"]
         if kind in _CONTAINERS or (not parent and kind in _DEFINITION_KINDS):
             named[name] = index
             if parent:
                 named[f"{parent}.{name}"] = named[f"{parent}::{name}"] = index
-        if kind in ("function", "method"):   # its local classes and functions go under it
+        if kind == "function" or kind == "method":   # its local classes and functions go under it
             named[f"{parent}.{name}.<locals>" if parent else f"{name}.<locals>"] = index
     return holders, taken
+
+
+def _resorted(symbols: Sequence[Mapping]) -> bool:
+    """Whether ``_holders`` must sort the symbols: out of line order, or a container after
+    something else on its line (``namespace at::mps {`` sorts ``at`` before ``mps``, but not
+    every line's names sort so)."""
+    previous: Mapping | None = None
+    for symbol in symbols:
+        if previous is not None and (symbol["line"] < previous["line"] or (
+                symbol["line"] == previous["line"] and symbol["kind"] in _CONTAINERS)):
+            return True
+        previous = symbol
+    return False
+
+
+def _types_below(symbols: Sequence[Mapping], taken: Sequence[int]) -> dict[str, list[int]]:
+    """Top-level classes, namespaces and types by name, in the order taken: a holder of no holder
+    (a member declared above one cannot make a cycle)."""
+    found: dict[str, list[int]] = {}
+    for index in taken:
+        if symbols[index]["kind"] in _CONTAINERS and not symbols[index].get("parent"):
+            found.setdefault(symbols[index]["name"], []).append(index)
+    return found
 
 
 def _taking_order(symbols: Sequence[Mapping]) -> Callable[[int], tuple[int, int]]:
@@ -220,31 +240,37 @@ def _namespace_around(symbols: Sequence[Mapping], holders: list[int], index: int
     return index
 
 
+_LISTED = itemgetter("listed")
 LISTED_DEPTH = 8    # the deepest Code Structure nests (``namespace torch::jit::tensorexpr::analysis`` is four)
 
 
-def _depths(symbols: Sequence[Mapping]) -> list[int]:
-    """How deep each symbol is listed (``_holders``), ``LISTED_DEPTH`` levels at most."""
-    return _listing(symbols)[1]
-
-
-def listing_order(symbols: Sequence[Mapping]) -> list[int]:
-    """The symbols' indices in the order Code Structure lists them: each member right after its
-    holder and the holder's earlier members (``_holders``), which is the file's own order wherever
-    members follow their holder, as a class body's do."""
-    return _listing(symbols)[0]
-
-
 def _listing(symbols: Sequence[Mapping]) -> tuple[list[int], list[int]]:
-    """``listing_order`` and each symbol's depth in it."""
+    """The symbols' indices in the order Code Structure lists them, and each one's depth
+    (``LISTED_DEPTH`` at most): each member right after its holder and the holder's earlier
+    members (``_holders``), which is the file's own order wherever members follow their holder,
+    as a class body's do."""
     holders, taken = _holders(symbols)
-    members: dict[int, list[int]] = {}
-    for index in taken:
-        if holders[index] >= 0:
-            members.setdefault(holders[index], []).append(index)
-    order: list[int] = []
     depths = [0] * len(symbols)
-    waiting = [index for index in reversed(taken) if holders[index] < 0]
+    members: dict[int, list[int]] = {}
+    roots: list[int] = []
+    in_order = True     # every member right after its holder's earlier members: the taking order
+    open_chain: list[int] = []
+    for index in taken:
+        holder = holders[index]
+        if holder < 0:
+            roots.append(index)
+            open_chain.clear()
+        else:
+            members.setdefault(holder, []).append(index)
+            depths[index] = min(LISTED_DEPTH, depths[holder] + 1)
+            while open_chain and open_chain[-1] != holder:
+                open_chain.pop()
+            in_order = in_order and bool(open_chain)
+        open_chain.append(index)
+    if in_order:
+        return list(taken), depths
+    order: list[int] = []
+    waiting = roots[::-1]
     while waiting:      # a holder is listed before its members: their depths follow from its
         index = waiting.pop()
         order.append(index)
@@ -285,6 +311,10 @@ def symbol_entries(facts: Facts) -> list[dict]:
     symbol (a header defines thousands), so labels and anchors are worked out once for the two.
     No entry has uses yet (the docs page adds those of its file's top-level definitions)."""
     symbols = facts.get("symbols", [])
+    order, depths = _listing(symbols)
+    listed = [0] * len(symbols)     # each entry's place in Code Structure's list
+    for position, index in enumerate(order):
+        listed[index] = position
     # an empty part is one shared empty tuple, never filled in place (``_mark_uses`` and
     # ``_mark_inherited`` set their own): five new lists per keyword were a tenth of the entries' cost
     return [{"anchor": layout.anchor(s["kind"], s["name"], s["line"]), "kind_label": kind_label(s),
@@ -293,8 +323,9 @@ def symbol_entries(facts: Facts) -> list[dict]:
              "decorators": s.get("decorators", _NONE), "condition": s.get("condition", _NONE),
              "definition": s["kind"] in _DEFINITION_KINDS,
              "kind": s["kind"], "local_to": s["parent"] if "<locals>" in s.get("parent", "") else "",
-             "inherited": _NONE, "uses": _NONE, "more_uses": 0, "uses_shown": _NONE, "uses_unshown": 0}
-            for s, depth in zip(symbols, _depths(symbols))]
+             "inherited": _NONE, "uses": _NONE, "more_uses": 0, "uses_shown": _NONE, "uses_unshown": 0,
+             "listed": position}
+            for s, depth, position in zip(symbols, depths, listed)]
 
 
 _NONE: tuple = ()
@@ -328,8 +359,8 @@ class DocsInput:
         self.page = layout.docs_page(self.path)
         self.findings = facts.get("findings", {})
         self.entries = symbol_entries(facts) if entries is None else entries
-        # every entry as Code Structure nests them: a member under its holder (``listing_order``)
-        self.listed = [self.entries[index] for index in listing_order(facts.get("symbols", []))]
+        # every entry as Code Structure nests them: a member under its holder (``_listing``)
+        self.listed = sorted(self.entries, key=_LISTED)
         self.structure = [entry for entry in self.listed if entry["definition"]]
         self.other_keywords = [entry for entry in self.entries if not entry["definition"]]
         for entry in self.structure:
