@@ -62,6 +62,7 @@ class Outcome:
     code: int = 0
     full: bool = False
     problems: list[str] = field(default_factory=list)
+    unsettled: list[str] = field(default_factory=list)  # changed after extraction: pages left, read again
 
     @property
     def changed(self) -> list[str]:
@@ -152,6 +153,8 @@ class Rebuilder:
         self._settled(new, outcome.code, rescanned_snapshot if new is rescanned else None)
         if outcome.code != 0:
             sys.stderr.write(output.getvalue())
+        elif outcome.unsettled:     # a page left as it was vouches for nothing: read again, then vouch
+            self.saved_snapshot = None
         elif trusted and self.saved_snapshot is not None:    # _settled made it of ``new``
             vouch(self.config, self.saved_snapshot, new)
         if outcome.code == 0 and quiet_change and not (outcome.written or outcome.removed):
@@ -206,6 +209,7 @@ class Rebuilder:
         outcome.written, outcome.removed = reporter.counts["written"], reporter.counts["removed"]
         outcome.html_written, outcome.html_removed = reporter.counts["html_written"], reporter.counts["html_removed"]
         outcome.formats = format_counts(reporter.counts)
+        outcome.unsettled = sorted(reporter.unsettled)
 
     def _doit(self, tasks: dict, units: int) -> int:
         """One doit run over the namespace; in worker processes when there is enough to share."""
@@ -271,17 +275,18 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
             return _restored_after(config, current, scanned, code, by_hand, quiet, stream, counts)
     # before anything is written: no file of the user's is replaced
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
+    tally: dict[str, int] = {} if counts is None else counts
     if config.scheduler:
         # Dask only for a build with --scheduler
         from kwdocs.engine.build_session import BuildSession
         from kwdocs.engine.cluster import OnCluster
         from kwdocs.engine.cluster_connection import connected
         with connected(config) as cluster:
-            code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts,
+            code = run_all(config, scanned, jobs or config.jobs, quiet, stream, tally,
                            BuildSession(remote=OnCluster(cluster)))
     else:
-        code = run_all(config, scanned, jobs or config.jobs, quiet, stream, counts)
-    if code == 0:
+        code = run_all(config, scanned, jobs or config.jobs, quiet, stream, tally)
+    if code == 0 and not tally.pop("unsettled", 0):    # a page left as it was vouches for nothing
         vouch(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
         # the pages' hashes, for ``kwdocs check`` on a fresh clone (of Markdown pages only, as it reads them)

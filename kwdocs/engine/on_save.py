@@ -241,6 +241,9 @@ def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bo
                         print(status_line(outcome), flush=True)
                         if after_build is not None:
                             after_build(config, outcome)
+                        # their last change may have come before the build read them: no event follows
+                        for rel in outcome.unsettled:
+                            pending.add(rel, "written")
             except Exception as error:   # noqa: BLE001 -- keep watching; the next change builds in full
                 print(describe(error) or f"kwdocs: rebuild failed: {type(error).__name__}: {error}", file=sys.stderr)
                 rebuilder.saved_snapshot = None

@@ -58,6 +58,7 @@ def run_all(config: Config, scanned: ScanResult, jobs: int, quiet: bool, stream,
         if counts is not None:
             for key in ("written", "removed"):
                 counts[key] = counts.get(key, 0) + reporter.counts[key]
+            counts["unsettled"] = len(reporter.unsettled)   # pages left as they were: nothing to vouch for
         if state.damaged(config) is None:
             return code
     sys.stderr.write(f"kwdocs: {state.damaged(config)} again after building the state again\n")

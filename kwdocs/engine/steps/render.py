@@ -23,6 +23,7 @@ from kwdocs.engine.steps.common import (
 )
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
+from kwdocs.engine.summary import UNSETTLED_FILES
 from kwdocs.facts import Facts
 from kwdocs.formats import formats_for
 from kwdocs.pages import compose as pages, model
@@ -88,11 +89,13 @@ def render_unit(config: Config, unit: str, folder_names: list[str], rels: list[s
     save_shard(config, PAGES, unit, {"files": recorded, "reads": {rel: reads[rel] for rel in sorted(reads)
                                                                   if rel in recorded}})
     counts |= {"files": len(facts_by_file), UNSETTLED: len(unsettled)}
+    # watch reads them again: no event may come once they hold still
+    result: dict = {**counts, UNSETTLED_FILES: sorted(unsettled)} if unsettled else counts
     if shared is None and not config.scheduler:
-        return counts
+        return result
     # the shared cache's module only for a build that has one (or a cluster)
     from kwdocs.store.cache import cache_report
-    return counts | {"cache_stored": shared.store() if shared else 0, **cache_report(),
+    return result | {"cache_stored": shared.store() if shared else 0, **cache_report(),
                      "cluster_rendered": remote.used if remote else 0}
 
 
