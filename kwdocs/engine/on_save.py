@@ -41,6 +41,7 @@ from kwdocs.store.lock import locked
 
 QUIET_SECONDS = 0.05        # a save's events arrive within a few ms of each other; a checkout's keep coming
 MAX_WAIT_SECONDS = 2.0      # a burst that never pauses still gets a rebuild this often
+UNSETTLED_RETRIES = 3       # rebuilds in a row a file changed since extraction is read again without an event
 IDLE_SECONDS = 0.5          # how often the idle loop looks at the observer's health
 LIST_LIMIT = 3              # changed files named on a status line
 
@@ -216,6 +217,7 @@ def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bo
             print(f"kwdocs: watching {config.src} ({'polling' if poll else 'inotify'}); Ctrl-C to stop", flush=True)
         elif (code := started(config)) is not None:
             return code
+        retries: dict[str, int] = {}    # unsettled file -> rebuilds in a row that left it so
         while True:
             taken = pending.take(QUIET_SECONDS, MAX_WAIT_SECONDS, IDLE_SECONDS)
             changes, settings = taken or (None, False)
@@ -242,8 +244,10 @@ def watch(config: Config, jobs: int | None = None, poll: bool = False, quiet: bo
                         if after_build is not None:
                             after_build(config, outcome)
                         # their last change may have come before the build read them: no event follows
+                        retries = {rel: retries.get(rel, 0) + 1 for rel in outcome.unsettled}
                         for rel in outcome.unsettled:
-                            pending.add(rel, "written")
+                            if retries[rel] <= UNSETTLED_RETRIES:
+                                pending.add(rel, "written")
             except Exception as error:   # noqa: BLE001 -- keep watching; the next change builds in full
                 print(describe(error) or f"kwdocs: rebuild failed: {type(error).__name__}: {error}", file=sys.stderr)
                 rebuilder.saved_snapshot = None
