@@ -79,9 +79,6 @@ else:
     _Reporter = object      # doit is imported only when a build runs tasks (``_reporter_class``)
 
 
-# a render task's files whose pages wait for their next extraction (``steps.render``): watch reads them again
-UNSETTLED_FILES = "unsettled_files"
-
 class _Counting(_Reporter):
     """``BuildReporter`` but for doit's ``ConsoleReporter`` below it: counts what the tasks
     report and prints problems and the summary at the end."""
@@ -120,7 +117,7 @@ class _Counting(_Reporter):
         values = task.values or {}
         for key in self.counts:
             self.counts[key] += int(values.get(key, 0) or 0)
-        self.unsettled.update(values.get(UNSETTLED_FILES) or ())
+        self.unsettled.update(values.get("unsettled_files") or ())     # ``steps.render.UNSETTLED_FILES``
         for line in values.get("cache_said") or ():
             if line not in self.cache_said:     # each worker process says its store is down once
                 self.cache_said.add(line)

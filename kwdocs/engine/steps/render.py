@@ -23,7 +23,6 @@ from kwdocs.engine.steps.common import (
 )
 from kwdocs.engine.steps.extract import _offering_tokens, unit_facts
 from kwdocs.engine.steps.shared import SharedPages
-from kwdocs.engine.summary import UNSETTLED_FILES
 from kwdocs.facts import Facts
 from kwdocs.formats import formats_for
 from kwdocs.pages import compose as pages, model
@@ -150,6 +149,7 @@ class _Noting(Mapping[str, list]):
 
 
 UNSETTLED = "unsettled"     # render_unit's count of files whose pages wait for their next extraction
+UNSETTLED_FILES = "unsettled_files"     # and which they are: the build reporter collects them for watch
 
 
 class RenderPlan(NamedTuple):
