@@ -222,9 +222,8 @@ def prose_blocks(text: str, resolve: Resolver = _no_resolver,
                 blocks.append({"t": "text", "spans": [{"t": "text", "v": f"{label}."}]})
             continue
         if _BULLET.match(line):
-            first = line
             items, index = _bullets(lines, index, resolve, read)
-            blocks.append(_list_block(first, items))
+            blocks.append(_list_block(line, items))
             continue
         start = end = index
         while end < len(lines) and lines[end].strip() and not lines[end].strip().startswith(">>>") \
@@ -814,9 +813,8 @@ def markdown_blocks(text: str, resolve: Resolver = _no_resolver, *, rust: bool =
             index, after_blank = end, True
             continue
         if _BULLET.match(line):
-            first = line
             items, index = _markdown_items(lines, index)
-            blocks.append(_list_block(first, [inline(item) for item in items]))
+            blocks.append(_list_block(line, [inline(item) for item in items]))
             after_blank = True
             continue
         if "|" in line and index + 1 < len(lines) and _TABLE_DELIMITER.match(lines[index + 1]):
