@@ -8,7 +8,8 @@ import shutil
 import subprocess
 import sys
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,25 @@ def corpus_slice(tmp_path_factory) -> Path:
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     return root / "src"
+
+
+@contextmanager
+def changed_after_extraction(rel: str) -> Iterator[None]:
+    """Inside, the render step finds ``rel`` changed again since it was extracted (as a file
+    saved or checked out mid-build is): its pages are left as they were."""
+    from kwdocs.engine.steps import render
+    from kwdocs.sources import ChangedSinceExtracted
+
+    real = render.page_source
+
+    def moved_again(config, facts, *args, **kwargs):
+        if facts["path"] == rel:
+            raise ChangedSinceExtracted(rel)
+        return real(config, facts, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render, "page_source", moved_again)
+        yield
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:

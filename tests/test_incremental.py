@@ -13,7 +13,7 @@ import pytest
 from kwdocs import layout
 from kwdocs.store import writer as output
 from kwdocs.context import drop_contexts
-from tests.conftest import changed_files, run_kwdocs, snapshot
+from tests.conftest import changed_after_extraction, changed_files, run_kwdocs, snapshot
 from tests.output_checks import pages
 
 FILE_PAGES = ("_docs.md", "_kw.md")
@@ -606,25 +606,14 @@ def test_entries_of_a_folder_excluded_since_do_not_come_back_with_the_next_edit(
     assert run_kwdocs("check", "--src", str(src), "--out", str(out), "--exclude", "/b/") == 0
 
 
-def test_a_build_that_left_a_page_as_it_was_vouches_for_nothing(golden_tree, monkeypatch):
+def test_a_build_that_left_a_page_as_it_was_vouches_for_nothing(golden_tree):
     """A file that changed again after extraction keeps its page of before (``steps.render``):
     the build that left it must not vouch for the output, or the next build and ``kwdocs check``
     would take the stale page for current.  The next build then writes it."""
-    from kwdocs.engine.steps import render
-    from kwdocs.sources import ChangedSinceExtracted
-
     out = golden_tree.parent / "out"
-    real = render.page_source
-
-    def moved_again(config, facts, *args, **kwargs):
-        if facts["path"] == "geometry/shapes/circle.py":
-            raise ChangedSinceExtracted(facts["path"])
-        return real(config, facts, *args, **kwargs)
-
-    monkeypatch.setattr(render, "page_source", moved_again)
-    assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
+    with changed_after_extraction("geometry/shapes/circle.py"):
+        assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
     assert not (out / "geometry/shapes/circle.py_docs.md").exists()
-    monkeypatch.setattr(render, "page_source", real)
     assert run_kwdocs("check", "--src", str(golden_tree), "--out", str(out)) == 1
     assert run_kwdocs("build", "--src", str(golden_tree), "--out", str(out), "-q") == 0
     assert (out / "geometry/shapes/circle.py_docs.md").exists()

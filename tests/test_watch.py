@@ -22,7 +22,7 @@ from kwdocs.config import load_config
 from kwdocs.store.lock import locked
 from kwdocs.engine.rescan import Changes
 from kwdocs.scan import scan, scan_folder
-from tests.conftest import run_kwdocs
+from tests.conftest import changed_after_extraction, run_kwdocs
 from tests.output_checks import fulltext_search, keyword_search
 
 STARTUP_SECONDS = 90
@@ -531,15 +531,14 @@ def test_watch_html_keeps_the_site_current(tmp_path):
             watching.stop()
 
 
-def test_a_file_changed_after_extraction_is_vouched_for_only_once_read_again(golden_tree, tmp_path, monkeypatch):
+def test_a_file_changed_after_extraction_is_vouched_for_only_once_read_again(golden_tree, tmp_path):
     """Under load a file can change again between extraction and rendering, its last event
     consumed before the build read it: its pages are left as they were, and the watch vouched
     for them all the same (``kwdocs check`` said current, its page was not a clean build's).  Now
-    the build names the file, vouches for nothing, and the watch reads it again."""
+    the build names the file, vouches for nothing, and the watch reads it again; a whole rebuild
+    (after damaged state) that leaves one vouches for nothing either."""
     from kwdocs.engine.incremental import Rebuilder
-    from kwdocs.engine.steps import render
-    from kwdocs.sources import ChangedSinceExtracted
-    from kwdocs.store import snapshot
+    from kwdocs.store import snapshot, state
 
     config = load_config(golden_tree)
     rebuilder = Rebuilder(config)
@@ -547,19 +546,20 @@ def test_a_file_changed_after_extraction_is_vouched_for_only_once_read_again(gol
     with locked(config.state):
         assert rebuilder.full(jobs=1, quiet=True).code == 0
         circle.write_text(circle.read_text() + "\n\ndef added_under_load():\n    return 1\n")
-        real = render.page_source
-
-        def moved_again(config, facts, *args, **kwargs):
-            if facts["path"] == "geometry/shapes/circle.py":
-                raise ChangedSinceExtracted(facts["path"])
-            return real(config, facts, *args, **kwargs)
-
-        monkeypatch.setattr(render, "page_source", moved_again)
-        outcome = rebuilder.update(Changes(written={"geometry/shapes/circle.py"}))
+        with changed_after_extraction("geometry/shapes/circle.py"):
+            outcome = rebuilder.update(Changes(written={"geometry/shapes/circle.py"}))
         assert outcome is not None and outcome.unsettled == ["geometry/shapes/circle.py"]
         assert snapshot.previous(config) == {}, "a page left as it was is vouched for"
-        monkeypatch.setattr(render, "page_source", real)
         outcome = rebuilder.update(Changes(written={"geometry/shapes/circle.py"}))    # what watch does next
         assert outcome is not None and outcome.unsettled == []
+        assert snapshot.previous(config) != {}
+        circle.write_text(circle.read_text() + "\n\ndef added_again():\n    return 2\n")
+        state.mark_damaged(config, "damaged by the test")
+        with changed_after_extraction("geometry/shapes/circle.py"):
+            outcome = rebuilder.update(Changes(written={"geometry/shapes/circle.py"}))
+        assert outcome is not None and outcome.full
+        assert snapshot.previous(config) == {}, "a whole rebuild's page left as it was is vouched for"
+        outcome = rebuilder.update(Changes(written={"geometry/shapes/circle.py"}))
+        assert outcome is not None and outcome.code == 0
     assert pages(golden_tree / OUT) == clean_build(golden_tree, tmp_path)
     assert run_kwdocs("check", "--src", str(golden_tree)) == 0

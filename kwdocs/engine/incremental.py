@@ -62,7 +62,8 @@ class Outcome:
     code: int = 0
     full: bool = False
     problems: list[str] = field(default_factory=list)
-    unsettled: list[str] = field(default_factory=list)  # changed after extraction: pages left, read again
+    left: int = 0   # files whose pages the build left as they were: changed again after extraction
+    unsettled: list[str] = field(default_factory=list)  # those of them a rebuild of changed units names
 
     @property
     def changed(self) -> list[str]:
@@ -149,11 +150,12 @@ class Rebuilder:
             outcome.written, outcome.removed, outcome.full = counts.get("written", 0), counts.get("removed", 0), True
             outcome.html_written, outcome.html_removed = counts.get("html_written", 0), counts.get("html_removed", 0)
             outcome.formats = format_counts(counts)
+            outcome.left += counts.get("unsettled", 0)
             self._tasks = None
         self._settled(new, outcome.code, rescanned_snapshot if new is rescanned else None)
         if outcome.code != 0:
             sys.stderr.write(output.getvalue())
-        elif outcome.unsettled:     # a page left as it was vouches for nothing: read again, then vouch
+        elif outcome.left:     # a page left as it was vouches for nothing: read again, then vouch
             self.saved_snapshot = None
         elif trusted and self.saved_snapshot is not None:    # _settled made it of ``new``
             vouch(self.config, self.saved_snapshot, new)
@@ -210,6 +212,7 @@ class Rebuilder:
         outcome.html_written, outcome.html_removed = reporter.counts["html_written"], reporter.counts["html_removed"]
         outcome.formats = format_counts(reporter.counts)
         outcome.unsettled = sorted(reporter.unsettled)
+        outcome.left = len(outcome.unsettled)
 
     def _doit(self, tasks: dict, units: int) -> int:
         """One doit run over the namespace; in worker processes when there is enough to share."""
@@ -269,13 +272,14 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
         from kwdocs.store.cache import check_store
         check_store(config)
     state.check_complete(config)
+    # what the build did: pages written and removed, and ``unsettled``, pages it left as they were
+    tally: dict[str, int] = {} if counts is None else counts
     if state.damaged(config) is None:
-        code = _run_changed_units(config, scanned, current, last, quiet, stream, counts, started)
+        code = _run_changed_units(config, scanned, current, last, quiet, stream, tally, started)
         if code is not None and state.damaged(config) is None:
-            return _restored_after(config, current, scanned, code, by_hand, quiet, stream, counts)
+            return _restored_after(config, current, scanned, code, by_hand, quiet, stream, tally)
     # before anything is written: no file of the user's is replaced
     owned.check_tree(config, (source.rel for source in scanned.files), scanned.folders())
-    tally: dict[str, int] = {} if counts is None else counts
     if config.scheduler:
         # Dask only for a build with --scheduler
         from kwdocs.engine.build_session import BuildSession
@@ -286,7 +290,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
                            BuildSession(remote=OnCluster(cluster)))
     else:
         code = run_all(config, scanned, jobs or config.jobs, quiet, stream, tally)
-    if code == 0 and not tally.pop("unsettled", 0):    # a page left as it was vouches for nothing
+    if code == 0 and not tally.get("unsettled"):    # a page left as it was vouches for nothing
         vouch(config, current, scanned)
         ledger.compact(config)      # fold the journals of pages written into the ledger, once they grow
         # the pages' hashes, for ``kwdocs check`` on a fresh clone (of Markdown pages only, as it reads them)
@@ -295,7 +299,7 @@ def run_build(config: Config, jobs: int | None = None, quiet: bool = False, stre
             from kwdocs.engine.steps.outputs import share_outputs
             share_outputs(config, {source.rel: (source.size, source.mtime_ns) for source in scanned.files},
                           scanned.problems)
-    return _restored_after(config, current, scanned, code, by_hand, quiet, stream, counts)
+    return _restored_after(config, current, scanned, code, by_hand, quiet, stream, tally)
 
 
 def _restore(config: Config, current: str, scanned: ScanResult) -> dict[str, int]:
@@ -310,15 +314,15 @@ def _restore(config: Config, current: str, scanned: ScanResult) -> dict[str, int
 
 
 def _restored_after(config: Config, current: str, scanned: ScanResult, code: int, by_hand: bool, quiet: bool,
-                    stream, counts: dict[str, int] | None) -> int:
+                    stream, counts: dict[str, int]) -> int:
     """After a build that succeeded, the pages changed by hand before it (``by_hand``) restored:
-    the build itself rewrites only the pages of what changed in the sources."""
-    if code != 0 or not by_hand:
+    the build itself rewrites only the pages of what changed in the sources.  Not after one that
+    left pages as they were (``counts["unsettled"]``): restoring vouches for the output."""
+    if code != 0 or not by_hand or counts.get("unsettled"):
         return code
     restored = _restore(config, current, scanned)
-    if counts is not None:
-        for key, value in restored.items():
-            counts[key] = counts.get(key, 0) + value
+    for key, value in restored.items():
+        counts[key] = counts.get(key, 0) + value
     if not quiet and (restored["written"] or restored["removed"]):
         stream.write(f"kwdocs: {restored['written']:,} pages written again and {restored['removed']:,} removed: "
                      "they were not what kwdocs wrote\n")
@@ -329,7 +333,7 @@ DIRTY_LIMIT = 200   # more changed files than this: a full doit run, which uses 
 
 
 def _run_changed_units(config: Config, scanned: ScanResult, current: str, last: dict | None, quiet: bool, stream,
-                       counts: dict[str, int] | None, started: float) -> int | None:
+                       counts: dict[str, int], started: float) -> int | None:
     """When only a few sources changed since the last successful build (``last``, under the
     same code and settings: ``snapshot.last_scan``), hand doit just their units, as watch mode
     does: doit's check of every file is most of an edit's cost.  None: not applicable, build
@@ -351,9 +355,9 @@ def _run_changed_units(config: Config, scanned: ScanResult, current: str, last: 
     code = outcome.code if outcome is not None else 0
     written, removed = (outcome.written, outcome.removed) if outcome is not None else (0, 0)
     site = {"html_written": 0, "html_removed": 0, **(outcome.formats if outcome is not None else {})}
-    if counts is not None:
-        counts["written"] = counts.get("written", 0) + written
-        counts["removed"] = counts.get("removed", 0) + removed
+    counts["written"] = counts.get("written", 0) + written
+    counts["removed"] = counts.get("removed", 0) + removed
+    counts["unsettled"] = outcome.left if outcome is not None else 0
     if code == 0:
         summary.report(stream.write, config, scanned, written, removed, time.monotonic() - started, quiet, site)
     return code
